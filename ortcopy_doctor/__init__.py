@@ -1,0 +1,7 @@
+"""ortcopy-doctor: find every host<->device copy an ONNX Runtime session makes, why, and how to remove it."""
+
+__version__ = "0.1.0"
+
+from .api import CheckOptions, Report, analyse, check, load_report  # noqa: E402
+
+__all__ = ["CheckOptions", "Report", "__version__", "analyse", "check", "load_report"]

@@ -1,0 +1,6 @@
+"""``python -m ortcopy_doctor``."""
+
+from .cli import main
+
+if __name__ == "__main__":
+    main()

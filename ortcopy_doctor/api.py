@@ -1,0 +1,36 @@
+"""The Python API; the CLI is a thin layer over it.
+
+>>> from ortcopy_doctor import check
+>>> report = check("model.onnx", dims={"batch": 8})        # doctest: +SKIP
+>>> report.verdict, [c.tensor for c in report.copies]     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .collect import CheckOptions, Progress, collect
+from .report import Report, analyse, load_report
+
+
+def check(
+    model_path: str | Path,
+    options: CheckOptions | None = None,
+    *,
+    progress: Progress | None = None,
+    **overrides: object,
+) -> Report:
+    """Inspect, run and profile ``model_path`` and return the report.
+
+    ``overrides`` set fields of ``CheckOptions`` directly, e.g. ``check(path, dims={"batch": 8})``.
+    Raises ``DoctorError`` subclasses for bad input, with a one-line message that says what to do.
+    """
+    options = options or CheckOptions()
+    for key, value in overrides.items():
+        if not hasattr(options, key):
+            raise TypeError(f"check() got an unknown option {key!r}")
+        setattr(options, key, value)
+    return analyse(collect(model_path, options, progress))
+
+
+__all__ = ["CheckOptions", "Report", "analyse", "check", "load_report"]

@@ -1,0 +1,272 @@
+"""Command line: parses arguments, calls the API, prints, and exits with a documented code.
+
+Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or model error; 3 environment error
+(onnxruntime cannot create the session or run here); 4 internal error (a bug: please report it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import Callable, Optional
+
+import typer
+from rich.console import Console
+
+from . import __version__
+from .errors import DoctorError, ExitCode, UsageError
+
+app = typer.Typer(
+    name="ortcopy-doctor",
+    help="Find every host<->device copy an ONNX Runtime session makes, why, what it costs, and how to remove it.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+class FailOn(str, Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+    never = "never"
+
+
+def _stdout() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def _fail(message: str, code: int) -> None:
+    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_esc(message)}")
+    raise typer.Exit(code)
+
+
+def _esc(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
+    """A status line on the terminal's stderr. It writes to a duplicate of fd 2, since fd 2 itself is
+    redirected into ORT's log capture while sessions are built and run."""
+    if not enabled:
+        yield lambda _step: None
+        return
+    stream = os.fdopen(os.dup(2), "w", buffering=1)
+    console = Console(file=stream, highlight=False)
+    try:
+        with console.status("ortcopy-doctor: starting") as status:
+            yield lambda step: status.update(f"ortcopy-doctor: {step}")
+    finally:
+        stream.close()
+
+
+def _guard(func: Callable[[], int]) -> None:
+    """Run a command body: DoctorErrors become one line and their exit code; anything else exit 4."""
+    debug = os.environ.get("ORTCOPY_DOCTOR_DEBUG") == "1"
+    try:
+        code = func()
+    except typer.Exit:
+        raise
+    except DoctorError as exc:
+        _fail(exc.message, int(exc.exit_code))
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks
+        if debug:
+            raise
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        _fail(f"internal error: {type(exc).__name__}: {first[:300]} (set ORTCOPY_DOCTOR_DEBUG=1 for the traceback "
+              "and report it)", int(ExitCode.INTERNAL))
+    raise typer.Exit(code)
+
+
+def _parse_kv(values: list[str], flag: str) -> dict[str, str]:
+    result: dict[str, str] = {}
+    for value in values:
+        if "=" not in value:
+            raise UsageError(f"{flag} {value!r} is not KEY=VALUE")
+        key, _, val = value.partition("=")
+        result[key.strip()] = val.strip()
+    return result
+
+
+def _write_outputs(report: object, html: Optional[Path], json_path: Optional[Path]) -> list[Path]:
+    from .render.output import write_atomic
+
+    written = []
+    if json_path is not None:
+        write_atomic(json_path, report.to_json())  # type: ignore[attr-defined]
+        written.append(json_path)
+    if html is not None:
+        write_atomic(html, report.to_html())  # type: ignore[attr-defined]
+        written.append(html)
+    return written
+
+
+@app.command()
+def check(
+    model: Path = typer.Argument(..., help="The .onnx model file (never modified)."),
+    provider: list[str] = typer.Option([], "--provider", "-p", help="Execution provider: cuda, cpu, tensorrt, ... (repeat or comma-separate; default: cuda then cpu)."),
+    device_id: int = typer.Option(0, "--device-id", help="GPU to use."),
+    provider_option: list[str] = typer.Option([], "--provider-option", help="KEY=VALUE option for the first provider (repeatable)."),
+    dim: list[str] = typer.Option([], "--dim", help="SYMBOL=N: size of a symbolic dim, e.g. --dim batch=8 (repeatable)."),
+    shape: list[str] = typer.Option([], "--shape", help="NAME=AxBxC: full shape of one input (repeatable)."),
+    inputs: Optional[Path] = typer.Option(None, "--inputs", help="An .npz file with real inputs, by input name."),
+    warmup: int = typer.Option(2, "--warmup", min=0, help="Warm-up runs, excluded from the evidence."),
+    runs: int = typer.Option(3, "--runs", min=1, help="Profiled runs that give the evidence."),
+    timed_runs: int = typer.Option(20, "--timed-runs", min=1, help="Unprofiled runs that give the timings."),
+    html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path (default: <model>.ortcopy.html)."),
+    no_html: bool = typer.Option(False, "--no-html", help="Write no HTML report."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write evidence and report as JSON here."),
+    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
+    custom_op_library: list[Path] = typer.Option([], "--custom-op-library", help="Shared library of custom ops to register."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
+) -> None:
+    """Run the model with profiling and report every host<->device copy, its cause and its fix."""
+
+    def body() -> int:
+        from .collect import CheckOptions
+        from .feeds import parse_dims, parse_shapes
+        from .model_info import check_model_path
+        from .providers import resolve
+        from .render.output import check_writable
+        from .render.text import print_report
+        from .api import check as run_check
+
+        check_model_path(model)
+        html_path = None if no_html else (html or Path(f"{model.stem}.ortcopy.html"))
+        if html_path is not None:
+            check_writable(html_path, "--html")
+        if json_path is not None:
+            check_writable(json_path, "--json")
+        options = CheckOptions(
+            providers=resolve(provider), provider_options=_parse_kv(provider_option, "--provider-option"),
+            device_id=device_id, dims=parse_dims(dim), shapes=parse_shapes(shape), inputs_file=inputs,
+            warmup_runs=warmup, profiled_runs=runs, timed_runs=timed_runs, custom_op_libraries=list(custom_op_library),
+        )
+        with _progress(sys.stderr.isatty() and not quiet) as progress:
+            report = run_check(model, options, progress=progress)
+        written = _write_outputs(report, html_path, json_path)
+        out = _stdout()
+        if quiet:
+            out.print(_esc(report.verdict))
+        else:
+            print_report(report, out)
+            for path in written:
+                out.print(f"wrote {_esc(str(path))}")
+        return int(ExitCode.FINDINGS) if report.fails(fail_on.value) else int(ExitCode.CLEAN)
+
+    _guard(body)
+
+
+@app.command()
+def report(
+    evidence_json: Path = typer.Argument(..., help="A JSON file written by `check --json`."),
+    html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the re-analysed report as JSON here."),
+    fail_on: FailOn = typer.Option(FailOn.never, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
+) -> None:
+    """Re-analyse and re-render recorded evidence; needs no ORT session and no GPU."""
+
+    def body() -> int:
+        from .render.output import check_writable
+        from .render.text import print_report
+        from .report import load_report
+
+        for path, flag in ((html, "--html"), (json_path, "--json")):
+            if path is not None:
+                check_writable(path, flag)
+        loaded = load_report(evidence_json)
+        written = _write_outputs(loaded, html, json_path)
+        out = _stdout()
+        print_report(loaded, out)
+        for path in written:
+            out.print(f"wrote {_esc(str(path))}")
+        return int(ExitCode.FINDINGS) if loaded.fails(fail_on.value) else int(ExitCode.CLEAN)
+
+    _guard(body)
+
+
+@app.command()
+def env() -> None:
+    """ORT version and build, providers available vs loadable, GPUs, CUDA/cuDNN libraries."""
+
+    def body() -> int:
+        from rich.table import Table
+
+        from .environment import environment_report
+
+        result = environment_report()
+        e = result.environment
+        out = _stdout()
+        out.print(f"onnxruntime {_esc(e.ort_version)} from {_esc(e.ort_package)}")
+        if e.ort_build:
+            out.print(_esc(e.ort_build))
+        out.print(f"onnx {e.onnx_version}, numpy {e.numpy_version}, python {e.python}, {_esc(e.platform)}")
+        out.print(f"GPUs: {_esc(', '.join(e.gpus)) or 'none seen (no nvidia-smi or no GPU)'}")
+        table = Table(title="Providers in this build", title_justify="left")
+        table.add_column("provider")
+        table.add_column("loads here")
+        table.add_column("why not", overflow="fold")
+        for p in result.providers:
+            table.add_row(p.name, "yes" if p.loadable else "no", p.reason, markup=False)
+        out.print(table)
+        table = Table(title="CUDA / cuDNN libraries", title_justify="left")
+        table.add_column("library")
+        table.add_column("found")
+        table.add_column("problem", overflow="fold")
+        for lib in result.libraries:
+            table.add_row(lib.name, lib.found or "no", lib.error or "", markup=False)
+        out.print(table)
+        return int(ExitCode.CLEAN)
+
+    _guard(body)
+
+
+@app.command()
+def demo(
+    output: Path = typer.Option(Path("reports/demo.html"), "--html", "-o", help="Where to write the HTML report."),
+    provider: list[str] = typer.Option([], "--provider", "-p", help="Providers (default: cuda then cpu)."),
+) -> None:
+    """Build the bundled example model, check it, and write reports/demo.html."""
+
+    def body() -> int:
+        from .api import check as run_check
+        from .collect import CheckOptions
+        from .demo import DEMO_DIMS, write_demo_model
+        from .providers import resolve
+        from .render.output import check_writable, write_atomic
+        from .render.text import print_report
+
+        output.parent.mkdir(parents=True, exist_ok=True)
+        check_writable(output, "--html")
+        model_path = output.parent / "demo.onnx"
+        write_demo_model(model_path)
+        options = CheckOptions(providers=resolve(provider), dims=dict(DEMO_DIMS))
+        with _progress(sys.stderr.isatty()) as progress:
+            result = run_check(model_path, options, progress=progress)
+        write_atomic(output, result.to_html())
+        out = _stdout()
+        print_report(result, out)
+        out.print(f"\nDemo report: [bold]{_esc(str(output.resolve()))}[/]  (model: {_esc(str(model_path))})")
+        return int(ExitCode.CLEAN)
+
+    _guard(body)
+
+
+@app.callback(invoke_without_command=True)
+def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
+    if version:
+        typer.echo(f"ortcopy-doctor {__version__}")
+        raise typer.Exit(0)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,284 @@
+"""Collect evidence: inspect the model, build the session, read placement, profile runs, time runs.
+
+Two sessions are made. The evidence session logs at verbose level (captured from fd 2), records
+the provider assignment and profiles; the timing session does neither, because profiling roughly
+doubled the per-run time of a 1 ms model on the H200 (../shared/docs/ort-notes.md).
+"""
+
+from __future__ import annotations
+
+import datetime
+import gc
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+
+from . import __version__, ortlog, providers as provider_names
+from .environment import collect_environment
+from .errors import EnvironmentProblem, ModelError, UsageError
+from .evidence import Evidence, RuntimeNode, SessionEvidence, Timings
+from .feeds import build_feeds
+from .model_info import inspect_model, load_model, walk_nodes
+from .profile import parse_profile
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class CheckOptions:
+    """What ``check`` runs: providers, inputs, and how many runs of each kind."""
+
+    providers: list[str] = field(default_factory=lambda: list(provider_names.DEFAULT))
+    provider_options: dict[str, str] = field(default_factory=dict)
+    device_id: int = 0
+    dims: dict[str, int] = field(default_factory=dict)
+    shapes: dict[str, list[int]] = field(default_factory=dict)
+    inputs_file: Path | None = None
+    warmup_runs: int = 2
+    profiled_runs: int = 3
+    timed_runs: int = 20
+    seed: int = 0
+    custom_op_libraries: list[Path] = field(default_factory=list)
+
+
+def _session_options(ort: Any, options: CheckOptions, *, verbose: bool, profile_prefix: str | None,
+                     optimized_path: Path | None) -> Any:
+    so = ort.SessionOptions()
+    so.log_severity_level = 0 if verbose else 3
+    if profile_prefix:
+        so.enable_profiling = True
+        so.profile_file_prefix = profile_prefix
+    if verbose:
+        # ORT >= 1.26 keeps the EP assignment of every node when asked (get_provider_graph_assignment_info).
+        so.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
+    if optimized_path is not None:
+        so.optimized_model_filepath = str(optimized_path)
+        # Weights go to a side file, so a large model is not serialised into one protobuf.
+        so.add_session_config_entry("session.optimized_model_external_initializers_file_name", optimized_path.name + ".data")
+        so.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+    for library in options.custom_op_libraries:
+        if not Path(library).is_file():
+            raise UsageError(f"--custom-op-library {library} not found: pass the path of the shared library")
+        so.register_custom_ops_library(str(library))
+    return so
+
+
+def _provider_list(options: CheckOptions) -> list[Any]:
+    result: list[Any] = []
+    for name in options.providers:
+        if name == provider_names.CPU:
+            result.append(name)
+            continue
+        opts: dict[str, str] = {}
+        if name in ("CUDAExecutionProvider", "TensorrtExecutionProvider", "ROCMExecutionProvider", "MIGraphXExecutionProvider"):
+            opts["device_id"] = str(options.device_id)
+        if name == options.providers[0]:
+            opts.update(options.provider_options)
+        result.append((name, opts) if opts else name)
+    return result
+
+
+def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exception:
+    """Map an onnxruntime exception to a one-line ``DoctorError`` that says what to do."""
+    import onnxruntime as ort
+
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    lower = text.lower()
+    if "unsupported model ir version" in lower:
+        return ModelError(
+            f"{model_path.name}: {first.split(':', 3)[-1].strip()}; onnxruntime {ort.__version__} cannot load it: "
+            "upgrade onnxruntime or save the model with a lower ir_version"
+        )
+    if "is not a registered function/op" in lower or "no opset import for domain" in lower or (
+        "could not find an implementation" in lower and "domain" in lower
+    ):
+        return ModelError(
+            f"{model_path.name} uses an op onnxruntime does not know ({first.split(':')[-1].strip()}): "
+            "register its library with --custom-op-library PATH"
+        )
+    if "out of memory" in lower or "failed to allocate memory" in lower or "cudaerrormemoryallocation" in lower:
+        return EnvironmentProblem(
+            f"the device ran out of memory during {stage}: lower --dim/--shape values or free GPU memory ({first[:200]})"
+        )
+    if "cuda" in lower and ("failure" in lower or "error" in lower) and stage != "run":
+        return EnvironmentProblem(f"onnxruntime could not set up CUDA during {stage}: {first[:300]}")
+    if "protobuf parsing failed" in lower or "load model" in lower and "failed" in lower:
+        return ModelError(f"onnxruntime cannot load {model_path.name}: {first[:300]}: the file is truncated or not ONNX")
+    if stage == "run":
+        return ModelError(f"the model failed to run on the given inputs: {first[:300]}: check --inputs, --dim and --shape")
+    return ModelError(f"onnxruntime refused {model_path.name} during {stage}: {first[:300]}")
+
+
+def _create_session(ort: Any, model_path: Path, so: Any, options: CheckOptions) -> tuple[Any, float]:
+    start = time.perf_counter()
+    try:
+        session = ort.InferenceSession(str(model_path), so, providers=_provider_list(options))
+    except Exception as exc:  # onnxruntime raises its own exception types (Fail, InvalidGraph, ...)
+        raise classify_ort_error(exc, model_path, "session creation") from None
+    return session, (time.perf_counter() - start) * 1000.0
+
+
+def _run(session: Any, feeds: dict[str, np.ndarray], model_path: Path) -> list[Any]:
+    try:
+        return session.run(None, feeds)
+    except Exception as exc:
+        raise classify_ort_error(exc, model_path, "run") from None
+
+
+def _assignment(session: Any) -> dict[str, str] | None:
+    """node name -> provider, from get_provider_graph_assignment_info() where this ORT has it."""
+    getter = getattr(session, "get_provider_graph_assignment_info", None)
+    if getter is None:
+        return None
+    try:
+        info = getter()
+    except Exception:  # noqa: BLE001 - older builds raise when the config entry is unknown
+        return None
+    result: dict[str, str] = {}
+    for subgraph in info:
+        for node in subgraph.get_nodes():
+            result[node.name] = subgraph.ep_name
+    return result or None
+
+
+def _runtime_nodes(graph_model: onnx.ModelProto, assignment: dict[str, str] | None, facts: ortlog.LogFacts,
+                   active: list[str]) -> list[RuntimeNode]:
+    """Nodes of the graph ORT ran, each with its provider and, for CPU nodes, why they are there."""
+    log_placement = {name: ep for ep, nodes in facts.placement.items() for _, name in nodes}
+    # "All nodes placed on [EP]" lists no names: every node of that graph is on EP.
+    only_ep = next(iter(facts.placement_counts)) if len(facts.placement_counts) == 1 else None
+    primary = active[0] if active else provider_names.CPU
+    nodes: list[RuntimeNode] = []
+    for graph_path, node in walk_nodes(graph_model.graph):
+        provider = None
+        if assignment is not None:
+            provider = assignment.get(node.name)
+            if provider is None and "/" in node.name:
+                provider = assignment.get(node.name.split("/")[0])
+        if provider is None:
+            provider = log_placement.get(node.name) or only_ep or (primary if len(active) == 1 else "")
+        reason: str | None = None
+        detail = ""
+        if provider == provider_names.CPU and primary != provider_names.CPU:
+            if node.name in facts.cpu_preferred:
+                reason, detail = "cpu_preferred", facts.cpu_preferred[node.name]
+            elif node.name in facts.kernel_not_found:
+                reason, detail = "no_kernel", f"no {provider_names.short(primary)} kernel registered for {node.op_type}"
+            else:
+                reason, detail = "other", "placed on CPU without a logged reason"
+        nodes.append(RuntimeNode(name=node.name, op_type=node.op_type, domain=node.domain, provider=provider,
+                                 inputs=list(node.input), outputs=list(node.output), graph=graph_path,
+                                 fallback_reason=reason, fallback_detail=detail))
+    return nodes
+
+
+def collect(model_path: Path | str, options: CheckOptions | None = None, progress: Progress | None = None) -> Evidence:
+    """Measure one model in one configuration and return the evidence."""
+    import onnxruntime as ort
+
+    options = options or CheckOptions()
+    say = progress or (lambda _step: None)
+    model_path = Path(model_path)
+    say("inspecting the model")
+    model = load_model(model_path)
+    info = inspect_model(model_path, model)
+    arrays, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed)
+    environment = collect_environment()
+    notes: list[str] = []
+
+    with tempfile.TemporaryDirectory(prefix="ortcopy-doctor-") as tmp:
+        tmp_dir = Path(tmp)
+        optimized = tmp_dir / "optimized.onnx"
+        say("building the evidence session")
+        so = _session_options(ort, options, verbose=True, profile_prefix=str(tmp_dir / "profile"), optimized_path=optimized)
+        with ortlog.capture_native_stderr() as captured:
+            session, _ = _create_session(ort, model_path, so, options)
+            active = list(session.get_providers())
+            assignment = _assignment(session)
+            say("profiled runs")
+            for _ in range(options.warmup_runs + options.profiled_runs):
+                _run(session, arrays, model_path)
+            profile_path = session.end_profiling()
+            profiling_start_ns = int(session.get_profiling_start_time_ns())
+            # The session logs at verbose level while it is destroyed: keep that inside the capture too.
+            del session
+            gc.collect()
+        lines = ortlog.parse_lines(captured.text)
+        facts = ortlog.extract_facts(lines)
+        run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs)
+        try:
+            os.unlink(profile_path)
+        except OSError:
+            pass
+        graph_model: onnx.ModelProto = model
+        graph_source = "original_model"
+        if optimized.is_file():
+            try:
+                graph_model = onnx.load(str(optimized), load_external_data=False)
+                graph_source = "optimized_model"
+            except Exception:  # noqa: BLE001 - fall back to the original graph, and say so
+                notes.append("the optimized model ORT saved could not be read; placement is mapped onto the original graph")
+
+    ep_failure = None
+    for requested in options.providers:
+        if requested not in active and requested != provider_names.CPU:
+            ep_failure = facts.ep_failures.get(requested) or (
+                f"{requested} is available in this onnxruntime build but the session did not use it, and ORT logged no reason"
+                if requested in environment.available_providers
+                else f"{requested} is not available in this onnxruntime build ({environment.ort_package})"
+            )
+            break
+    nodes = _runtime_nodes(graph_model, assignment, facts, active)
+    placement_source = "assignment_info" if assignment else ("verbose_log" if facts.placement_counts else "none")
+
+    say("timed runs")
+    so = _session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
+    with ortlog.capture_native_stderr():
+        timing_session, create_ms = _create_session(ort, model_path, so, options)
+        start = time.perf_counter()
+        _run(timing_session, arrays, model_path)
+        first_ms = (time.perf_counter() - start) * 1000.0
+        for _ in range(max(0, options.warmup_runs - 1)):
+            _run(timing_session, arrays, model_path)
+        run_ms: list[float] = []
+        for _ in range(options.timed_runs):
+            start = time.perf_counter()
+            _run(timing_session, arrays, model_path)
+            run_ms.append((time.perf_counter() - start) * 1000.0)
+        del timing_session
+        gc.collect()
+
+    return Evidence(
+        model=info,
+        session=SessionEvidence(
+            requested_providers=list(options.providers),
+            active_providers=active,
+            provider_options={p: dict(o) for p, o in (x for x in _provider_list(options) if isinstance(x, tuple))},
+            device_id=options.device_id,
+            ep_failure=ep_failure,
+            placement_source=placement_source,
+            graph_source=graph_source,
+            log=facts.relevant,
+            profiling_start_ns=profiling_start_ns,
+        ),
+        environment=environment,
+        feeds=feeds,
+        nodes=nodes,
+        memcpy_insertions=facts.memcpy,
+        node_events=node_events,
+        run_events=run_events,
+        timings=Timings(warmup_runs=options.warmup_runs, profiled_runs=options.profiled_runs, run_ms=run_ms,
+                        session_create_ms=create_ms, first_run_ms=first_ms),
+        mode="measured",
+        notes=notes,
+        tool_version=__version__,
+        created_utc=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )

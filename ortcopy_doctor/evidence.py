@@ -1,0 +1,239 @@
+"""The evidence object: everything measured about one model and one session.
+
+Collectors fill it, rules read it, renderers never see onnxruntime. It is plain data that
+round-trips through JSON, so evidence recorded on a GPU can be re-analysed anywhere.
+
+Format versions (``FORMAT_VERSION``):
+
+* 1: first version.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+FORMAT_VERSION = 1
+
+Dim = Union[int, str, None]
+
+
+@dataclass
+class ValueInfo:
+    """A graph input or output as the model declares it."""
+
+    name: str
+    kind: str  # tensor, sequence, map, optional, sparse_tensor, unknown
+    elem_type: Optional[str]  # numpy dtype name ("float32"), or the ONNX type string for non-tensors
+    shape: Optional[list[Dim]]  # None where the model gives no shape
+    type_string: str = ""  # ORT's spelling, e.g. "tensor(float)" or "seq(tensor(float))"
+
+
+@dataclass
+class NodeInfo:
+    """One node of a graph; ``graph`` is "" for the main graph, else the path of the subgraph."""
+
+    name: str
+    op_type: str
+    domain: str
+    inputs: list[str]
+    outputs: list[str]
+    graph: str = ""
+
+
+@dataclass
+class SubgraphInfo:
+    node: str
+    op_type: str
+    attribute: str
+    node_count: int
+
+
+@dataclass
+class ModelInfo:
+    path: str
+    file_bytes: int
+    sha256: str
+    ir_version: int
+    producer: str
+    opsets: dict[str, int]
+    inputs: list[ValueInfo]
+    outputs: list[ValueInfo]
+    nodes: list[NodeInfo]
+    subgraphs: list[SubgraphInfo]
+    initializer_count: int
+    initializer_bytes: int
+    external_data_files: list[str] = field(default_factory=list)
+    external_data_bytes: int = 0
+
+    def op_counts(self) -> dict[tuple[str, str], int]:
+        counts: dict[tuple[str, str], int] = {}
+        for node in self.nodes:
+            key = (node.domain or "ai.onnx", node.op_type)
+            counts[key] = counts.get(key, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+@dataclass
+class Feed:
+    """One input as it was fed to ``run()``: always a numpy array in host (pageable) memory."""
+
+    name: str
+    dtype: str
+    shape: list[int]
+    bytes: int
+    source: str  # synthesized, file
+
+
+@dataclass
+class RuntimeNode:
+    """A node of the graph ORT actually ran (after optimisation), with the provider it was assigned to."""
+
+    name: str
+    op_type: str
+    domain: str
+    provider: str
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    graph: str = ""
+    # Why it is on CPU when the requested EP was another: no_kernel, cpu_preferred, or None.
+    fallback_reason: Optional[str] = None
+    fallback_detail: str = ""
+
+
+@dataclass
+class MemcpyInsertion:
+    """A Memcpy node ORT inserted, from its log line ("Add MemcpyToHost before T" / "Add MemcpyFromHost after T")."""
+
+    op_type: str  # MemcpyToHost, MemcpyFromHost
+    tensor: str  # the host-side name of the tensor
+    provider: str
+
+
+@dataclass
+class NodeEvent:
+    """One ``*_kernel_time`` event of the ORT profile."""
+
+    run: int
+    name: str  # node name (without the _kernel_time suffix)
+    op_type: str
+    provider: str
+    ts_us: int
+    dur_us: int
+    input_shapes: list[Any]
+    output_shapes: list[Any]
+    output_bytes: int
+
+
+@dataclass
+class RunEvent:
+    """One ``model_run`` event of the ORT profile; ``warmup`` runs are excluded from analysis."""
+
+    run: int
+    ts_us: int
+    dur_us: int
+    warmup: bool
+
+
+@dataclass
+class LogLine:
+    severity: str  # V, I, W, E, F
+    source: str
+    message: str
+
+
+@dataclass
+class SessionEvidence:
+    requested_providers: list[str]
+    active_providers: list[str]
+    provider_options: dict[str, dict[str, str]]
+    device_id: int
+    ep_failure: Optional[str]  # the reason ORT logged for a requested EP that did not load
+    placement_source: str  # assignment_info, verbose_log, none
+    graph_source: str  # optimized_model, original_model
+    log: list[LogLine] = field(default_factory=list)
+    profiling_start_ns: int = 0
+
+
+@dataclass
+class Timings:
+    warmup_runs: int
+    profiled_runs: int
+    run_ms: list[float]
+    session_create_ms: float = 0.0
+    first_run_ms: float = 0.0
+
+
+@dataclass
+class Environment:
+    ort_version: str
+    ort_build: str
+    ort_package: str
+    onnx_version: str
+    numpy_version: str
+    python: str
+    platform: str
+    available_providers: list[str]
+    gpus: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Evidence:
+    model: ModelInfo
+    session: SessionEvidence
+    environment: Environment
+    feeds: list[Feed] = field(default_factory=list)
+    nodes: list[RuntimeNode] = field(default_factory=list)
+    memcpy_insertions: list[MemcpyInsertion] = field(default_factory=list)
+    node_events: list[NodeEvent] = field(default_factory=list)
+    run_events: list[RunEvent] = field(default_factory=list)
+    timings: Optional[Timings] = None
+    mode: str = "measured"  # measured, static
+    notes: list[str] = field(default_factory=list)
+    tool_version: str = ""
+    created_utc: str = ""
+    format_version: int = FORMAT_VERSION
+
+
+# --- JSON round trip -------------------------------------------------------------------------
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Dataclasses to dicts (field order kept), tuples to lists; everything else as is."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    return obj
+
+
+def from_jsonable(cls: Any, data: Any) -> Any:
+    """Rebuild ``cls`` (a dataclass or a typing annotation) from ``to_jsonable`` output."""
+    origin = typing.get_origin(cls)
+    if origin in (Union, types.UnionType):
+        args = [a for a in typing.get_args(cls) if a is not type(None)]
+        if data is None:
+            return None
+        for arg in args:
+            if dataclasses.is_dataclass(arg) and isinstance(data, dict):
+                return from_jsonable(arg, data)
+        return data
+    if origin is list:
+        (item,) = typing.get_args(cls) or (Any,)
+        return [from_jsonable(item, v) for v in data]
+    if origin is dict:
+        _, value = typing.get_args(cls) or (Any, Any)
+        return {k: from_jsonable(value, v) for k, v in data.items()}
+    if dataclasses.is_dataclass(cls):
+        hints = typing.get_type_hints(cls)
+        kwargs = {}
+        for f in dataclasses.fields(cls):
+            if f.name in data:
+                kwargs[f.name] = from_jsonable(hints[f.name], data[f.name])
+        return cls(**kwargs)
+    return data

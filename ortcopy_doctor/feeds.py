@@ -1,0 +1,182 @@
+"""Inputs for the runs: synthesized from the model's types and shapes, or read from an .npz file.
+
+Symbolic dims are resolved from ``--dim SYMBOL=N`` and ``--shape NAME=AxBxC``; a dim that cannot be
+resolved is an error that names the input and the flag to use.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ModelError, UsageError
+from .evidence import Feed, ValueInfo
+
+_DIM_RE = re.compile(r"^([^=]+)=(\d+)$")
+_SHAPE_RE = re.compile(r"^([^=]+)=(\d+(?:x\d+)*|)$")
+
+# Upper bound on the elements of one synthesized input: more is certainly a typo in --dim.
+MAX_SYNTHESIZED_ELEMENTS = 1 << 31
+
+
+def parse_dims(values: Sequence[str]) -> dict[str, int]:
+    """``["batch=8", "seq=128"]`` -> ``{"batch": 8, "seq": 128}``."""
+    dims: dict[str, int] = {}
+    for value in values:
+        match = _DIM_RE.match(value.strip())
+        if not match:
+            raise UsageError(f"--dim {value!r} is not SYMBOL=N with N a non-negative integer, e.g. --dim batch=8")
+        dims[match.group(1)] = int(match.group(2))
+    return dims
+
+
+def parse_shapes(values: Sequence[str]) -> dict[str, list[int]]:
+    """``["x=1x3x224x224"]`` -> ``{"x": [1, 3, 224, 224]}``; ``"x="`` is a scalar."""
+    shapes: dict[str, list[int]] = {}
+    for value in values:
+        match = _SHAPE_RE.match(value.strip())
+        if not match:
+            raise UsageError(f"--shape {value!r} is not NAME=AxBxC, e.g. --shape image=1x3x224x224")
+        text = match.group(2)
+        shapes[match.group(1)] = [int(v) for v in text.split("x")] if text else []
+    return shapes
+
+
+def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list[int]]) -> list[int]:
+    """The concrete shape of one input, or a ``UsageError`` naming the flag that would resolve it."""
+    if value.name in shapes:
+        shape = shapes[value.name]
+        if value.shape is not None:
+            if len(shape) != len(value.shape):
+                raise UsageError(
+                    f"--shape {value.name}: the model declares rank {len(value.shape)} ({_show(value.shape)}), "
+                    f"got rank {len(shape)}"
+                )
+            for i, (declared, given) in enumerate(zip(value.shape, shape)):
+                if isinstance(declared, int) and declared != given:
+                    raise UsageError(
+                        f"--shape {value.name}: dim {i} is fixed to {declared} by the model, got {given}"
+                    )
+        return shape
+    if value.shape is None:
+        raise UsageError(f"input '{value.name}' has no declared shape: pass --shape {value.name}=AxBxC")
+    resolved: list[int] = []
+    for i, dim in enumerate(value.shape):
+        if isinstance(dim, int):
+            resolved.append(dim)
+        elif isinstance(dim, str) and dim in dims:
+            resolved.append(dims[dim])
+        elif isinstance(dim, str):
+            raise UsageError(
+                f"input '{value.name}' dim {i} is the symbol '{dim}': pass --dim {dim}=N "
+                f"(or --shape {value.name}=AxBxC)"
+            )
+        else:
+            raise UsageError(f"input '{value.name}' dim {i} has no size or name: pass --shape {value.name}=AxBxC")
+    return resolved
+
+
+def _show(shape: Sequence[object]) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def synthesize(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
+    """A deterministic array for one input. Integers are small and non-negative (valid as ids and indices)."""
+    if value.kind != "tensor" or value.elem_type is None:
+        raise UsageError(
+            f"input '{value.name}' is a {value.type_string}: inputs that are not tensors cannot be synthesized; "
+            "pass them with --inputs FILE.npz"
+        )
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if count > MAX_SYNTHESIZED_ELEMENTS:
+        raise UsageError(
+            f"input '{value.name}' would have shape {_show(shape)} ({count} elements): lower the --dim or --shape values"
+        )
+    dtype = value.elem_type
+    if dtype in ("float32", "float64", "float16"):
+        return rng.standard_normal(shape).astype(dtype)
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dtype in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+        return rng.integers(0, 4, size=shape).astype(dtype)
+    if dtype == "str":
+        return np.full(shape, "a", dtype=object)
+    raise UsageError(
+        f"input '{value.name}' has element type {dtype}, which cannot be synthesized: pass it with --inputs FILE.npz"
+    )
+
+
+def load_inputs_file(path: Path) -> dict[str, np.ndarray]:
+    if not path.is_file():
+        raise UsageError(f"--inputs file not found: {path}")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {name: data[name] for name in data.files}
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+        raise UsageError(f"--inputs {path} is not a readable .npz file ({exc}): write it with numpy.savez") from None
+
+
+def build_feeds(
+    inputs: Sequence[ValueInfo],
+    dims: dict[str, int] | None = None,
+    shapes: dict[str, list[int]] | None = None,
+    inputs_file: Path | None = None,
+    seed: int = 0,
+) -> tuple[dict[str, np.ndarray], list[Feed]]:
+    """Arrays to feed and their descriptions. Inputs missing from ``inputs_file`` are synthesized."""
+    dims = dims or {}
+    shapes = shapes or {}
+    by_name = {v.name: v for v in inputs}
+    for name in shapes:
+        if name not in by_name:
+            raise UsageError(f"--shape names '{name}', which is not an input of the model (inputs: {_names(inputs)})")
+    given = load_inputs_file(inputs_file) if inputs_file else {}
+    for name in given:
+        if name not in by_name:
+            raise UsageError(f"--inputs has '{name}', which is not an input of the model (inputs: {_names(inputs)})")
+    rng = np.random.default_rng(seed)
+    arrays: dict[str, np.ndarray] = {}
+    feeds: list[Feed] = []
+    for value in inputs:
+        if value.name in given:
+            array = given[value.name]
+            _check_given(value, array)
+            source = "file"
+        else:
+            array = synthesize(value, resolve_shape(value, dims, shapes), rng)
+            source = "synthesized"
+        arrays[value.name] = array
+        feeds.append(
+            Feed(name=value.name, dtype=str(array.dtype) if array.dtype != object else "str",
+                 shape=[int(d) for d in array.shape], bytes=int(array.nbytes) if array.dtype != object else 0,
+                 source=source)
+        )
+    return arrays, feeds
+
+
+def _names(inputs: Sequence[ValueInfo]) -> str:
+    return ", ".join(v.name for v in inputs) or "none"
+
+
+def _check_given(value: ValueInfo, array: np.ndarray) -> None:
+    expected = value.elem_type
+    actual = "str" if array.dtype.kind in ("U", "S", "O") else str(array.dtype)
+    if value.kind == "tensor" and expected and actual != expected:
+        raise UsageError(
+            f"--inputs '{value.name}' has dtype {actual}, the model expects {expected}: convert it with .astype('{expected}')"
+        )
+    if value.shape is not None:
+        if array.ndim != len(value.shape):
+            raise UsageError(
+                f"--inputs '{value.name}' has shape {_show(array.shape)}, the model expects rank {len(value.shape)} "
+                f"({_show(value.shape)})"
+            )
+        for i, (declared, got) in enumerate(zip(value.shape, array.shape)):
+            if isinstance(declared, int) and declared != got:
+                raise UsageError(
+                    f"--inputs '{value.name}' has shape {_show(array.shape)}, the model fixes dim {i} to {declared}"
+                )

@@ -1,0 +1,1 @@
+"""Renderers: each reads a Report and writes one format; none touches onnxruntime."""

@@ -1,0 +1,165 @@
+"""The HTML report: one self-contained file rendered from reports/templates with jinja2.
+
+Autoescape is on and undefined names are errors: node and tensor names come from the model file
+and are untrusted text. The template only loops and prints; this module prepares every string.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+
+from ..providers import short
+from ..rules import fmt_bytes
+from .text import DIRECTION_LABEL, KIND_LABEL
+
+if TYPE_CHECKING:
+    from ..report import Report
+
+TEMPLATE = "report.html.j2"
+
+
+def template_dir() -> Path:
+    """Templates shipped in the wheel (ortcopy_doctor/templates), else the source tree's reports/templates."""
+    packaged = resources.files("ortcopy_doctor") / "templates"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    source = Path(__file__).resolve().parents[2] / "reports" / "templates"
+    if source.is_dir():
+        return source
+    raise FileNotFoundError("report templates not found: reinstall ortcopy-doctor")
+
+
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(template_dir())),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def view_model(report: Report) -> dict[str, Any]:
+    ev = report.evidence
+    s = report.summary
+    verdict_class = "bad" if report.worst_severity() == "error" else ("warn" if report.copies else "good")
+    copies = [
+        {
+            "kind": KIND_LABEL[c.kind],
+            "direction": DIRECTION_LABEL[c.direction],
+            "tensor": c.tensor,
+            "shape": "" if c.shape is None else "×".join(str(d) for d in c.shape) or "scalar",
+            "dtype": c.dtype or "",
+            "bytes": fmt_bytes(c.bytes_per_run),
+            "bytes_sort": c.bytes_per_run or 0,
+            "count": c.count_per_run,
+            "node": c.node,
+            "cause": c.cause,
+            "removable": "yes" if c.removable_by_binding else "no",
+        }
+        for c in report.copies
+    ]
+    nodes = [
+        {
+            "name": n.name,
+            "op": n.op_type if not n.domain else f"{n.domain}:{n.op_type}",
+            "provider": short(n.provider) if n.provider else "?",
+            "graph": n.graph or "main",
+            "reason": n.fallback_detail if n.fallback_reason else "",
+            "cpu": n.provider == "CPUExecutionProvider",
+        }
+        for n in ev.nodes
+    ]
+    findings = [
+        {"severity": f.severity, "rule": f.rule, "slug": f.slug, "title": f.title, "location": f.location,
+         "message": f.message, "fix": f.fix, "predicted": f.predicted}
+        for f in report.findings
+    ]
+    timing = []
+    if ev.timings is not None:
+        t = ev.timings
+        timing = [
+            ("session creation", f"{t.session_create_ms:.1f} ms"),
+            ("first run", f"{t.first_run_ms:.3f} ms"),
+            (f"run, median of {len(t.run_ms)}", f"{s.median_run_ms:.3f} ms" if s.median_run_ms is not None else "n/a"),
+            ("run, p10 – p90", f"{s.p10_run_ms:.3f} – {s.p90_run_ms:.3f} ms" if s.p10_run_ms is not None and s.p90_run_ms is not None else "n/a"),
+            ("Memcpy node time per run (profiled)", f"{s.memcpy_node_time_us_per_run:.1f} µs"),
+            ("warm-up runs excluded", str(t.warmup_runs)),
+            ("profiled runs", str(t.profiled_runs)),
+        ]
+    env = ev.environment
+    environment_rows = [
+        ("onnxruntime", f"{env.ort_version} ({env.ort_package})"),
+        ("onnxruntime build", env.ort_build or "n/a"),
+        ("providers requested", ", ".join(ev.session.requested_providers)),
+        ("providers active", ", ".join(ev.session.active_providers)),
+        ("providers available in this build", ", ".join(env.available_providers)),
+        ("GPUs", ", ".join(env.gpus) or "none seen"),
+        ("onnx / numpy / python", f"{env.onnx_version} / {env.numpy_version} / {env.python}"),
+        ("platform", env.platform),
+        ("placement from", ev.session.placement_source),
+        ("graph analysed", ev.session.graph_source),
+        ("evidence", f"{ev.mode}, recorded {ev.created_utc} by ortcopy-doctor {ev.tool_version}"),
+    ]
+    model = ev.model
+    model_rows = [
+        ("file", model.path),
+        ("size", fmt_bytes(model.file_bytes)),
+        ("IR version", str(model.ir_version)),
+        ("opsets", ", ".join(f"{k} {v}" for k, v in model.opsets.items())),
+        ("producer", model.producer or "n/a"),
+        ("nodes (model / run by ORT)", f"{len(model.nodes)} / {len(ev.nodes)}"),
+        ("initializers", f"{model.initializer_count} ({fmt_bytes(model.initializer_bytes)})"),
+        ("external data", ", ".join(model.external_data_files) or "none"),
+        ("subgraphs", ", ".join(f"{g.node}.{g.attribute} ({g.node_count} nodes)" for g in model.subgraphs) or "none"),
+    ]
+    io_rows = [
+        {"role": "input", "name": v.name, "type": v.type_string,
+         "shape": "?" if v.shape is None else "[" + ", ".join("?" if d is None else str(d) for d in v.shape) + "]"}
+        for v in model.inputs
+    ] + [
+        {"role": "output", "name": v.name, "type": v.type_string,
+         "shape": "?" if v.shape is None else "[" + ", ".join("?" if d is None else str(d) for d in v.shape) + "]"}
+        for v in model.outputs
+    ]
+    return {
+        "title": f"ortcopy-doctor: {Path(model.path).name}",
+        "model_name": Path(model.path).name,
+        "verdict": report.verdict,
+        "verdict_class": verdict_class,
+        "mode": ev.mode,
+        "summary_rows": [
+            ("copies per run", str(s.copies_per_run)),
+            ("bytes per run", fmt_bytes(s.bytes_per_run)),
+            ("removable by IO binding", str(s.removable_by_binding)),
+            ("CPU fallback nodes", str(s.fallback_nodes)),
+            ("nodes by provider", ", ".join(f"{k} {v}" for k, v in s.nodes_by_provider.items()) or "none"),
+            ("median run", f"{s.median_run_ms:.3f} ms" if s.median_run_ms is not None else "n/a"),
+        ],
+        "copies": copies,
+        "nodes": nodes,
+        "findings": findings,
+        "binding_applicable": report.binding.applicable,
+        "binding_reason": report.binding.reason,
+        "binding_entries": [
+            {"role": e.role, "name": e.name, "place": e.place, "how": ("pre-allocated" if e.preallocate else ""),
+             "reason": e.reason}
+            for e in report.binding.entries
+        ],
+        "binding_code": report.binding.code,
+        "timing": timing,
+        "environment": environment_rows,
+        "model_rows": model_rows,
+        "io_rows": io_rows,
+        "log": [f"[{line.severity}] {line.message}" for line in ev.session.log],
+        "notes": ev.notes,
+        "ep_failure": ev.session.ep_failure,
+    }
+
+
+def render_html(report: Report) -> str:
+    return environment().get_template(TEMPLATE).render(**view_model(report))

@@ -1,0 +1,55 @@
+"""Terminal summary: the verdict first, then the copies per run, then findings."""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.table import Table
+
+from ..rules import fmt_bytes
+
+if TYPE_CHECKING:
+    from ..report import Report
+
+KIND_LABEL = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel"}
+DIRECTION_LABEL = {"host_to_device": "host→device", "device_to_host": "device→host"}
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def print_report(report: Report, console: Console, details: bool = True) -> None:
+    style = "bold red" if report.worst_severity() == "error" else ("yellow" if report.copies else "green")
+    console.print(f"[{style}]{_escape(report.verdict)}[/]")
+    if report.copies:
+        table = Table(title="Host↔device copies per run", title_justify="left")
+        for column in ("kind", "direction", "tensor", "bytes/run", "node", "IO binding removes it"):
+            table.add_column(column)
+        for c in report.copies:
+            table.add_row(KIND_LABEL[c.kind], DIRECTION_LABEL[c.direction], c.tensor, fmt_bytes(c.bytes_per_run),
+                          c.node or "", "yes" if c.removable_by_binding else "no", markup=False)
+        console.print(table)
+    s = report.summary
+    placed = ", ".join(f"{k}: {v}" for k, v in s.nodes_by_provider.items())
+    timing = f"median {s.median_run_ms:.3f} ms (p10 {s.p10_run_ms:.3f}, p90 {s.p90_run_ms:.3f})" if s.median_run_ms is not None and s.p10_run_ms is not None else "not measured"
+    console.print(f"Nodes by provider: {_escape(placed) or 'none'}   Run time: {timing}")
+    if details and report.findings:
+        console.print(f"\nFindings ({len(report.findings)}):")
+        for f in report.findings:
+            tag = " (predicted)" if f.predicted else ""
+            console.print(f"[{SEVERITY_STYLE[f.severity]}]{f.severity:<7}[/] {f.rule} {f.slug}{tag} at {_escape(f.location)}")
+            console.print(f"        {_escape(f.message)}")
+            console.print(f"        [bold]fix:[/] {_escape(f.fix)}")
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def render_text(report: Report, width: int = 120) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
+    print_report(report, console)
+    return buffer.getvalue()

@@ -1,0 +1,188 @@
+"""The report: evidence plus what the rules make of it, and the JSON format CI reads.
+
+JSON format (``REPORT_FORMAT_VERSION``); the evidence inside carries its own ``format_version``:
+
+* 1: first version: {"format": "ortcopy-doctor-report", "format_version", "verdict", "summary",
+  "copies", "findings", "binding", "evidence"}.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .analysis import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, Copy, find_copies
+from .binding import BindingPlan, make_plan
+from .errors import UsageError
+from .evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERSION, Evidence, from_jsonable, to_jsonable
+from .providers import CPU, is_device, short
+from .rules import Finding, Severity, fmt_bytes, run_rules
+
+REPORT_FORMAT = "ortcopy-doctor-report"
+REPORT_FORMAT_VERSION = 1
+
+
+@dataclass
+class Summary:
+    copies_per_run: int
+    bytes_per_run: int
+    feed_copies: int
+    fetch_copies: int
+    memcpy_nodes: int
+    in_kernel_transfers: int
+    removable_by_binding: int
+    nodes_by_provider: dict[str, int]
+    fallback_nodes: int
+    median_run_ms: float | None
+    p10_run_ms: float | None
+    p90_run_ms: float | None
+    memcpy_node_time_us_per_run: float
+    findings_by_severity: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Report:
+    evidence: Evidence
+    copies: list[Copy]
+    findings: list[Finding]
+    binding: BindingPlan
+    summary: Summary
+    verdict: str
+
+    def worst_severity(self) -> str | None:
+        ranks = [Severity(f.severity).rank for f in self.findings]
+        if not ranks:
+            return None
+        return {3: "error", 2: "warning", 1: "info"}[max(ranks)]
+
+    def fails(self, threshold: str) -> bool:
+        """Whether any finding is at or above ``threshold`` (error, warning, info; never)."""
+        if threshold == "never":
+            return False
+        rank = Severity(threshold).rank
+        return any(Severity(f.severity).rank >= rank for f in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": REPORT_FORMAT,
+            "format_version": REPORT_FORMAT_VERSION,
+            "verdict": self.verdict,
+            "summary": to_jsonable(self.summary),
+            "copies": to_jsonable(self.copies),
+            "findings": to_jsonable(self.findings),
+            "binding": to_jsonable(self.binding),
+            "evidence": to_jsonable(self.evidence),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
+
+    def to_html(self) -> str:
+        from .render.html import render_html
+
+        return render_html(self)
+
+    def to_text(self, width: int = 120) -> str:
+        from .render.text import render_text
+
+        return render_text(self, width=width)
+
+
+def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) -> Summary:
+    by_provider: dict[str, int] = {}
+    for node in evidence.nodes:
+        key = short(node.provider) if node.provider else "unknown"
+        by_provider[key] = by_provider.get(key, 0) + 1
+    memcpy_us = 0.0
+    measured = [r for r in evidence.run_events if not r.warmup]
+    if measured:
+        names = {c.node for c in copies if c.kind == MEMCPY_NODE}
+        total = sum(e.dur_us for e in evidence.node_events if e.name in names and e.run in {r.run for r in measured})
+        memcpy_us = total / len(measured)
+    runs = evidence.timings.run_ms if evidence.timings else []
+    q = statistics.quantiles(runs, n=10) if len(runs) >= 2 else None
+    severities: dict[str, int] = {}
+    for f in findings:
+        severities[f.severity] = severities.get(f.severity, 0) + 1
+    primary = evidence.session.active_providers[0] if evidence.session.active_providers else CPU
+    return Summary(
+        copies_per_run=sum(c.count_per_run for c in copies),
+        bytes_per_run=sum(c.bytes_per_run or 0 for c in copies),
+        feed_copies=sum(1 for c in copies if c.kind == FEED),
+        fetch_copies=sum(1 for c in copies if c.kind == FETCH),
+        memcpy_nodes=sum(1 for c in copies if c.kind == MEMCPY_NODE),
+        in_kernel_transfers=sum(1 for c in copies if c.kind == IN_KERNEL),
+        removable_by_binding=sum(1 for c in copies if c.removable_by_binding),
+        nodes_by_provider=dict(sorted(by_provider.items())),
+        fallback_nodes=sum(1 for n in evidence.nodes if n.provider == CPU and is_device(primary)
+                           and n.fallback_reason != "cpu_preferred"),
+        median_run_ms=statistics.median(runs) if runs else None,
+        p10_run_ms=q[0] if q else None,
+        p90_run_ms=q[-1] if q else None,
+        memcpy_node_time_us_per_run=round(memcpy_us, 1),
+        findings_by_severity=severities,
+    )
+
+
+def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding]) -> str:
+    predicted = " (predicted)" if evidence.mode == "static" else ""
+    inactive = [f for f in findings if f.slug == "ep-not-active"]
+    if inactive:
+        provider = short(str(inactive[0].details.get("provider", "")))
+        return (f"{provider} was requested but is not active: the model ran on "
+                f"{', '.join(short(p) for p in evidence.session.active_providers)}. {evidence.session.ep_failure}")
+    primary = evidence.session.active_providers[0] if evidence.session.active_providers else CPU
+    if not is_device(primary):
+        return f"CPU-only session: no host↔device copies (all {len(evidence.nodes)} nodes on CPU)."
+    if summary.copies_per_run == 0:
+        return f"No host↔device copies per run{predicted}: all {len(evidence.nodes)} nodes on {short(primary)}."
+    parts = []
+    if summary.feed_copies:
+        parts.append(f"{summary.feed_copies} feed")
+    if summary.fetch_copies:
+        parts.append(f"{summary.fetch_copies} fetch")
+    if summary.memcpy_nodes:
+        parts.append(f"{summary.memcpy_nodes} Memcpy node")
+    if summary.in_kernel_transfers:
+        parts.append(f"{summary.in_kernel_transfers} in-kernel")
+    fallback = f"; {summary.fallback_nodes} node(s) fall back to CPU" if summary.fallback_nodes else ""
+    removable = (f"; IO binding removes {summary.removable_by_binding}" if summary.removable_by_binding else "")
+    return (f"{summary.copies_per_run} host↔device copies per run{predicted} ({fmt_bytes(summary.bytes_per_run)}): "
+            f"{', '.join(parts)}{fallback}{removable}.")
+
+
+def analyse(evidence: Evidence) -> Report:
+    """Rules and plan over the evidence; no onnxruntime needed."""
+    copies = find_copies(evidence)
+    findings = run_rules(evidence, copies)
+    plan = make_plan(evidence)
+    summary = _summary(evidence, copies, findings)
+    return Report(evidence=evidence, copies=copies, findings=findings, binding=plan, summary=summary,
+                  verdict=_verdict(evidence, summary, findings))
+
+
+def load_report(path: Path | str) -> Report:
+    """Re-analyse a report or evidence JSON written by ``--json``; needs no ORT session or GPU."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path} not found: pass a JSON file written by `ortcopy-doctor check --json`") from None
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path} is not readable JSON ({exc}): pass a file written by `check --json`") from None
+    if isinstance(data, dict) and data.get("format") == REPORT_FORMAT:
+        data = data.get("evidence")
+    if not isinstance(data, dict) or "model" not in data or "session" not in data:
+        raise UsageError(f"{path} is not an ortcopy-doctor report: pass a file written by `check --json`")
+    version = data.get("format_version", 0)
+    if version > EVIDENCE_FORMAT_VERSION:
+        raise UsageError(f"{path} has evidence format {version}, newer than this ortcopy-doctor reads "
+                         f"({EVIDENCE_FORMAT_VERSION}): upgrade ortcopy-doctor")
+    try:
+        evidence = from_jsonable(Evidence, data)
+    except (TypeError, KeyError, ValueError) as exc:
+        raise UsageError(f"{path} does not match the evidence format ({exc})") from None
+    return analyse(evidence)

@@ -1,0 +1,246 @@
+"""Tiny ONNX models built in code, one per behaviour the doctor must see.
+
+Each builder returns an ``onnx.ModelProto`` with ``ir_version`` pinned to 10, because
+ORT 1.31 loads IR versions up to 13 while onnx 1.23 writes IR 14 by default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+IR_VERSION = 10
+
+
+def _model(
+    nodes: list[onnx.NodeProto],
+    inputs: list[onnx.ValueInfoProto],
+    outputs: list[onnx.ValueInfoProto],
+    initializers: list[onnx.TensorProto] | None = None,
+    opset: int = 17,
+    name: str = "model",
+    extra_opsets: dict[str, int] | None = None,
+) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializers or [])
+    opsets = [helper.make_opsetid("", opset)]
+    for domain, version in (extra_opsets or {}).items():
+        opsets.append(helper.make_opsetid(domain, version))
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="ortcopy-doctor-tests")
+    model.ir_version = IR_VERSION
+    return model
+
+
+def _weights(name: str, shape: tuple[int, ...], seed: int) -> onnx.TensorProto:
+    rng = np.random.default_rng(seed)
+    return numpy_helper.from_array((rng.standard_normal(shape) * 0.1).astype(np.float32), name)
+
+
+def conv_net() -> onnx.ModelProto:
+    """All-CUDA conv net: Conv-Relu-Conv-Relu-GlobalAveragePool-Flatten-Gemm."""
+    nodes = [
+        helper.make_node("Conv", ["image", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("GlobalAveragePool", ["r2"], ["pooled"], name="pool"),
+        helper.make_node("Flatten", ["pooled"], ["flat"], name="flatten"),
+        helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], name="fc", transB=1),
+    ]
+    inits = [
+        _weights("w1", (16, 3, 3, 3), 1),
+        _weights("b1", (16,), 2),
+        _weights("w2", (32, 16, 3, 3), 3),
+        _weights("b2", (32,), 4),
+        _weights("fc_w", (10, 32), 5),
+        _weights("fc_b", (10,), 6),
+    ]
+    return _model(
+        nodes,
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["batch", 3, 32, 32])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 10])],
+        inits,
+        name="conv_net",
+    )
+
+
+def cpu_op_between() -> onnx.ModelProto:
+    """MatMul -> Celu (no CUDA kernel in ORT) -> MatMul: two Memcpy nodes around Celu."""
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h1"], name="matmul1"),
+        helper.make_node("Celu", ["h1"], ["h2"], name="celu", alpha=1.0),
+        helper.make_node("MatMul", ["h2", "w2"], ["y"], name="matmul2"),
+    ]
+    return _model(
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 32])],
+        [_weights("w1", (64, 128), 7), _weights("w2", (128, 32), 8)],
+        name="cpu_op_between",
+    )
+
+
+def data_dependent_shape() -> onnx.ModelProto:
+    """Relu -> NonZero: the output's shape depends on the data (NonZero reads its count back)."""
+    nodes = [
+        helper.make_node("Relu", ["x"], ["positive"], name="relu"),
+        helper.make_node("NonZero", ["positive"], ["indices"], name="nonzero"),
+    ]
+    return _model(
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 256])],
+        [helper.make_tensor_value_info("indices", TensorProto.INT64, [2, "nnz"])],
+        name="data_dependent_shape",
+    )
+
+
+def sequence_output() -> onnx.ModelProto:
+    """MatMul -> SplitToSequence (CPU only): a sequence output, which cannot be bound on CUDA."""
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["h"], name="matmul"),
+        helper.make_node("SplitToSequence", ["h"], ["parts"], name="split_to_sequence", axis=1, keepdims=1),
+    ]
+    seq = helper.make_tensor_sequence_value_info("parts", TensorProto.FLOAT, None)
+    return _model(
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16])],
+        [seq, helper.make_tensor_value_info("h", TensorProto.FLOAT, ["batch", 4])],
+        [_weights("w", (16, 4), 9)],
+        name="sequence_output",
+    )
+
+
+def map_output() -> onnx.ModelProto:
+    """Softmax -> ZipMap (ai.onnx.ml, CPU only): a sequence of maps as output."""
+    nodes = [
+        helper.make_node("Softmax", ["x"], ["probabilities"], name="softmax", axis=1),
+        helper.make_node(
+            "ZipMap", ["probabilities"], ["labels"], name="zipmap", domain="ai.onnx.ml", classlabels_int64s=[0, 1, 2]
+        ),
+    ]
+    out = helper.make_value_info(
+        "labels",
+        helper.make_sequence_type_proto(helper.make_map_type_proto(TensorProto.INT64, helper.make_tensor_type_proto(TensorProto.FLOAT, []))),
+    )
+    return _model(
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3])],
+        [out],
+        name="map_output",
+        extra_opsets={"ai.onnx.ml": 3},
+    )
+
+
+def if_on_device() -> onnx.ModelProto:
+    """ReduceSum on device -> Greater -> If: the If reads its condition back from the device."""
+    then_g = helper.make_graph(
+        [helper.make_node("Mul", ["x", "two"], ["then_out"], name="then_mul")],
+        "then_branch",
+        [],
+        [helper.make_tensor_value_info("then_out", TensorProto.FLOAT, ["batch", 8])],
+        [numpy_helper.from_array(np.array(2.0, np.float32), "two")],
+    )
+    else_g = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["else_out"], name="else_neg")],
+        "else_branch",
+        [],
+        [helper.make_tensor_value_info("else_out", TensorProto.FLOAT, ["batch", 8])],
+    )
+    nodes = [
+        helper.make_node("ReduceSum", ["x"], ["total"], name="reduce_sum", keepdims=0),
+        helper.make_node("Greater", ["total", "zero"], ["cond"], name="greater"),
+        helper.make_node("If", ["cond"], ["y"], name="branch", then_branch=then_g, else_branch=else_g),
+    ]
+    return _model(
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8])],
+        [numpy_helper.from_array(np.array(0.0, np.float32), "zero")],
+        name="if_on_device",
+    )
+
+
+def cpu_only_inputs() -> onnx.ModelProto:
+    """An input consumed only as a Reshape shape (read from host by the CUDA kernel) and a CPU-only op."""
+    nodes = [
+        helper.make_node("Reshape", ["x", "target_shape"], ["reshaped"], name="reshape"),
+        helper.make_node("Relu", ["reshaped"], ["y"], name="relu"),
+        helper.make_node("BitShift", ["bits", "amount"], ["shifted"], name="bitshift", direction="LEFT"),
+    ]
+    return _model(
+        nodes,
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16]),
+            helper.make_tensor_value_info("target_shape", TensorProto.INT64, [2]),
+            helper.make_tensor_value_info("bits", TensorProto.UINT32, [8]),
+            helper.make_tensor_value_info("amount", TensorProto.UINT32, [8]),
+        ],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, ["rows", "cols"]),
+            helper.make_tensor_value_info("shifted", TensorProto.UINT32, [8]),
+        ],
+        name="cpu_only_inputs",
+    )
+
+
+def stateful() -> onnx.ModelProto:
+    """A recurrent cell: state_out = tanh(x @ W + state @ U); state_out feeds the next run's state."""
+    nodes = [
+        helper.make_node("MatMul", ["x", "W"], ["xw"], name="input_projection"),
+        helper.make_node("MatMul", ["state", "U"], ["su"], name="state_projection"),
+        helper.make_node("Add", ["xw", "su"], ["pre"], name="add"),
+        helper.make_node("Tanh", ["pre"], ["state_out"], name="tanh"),
+        helper.make_node("MatMul", ["state_out", "V"], ["y"], name="readout"),
+    ]
+    return _model(
+        nodes,
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 32]),
+            helper.make_tensor_value_info("state", TensorProto.FLOAT, ["batch", 64]),
+        ],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8]),
+            helper.make_tensor_value_info("state_out", TensorProto.FLOAT, ["batch", 64]),
+        ],
+        [_weights("W", (32, 64), 10), _weights("U", (64, 64), 11), _weights("V", (64, 8), 12)],
+        name="stateful",
+    )
+
+
+def shape_subgraph() -> onnx.ModelProto:
+    """Shape -> Gather -> Unsqueeze -> Concat -> Reshape: ORT's CPU-preferred shape computation."""
+    nodes = [
+        helper.make_node("Relu", ["x"], ["r"], name="relu"),
+        helper.make_node("Shape", ["r"], ["shape"], name="shape"),
+        helper.make_node("Gather", ["shape", "zero_index"], ["batch_dim"], name="gather", axis=0),
+        helper.make_node("Unsqueeze", ["batch_dim", "axes0"], ["batch_dim_1d"], name="unsqueeze"),
+        helper.make_node("Concat", ["batch_dim_1d", "minus_one"], ["new_shape"], name="concat", axis=0),
+        helper.make_node("Reshape", ["r", "new_shape"], ["y"], name="reshape"),
+    ]
+    inits = [
+        numpy_helper.from_array(np.array(0, np.int64), "zero_index"),
+        numpy_helper.from_array(np.array([0], np.int64), "axes0"),
+        numpy_helper.from_array(np.array([-1], np.int64), "minus_one"),
+    ]
+    return _model(
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 32])],
+        inits,
+        name="shape_subgraph",
+    )
+
+
+ALL: dict[str, Callable[[], onnx.ModelProto]] = {
+    "conv_net": conv_net,
+    "cpu_op_between": cpu_op_between,
+    "data_dependent_shape": data_dependent_shape,
+    "sequence_output": sequence_output,
+    "map_output": map_output,
+    "if_on_device": if_on_device,
+    "cpu_only_inputs": cpu_only_inputs,
+    "stateful": stateful,
+    "shape_subgraph": shape_subgraph,
+}
