@@ -200,17 +200,21 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
         say("building the evidence session")
         so = _session_options(ort, options, verbose=True, profile_prefix=str(tmp_dir / "profile"), optimized_path=optimized)
         with ortlog.capture_native_stderr() as captured:
-            session, _ = _create_session(ort, model_path, so, options)
-            active = list(session.get_providers())
-            assignment = _assignment(session)
-            say("profiled runs")
-            for _ in range(options.warmup_runs + options.profiled_runs):
-                _run(session, arrays, model_path)
-            profile_path = session.end_profiling()
-            profiling_start_ns = int(session.get_profiling_start_time_ns())
-            # The session logs at verbose level while it is destroyed: keep that inside the capture too.
-            del session
-            gc.collect()
+            session = None
+            try:
+                session, _ = _create_session(ort, model_path, so, options)
+                active = list(session.get_providers())
+                assignment = _assignment(session)
+                say("profiled runs")
+                for _ in range(options.warmup_runs + options.profiled_runs):
+                    _run(session, arrays, model_path)
+                profile_path = session.end_profiling()
+                profiling_start_ns = int(session.get_profiling_start_time_ns())
+            finally:
+                # The session logs at verbose level while it is destroyed, also after a failed run:
+                # keep that inside the capture too.
+                session = None
+                gc.collect()
         lines = ortlog.parse_lines(captured.text)
         facts = ortlog.extract_facts(lines)
         run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs)
@@ -243,18 +247,20 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
     so = _session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
     with ortlog.capture_native_stderr():
         timing_session, create_ms = _create_session(ort, model_path, so, options)
-        start = time.perf_counter()
-        _run(timing_session, arrays, model_path)
-        first_ms = (time.perf_counter() - start) * 1000.0
-        for _ in range(max(0, options.warmup_runs - 1)):
-            _run(timing_session, arrays, model_path)
-        run_ms: list[float] = []
-        for _ in range(options.timed_runs):
+        try:
             start = time.perf_counter()
             _run(timing_session, arrays, model_path)
-            run_ms.append((time.perf_counter() - start) * 1000.0)
-        del timing_session
-        gc.collect()
+            first_ms = (time.perf_counter() - start) * 1000.0
+            for _ in range(max(0, options.warmup_runs - 1)):
+                _run(timing_session, arrays, model_path)
+            run_ms: list[float] = []
+            for _ in range(options.timed_runs):
+                start = time.perf_counter()
+                _run(timing_session, arrays, model_path)
+                run_ms.append((time.perf_counter() - start) * 1000.0)
+        finally:
+            timing_session = None
+            gc.collect()
 
     return Evidence(
         model=info,

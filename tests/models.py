@@ -210,12 +210,14 @@ def stateful() -> onnx.ModelProto:
 
 
 def shape_subgraph() -> onnx.ModelProto:
-    """Shape -> Gather -> Unsqueeze -> Concat -> Reshape: ORT's CPU-preferred shape computation."""
+    """Shape -> Gather -> Mul -> Unsqueeze -> Concat -> Reshape: a shape computation ORT may keep on CPU."""
     nodes = [
         helper.make_node("Relu", ["x"], ["r"], name="relu"),
         helper.make_node("Shape", ["r"], ["shape"], name="shape"),
         helper.make_node("Gather", ["shape", "zero_index"], ["batch_dim"], name="gather", axis=0),
-        helper.make_node("Unsqueeze", ["batch_dim", "axes0"], ["batch_dim_1d"], name="unsqueeze"),
+        # The Mul keeps ORT's ReshapeFusion from folding the chain into a constant shape.
+        helper.make_node("Mul", ["batch_dim", "two"], ["doubled"], name="double"),
+        helper.make_node("Unsqueeze", ["doubled", "axes0"], ["batch_dim_1d"], name="unsqueeze"),
         helper.make_node("Concat", ["batch_dim_1d", "minus_one"], ["new_shape"], name="concat", axis=0),
         helper.make_node("Reshape", ["r", "new_shape"], ["y"], name="reshape"),
     ]
@@ -223,11 +225,12 @@ def shape_subgraph() -> onnx.ModelProto:
         numpy_helper.from_array(np.array(0, np.int64), "zero_index"),
         numpy_helper.from_array(np.array([0], np.int64), "axes0"),
         numpy_helper.from_array(np.array([-1], np.int64), "minus_one"),
+        numpy_helper.from_array(np.array(2, np.int64), "two"),
     ]
     return _model(
         nodes,
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, 8])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["doubled_batch", 16])],
         inits,
         name="shape_subgraph",
     )
