@@ -216,14 +216,14 @@ def env() -> None:
         table.add_column("loads here")
         table.add_column("why not", overflow="fold")
         for p in result.providers:
-            table.add_row(p.name, "yes" if p.loadable else "no", p.reason, markup=False)
+            table.add_row(p.name, "yes" if p.loadable else "no", p.reason)
         out.print(table)
         table = Table(title="CUDA / cuDNN libraries", title_justify="left")
         table.add_column("library")
         table.add_column("found")
         table.add_column("problem", overflow="fold")
         for lib in result.libraries:
-            table.add_row(lib.name, lib.found or "no", lib.error or "", markup=False)
+            table.add_row(lib.name, lib.found or "no", lib.error or "")
         out.print(table)
         return int(ExitCode.CLEAN)
 

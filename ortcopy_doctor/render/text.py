@@ -27,7 +27,7 @@ def print_report(report: Report, console: Console, details: bool = True) -> None
             table.add_column(column)
         for c in report.copies:
             table.add_row(KIND_LABEL[c.kind], DIRECTION_LABEL[c.direction], c.tensor, fmt_bytes(c.bytes_per_run),
-                          c.node or "", "yes" if c.removable_by_binding else "no", markup=False)
+                          c.node or "", "yes" if c.removable_by_binding else "no")
         console.print(table)
     s = report.summary
     placed = ", ".join(f"{k}: {v}" for k, v in s.nodes_by_provider.items())
