@@ -108,6 +108,31 @@ def _shape_and_bytes(entry: object) -> tuple[list[object] | None, str | None, in
     return None, None, None
 
 
+def input_dims(evidence: Evidence) -> dict[str, int]:
+    """Symbol -> size as fixed by the inputs fed in this check."""
+    dims: dict[str, int] = {}
+    feeds = {f.name: f for f in evidence.feeds}
+    for value in evidence.model.inputs:
+        feed = feeds.get(value.name)
+        if feed is None or value.shape is None or len(value.shape) != len(feed.shape):
+            continue
+        for declared, size in zip(value.shape, feed.shape):
+            if isinstance(declared, str):
+                dims.setdefault(declared, size)
+    return dims
+
+
+def declared_size(evidence: Evidence, tensor: str) -> tuple[list[object] | None, str | None, int | None]:
+    """Shape, dtype and bytes of ``tensor`` from the model's declarations and inferred shapes."""
+    known = {v.name: v for v in list(evidence.value_infos) + list(evidence.model.outputs)}
+    value = known.get(tensor)
+    if value is None or value.kind != "tensor":
+        return None, None, None
+    dims = input_dims(evidence)
+    shape = None if value.shape is None else [dims.get(d, d) if isinstance(d, str) else d for d in value.shape]
+    return shape, value.elem_type, element_bytes(value.elem_type, shape)
+
+
 def measured_events(evidence: Evidence) -> list[NodeEvent]:
     """Node events of the profiled (not warm-up) runs."""
     warm = {r.run for r in evidence.run_events if r.warmup}
@@ -164,7 +189,7 @@ def find_copies(evidence: Evidence) -> list[Copy]:
         if producer is None or not view.writes_on_device(producer):
             continue
         event = _output_event(events, producer.node.name)
-        shape, dtype, nbytes = (None, value.elem_type, None)
+        shape, dtype, nbytes = declared_size(evidence, value.name)
         if event is not None and producer.index < len(event.output_shapes):
             shape, dtype, nbytes = _shape_and_bytes(event.output_shapes[producer.index])
         copies.append(Copy(
@@ -187,7 +212,7 @@ def find_copies(evidence: Evidence) -> list[Copy]:
         for k in range(max(len(names), len(tensors))):
             name = names[k] if k < len(names) else ""
             tensor = tensors[k] if k < len(tensors) else ""
-            copies.append(_memcpy_copy(op_type, name, tensor, view, events, profiled_runs))
+            copies.append(_memcpy_copy(op_type, name, tensor, view, events, profiled_runs, evidence))
 
     # Transfers inside kernels (NonZero reads its count back).
     for node in evidence.nodes:
@@ -206,7 +231,7 @@ def find_copies(evidence: Evidence) -> list[Copy]:
 
 
 def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, events: list[NodeEvent],
-                 profiled_runs: int) -> Copy:
+                 profiled_runs: int, evidence: Evidence) -> Copy:
     direction = DEVICE_TO_HOST if op_type == "MemcpyToHost" else HOST_TO_DEVICE
     own = [e for e in events if e.name == name] if name else []
     shape = dtype = None
@@ -215,6 +240,8 @@ def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, events: 
         shape, dtype, nbytes = _shape_and_bytes(own[-1].output_shapes[0] if own[-1].output_shapes else None)
         if nbytes is None:
             nbytes = own[-1].output_bytes
+    elif tensor:
+        shape, dtype, nbytes = declared_size(evidence, tensor)
     producer = view.producers.get(tensor) if tensor else None
     uses = view.consumers.get(tensor, []) if tensor else []
     producers = [producer.node] if producer else []
@@ -242,7 +269,8 @@ def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, events: 
     return Copy(kind=MEMCPY_NODE, direction=direction, tensor=tensor, bytes_per_run=(nbytes * count) if nbytes is not None else None,
                 count_per_run=count, shape=shape, dtype=dtype, node=name or op_type, producers=_describe(producers),
                 consumers=_describe(consumers), cause=cause, removable_by_binding=False,
-                source="profile+log" if name and tensor else ("profile" if name else "log"))
+                source="predicted" if evidence.mode == "static" else
+                ("profile+log" if name and tensor else ("profile" if name else "log")))
 
 
 def _fallback_text(node: RuntimeNode) -> str:

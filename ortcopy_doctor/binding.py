@@ -13,7 +13,7 @@ import keyword
 import re
 from dataclasses import dataclass, field
 
-from .analysis import GraphView
+from .analysis import GraphView, input_dims
 from .evidence import Evidence, ValueInfo
 from .providers import is_device
 
@@ -66,20 +66,6 @@ def _resolved_output_shape(value: ValueInfo, dims: dict[str, int]) -> list[int] 
     return shape
 
 
-def _input_dims(evidence: Evidence) -> dict[str, int]:
-    """Symbol -> size as fixed by the inputs fed in this check."""
-    dims: dict[str, int] = {}
-    feeds = {f.name: f for f in evidence.feeds}
-    for value in evidence.model.inputs:
-        feed = feeds.get(value.name)
-        if feed is None or value.shape is None or len(value.shape) != len(feed.shape):
-            continue
-        for declared, size in zip(value.shape, feed.shape):
-            if isinstance(declared, str):
-                dims.setdefault(declared, size)
-    return dims
-
-
 def make_plan(evidence: Evidence) -> BindingPlan:
     active = evidence.session.active_providers
     plan = BindingPlan(device_id=evidence.session.device_id)
@@ -103,7 +89,7 @@ def make_plan(evidence: Evidence) -> BindingPlan:
         plan.entries.append(BindingEntry(value.name, "input", place, feed.dtype if feed else value.elem_type,
                                          list(feed.shape) if feed else value.shape, reason=reason))
     host_side = {m.tensor for m in evidence.memcpy_insertions}
-    dims = _input_dims(evidence)
+    dims = input_dims(evidence)
     for value in evidence.model.outputs:
         if value.kind != "tensor":
             plan.entries.append(BindingEntry(value.name, "output", UNBOUND, value.type_string, None,
@@ -181,14 +167,32 @@ def render_code(evidence: Evidence, plan: BindingPlan) -> str:
         "# Inputs: replace these arrays with your data.",
     ]
     used: set[str] = {"np", "ort", "session", "binding", "rng", "outputs", "MODEL", "INPUTS_FILE"}
+    input_vars: dict[str, str] = {}
     for entry in plan.inputs:
         var = _identifier(entry.name, used)
+        input_vars[entry.name] = f"{var}_on_device" if entry.place == DEVICE else var
         lines.append(f"{var} = {_array_expr(entry, evidence)}")
         if entry.place == DEVICE:
             lines.append(f"{var}_on_device = ort.OrtValue.ortvalue_from_numpy({var}, {device!r}, {dev})  # one copy, reusable across runs")
             lines.append(f"binding.bind_ortvalue_input({entry.name!r}, {var}_on_device)  # {entry.reason}")
         else:
             lines.append(f"binding.bind_cpu_input({entry.name!r}, {var})  # {entry.reason}")
+    bound_outputs = [e.name for e in plan.outputs if e.place != UNBOUND]
+    if not bound_outputs:
+        # run_with_iobinding needs at least one bound output ("At least one output should be requested",
+        # seen with ORT 1.31.1): with none, feed the device OrtValues to a plain run() instead.
+        feeds = ", ".join(f"{e.name!r}: {input_vars[e.name]}" for e in plan.inputs)
+        lines += [
+            "",
+            "# No output can be bound (sequence/map outputs): IO binding needs at least one, so pass the",
+            "# device OrtValues to run() directly; its outputs come back as Python objects.",
+            "def infer():",
+            f"    return session.run(None, {{{feeds}}})",
+            "",
+            "outputs = infer()",
+            "print([type(o).__name__ for o in outputs])",
+        ]
+        return "\n".join(lines) + "\n"
     lines += ["", "# Outputs."]
     for entry in plan.outputs:
         if entry.place == UNBOUND:
@@ -202,13 +206,14 @@ def render_code(evidence: Evidence, plan: BindingPlan) -> str:
             lines.append(f"binding.bind_ortvalue_output({entry.name!r}, {var}_on_device)  # {entry.reason}")
         else:
             lines.append(f"binding.bind_output({entry.name!r}, {device!r}, {dev})  # {entry.reason}")
-    if not any(e.place != UNBOUND for e in plan.outputs):
-        lines.append("# No output can be bound: use session.run() for this model.")
     lines += [
         "",
-        "session.run_with_iobinding(binding)",
-        "outputs = binding.get_outputs()  # OrtValues; .device_name() says where each one lives",
-        f"for name, value in zip({[e.name for e in plan.outputs if e.place != UNBOUND]!r}, outputs):",
+        "def infer():",
+        "    session.run_with_iobinding(binding)  # no copies for what is bound on the device",
+        "    return binding.get_outputs()  # OrtValues; .device_name() says where each one lives",
+        "",
+        "outputs = infer()",
+        f"for name, value in zip({bound_outputs!r}, outputs):",
         "    print(name, value.device_name(), value.shape())",
         "# Copy to host only what the caller needs there (one copy per output):",
         "# host_outputs = binding.copy_outputs_to_cpu()",

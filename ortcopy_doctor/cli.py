@@ -41,7 +41,8 @@ def _stdout() -> Console:
 
 
 def _fail(message: str, code: int) -> None:
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_esc(message)}")
+    # soft_wrap: one line whatever the terminal width, as DoctorError promises.
+    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_esc(message)}", soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -127,6 +128,7 @@ def check(
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write evidence and report as JSON here."),
     fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
     custom_op_library: list[Path] = typer.Option([], "--custom-op-library", help="Shared library of custom ops to register."),
+    static: bool = typer.Option(False, "--static", help="Predict placement and copies from the model alone; create no session (works without a GPU)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
 ) -> None:
     """Run the model with profiling and report every host<->device copy, its cause and its fix."""
@@ -150,6 +152,7 @@ def check(
             providers=resolve(provider), provider_options=_parse_kv(provider_option, "--provider-option"),
             device_id=device_id, dims=parse_dims(dim), shapes=parse_shapes(shape), inputs_file=inputs,
             warmup_runs=warmup, profiled_runs=runs, timed_runs=timed_runs, custom_op_libraries=list(custom_op_library),
+            static=static,
         )
         with _progress(sys.stderr.isatty() and not quiet) as progress:
             report = run_check(model, options, progress=progress)

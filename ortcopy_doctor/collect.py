@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import gc
 import os
+import re
 import tempfile
 import time
 from collections.abc import Callable
@@ -41,6 +42,7 @@ class CheckOptions:
     dims: dict[str, int] = field(default_factory=dict)
     shapes: dict[str, list[int]] = field(default_factory=dict)
     inputs_file: Path | None = None
+    static: bool = False  # predict from the model alone; create no session
     warmup_runs: int = 2
     profiled_runs: int = 3
     timed_runs: int = 20
@@ -93,15 +95,22 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
     first = text.splitlines()[0] if text else type(exc).__name__
     lower = text.lower()
     if "unsupported model ir version" in lower:
+        # ORT prefixes the reason with its source location and a C++ signature: keep only the reason.
+        ir = re.search(r"unsupported model ir version[^\n]*", text, re.IGNORECASE)
+        reason = ir.group(0).strip() if ir else first
         return ModelError(
-            f"{model_path.name}: {first.split(':', 3)[-1].strip()}; onnxruntime {ort.__version__} cannot load it: "
+            f"{model_path.name}: {reason}; onnxruntime {ort.__version__} cannot load it: "
             "upgrade onnxruntime or save the model with a lower ir_version"
         )
     if "is not a registered function/op" in lower or "no opset import for domain" in lower or (
         "could not find an implementation" in lower and "domain" in lower
     ):
+        # "Fatal error: com.example.custom:Foo(-1) is not a registered function/op": keep the domain with the op.
+        op = re.search(r"(?:([\w.]+):)?(\w+)\(-?\d+\) is not a registered function/op", text)
+        what = (f"op '{op.group(2)}' of domain '{op.group(1) or 'ai.onnx'}'" if op
+                else first.split("failed:")[-1].strip()[:300])
         return ModelError(
-            f"{model_path.name} uses an op onnxruntime does not know ({first.split(':')[-1].strip()}): "
+            f"{model_path.name} uses an op onnxruntime does not know ({what}): "
             "register its library with --custom-op-library PATH"
         )
     if "out of memory" in lower or "failed to allocate memory" in lower or "cudaerrormemoryallocation" in lower:
@@ -190,9 +199,15 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
     say("inspecting the model")
     model = load_model(model_path)
     info = inspect_model(model_path, model)
-    arrays, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed)
     environment = collect_environment()
     notes: list[str] = []
+    if options.static:
+        try:
+            _, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed)
+        except UsageError:
+            feeds = []  # sizes stay symbolic in a prediction; --dim makes them concrete
+        return static_evidence(model, info, feeds, options, environment)
+    arrays, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed)
 
     with tempfile.TemporaryDirectory(prefix="ortcopy-doctor-") as tmp:
         tmp_dir = Path(tmp)
@@ -262,7 +277,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
             timing_session = None
             gc.collect()
 
-    return Evidence(
+    evidence = Evidence(
         model=info,
         session=SessionEvidence(
             requested_providers=list(options.providers),
@@ -286,5 +301,53 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
         mode="measured",
         notes=notes,
         tool_version=__version__,
-        created_utc=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        created_utc=_now(),
+    )
+    if ep_failure is not None and any(provider_names.is_device(p) for p in options.providers):
+        say("predicting the requested provider's placement")
+        evidence.predicted = static_evidence(model, info, feeds, options, environment)
+        evidence.notes.append(
+            f"{options.providers[0]} was not active: the predicted section shows what static analysis expects it to do")
+    return evidence
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options: CheckOptions,
+                    environment: Any) -> Evidence:
+    """Evidence predicted from the model alone (no session): placement, Memcpy nodes, shapes."""
+    from .model_info import value_info
+    from .predict import predict
+
+    provider = next((p for p in options.providers if provider_names.is_device(p)), provider_names.CPU)
+    notes = ["static prediction: no session was created; every item is predicted from the model"]
+    if provider == provider_names.CPU:
+        nodes = [RuntimeNode(name=n.name, op_type=n.op_type, domain=n.domain, provider=provider_names.CPU,
+                             inputs=list(n.inputs), outputs=list(n.outputs), graph=n.graph) for n in info.nodes]
+        insertions: list[Any] = []
+    else:
+        try:
+            prediction = predict(model, provider, ort_version=environment.ort_version)
+        except ValueError as exc:
+            raise UsageError(f"cannot predict placement for {provider}: {exc}; use --provider cuda") from None
+        nodes, insertions = prediction.nodes, prediction.memcpy_insertions
+        notes.extend(prediction.notes)
+    inferred: list[Any] = []
+    if info.file_bytes < 2_000_000_000:
+        try:
+            shaped = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+            inferred = [value_info(v) for v in list(shaped.graph.value_info) + list(shaped.graph.output)]
+        except Exception:  # noqa: BLE001 - shapes are a nicety here
+            notes.append("onnx shape inference failed: sizes of inner tensors are unknown")
+    return Evidence(
+        model=info,
+        session=SessionEvidence(
+            requested_providers=list(options.providers),
+            active_providers=[provider] + ([provider_names.CPU] if provider != provider_names.CPU else []),
+            provider_options={}, device_id=options.device_id, ep_failure=None,
+            placement_source="predicted", graph_source="original_model"),
+        environment=environment, feeds=feeds, nodes=nodes, memcpy_insertions=insertions, mode="static",
+        notes=notes, value_infos=inferred, tool_version=__version__, created_utc=_now(),
     )

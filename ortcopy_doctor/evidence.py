@@ -5,7 +5,7 @@ round-trips through JSON, so evidence recorded on a GPU can be re-analysed anywh
 
 Format versions (``FORMAT_VERSION``):
 
-* 1: first version.
+* 1: first version (``predicted`` and ``value_infos`` included).
 """
 
 from __future__ import annotations
@@ -193,6 +193,10 @@ class Evidence:
     timings: Optional[Timings] = None
     mode: str = "measured"  # measured, static
     notes: list[str] = field(default_factory=list)
+    # Shapes from onnx shape inference (static evidence only): sizes of tensors no profile measured.
+    value_infos: list[ValueInfo] = field(default_factory=list)
+    # Where the requested EP was not active: what static analysis predicts it would have done.
+    predicted: Optional[Evidence] = None
     tool_version: str = ""
     created_utc: str = ""
     format_version: int = FORMAT_VERSION

@@ -51,6 +51,7 @@ class Report:
     binding: BindingPlan
     summary: Summary
     verdict: str
+    prediction: Report | None = None  # for the requested EP, where it was not active
 
     def worst_severity(self) -> str | None:
         ranks = [Severity(f.severity).rank for f in self.findings]
@@ -74,6 +75,12 @@ class Report:
             "copies": to_jsonable(self.copies),
             "findings": to_jsonable(self.findings),
             "binding": to_jsonable(self.binding),
+            "prediction": None if self.prediction is None else {
+                "verdict": self.prediction.verdict,
+                "summary": to_jsonable(self.prediction.summary),
+                "copies": to_jsonable(self.prediction.copies),
+                "findings": to_jsonable(self.prediction.findings),
+            },
             "evidence": to_jsonable(self.evidence),
         }
 
@@ -160,8 +167,9 @@ def analyse(evidence: Evidence) -> Report:
     findings = run_rules(evidence, copies)
     plan = make_plan(evidence)
     summary = _summary(evidence, copies, findings)
+    prediction = analyse(evidence.predicted) if evidence.predicted is not None else None
     return Report(evidence=evidence, copies=copies, findings=findings, binding=plan, summary=summary,
-                  verdict=_verdict(evidence, summary, findings))
+                  verdict=_verdict(evidence, summary, findings), prediction=prediction)
 
 
 def load_report(path: Path | str) -> Report:

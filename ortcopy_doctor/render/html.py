@@ -43,11 +43,8 @@ def environment() -> jinja2.Environment:
     )
 
 
-def view_model(report: Report) -> dict[str, Any]:
-    ev = report.evidence
-    s = report.summary
-    verdict_class = "bad" if report.worst_severity() == "error" else ("warn" if report.copies else "good")
-    copies = [
+def _copy_rows(report: Report) -> list[dict[str, Any]]:
+    return [
         {
             "kind": KIND_LABEL[c.kind],
             "direction": DIRECTION_LABEL[c.direction],
@@ -63,6 +60,31 @@ def view_model(report: Report) -> dict[str, Any]:
         }
         for c in report.copies
     ]
+
+
+def _finding_rows(report: Report) -> list[dict[str, Any]]:
+    return [
+        {"severity": f.severity, "rule": f.rule, "slug": f.slug, "title": f.title, "location": f.location,
+         "message": f.message, "fix": f.fix, "predicted": f.predicted}
+        for f in report.findings
+    ]
+
+
+def view_model(report: Report) -> dict[str, Any]:
+    ev = report.evidence
+    s = report.summary
+    verdict_class = "bad" if report.worst_severity() == "error" else ("warn" if report.copies else "good")
+    copies = _copy_rows(report)
+    prediction = None
+    if report.prediction is not None:
+        p = report.prediction
+        prediction = {
+            "provider": p.evidence.session.active_providers[0] if p.evidence.session.active_providers else "?",
+            "verdict": p.verdict,
+            "copies": _copy_rows(p),
+            "findings": [f for f in _finding_rows(p) if f["slug"] in ("cpu-fallback", "memcpy-node", "in-kernel-transfer")],
+            "nodes_by_provider": ", ".join(f"{k} {v}" for k, v in p.summary.nodes_by_provider.items()),
+        }
     nodes = [
         {
             "name": n.name,
@@ -74,11 +96,7 @@ def view_model(report: Report) -> dict[str, Any]:
         }
         for n in ev.nodes
     ]
-    findings = [
-        {"severity": f.severity, "rule": f.rule, "slug": f.slug, "title": f.title, "location": f.location,
-         "message": f.message, "fix": f.fix, "predicted": f.predicted}
-        for f in report.findings
-    ]
+    findings = _finding_rows(report)
     timing = []
     if ev.timings is not None:
         t = ev.timings
@@ -141,6 +159,7 @@ def view_model(report: Report) -> dict[str, Any]:
             ("median run", f"{s.median_run_ms:.3f} ms" if s.median_run_ms is not None else "n/a"),
         ],
         "copies": copies,
+        "prediction": prediction,
         "nodes": nodes,
         "findings": findings,
         "binding_applicable": report.binding.applicable,

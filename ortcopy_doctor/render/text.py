@@ -19,6 +19,15 @@ SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def print_report(report: Report, console: Console, details: bool = True) -> None:
+    _print_one(report, console, details)
+    if report.prediction is not None:
+        p = report.prediction
+        provider = p.evidence.session.active_providers[0] if p.evidence.session.active_providers else "?"
+        console.print(f"\n[bold]Predicted for {_escape(provider)}[/] (static analysis of the model; not measured):")
+        _print_one(p, console, details, predicted=True)
+
+
+def _print_one(report: Report, console: Console, details: bool, predicted: bool = False) -> None:
     style = "bold red" if report.worst_severity() == "error" else ("yellow" if report.copies else "green")
     console.print(f"[{style}]{_escape(report.verdict)}[/]")
     if report.copies:
@@ -30,6 +39,14 @@ def print_report(report: Report, console: Console, details: bool = True) -> None
                           c.node or "", "yes" if c.removable_by_binding else "no")
         console.print(table)
     s = report.summary
+    if predicted:
+        placed = ", ".join(f"{k}: {v}" for k, v in s.nodes_by_provider.items())
+        console.print(f"Nodes by provider (predicted): {_escape(placed)}")
+        if details:
+            for f in report.findings:
+                if f.severity in ("error", "warning") and f.slug in ("cpu-fallback", "memcpy-node"):
+                    console.print(f"[{SEVERITY_STYLE[f.severity]}]{f.severity:<7}[/] {f.rule} {f.slug} at {_escape(f.location)}: {_escape(f.message)}")
+        return
     placed = ", ".join(f"{k}: {v}" for k, v in s.nodes_by_provider.items())
     timing = f"median {s.median_run_ms:.3f} ms (p10 {s.p10_run_ms:.3f}, p90 {s.p90_run_ms:.3f})" if s.median_run_ms is not None and s.p10_run_ms is not None else "not measured"
     console.print(f"Nodes by provider: {_escape(placed) or 'none'}   Run time: {timing}")
