@@ -199,7 +199,17 @@ def find_copies(evidence: Evidence) -> list[Copy]:
             cause=f"'{value.name}' is produced on the device by {_describe([producer.node])[0]} and returned to the caller as numpy",
             removable_by_binding=value.kind == "tensor", source="placement"))
 
-    # Memcpy nodes: the k-th insertion the log names pairs with the k-th Memcpy node of that type.
+    # Memcpy nodes. ORT 1.31.1 keeps them in the optimized model it saves (seen on the H200), which
+    # names their tensors exactly; otherwise the k-th insertion the log names pairs with the k-th
+    # Memcpy node of that type in the profile (ORT names them Memcpy, Memcpy_token_0, ... in order).
+    in_graph = [n for n in evidence.nodes if n.op_type in ("MemcpyToHost", "MemcpyFromHost")]
+    if in_graph:
+        for node in in_graph:
+            host_name = node.outputs[0] if node.op_type == "MemcpyToHost" else node.inputs[0]
+            copies.append(_memcpy_copy(node.op_type, node.name, host_name, view, events, profiled_runs, evidence,
+                                       graph_node=node))
+        copies.sort(key=lambda c: (c.kind != FEED, c.kind != FETCH, c.kind == MEMCPY_NODE and c.direction != DEVICE_TO_HOST))
+        return copies + _in_kernel(evidence, events, profiled_runs)
     by_type: dict[str, list[str]] = defaultdict(list)
     for name, op_type in memcpy_node_names(evidence):
         by_type[op_type].append(name)
@@ -213,8 +223,12 @@ def find_copies(evidence: Evidence) -> list[Copy]:
             name = names[k] if k < len(names) else ""
             tensor = tensors[k] if k < len(tensors) else ""
             copies.append(_memcpy_copy(op_type, name, tensor, view, events, profiled_runs, evidence))
+    return copies + _in_kernel(evidence, events, profiled_runs)
 
-    # Transfers inside kernels (NonZero reads its count back).
+
+def _in_kernel(evidence: Evidence, events: list[NodeEvent], profiled_runs: int) -> list[Copy]:
+    """Transfers inside kernels (NonZero reads its count back)."""
+    copies: list[Copy] = []
     for node in evidence.nodes:
         if not is_device(node.provider):
             continue
@@ -231,7 +245,7 @@ def find_copies(evidence: Evidence) -> list[Copy]:
 
 
 def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, events: list[NodeEvent],
-                 profiled_runs: int, evidence: Evidence) -> Copy:
+                 profiled_runs: int, evidence: Evidence, graph_node: RuntimeNode | None = None) -> Copy:
     direction = DEVICE_TO_HOST if op_type == "MemcpyToHost" else HOST_TO_DEVICE
     own = [e for e in events if e.name == name] if name else []
     shape = dtype = None
@@ -244,6 +258,10 @@ def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, events: 
         shape, dtype, nbytes = declared_size(evidence, tensor)
     producer = view.producers.get(tensor) if tensor else None
     uses = view.consumers.get(tensor, []) if tensor else []
+    if graph_node is not None:
+        # The Memcpy node sits between the two sides: look through it.
+        producer = view.producers.get(graph_node.inputs[0])
+        uses = view.consumers.get(graph_node.outputs[0], [])
     producers = [producer.node] if producer else []
     if op_type == "MemcpyToHost":
         # The host side reads it: CPU nodes, or device kernels that take this argument in host memory.

@@ -42,6 +42,7 @@ CUDA_HOST_INPUTS: dict[tuple[str, str], list[tuple[int, frozenset[int]]]] = {
     ("", "Dropout"): [(12, frozenset({1, 2}))],
     ("", "NonMaxSuppression"): [(10, frozenset({2, 3, 4}))],
     ("", "If"): [(1, frozenset({0}))],
+    ("", "MemcpyFromHost"): [(1, frozenset({0}))],
     ("", "Loop"): [(1, frozenset({0, 1}))],
 }
 

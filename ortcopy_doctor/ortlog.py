@@ -27,6 +27,9 @@ _PLACED = re.compile(r"^\s*(All nodes|Node\(s\)) placed on \[(\w+)\]\. Number of
 _PLACED_NODE = re.compile(r"^\s{2}(\S+) \((.*)\)$")
 _FAILED_EP = re.compile(r"Failed to create (\w+ExecutionProvider)")
 _FAILED_LOAD = re.compile(r"Failed to load library (\S+) with error: (.*)$")
+_EP_ERROR = re.compile(r"^EP Error (.*)$")
+_EP_ERROR_USING = re.compile(r"when using \[\(?'(\w+ExecutionProvider)'")
+_CPP_PREFIX = re.compile(r"^\S+:\d+ [^(]*\([^)]*\)\s*")  # "/src/x.cc:729 void f(args) " before ORT's reason
 
 
 class NativeCapture:
@@ -49,7 +52,10 @@ def capture_native_stderr() -> Iterator[NativeCapture]:
     with tempfile.TemporaryFile(mode="w+b") as tmp:
         os.dup2(tmp.fileno(), 2)
         try:
-            yield capture
+            # onnxruntime's Python wrapper print()s its "EP Error ... Falling back" banner to stdout
+            # (e.g. TensorRT libraries missing): send it into the capture too, where extract_facts reads it.
+            with contextlib.redirect_stdout(sys.stderr):
+                yield capture
         finally:
             sys.stderr.flush()
             os.dup2(saved, 2)
@@ -92,10 +98,18 @@ class LogFacts:
 def extract_facts(lines: list[LogLine]) -> LogFacts:
     facts = LogFacts()
     load_error: str | None = None
+    ep_error: str | None = None  # the Python wrapper's "EP Error <reason>" line, before "when using [...]"
     current_ep: str | None = None
     for line in lines:
         msg = line.message
         keep = False
+        if m := _EP_ERROR.match(msg.strip()):
+            ep_error = _CPP_PREFIX.sub("", m.group(1)).strip()
+            keep = True
+        elif ep_error is not None and (m := _EP_ERROR_USING.search(msg)):
+            facts.ep_failures.setdefault(m.group(1), ep_error)
+            ep_error = None
+            keep = True
         placed = _PLACED.match(msg)
         if placed:
             current_ep = placed.group(2)

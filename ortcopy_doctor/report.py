@@ -101,6 +101,8 @@ class Report:
 def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) -> Summary:
     by_provider: dict[str, int] = {}
     for node in evidence.nodes:
+        if node.op_type in ("MemcpyToHost", "MemcpyFromHost"):
+            continue  # counted as copies, not as compute
         key = short(node.provider) if node.provider else "unknown"
         by_provider[key] = by_provider.get(key, 0) + 1
     memcpy_us = 0.0
@@ -142,10 +144,11 @@ def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding]) -> s
         return (f"{provider} was requested but is not active: the model ran on "
                 f"{', '.join(short(p) for p in evidence.session.active_providers)}. {evidence.session.ep_failure}")
     primary = evidence.session.active_providers[0] if evidence.session.active_providers else CPU
+    compute = sum(summary.nodes_by_provider.values())
     if not is_device(primary):
-        return f"CPU-only session: no host↔device copies (all {len(evidence.nodes)} nodes on CPU)."
+        return f"CPU-only session: no host↔device copies (all {compute} nodes on CPU)."
     if summary.copies_per_run == 0:
-        return f"No host↔device copies per run{predicted}: all {len(evidence.nodes)} nodes on {short(primary)}."
+        return f"No host↔device copies per run{predicted}: all {compute} nodes on {short(primary)}."
     parts = []
     if summary.feed_copies:
         parts.append(f"{summary.feed_copies} feed")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..rules import fmt_bytes
 
@@ -35,8 +36,9 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
         for column in ("kind", "direction", "tensor", "bytes/run", "node", "IO binding removes it"):
             table.add_column(column)
         for c in report.copies:
-            table.add_row(KIND_LABEL[c.kind], DIRECTION_LABEL[c.direction], c.tensor, fmt_bytes(c.bytes_per_run),
-                          c.node or "", "yes" if c.removable_by_binding else "no")
+            # Text(), not str: a str cell is parsed as rich markup, and tensor/node names are untrusted.
+            table.add_row(KIND_LABEL[c.kind], DIRECTION_LABEL[c.direction], Text(c.tensor), fmt_bytes(c.bytes_per_run),
+                          Text(c.node or ""), "yes" if c.removable_by_binding else "no")
         console.print(table)
     s = report.summary
     if predicted:
