@@ -65,8 +65,7 @@ def test_binding_code_runs_and_leaves_only_unremovable_copies(tmp_path, tracer_c
     _, report = _check(tmp_path, name)
     namespace: dict = {}
     exec(compile(report.binding.code, "<binding code>", "exec"), namespace)  # noqa: S102 - generated code under test
-    session, binding = namespace["session"], namespace["binding"]
     with tracer_cls() as tracer:
-        session.run_with_iobinding(binding)
+        namespace["infer"]()
     copies = json.loads(json.dumps(to_jsonable(report.copies)))
     assert census_totals(to_jsonable(tracer.census)) == report_totals(copies, only_unremovable=True)
