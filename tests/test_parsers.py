@@ -1,0 +1,125 @@
+"""ORT's native log and profile, parsed from raw output recorded on the H200 (ORT 1.31.1)."""
+
+from __future__ import annotations
+
+import json
+
+from fixture_loader import RAW_FIXTURES, raw_text
+from ortcopy_doctor import ortlog
+from ortcopy_doctor.evidence import MemcpyInsertion
+from ortcopy_doctor.profile import parse_events, parse_profile, tensor_bytes
+
+
+def _facts(name: str) -> ortlog.LogFacts:
+    return ortlog.extract_facts(ortlog.parse_lines(raw_text(name)))
+
+
+def test_log_names_the_node_without_a_cuda_kernel():
+    assert _facts("cpu_op_between.h200.log.gz").kernel_not_found == {"celu": "Celu"}
+
+
+def test_log_memcpy_insertions_in_insertion_order():
+    assert _facts("cpu_op_between.h200.log.gz").memcpy == [
+        MemcpyInsertion("MemcpyFromHost", "h2", "CUDAExecutionProvider"),
+        MemcpyInsertion("MemcpyToHost", "h1", "CUDAExecutionProvider"),
+    ]
+
+
+def test_log_node_placement_section():
+    facts = _facts("cpu_op_between.h200.log.gz")
+    assert facts.placement == {
+        "CPUExecutionProvider": [("Celu", "celu")],
+        "CUDAExecutionProvider": [("MatMul", "matmul1"), ("MatMul", "matmul2"), ("MemcpyFromHost", "Memcpy"),
+                                  ("MemcpyToHost", "Memcpy_token_0")],
+    }
+    assert facts.placement_counts == {"CPUExecutionProvider": 1, "CUDAExecutionProvider": 4}
+
+
+def test_log_all_nodes_placed_counts_subgraph_nodes():
+    facts = _facts("if_on_device.h200.log.gz")
+    assert facts.placement_counts == {"CUDAExecutionProvider": 6}
+    assert facts.memcpy == [MemcpyInsertion("MemcpyToHost", "cond", "CUDAExecutionProvider")]
+
+
+def test_log_reason_the_cuda_provider_did_not_load():
+    facts = _facts("cuda_missing.cpu.log.gz")
+    assert facts.ep_failures == {
+        "CUDAExecutionProvider": "Failed to load library libonnxruntime_providers_cuda.so with error: "
+        "libcublasLt.so.13: cannot open shared object file: No such file or directory "
+        "(Failed to create CUDAExecutionProvider. Require cuDNN 9.* and CUDA 13.*)"
+    }
+
+
+def test_log_force_fallback_line_marks_cpu_preferred_node():
+    line = ("2026-11-30 08:49:57.291 [I:onnxruntime:, fallback_cpu_capability.cc:185 GetCpuPreferredNodes] "
+            "Force fallback to CPU execution for node: gather because the CPU execution path is deemed faster "
+            "than overhead involved with execution on other EPs  capable of executing this node")
+    facts = ortlog.extract_facts(ortlog.parse_lines(line))
+    assert list(facts.cpu_preferred) == ["gather"]
+
+
+def test_log_continuation_lines_join_the_previous_severity():
+    lines = ortlog.parse_lines("2026-01-01 00:00:00.0 [E:onnxruntime:x, a.cc:1 f] first\nsecond line\n")
+    assert [(line.severity, line.message) for line in lines] == [("E", "first"), ("E", "second line")]
+
+
+def test_capture_native_stderr_catches_writes_to_fd_2(capfd):
+    import os
+
+    with ortlog.capture_native_stderr() as captured:
+        os.write(2, b"native line\n")
+    assert captured.text == "native line\n"
+    assert capfd.readouterr().err == ""
+
+
+def test_profile_runs_and_kernel_events_sorted_by_ts():
+    path = RAW_FIXTURES / "cpu_op_between.h200.profile.json.gz"
+    import gzip
+
+    events = json.loads(gzip.open(path, "rt").read())
+    runs, nodes = parse_events(events, warmup_runs=1)
+    assert [(r.run, r.warmup) for r in runs] == [(0, True), (1, False), (2, False)]
+    measured = [(n.name, n.op_type, n.provider, n.output_bytes) for n in nodes if n.run == 1]
+    assert measured == [
+        ("matmul1", "MatMul", "CUDAExecutionProvider", 1024),
+        ("Memcpy_token_0", "MemcpyToHost", "CUDAExecutionProvider", 1024),
+        ("celu", "Celu", "CPUExecutionProvider", 1024),
+        ("Memcpy", "MemcpyFromHost", "CUDAExecutionProvider", 1024),
+        ("matmul2", "MatMul", "CUDAExecutionProvider", 256),
+    ]
+
+
+def test_profile_written_in_end_time_order_is_resorted():
+    events = [
+        {"cat": "Node", "name": "b_kernel_time", "ts": 20, "dur": 1, "args": {"op_name": "Relu", "provider": "P"}},
+        {"cat": "Session", "name": "model_run", "ts": 5, "dur": 30},
+        {"cat": "Node", "name": "a_kernel_time", "ts": 10, "dur": 1, "args": {"op_name": "Relu", "provider": "P"}},
+    ]
+    _, nodes = parse_events(events)
+    assert [n.name for n in nodes] == ["a", "b"]
+
+
+def test_profile_old_form_fence_events_are_skipped_and_missing_fields_default():
+    events = [
+        {"cat": "Session", "name": "model_run", "ts": 0, "dur": 100},
+        {"cat": "Node", "name": "n_fence_before", "ts": 1, "dur": 0, "args": {}},
+        {"cat": "Node", "name": "n_kernel_time", "ts": 2, "dur": 5,
+         "args": {"output_type_shape": [{"float": [2, 3]}]}},
+        {"cat": "Node", "name": "n_fence_after", "ts": 8, "dur": 0, "args": {}},
+    ]
+    _, nodes = parse_events(events)
+    assert [(n.name, n.op_type, n.provider, n.output_bytes) for n in nodes] == [("n", "n", "", 24)]
+
+
+def test_profile_trace_events_object_form(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"traceEvents": [{"cat": "Session", "name": "model_run", "ts": 0, "dur": 1}]}))
+    runs, nodes = parse_profile(path)
+    assert len(runs) == 1 and nodes == []
+
+
+def test_tensor_bytes_of_profile_shape_entries():
+    assert tensor_bytes({"float": [2, 128]}) == 1024
+    assert tensor_bytes({"int64": [2, 245]}) == 3920
+    assert tensor_bytes({"bool": []}) == 1
+    assert tensor_bytes({"unknown_type": [4]}) == 0
