@@ -37,7 +37,8 @@ class FailOn(str, Enum):
 
 
 def _stdout() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+    # soft_wrap: a line (the verdict, a finding) stays one line when piped; tables still fit the width.
+    return Console(highlight=False, soft_wrap=True)
 
 
 def _fail(message: str, code: int) -> None:
