@@ -220,8 +220,10 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                 session, _ = _create_session(ort, model_path, so, options)
                 active = list(session.get_providers())
                 assignment = _assignment(session)
-                say("profiled runs")
-                for _ in range(options.warmup_runs + options.profiled_runs):
+                total = options.warmup_runs + options.profiled_runs
+                for i in range(total):
+                    say(f"warm-up run {i + 1}/{options.warmup_runs}" if i < options.warmup_runs
+                        else f"profiled run {i + 1 - options.warmup_runs}/{options.profiled_runs}")
                     _run(session, arrays, model_path)
                 profile_path = session.end_profiling()
                 profiling_start_ns = int(session.get_profiling_start_time_ns())
@@ -269,7 +271,9 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
             for _ in range(max(0, options.warmup_runs - 1)):
                 _run(timing_session, arrays, model_path)
             run_ms: list[float] = []
-            for _ in range(options.timed_runs):
+            for i in range(options.timed_runs):
+                if i % 10 == 0:
+                    say(f"timed runs {i}/{options.timed_runs}")
                 start = time.perf_counter()
                 _run(timing_session, arrays, model_path)
                 run_ms.append((time.perf_counter() - start) * 1000.0)
