@@ -1,11 +1,11 @@
 # make demo: set up .venv and write reports/demo.html from the bundled example.
-# make test: set up .venv and run the whole test suite (what CI runs).
+# make test: set up .venv, install Debian's chromium if missing (browser tests), run the whole test suite (what CI runs).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test clean
+.PHONY: demo test chromium clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +16,14 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/ortcopy-doctor demo
 
-test: $(STAMP)
+# tests/test_browser.py opens the HTML reports in headless chromium; installing it needs root and Debian's archive.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "chromium not found: installing Debian's chromium for tests/test_browser.py"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
+
+test: $(STAMP) chromium
 	$(PY) -m pytest -q
 
 clean:
-	rm -rf $(VENV) build dist reports/*.html reports/*.onnx
+	rm -rf $(VENV) build dist reports/*.html reports/*.onnx tests/artifacts

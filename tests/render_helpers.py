@@ -1,0 +1,235 @@
+"""Shared helpers for the renderer, browser and wheel tests.
+
+Fixtures are recorded GPU evidence (tests/fixtures/gpu/*.json.gz: {"report": <report dict>, ...});
+``load_report`` wants a plain JSON file of that report dict, so each test writes one to its tmp dir.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import os
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+FIXTURES = TESTS / "fixtures" / "gpu"
+GOLDEN = TESTS / "golden"
+ARTIFACTS = TESTS / "artifacts"
+
+# The fixtures the golden files and the browser test cover.
+GOLDEN_FIXTURES = ["cpu_op_between", "demo"]
+
+UPDATE_ENV = "ORTCOPY_UPDATE_GOLDEN"
+
+# Untrusted names: HTML markup, both quote kinds, &, non-ASCII, rich console markup.
+EVIL_NODE = '<script>alert("x")</script> & ü'
+EVIL_TENSOR = "<img src=x onerror=alert('t')> & ü \"t\""
+EVIL_INPUT = "in'put\" & ü"
+EVIL_OUTPUT = "[bold]out[/bold] [/] & ü"
+
+
+def fixture_report_dict(name: str) -> dict[str, Any]:
+    with gzip.open(FIXTURES / f"{name}.json.gz", "rt", encoding="utf-8") as f:
+        data = json.load(f)
+    return data["report"]
+
+
+def write_report_json(report_dict: dict[str, Any], path: Path) -> Path:
+    path.write_text(json.dumps(report_dict, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def fixture_json(name: str, tmp_path: Path) -> Path:
+    """The fixture's report dict as a plain JSON file that ``load_report`` reads."""
+    return write_report_json(fixture_report_dict(name), tmp_path / f"{name}.json")
+
+
+def load_fixture(name: str, tmp_path: Path):
+    from ortcopy_doctor.report import load_report
+
+    return load_report(fixture_json(name, tmp_path))
+
+
+def renamed(value: Any, mapping: dict[str, str]) -> Any:
+    """A deep copy of ``value`` with every string exactly equal to a key of ``mapping`` replaced."""
+    if isinstance(value, dict):
+        return {k: renamed(v, mapping) for k, v in value.items()}
+    if isinstance(value, list):
+        return [renamed(v, mapping) for v in value]
+    if isinstance(value, str):
+        return mapping.get(value, value)
+    return copy.deepcopy(value)
+
+
+def evil_report(tmp_path: Path):
+    """cpu_op_between with its CPU node, a Memcpy'd tensor, the input and the output renamed to hostile names.
+
+    Only the evidence is renamed: ``load_report`` re-analyses it, so copies, findings and binding code
+    are all derived from the hostile names.
+    """
+    from ortcopy_doctor.report import load_report
+
+    report = fixture_report_dict("cpu_op_between")
+    mapping = {"celu": EVIL_NODE, "h1": EVIL_TENSOR, "x": EVIL_INPUT, "y": EVIL_OUTPUT}
+    evidence = renamed(report["evidence"], mapping)
+    return load_report(write_report_json(evidence, tmp_path / "evil.json"))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Masking volatile parts before comparing with the golden files.
+
+_TIME_UNIT = r"(?=\s?(?:ms|µs|us)(?![A-Za-z]))"
+
+
+def _hash_number(m: re.Match[str]) -> str:
+    whole, _, frac = m.group(0).partition(".")
+    return "#" + ("." + "#" * len(frac) if frac else "")
+
+
+def mask_text(text: str, report) -> str:
+    """Mask what differs between recordings but not in what the renderers do with it.
+
+    Timing numbers keep their format (``0.238 ms`` -> ``#.### ms``) so a change of precision or unit
+    still shows in the golden diff.
+    """
+    ev = report.evidence
+    model_dir = os.path.dirname(ev.model.path)
+    if model_dir:
+        text = text.replace(model_dir, "<MODEL_DIR>")
+    text = re.sub(r"/tmp/[^\s/'\"<>]+/", "<TMP>/", text)
+    if ev.created_utc:
+        text = text.replace(ev.created_utc, "<CREATED_UTC>")
+    text = re.sub(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z", "<UTC>", text)
+    text = re.sub(r"(ortcopy-doctor )\d+\.\d+\.\d+\S*?(?=[\s,<'\"]|$)", r"\1<VERSION>", text)
+    text = re.sub(r"\d+(?:\.\d+)?" + _TIME_UNIT, _hash_number, text)
+    text = re.sub(r"(?<=\bp10 )\d+(?:\.\d+)?|(?<=\bp90 )\d+(?:\.\d+)?", _hash_number, text)
+    text = re.sub(r"\d+\.\d+(?= – )", _hash_number, text)  # "0.223 – 0.259 ms" in the HTML
+    return text
+
+
+_TIME_KEYS = {"ts_us", "dur_us", "run_ms", "session_create_ms", "first_run_ms", "median_run_ms", "p10_run_ms",
+              "p90_run_ms", "memcpy_node_time_us_per_run"}
+
+
+def _mask_numbers(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_mask_numbers(v) for v in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "<time>"
+    return value
+
+
+def _mask_json_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if k in _TIME_KEYS:
+                out[k] = _mask_numbers(v)
+            elif k in ("created_utc", "tool_version") and isinstance(v, str):
+                out[k] = f"<{k.upper()}>"
+            else:
+                out[k] = _mask_json_value(v)
+        return out
+    if isinstance(value, list):
+        return [_mask_json_value(v) for v in value]
+    return value
+
+
+def mask_json(text: str, report) -> str:
+    """Mask the timing fields, timestamps and tool version structurally, then paths etc. as in the text."""
+    masked = _mask_json_value(json.loads(text))
+    return mask_text(json.dumps(masked, indent=1, ensure_ascii=False), report) + "\n"
+
+
+def check_golden(name: str, actual: str) -> None:
+    """Compare with tests/golden/<name>; ORTCOPY_UPDATE_GOLDEN=1 rewrites the file instead."""
+    path = GOLDEN / name
+    if os.environ.get(UPDATE_ENV) == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(actual, encoding="utf-8", newline="\n")
+        return
+    if not path.exists():
+        raise AssertionError(f"golden file {path} is missing: run with {UPDATE_ENV}=1 to write it, then review it")
+    expected = path.read_text(encoding="utf-8")
+    if actual != expected:
+        import difflib
+
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
+                                            f"golden/{name}", "actual", n=2))
+        if len(diff) > 8000:
+            diff = diff[:8000] + "\n... (diff truncated)\n"
+        raise AssertionError(f"{name} differs from its golden file (if the change is intended, rerun with "
+                             f"{UPDATE_ENV}=1 and review the diff):\n{diff}")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Network references in the HTML.
+
+_URL_ATTRS = {"src", "href", "srcset", "action", "formaction", "data", "poster", "background", "cite", "manifest",
+              "xlink:href", "ping"}
+_REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)  # http://, https://, //host, ws://
+
+
+class _RefFinder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.problems: list[str] = []
+        self.scripts: list[dict[str, str | None]] = []
+        self._in_style = False
+        self.style_text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "script":
+            self.scripts.append(a)
+            if a.get("src"):
+                self.problems.append(f"<script src={a['src']!r}>: scripts must be inline")
+        if tag == "link" and "stylesheet" in (a.get("rel") or "").lower():
+            self.problems.append(f"<link rel=stylesheet href={a.get('href')!r}>: styles must be inline")
+        if tag == "link" and a.get("href") and _REMOTE.match(a["href"] or ""):
+            self.problems.append(f"<link href={a['href']!r}>")
+        if tag in ("iframe", "object", "embed") :
+            self.problems.append(f"<{tag}> element")
+        for name, value in attrs:
+            if name in _URL_ATTRS and value and (_REMOTE.match(value) or "http://" in value or "https://" in value):
+                self.problems.append(f"<{tag} {name}={value!r}>: network reference")
+            if name == "style" and value and re.search(r"url\(|@import", value, re.IGNORECASE):
+                self.problems.append(f"<{tag} style={value!r}>: url() in inline style")
+        if tag == "style":
+            self._in_style = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "style":
+            self._in_style = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_style:
+            self.style_text.append(data)
+
+
+def network_references(html: str) -> list[str]:
+    """Everything in ``html`` that would make a browser fetch something: must be empty for a self-contained file."""
+    finder = _RefFinder()
+    finder.feed(html)
+    finder.close()
+    problems = list(finder.problems)
+    css = "".join(finder.style_text)
+    for m in re.finditer(r"url\(\s*['\"]?([^)'\"]*)|@import\s+[^;]*", css, re.IGNORECASE):
+        if m.group(0).lower().startswith("@import") or not (m.group(1) or "").startswith("data:"):
+            problems.append(f"CSS {m.group(0)!r}")
+    # Belt and braces: any src/href attribute value anywhere (also in script strings) pointing off the machine.
+    for m in re.finditer(r"""\b(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", html, re.IGNORECASE):
+        problems.append(f"raw {m.group(0)!r}")
+    return problems
+
+
+def script_tags(html: str) -> list[dict[str, str | None]]:
+    finder = _RefFinder()
+    finder.feed(html)
+    finder.close()
+    return finder.scripts

@@ -1,0 +1,226 @@
+"""Open the HTML report of each recorded fixture in headless Chromium (Debian's /usr/bin/chromium).
+
+Plain command-line Chromium, no extra Python packages: ``--screenshot`` keeps a PNG per fixture under
+tests/artifacts/ (git-ignored) to look at, ``--dump-dom`` gives the DOM after the page's script ran, and
+``--enable-logging=stderr`` puts every console message on stderr as ``INFO:CONSOLE`` lines. The report logs
+nothing, so any console line (an uncaught exception, a console.error) fails the test.
+
+The interactive parts (sortable tables, the node filter, the copy button) are exercised by a copy of the
+report with a small harness script appended: it clicks and types, then writes what it saw into the DOM,
+which --dump-dom returns.
+
+`make test` installs chromium (Debian package) when it is missing; without it these tests are skipped.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+from markupsafe import escape
+
+from render_helpers import ARTIFACTS, GOLDEN_FIXTURES, evil_report, load_fixture, network_references
+
+CHROMIUM_TIMEOUT_S = 60
+
+
+def _chromium() -> str | None:
+    for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+CHROMIUM = _chromium()
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="chromium is not installed (/usr/bin/chromium): `make test` installs it with "
+           "`apt-get install -y chromium`, or set CHROMIUM=/path/to/chromium",
+)
+
+
+def run_chromium(args: list[str], tmp_path: Path, tag: str) -> subprocess.CompletedProcess[str]:
+    profile = tmp_path / f"profile-{tag}"
+    cmd = [
+        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+        "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-extensions", "--mute-audio",
+        f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args,
+    ]
+    env = dict(os.environ, HOME=str(tmp_path))  # keep ~/.config, ~/.cache and crash dumps out of the real home
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=CHROMIUM_TIMEOUT_S, env=env,
+                              cwd=tmp_path)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"chromium did not finish within {CHROMIUM_TIMEOUT_S} s: {' '.join(cmd)}\n"
+                    f"stderr: {(exc.stderr or b'')[-3000:]!r}")
+    assert proc.returncode == 0, f"chromium exited {proc.returncode}: {' '.join(cmd)}\n{proc.stderr[-3000:]}"
+    return proc
+
+
+def console_problems(stderr: str) -> list[str]:
+    """Console messages and uncaught errors from the page (Chromium's own dbus/GPU warnings are not these)."""
+    lines = []
+    for line in stderr.splitlines():
+        if ":CONSOLE" in line or "Uncaught" in line or "Refused to" in line:
+            lines.append(line)
+    return lines
+
+
+def page_url(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()[:24]
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def text_of(dom: str, element_id: str) -> str:
+    m = re.search(rf'<[a-z0-9]+[^>]*\bid="{element_id}"[^>]*>(.*?)</', dom, re.DOTALL)
+    assert m, f"#{element_id} not in the DOM"
+    return htmllib.unescape(re.sub(r"<[^>]+>", "", m.group(1)))
+
+
+def tbody_rows(dom: str, table_id: str) -> list[str]:
+    m = re.search(rf'<table[^>]*\bid="{table_id}"[^>]*>.*?<tbody>(.*?)</tbody>', dom, re.DOTALL)
+    assert m, f"table #{table_id} not in the DOM"
+    return re.findall(r"<tr\b.*?</tr>", m.group(1), re.DOTALL)
+
+
+@pytest.fixture(params=GOLDEN_FIXTURES)
+def report_file(request, tmp_path):
+    report = load_fixture(request.param, tmp_path)
+    path = tmp_path / f"{request.param}.html"
+    path.write_text(report.to_html(), encoding="utf-8")
+    return request.param, report, path
+
+
+def test_screenshot(report_file, tmp_path):
+    name, report, path = report_file
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    png = ARTIFACTS / f"{name}.png"
+    png.unlink(missing_ok=True)
+    proc = run_chromium([f"--screenshot={png}", "--window-size=1280,2000", page_url(path)], tmp_path, "shot")
+    assert png.is_file(), f"no screenshot written:\n{proc.stderr[-3000:]}"
+    assert png_size(png) == (1280, 2000)
+    assert png.stat().st_size > 20_000, "screenshot is suspiciously small (blank page?)"
+    assert console_problems(proc.stderr) == []
+
+
+def test_dom_after_load(report_file, tmp_path):
+    name, report, path = report_file
+    html = path.read_text(encoding="utf-8")
+    assert network_references(html) == []
+    proc = run_chromium(["--dump-dom", page_url(path)], tmp_path, "dom")
+    dom = proc.stdout
+    assert console_problems(proc.stderr) == []
+    assert dom.lstrip().startswith("<!DOCTYPE html>"), dom[:200]  # standards mode, a whole document
+    assert text_of(dom, "verdict") == report.verdict
+    assert len(tbody_rows(dom, "copies-table")) == len(report.copies)
+    nodes = tbody_rows(dom, "nodes-table")
+    assert len(nodes) == len(report.evidence.nodes)
+    assert sum('class="cpu"' in row for row in nodes) == sum(
+        n.provider == "CPUExecutionProvider" for n in report.evidence.nodes)
+    assert text_of(dom, "binding-code") == report.binding.code
+    # Chromium parsed the same document the renderer wrote: one inline script, nothing else loaded.
+    assert dom.count("<script") == 1
+
+
+HARNESS = r"""
+<script>
+(function () {
+  var out = {errors: []};
+  window.addEventListener("error", function (e) { out.errors.push(String(e.message)); });
+  try {
+    var copies = document.getElementById("copies-table");
+    if (copies) {
+      var bytesCol = Array.prototype.map.call(copies.tHead.rows[0].cells, function (c) { return c.textContent; })
+        .indexOf("bytes / run");
+      var sorts = function () {
+        return Array.prototype.map.call(copies.tBodies[0].rows, function (r) {
+          return parseFloat(r.cells[bytesCol].getAttribute("data-sort"));
+        });
+      };
+      copies.tHead.rows[0].cells[bytesCol].click();
+      out.bytesAscending = sorts();
+      copies.tHead.rows[0].cells[bytesCol].click();
+      out.bytesDescending = sorts();
+      var tensorCol = 2;
+      copies.tHead.rows[0].cells[tensorCol].click();
+      out.tensorsAscending = Array.prototype.map.call(copies.tBodies[0].rows, function (r) {
+        return r.cells[tensorCol].textContent;
+      });
+    }
+    var filter = document.querySelector("input.filter");
+    var nodes = document.getElementById("nodes-table");
+    var visible = function () {
+      return Array.prototype.filter.call(nodes.tBodies[0].rows, function (r) { return r.style.display !== "none"; })
+        .map(function (r) { return r.cells[0].textContent; });
+    };
+    filter.value = "__FILTER__";
+    filter.dispatchEvent(new Event("input"));
+    out.filtered = visible();
+    filter.value = "";
+    filter.dispatchEvent(new Event("input"));
+    out.unfiltered = visible().length;
+    var copy = document.getElementById("copy-code");
+    copy.click();
+    out.copyButton = copy.textContent;
+  } catch (e) {
+    out.errors.push(String(e && e.stack || e));
+  }
+  var pre = document.createElement("pre");
+  pre.id = "harness-result";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>
+"""
+
+
+def test_interaction(report_file, tmp_path):
+    name, report, path = report_file
+    cpu = next(n.name for n in report.evidence.nodes if n.provider == "CPUExecutionProvider")
+    harness = HARNESS.replace("__FILTER__", cpu.replace("\\", "\\\\").replace('"', '\\"'))
+    page = tmp_path / f"{name}-harness.html"
+    page.write_text(path.read_text(encoding="utf-8").replace("</body>", harness + "</body>"), encoding="utf-8")
+    proc = run_chromium(["--dump-dom", page_url(page)], tmp_path, "harness")
+    assert console_problems(proc.stderr) == []
+    result = json.loads(text_of(proc.stdout, "harness-result"))
+    assert result["errors"] == []
+    sizes = sorted(c.bytes_per_run or 0 for c in report.copies)
+    assert result["bytesAscending"] == sizes
+    assert result["bytesDescending"] == sizes[::-1]
+    assert result["tensorsAscending"] == sorted((c.tensor for c in report.copies), key=str.lower)
+    assert cpu in result["filtered"]
+    assert len(result["filtered"]) < len(report.evidence.nodes)
+    assert result["unfiltered"] == len(report.evidence.nodes)
+    assert result["copyButton"] in ("Copy", "Copied")
+
+
+def test_evil_names_stay_text_in_the_browser(tmp_path):
+    """Hostile node/tensor names render as text: no element or script from them, no console output."""
+    from render_helpers import EVIL_NODE, EVIL_TENSOR
+
+    report = evil_report(tmp_path)
+    path = tmp_path / "evil.html"
+    path.write_text(report.to_html(), encoding="utf-8")
+    proc = run_chromium(["--dump-dom", page_url(path)], tmp_path, "evil")
+    dom = proc.stdout
+    assert console_problems(proc.stderr) == []
+    assert dom.count("<script") == 1
+    assert "<img" not in dom
+    assert str(escape(EVIL_NODE)).replace("&#34;", '"') in dom
+    assert text_of(dom, "verdict") == report.verdict
+    cells = [htmllib.unescape(re.sub(r"<[^>]+>", "", row)) for row in tbody_rows(dom, "copies-table")]
+    assert any(EVIL_TENSOR in cell for cell in cells)
