@@ -3,5 +3,7 @@
 __version__ = "0.1.0"
 
 from .api import CheckOptions, Report, analyse, check, load_report  # noqa: E402
+from .watch import WatchReport, instrumented_session, pytest_watch, watch  # noqa: E402
 
-__all__ = ["CheckOptions", "Report", "__version__", "analyse", "check", "load_report"]
+__all__ = ["CheckOptions", "Report", "WatchReport", "__version__", "analyse", "check", "instrumented_session",
+           "load_report", "pytest_watch", "watch"]

@@ -44,6 +44,9 @@ class Copy:
     cause: str = ""
     removable_by_binding: bool = False
     source: str = "placement"  # placement, profile, log
+    # Transfer census (CUPTI): True where every traced run shows this copy with this count and bytes, False where
+    # it does not, None without a census.
+    confirmed: bool | None = None
 
 
 @dataclass

@@ -36,6 +36,13 @@ class FailOn(str, Enum):
     never = "never"
 
 
+SARIF_HELP = "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs."
+TRACE_HELP = "Write the profiled runs as Chrome/Perfetto trace JSON here, transfers marked with their bytes."
+MAX_BYTES_HELP = "Exit 1 when the host<->device bytes per run exceed N (e.g. 500000, 500KB, 1.5MB)."
+ALLOW_HELP = ("A finding kind your team accepts, by rule id or slug (OCD004, feed-copy; repeatable): never fails "
+              "--fail-on, and is a suppressed note in SARIF.")
+
+
 def _stdout() -> Console:
     # soft_wrap: a line (the verdict, a finding) stays one line when piped; tables still fit the width.
     return Console(highlight=False, soft_wrap=True)
@@ -131,6 +138,12 @@ def check(
     custom_op_library: list[Path] = typer.Option([], "--custom-op-library", help="Shared library of custom ops to register."),
     static: bool = typer.Option(False, "--static", help="Predict placement and copies from the model alone; create no session (works without a GPU)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
+    measure_binding: Optional[bool] = typer.Option(None, "--measure-binding/--no-measure-binding", help="Time plain run() against the binding plan, everything bound on the device and a CUDA graph (default: on where the CUDA EP is active)."),
+    measure_runs: int = typer.Option(50, "--measure-runs", min=5, help="Timed runs per binding variant (--measure-binding)."),
+    sarif: Optional[Path] = typer.Option(None, "--sarif", help=SARIF_HELP),
+    trace: Optional[Path] = typer.Option(None, "--trace", help=TRACE_HELP),
+    max_transfer_bytes: Optional[str] = typer.Option(None, "--max-transfer-bytes", help=MAX_BYTES_HELP),
+    allow: list[str] = typer.Option([], "--allow", help=ALLOW_HELP),
 ) -> None:
     """Run the model with profiling and report every host<->device copy, its cause and its fix."""
 
@@ -149,15 +162,20 @@ def check(
             check_writable(html_path, "--html")
         if json_path is not None:
             check_writable(json_path, "--json")
+        from .gate import CiOptions
+
+        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace)
         options = CheckOptions(
             providers=resolve(provider), provider_options=_parse_kv(provider_option, "--provider-option"),
             device_id=device_id, dims=parse_dims(dim), shapes=parse_shapes(shape), inputs_file=inputs,
             warmup_runs=warmup, profiled_runs=runs, timed_runs=timed_runs, custom_op_libraries=list(custom_op_library),
             static=static,
+            measure_binding=measure_binding, measure_runs=measure_runs,
         )
         with _progress(sys.stderr.isatty() and not quiet) as progress:
             report = run_check(model, options, progress=progress)
         written = _write_outputs(report, html_path, json_path)
+        written += ci.write(report)
         out = _stdout()
         if quiet:
             out.print(_esc(report.verdict))
@@ -165,7 +183,7 @@ def check(
             print_report(report, out)
             for path in written:
                 out.print(f"wrote {_esc(str(path))}")
-        return int(ExitCode.FINDINGS) if report.fails(fail_on.value) else int(ExitCode.CLEAN)
+        return ci.exit_code(report, out, quiet)
 
     _guard(body)
 
@@ -176,6 +194,10 @@ def report(
     html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the re-analysed report as JSON here."),
     fail_on: FailOn = typer.Option(FailOn.never, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
+    sarif: Optional[Path] = typer.Option(None, "--sarif", help=SARIF_HELP),
+    trace: Optional[Path] = typer.Option(None, "--trace", help=TRACE_HELP),
+    max_transfer_bytes: Optional[str] = typer.Option(None, "--max-transfer-bytes", help=MAX_BYTES_HELP),
+    allow: list[str] = typer.Option([], "--allow", help=ALLOW_HELP),
 ) -> None:
     """Re-analyse and re-render recorded evidence; needs no ORT session and no GPU."""
 
@@ -187,13 +209,43 @@ def report(
         for path, flag in ((html, "--html"), (json_path, "--json")):
             if path is not None:
                 check_writable(path, flag)
+        from .gate import CiOptions
+
+        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace)
         loaded = load_report(evidence_json)
         written = _write_outputs(loaded, html, json_path)
+        written += ci.write(loaded)
         out = _stdout()
         print_report(loaded, out)
         for path in written:
             out.print(f"wrote {_esc(str(path))}")
-        return int(ExitCode.FINDINGS) if loaded.fails(fail_on.value) else int(ExitCode.CLEAN)
+        return ci.exit_code(loaded, out)
+
+    _guard(body)
+
+
+@app.command()
+def diff(
+    a_json: Path = typer.Argument(..., help="The earlier report: a JSON file written by `check --json`."),
+    b_json: Path = typer.Argument(..., help="The later report to compare with it."),
+    html: Optional[Path] = typer.Option(None, "--html", "-o", help="Write the diff as an HTML page here."),
+    fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help="Exit 1 when b has transfers or findings that a has not."),
+    show_unchanged: bool = typer.Option(False, "--all", help="List unchanged transfers and findings too."),
+) -> None:
+    """Transfers and findings added, removed or changed between two reports, and the latency change."""
+
+    def body() -> int:
+        from .diff import diff_files, render_diff_text
+        from .render.output import check_writable, write_atomic
+
+        if html is not None:
+            check_writable(html, "--html")
+        result = diff_files(a_json, b_json)
+        typer.echo(render_diff_text(result, show_unchanged=show_unchanged), nl=False)
+        if html is not None:
+            write_atomic(html, result.to_html())
+            typer.echo(f"wrote {html}")
+        return int(ExitCode.FINDINGS) if fail_on_regression and result.regressions else int(ExitCode.CLEAN)
 
     _guard(body)
 

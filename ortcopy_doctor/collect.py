@@ -24,6 +24,7 @@ import onnx
 from . import __version__, ortlog, providers as provider_names
 from .environment import collect_environment
 from .errors import EnvironmentProblem, ModelError, UsageError
+from .census_run import CensusCollector
 from .evidence import Evidence, RuntimeNode, SessionEvidence, Timings
 from .feeds import build_feeds
 from .model_info import inspect_model, load_model, walk_nodes
@@ -48,6 +49,13 @@ class CheckOptions:
     timed_runs: int = 20
     seed: int = 0
     custom_op_libraries: list[Path] = field(default_factory=list)
+    # A/B measurement of IO binding (measure.py): None = on where the CUDA EP is active; runs per variant.
+    measure_binding: bool | None = None
+    measure_runs: int = 50
+
+
+# Above this much weight, the evidence session does not save ORT's optimized model (a full copy of the weights).
+OPTIMIZED_MODEL_MAX_WEIGHT_BYTES = 512 * 2**20
 
 
 def _session_options(ort: Any, options: CheckOptions, *, verbose: bool, profile_prefix: str | None,
@@ -119,8 +127,36 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
         )
     if "cuda" in lower and ("failure" in lower or "error" in lower) and stage != "run":
         return EnvironmentProblem(f"onnxruntime could not set up CUDA during {stage}: {first[:300]}")
-    if "protobuf parsing failed" in lower or "load model" in lower and "failed" in lower:
+    if "protobuf parsing failed" in lower:
         return ModelError(f"onnxruntime cannot load {model_path.name}: {first[:300]}: the file is truncated or not ONNX")
+    opset = re.search(r"Opset (\d+) is under development.*?domain (\S+) is till opset (\d+)", text, re.DOTALL)
+    if opset:
+        return ModelError(
+            f"{model_path.name} uses opset {opset.group(1)} of {opset.group(2)}, newer than onnxruntime {ort.__version__} "
+            f"supports (up to opset {opset.group(3)}): upgrade onnxruntime or export with opset {opset.group(3)} or lower"
+        )
+    if "load model" in lower and "failed" in lower:
+        # "Load model from m.onnx failed:This is an invalid model. Error: the graph is not acyclic.": a readable
+        # file whose graph ORT rejects (cycle, duplicate names, failed shape inference): keep ORT's reason.
+        reason = first.split("failed:", 1)[-1].strip()
+        reason = re.sub(r"^\S+:\d+ [^(]*\([^)]*\)\s*", "", reason).rstrip(".") or first  # ORT's C++ location
+        return ModelError(f"onnxruntime rejects {model_path.name} as invalid: {reason[:300]}; fix or re-export the model "
+                          "(onnx.checker.check_model with full_check=True shows the problem)")
+    numpy_type = re.search(r"No corresponding Numpy type for Tensor Type\.?\s*(\w*)", text)
+    if stage == "run" and numpy_type:
+        # the run itself worked: onnxruntime's Python run() cannot return an output of this type as numpy
+        return ModelError(
+            f"{model_path.name} has an output of element type {numpy_type.group(1) or 'unknown'}, which numpy cannot "
+            "hold, so onnxruntime's run() cannot return it: check cannot measure this model; --static predicts it"
+        )
+    kernel = re.search(r"(?:Could not find an implementation for|Failed to find kernel for) (\w+)\((\d+)\)", text)
+    if kernel and stage != "run":
+        return ModelError(
+            f"onnxruntime {ort.__version__} has no kernel for {kernel.group(1)} (opset {kernel.group(2)}) with this "
+            f"model's types on the requested providers, so it cannot run {model_path.name}; --static still predicts it"
+        )
+    # ORT puts its C++ source location and signature before the reason: "/src/x.h:56 ns::F(args) reason"
+    first = re.sub(r"/\S+\.(?:h|cc|cpp|cu|cuh):\d+ (?:[^()]*\([^)]*\)\s*)?", "", first).strip()
     if stage == "run":
         return ModelError(f"the model failed to run on the given inputs: {first[:300]}: check --inputs, --dim and --shape")
     return ModelError(f"onnxruntime refused {model_path.name} during {stage}: {first[:300]}")
@@ -131,15 +167,24 @@ def _create_session(ort: Any, model_path: Path, so: Any, options: CheckOptions) 
     try:
         session = ort.InferenceSession(str(model_path), so, providers=_provider_list(options))
     except Exception as exc:  # onnxruntime raises its own exception types (Fail, InvalidGraph, ...)
-        raise classify_ort_error(exc, model_path, "session creation") from None
-    return session, (time.perf_counter() - start) * 1000.0
+        error = classify_ort_error(exc, model_path, "session creation")
+    else:
+        return session, (time.perf_counter() - start) * 1000.0
+    # Raised outside the except block: ORT's exception (whose traceback holds the half-built native
+    # session) is freed here, so the session's teardown logs inside the caller's fd-2 capture.
+    gc.collect()
+    raise error from None
 
 
 def _run(session: Any, feeds: dict[str, np.ndarray], model_path: Path) -> list[Any]:
     try:
         return session.run(None, feeds)
     except Exception as exc:
-        raise classify_ort_error(exc, model_path, "run") from None
+        error = classify_ort_error(exc, model_path, "run")
+    # The traceback keeps this frame alive: drop the session from it, so that the caller's cleanup
+    # destroys the session (and ORT logs its teardown) inside the fd-2 capture, not on the terminal.
+    del session
+    raise error from None
 
 
 def _assignment(session: Any) -> dict[str, str] | None:
@@ -211,23 +256,34 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
 
     with tempfile.TemporaryDirectory(prefix="ortcopy-doctor-") as tmp:
         tmp_dir = Path(tmp)
-        optimized = tmp_dir / "optimized.onnx"
+        optimized: Path | None = tmp_dir / "optimized.onnx"
+        if info.initializer_bytes > OPTIMIZED_MODEL_MAX_WEIGHT_BYTES:
+            # ORT would write a second copy of every weight into the temporary folder (2.2 GB of weights:
+            # +15 s and +2.2 GB of disk, docs/benchmarks.md): map placement onto the original graph instead.
+            optimized = None
+            notes.append(f"the model's weights ({info.initializer_bytes / 1e9:.1f} GB) are too large to save ORT's "
+                         "optimized graph as well: placement is mapped onto the original graph")
         say("building the evidence session")
         so = _session_options(ort, options, verbose=True, profile_prefix=str(tmp_dir / "profile"), optimized_path=optimized)
         with ortlog.capture_native_stderr() as captured:
             session = None
+            census_run = CensusCollector(options.warmup_runs, options.profiled_runs)
             try:
                 session, _ = _create_session(ort, model_path, so, options)
                 active = list(session.get_providers())
                 assignment = _assignment(session)
                 total = options.warmup_runs + options.profiled_runs
                 for i in range(total):
+                    if i == options.warmup_runs:
+                        census_run.start(active)  # the transfer census traces the profiled runs, not the warm-up
                     say(f"warm-up run {i + 1}/{options.warmup_runs}" if i < options.warmup_runs
                         else f"profiled run {i + 1 - options.warmup_runs}/{options.profiled_runs}")
                     _run(session, arrays, model_path)
+                census_run.stop()
                 profile_path = session.end_profiling()
                 profiling_start_ns = int(session.get_profiling_start_time_ns())
             finally:
+                census_run.stop()  # idempotent: stops the tracer after a failed run too
                 # The session logs at verbose level while it is destroyed, also after a failed run:
                 # keep that inside the capture too.
                 session = None
@@ -241,7 +297,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
             pass
         graph_model: onnx.ModelProto = model
         graph_source = "original_model"
-        if optimized.is_file():
+        if optimized is not None and optimized.is_file():
             try:
                 graph_model = onnx.load(str(optimized), load_external_data=False)
                 graph_source = "optimized_model"
@@ -277,6 +333,8 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                 start = time.perf_counter()
                 _run(timing_session, arrays, model_path)
                 run_ms.append((time.perf_counter() - start) * 1000.0)
+            # Overhead of the census: runs traced the same way, in this unprofiled session.
+            census_run.measure_overhead(lambda: _run(timing_session, arrays, model_path), min(10, options.timed_runs))
         finally:
             timing_session = None
             gc.collect()
@@ -304,6 +362,8 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                         session_create_ms=create_ms, first_run_ms=first_ms),
         mode="measured",
         notes=notes,
+        census=census_run.census,
+        census_status=census_run.status,
         tool_version=__version__,
         created_utc=_now(),
     )
@@ -315,6 +375,9 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                 f"{options.providers[0]} was not active: the predicted section shows what static analysis expects it to do")
         except UsageError as exc:  # no kernel table for this provider: the prediction is an extra, not the check
             evidence.notes.append(f"no prediction for {options.providers[0]}: {exc.message}")
+    from .measure import measure_binding
+
+    evidence.binding_measurement = measure_binding(evidence, model_path, arrays, options, say)
     return evidence
 
 

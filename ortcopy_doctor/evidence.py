@@ -5,7 +5,10 @@ round-trips through JSON, so evidence recorded on a GPU can be re-analysed anywh
 
 Format versions (``FORMAT_VERSION``):
 
-* 1: first version (``predicted`` and ``value_infos`` included).
+* 1: first version (``predicted`` and ``value_infos`` included). Added later, optional with defaults, so
+  older files still load and older readers ignore them: ``census`` (raw transfer records of the profiled
+  runs) and ``census_status``.
+  ``binding_measurement`` (A/B timing of binding variants; omitted from JSON when absent).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
+
+from .census import TransferRecord
 
 FORMAT_VERSION = 1
 
@@ -181,6 +186,92 @@ class Environment:
 
 
 @dataclass
+class CensusEvidence:
+    """Every memcpy traced during the profiled runs of the evidence session, raw enough to redo the attribution.
+
+    ``records`` carry times of the backend's clock (CUPTI ns); ``clock_pairs`` are ``[backend ns, time.time_ns()]``
+    sampled together, which map them onto the ORT profile (``SessionEvidence.profiling_start_ns`` is epoch ns).
+    """
+
+    backend: str  # cupti-python, torch-profiler
+    backend_version: str
+    records: list[TransferRecord] = field(default_factory=list)
+    clock_pairs: list[list[int]] = field(default_factory=list)
+    traced_runs: list[int] = field(default_factory=list)  # profile run indices traced (the profiled, not warm-up, runs)
+    clock_verified: bool = True  # False where the backend's clock mapping was never checked on a GPU
+    # Overhead: wall time of runs traced the same way in the timing session (compare with Timings.run_ms).
+    traced_run_ms: list[float] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class VariantTiming:
+    """One way of running the model, timed in a session without profiling (see measure.py)."""
+
+    variant: str  # plain, plan, all_device, cuda_graph
+    label: str
+    ran: bool
+    skipped_reason: str = ""
+    runs: int = 0
+    median_ms: Optional[float] = None
+    p10_ms: Optional[float] = None
+    p25_ms: Optional[float] = None
+    p75_ms: Optional[float] = None
+    p90_ms: Optional[float] = None
+    # Host<->device transfers of one call: counted by CUPTI ("census") or promised by the plan ("plan").
+    h2d_count: Optional[int] = None
+    h2d_bytes: Optional[int] = None
+    d2h_count: Optional[int] = None
+    d2h_bytes: Optional[int] = None
+    transfer_source: str = ""
+    first_run_ms: Optional[float] = None  # the variant's first call (CUDA graph: the capture)
+    session_create_ms: Optional[float] = None  # where the variant has its own session
+
+
+@dataclass
+class PhaseTiming:
+    """One phase of a bound run: upload, inference, download (timed apart, same shapes)."""
+
+    phase: str  # upload, inference, download
+    what: str
+    runs: int
+    median_ms: Optional[float] = None
+    p10_ms: Optional[float] = None
+    p90_ms: Optional[float] = None
+    bytes: Optional[int] = None
+
+
+@dataclass
+class PinnedTiming:
+    """Upload of the host-fed inputs into fixed device buffers from pageable vs pinned host memory."""
+
+    method: str  # torch, cupy, none
+    bytes: int
+    runs: int = 0
+    pageable_ms: Optional[float] = None
+    pinned_ms: Optional[float] = None
+    staging_ms: Optional[float] = None  # copying the numpy data into the pinned buffer (host to host)
+    skipped_reason: str = ""
+
+
+@dataclass
+class BindingMeasurement:
+    """A/B measurement of IO-binding variants on the same inputs, after warm-up (``check --measure-binding``)."""
+
+    status: str  # measured, skipped, off, failed
+    reason: str = ""
+    runs: int = 0
+    warmup_runs: int = 0
+    transfer_source: str = ""  # census (CUPTI), plan
+    variants: list[VariantTiming] = field(default_factory=list)
+    phases: list[PhaseTiming] = field(default_factory=list)
+    phase_binding: str = ""  # all_device, plan: the binding the phase table used
+    pinned: Optional[PinnedTiming] = None
+    cuda_graph_blockers: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
 class Evidence:
     model: ModelInfo
     session: SessionEvidence
@@ -197,6 +288,11 @@ class Evidence:
     value_infos: list[ValueInfo] = field(default_factory=list)
     # Where the requested EP was not active: what static analysis predicts it would have done.
     predicted: Optional[Evidence] = None
+    # Transfer census of the profiled runs (CUDA EP only), and what happened: "recorded: ..." or "skipped: <why>".
+    census: Optional[CensusEvidence] = None
+    census_status: str = ""
+    # A/B measurement of binding variants (measure.py); left out of the JSON when absent.
+    binding_measurement: Optional[BindingMeasurement] = field(default=None, metadata={"omit_if_default": True})
     tool_version: str = ""
     created_utc: str = ""
     format_version: int = FORMAT_VERSION
@@ -208,7 +304,9 @@ class Evidence:
 def to_jsonable(obj: Any) -> Any:
     """Dataclasses to dicts (field order kept), tuples to lists; everything else as is."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        # A field marked omit_if_default is left out while it holds its default (newer optional data).
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)
+                if not (f.metadata.get("omit_if_default") and getattr(obj, f.name) == f.default)}
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(v) for v in obj]
     if isinstance(obj, dict):

@@ -57,7 +57,7 @@ def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list
                     f"got rank {len(shape)}"
                 )
             for i, (declared, given) in enumerate(zip(value.shape, shape)):
-                if isinstance(declared, int) and declared != given:
+                if isinstance(declared, int) and declared >= 0 and declared != given:
                     raise UsageError(
                         f"--shape {value.name}: dim {i} is fixed to {declared} by the model, got {given}"
                     )
@@ -66,6 +66,11 @@ def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list
         raise UsageError(f"input '{value.name}' has no declared shape: pass --shape {value.name}=AxBxC")
     resolved: list[int] = []
     for i, dim in enumerate(value.shape):
+        if isinstance(dim, int) and dim < 0:
+            raise UsageError(
+                f"input '{value.name}' dim {i} is declared as {dim} in the model, which is not a size: "
+                f"pass --shape {value.name}=AxBxC"
+            )
         if isinstance(dim, int):
             resolved.append(dim)
         elif isinstance(dim, str) and dim in dims:
@@ -86,6 +91,12 @@ def _show(shape: Sequence[object]) -> str:
 
 def synthesize(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
     """A deterministic array for one input. Integers are small and non-negative (valid as ids and indices)."""
+    if value.kind in ("sequence", "map"):
+        # an .npz holds named arrays only: there is no way to pass a sequence or map with --inputs
+        raise UsageError(
+            f"input '{value.name}' is a {value.type_string}: check cannot feed sequence or map inputs "
+            "(they cannot be synthesized and an .npz file holds only tensors)"
+        )
     if value.kind != "tensor" or value.elem_type is None:
         raise UsageError(
             f"input '{value.name}' is a {value.type_string}: inputs that are not tensors cannot be synthesized; "
@@ -114,9 +125,13 @@ def load_inputs_file(path: Path) -> dict[str, np.ndarray]:
     if not path.is_file():
         raise UsageError(f"--inputs file not found: {path}")
     try:
-        with np.load(path, allow_pickle=False) as data:
+        loaded = np.load(path, allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):  # a .npy file: one bare array, no names
+            raise UsageError(f"--inputs {path} holds one array, not named arrays: write it with "
+                             "numpy.savez(path, input_name=array)")
+        with loaded as data:
             return {name: data[name] for name in data.files}
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, KeyError) as exc:
         raise UsageError(f"--inputs {path} is not a readable .npz file ({exc}): write it with numpy.savez") from None
 
 
@@ -147,7 +162,9 @@ def build_feeds(
             _check_given(value, array)
             source = "file"
         else:
-            array = synthesize(value, resolve_shape(value, dims, shapes), rng)
+            # a non-tensor input has no shape to resolve: synthesize() says why it cannot be made
+            shape = resolve_shape(value, dims, shapes) if value.kind == "tensor" else []
+            array = synthesize(value, shape, rng)
             source = "synthesized"
         arrays[value.name] = array
         feeds.append(

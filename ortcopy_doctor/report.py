@@ -3,7 +3,11 @@
 JSON format (``REPORT_FORMAT_VERSION``); the evidence inside carries its own ``format_version``:
 
 * 1: first version: {"format": "ortcopy-doctor-report", "format_version", "verdict", "summary",
-  "copies", "findings", "binding", "evidence"}.
+  "copies", "findings", "binding", "evidence"}. Added later within version 1: "census" (null without a transfer
+  census) and ``confirmed`` on each copy; "prediction" (absent in the oldest files).
+
+The JSON Schema ships as ``ortcopy_doctor/schema/report.schema.json``; docs/json-format.md has the layout and
+this change log. A field added or changed here needs the schema updated (tests/test_schema.py checks).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from .errors import UsageError
 from .evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERSION, Evidence, from_jsonable, to_jsonable
 from .providers import CPU, is_device, short
 from .rules import Finding, Severity, fmt_bytes, run_rules
+from .transfers import CensusReport, census_report, mark_confirmed
 
 REPORT_FORMAT = "ortcopy-doctor-report"
 REPORT_FORMAT_VERSION = 1
@@ -52,6 +57,7 @@ class Report:
     summary: Summary
     verdict: str
     prediction: Report | None = None  # for the requested EP, where it was not active
+    census: CensusReport | None = None  # every traced transfer attributed, where the evidence has a census
 
     def worst_severity(self) -> str | None:
         ranks = [Severity(f.severity).rank for f in self.findings]
@@ -81,6 +87,7 @@ class Report:
                 "copies": to_jsonable(self.prediction.copies),
                 "findings": to_jsonable(self.prediction.findings),
             },
+            "census": None if self.census is None else to_jsonable(self.census),
             "evidence": to_jsonable(self.evidence),
         }
 
@@ -167,12 +174,15 @@ def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding]) -> s
 def analyse(evidence: Evidence) -> Report:
     """Rules and plan over the evidence; no onnxruntime needed."""
     copies = find_copies(evidence)
+    census = census_report(evidence, copies)  # the transfer census makes the copies ground truth
+    if census is not None:
+        mark_confirmed(copies, census)
     findings = run_rules(evidence, copies)
     plan = make_plan(evidence)
     summary = _summary(evidence, copies, findings)
     prediction = analyse(evidence.predicted) if evidence.predicted is not None else None
     return Report(evidence=evidence, copies=copies, findings=findings, binding=plan, summary=summary,
-                  verdict=_verdict(evidence, summary, findings), prediction=prediction)
+                  verdict=_verdict(evidence, summary, findings), prediction=prediction, census=census)
 
 
 def load_report(path: Path | str) -> Report:

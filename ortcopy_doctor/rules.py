@@ -55,9 +55,13 @@ UNBINDABLE_OUTPUT = Rule("OCD006", "unbindable-output", Severity.INFO, "Output c
 CPU_ONLY_INPUT = Rule("OCD007", "cpu-only-input", Severity.INFO, "Input is consumed only on CPU")
 CPU_PREFERRED = Rule("OCD008", "cpu-preferred-node", Severity.INFO, "ORT placed a shape computation on CPU on purpose")
 IN_KERNEL_TRANSFER = Rule("OCD009", "in-kernel-transfer", Severity.INFO, "A kernel transfers data inside its own run")
+UNEXPLAINED_TRANSFER = Rule("OCD010", "unexplained-transfer", Severity.WARNING,
+                            "The transfer census saw a copy no finding explains")
+CENSUS_MISMATCH = Rule("OCD011", "census-mismatch", Severity.WARNING,
+                       "The transfer census disagrees with the profile or the feeds")
 
 RULES = [EP_NOT_ACTIVE, CPU_FALLBACK, MEMCPY_NODE_RULE, FEED_COPY, FETCH_COPY, UNBINDABLE_OUTPUT, CPU_ONLY_INPUT,
-         CPU_PREFERRED, IN_KERNEL_TRANSFER]
+         CPU_PREFERRED, IN_KERNEL_TRANSFER, UNEXPLAINED_TRANSFER, CENSUS_MISMATCH]
 
 
 def _finding(rule: Rule, message: str, fix: str, location: str, bytes_per_run: int | None = None,
@@ -204,9 +208,65 @@ def in_kernel(evidence: Evidence, copies: list[Copy]) -> list[Finding]:
         for c in copies if c.kind == IN_KERNEL]
 
 
+_WHERE = {"feed": "before the run's first node (feed phase)", "fetch": "after the run's last node (fetch phase)",
+          "outside": "outside every run of the session", "between_nodes": "inside a run but in no node's event"}
+
+
+def unexplained_transfers(evidence: Evidence, copies: list[Copy]) -> list[Finding]:
+    """OCD010: a host<->device copy the census saw that no other finding predicted: listed, never dropped."""
+    from .transfers import census_report
+
+    census = census_report(evidence, copies)
+    if census is None:
+        return []
+    runs = max(1, len(census.traced_runs))
+    findings = []
+    for g in census.groups:
+        if g.confirms != "unexplained":
+            continue
+        where = (f"inside {g.op_type} '{g.node}'" + (" (a Memcpy node)" if g.kind == "memcpy_node" else "")
+                 if g.node else _WHERE.get(g.kind, g.kind))
+        tensor = f" (the size of '{g.tensor}')" if g.tensor and g.kind in ("feed", "fetch") else (
+            f" ('{g.tensor}')" if g.tensor else "")
+        arrow = "host→device" if g.direction == "host_to_device" else "device→host"
+        per_run = "per traced run" if g.kind != "outside" else f"over {runs} traced run(s)"
+        findings.append(_finding(
+            UNEXPLAINED_TRANSFER,
+            f"{g.count_per_run:g} {arrow} cop{'y' if g.count_per_run == 1 else 'ies'} of {fmt_bytes(round(g.bytes_per_run))} "
+            f"{per_run}{tensor}, {g.src_kind} → {g.dst_kind}, issued {where}: no finding of this report predicted it",
+            "Look the node up in the placement table and the ORT verbose log (evidence.session.log); if it is an op "
+            "reading or writing host memory itself, treat it like an in-kernel transfer. Report it to ortcopy-doctor "
+            "if the model is shareable.",
+            location=g.node or g.tensor or g.kind, bytes_per_run=round(g.bytes_per_run), kind=g.kind,
+            direction=g.direction, count_per_run=g.count_per_run))
+    return findings
+
+
+def census_mismatches(evidence: Evidence, copies: list[Copy]) -> list[Finding]:
+    """OCD011: a failed consistency check of the census (bytes vs the profile's output sizes or the feeds)."""
+    from .transfers import ConsistencyCheck, census_report
+
+    census = census_report(evidence, copies)
+    if census is None:
+        return []
+    failed: dict[tuple[str, str], list[ConsistencyCheck]] = {}
+    for check in census.mismatches:
+        failed.setdefault((check.check, check.subject), []).append(check)
+    findings = []
+    for (name, subject), checks in failed.items():
+        first = checks[0]
+        findings.append(_finding(
+            CENSUS_MISMATCH,
+            f"{first.detail} (run {', '.join(str(c.run) for c in checks)})",
+            "The numbers of this report for it are not ground truth: trust the census (the Transfer census section) "
+            "and check the ORT version; report the mismatch to ortcopy-doctor if it repeats.",
+            location=subject, check=name, expected=first.expected, observed=first.observed))
+    return findings
+
+
 ALL_RULES: list[Callable[[Evidence, list[Copy]], list[Finding]]] = [
     ep_not_active, cpu_fallback, memcpy_nodes, feed_copies, fetch_copies, unbindable_outputs, cpu_only_inputs,
-    cpu_preferred, in_kernel,
+    cpu_preferred, in_kernel, unexplained_transfers, census_mismatches,
 ]
 
 

@@ -20,6 +20,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import models
+from schema_helpers import assert_valid_report
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = ["--timed-runs", "2", "--runs", "1", "--warmup", "1"]
@@ -209,6 +210,7 @@ def _default_check(tmp_path: Path, valid: str, fail_on: str) -> subprocess.Compl
     result = run_cli(["check", valid, "--dim", "batch=2", "--no-html", "--json", "run.json", "--fail-on", fail_on,
                       *FAST], tmp_path)
     assert "Traceback" not in result.stdout + result.stderr
+    assert_valid_report(tmp_path / "run.json")  # the shipped JSON Schema (tests/test_schema.py)
     session = json.loads((tmp_path / "run.json").read_text())["evidence"]["session"]
     if "CUDAExecutionProvider" in session["active_providers"]:
         pytest.skip("CUDA is active on this machine: these tests are for CUDA requested but not active")

@@ -18,6 +18,7 @@ import onnx
 import pytest
 
 import models
+from schema_helpers import assert_valid_report
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = ["--timed-runs", "2", "--runs", "1", "--warmup", "1"]
@@ -79,6 +80,7 @@ def cuda_inactive(report_json) -> None:
 
 
 def test_check_writes_valid_json_report(report_json):
+    assert_valid_report(report_json)  # the shipped JSON Schema (tests/test_schema.py)
     assert report_json["format"] == "ortcopy-doctor-report"
     assert report_json["format_version"] == 1
     assert isinstance(report_json["verdict"], str) and report_json["verdict"]

@@ -206,9 +206,6 @@ def test_network_reference_check_catches_what_it_should():
     assert network_references('<a href="#copies">copies</a><img src="data:image/png;base64,AA==">') == []
 
 
-@pytest.mark.xfail(strict=True, reason="product bug: binding.render_code puts node names into `# ...` comments "
-                   "unsanitised, so a newline in a name injects code into the printed binding code (fix in "
-                   "ortcopy_doctor/binding.py, then drop this marker)")
 def test_binding_code_newline_in_node_name_injects_no_code(tmp_path):
     from render_helpers import renamed
 

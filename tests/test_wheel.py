@@ -25,7 +25,8 @@ from markupsafe import escape
 from render_helpers import REPO, fixture_json, load_fixture
 
 REQUIRED = ["ortcopy_doctor/templates/report.html.j2", "ortcopy_doctor/data/kernels.json", "ortcopy_doctor/py.typed",
-            "ortcopy_doctor/__init__.py", "ortcopy_doctor/render/html.py"]
+            "ortcopy_doctor/__init__.py", "ortcopy_doctor/render/html.py",
+            "ortcopy_doctor/schema/report.schema.json", "ortcopy_doctor/templates/diff.html.j2"]
 FIXTURE = "cpu_op_between"
 
 

@@ -170,6 +170,7 @@ def view_model(report: Report) -> dict[str, Any]:
             for e in report.binding.entries
         ],
         "binding_code": report.binding.code,
+        "binding_measured": _binding_measured(report),
         "timing": timing,
         "environment": environment_rows,
         "model_rows": model_rows,
@@ -177,7 +178,74 @@ def view_model(report: Report) -> dict[str, Any]:
         "log": [f"[{line.severity}] {line.message}" for line in ev.session.log],
         "notes": ev.notes,
         "ep_failure": ev.session.ep_failure,
+        "census": census_view(report),
     }
+
+
+CENSUS_LABEL = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel",
+                "device_to_device": "device-to-device", "other_copy": "other copy", "outside": "outside every run",
+                "between_nodes": "between nodes"}
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else (f"{value * 100:.1f} %" if value >= 0.01 else f"{value * 100:.2f} %")
+
+
+def census_view(report: Report) -> dict[str, Any] | None:
+    """The "Transfer census" section; None where the evidence says nothing about a census (older evidence)."""
+    from ..transfers import fmt_rate
+
+    ev = report.evidence
+    c = report.census
+    if c is None:
+        return {"status": ev.census_status, "recorded": False} if ev.census_status else None
+    arrow = {"host_to_device": "host→device", "device_to_host": "device→host", "device_to_device": "device→device"}
+    classes = [{"kind": CENSUS_LABEL.get(k, k), "count": str(t.count), "bytes": fmt_bytes(t.bytes),
+                "time": f"{t.duration_ns / 1000:.1f} µs", "share": _share(t.share_of_run)} for k, t in c.per_run.items()]
+    runs = [{"run": str(r.run), "dur": f"{r.run_dur_us} µs", "count": str(r.host_device_count),
+             "bytes": fmt_bytes(r.host_device_bytes)} for r in c.runs]
+    groups = [{"kind": CENSUS_LABEL.get(g.kind, g.kind), "direction": arrow.get(g.direction, g.direction),
+               "node": g.node, "op": g.op_type, "tensor": g.tensor, "count": f"{g.count_per_run:g}",
+               "bytes": fmt_bytes(round(g.bytes_per_run)), "bytes_sort": g.bytes_per_run,
+               "time": f"{g.time_ns_per_run / 1000:.1f} µs", "share": _share(g.share_of_run),
+               "memory": f"{g.src_kind} → {g.dst_kind}", "confirms": g.confirms or "(not host↔device)",
+               "unexplained": g.confirms == "unexplained"} for g in c.groups]
+    bandwidth = [f"{arrow.get(b.direction, b.direction)} with {b.host_kind} host memory: {b.count} cop"
+                 f"{'y' if b.count == 1 else 'ies'}, {fmt_bytes(b.bytes)} in {b.duration_ns / 1000:.1f} µs = "
+                 f"{fmt_rate(b.gb_per_s)} (largest {fmt_bytes(b.largest_bytes)} at {fmt_rate(b.largest_gb_per_s)})"
+                 for b in c.bandwidth]
+    unexplained = [{"run": str(t.run), "kind": CENSUS_LABEL.get(t.kind, t.kind), "direction": arrow.get(t.direction, t.direction),
+                    "bytes": fmt_bytes(t.bytes), "node": t.node, "tensor": t.tensor,
+                    "at": "n/a" if t.at_us is None else f"{t.at_us:.1f} µs"} for t in c.unexplained]
+    mismatches = [{"check": m.check, "subject": m.subject, "run": str(m.run),
+                   "expected": "n/a" if m.expected is None else str(m.expected), "observed": str(m.observed),
+                   "detail": m.detail} for m in c.mismatches]
+    return {
+        "status": ev.census_status or f"recorded: {c.backend}",
+        "recorded": True,
+        "backend": f"{c.backend} {c.backend_version}".strip(),
+        "traced_runs": ", ".join(str(r) for r in c.traced_runs),
+        "attributed": f"{c.attributed_share:.0%}",
+        "clock": f"{c.backend} clock − time.time_ns() = {c.clock_offset_ns} ns"
+                 + ("" if c.clock_verified else " (mapping not verified on a GPU)"),
+        "classes": classes,
+        "runs": runs,
+        "groups": groups,
+        "bandwidth": bandwidth,
+        "unexplained": unexplained,
+        "checks_passed": sum(1 for x in c.checks if x.ok),
+        "checks_total": len(c.checks),
+        "mismatches": mismatches,
+        "overhead": "" if c.overhead is None else f"{c.overhead * 100:+.0f} % median run time while traced",
+        "notes": list(c.notes),
+    }
+
+
+def _binding_measured(report: Report) -> Any:
+    """The "Binding: measured" section (advice.binding_view); None where the evidence has no measurement record."""
+    from ..advice import binding_view
+
+    return binding_view(report)
 
 
 def render_html(report: Report) -> str:

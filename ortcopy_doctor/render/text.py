@@ -52,6 +52,17 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
     placed = ", ".join(f"{k}: {v}" for k, v in s.nodes_by_provider.items())
     timing = f"median {s.median_run_ms:.3f} ms (p10 {s.p10_run_ms:.3f}, p90 {s.p90_run_ms:.3f})" if s.median_run_ms is not None and s.p10_run_ms is not None else "not measured"
     console.print(f"Nodes by provider: {_escape(placed) or 'none'}   Run time: {timing}")
+    if report.census is not None:
+        from ..transfers import one_line
+
+        console.print(_escape(one_line(report.census)))
+    elif report.evidence.census_status:
+        console.print(f"Transfer census: {_escape(report.evidence.census_status)}")
+    from ..advice import binding_view
+
+    measured = binding_view(report)  # one line: the A/B measurement of IO binding, or why it was not run
+    if measured is not None:
+        console.print(_escape(measured.one_line))
     if details and report.findings:
         console.print(f"\nFindings ({len(report.findings)}):")
         for f in report.findings:

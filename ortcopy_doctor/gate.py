@@ -1,0 +1,160 @@
+"""CI thresholds over a report: ``--fail-on``, ``--max-transfer-bytes`` and ``--allow``.
+
+* ``--fail-on SEVERITY``: fail when a finding not allowed is at or above SEVERITY (error, warning, info; never).
+* ``--max-transfer-bytes N``: fail when the host<->device bytes of one run (``summary.bytes_per_run``, every copy
+  whatever ``--allow`` says) exceed N. N is a byte count, optionally with a decimal unit: 500000, 500KB, 1.5MB, 2GB.
+* ``--allow KIND``: a finding kind the team accepts, by rule id (OCD004) or slug (feed-copy), repeatable. Allowed
+  findings still appear in every report; they never fail the gate, and in SARIF they keep their result with level
+  "note" and an accepted external suppression, so code-scanning UIs show them as dismissed rather than hide them.
+
+The gate reads only the report, so ``report RUN.json`` applies it to recorded evidence exactly as ``check`` did.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import UsageError
+from .rules import RULES, Finding, Severity, fmt_bytes
+
+if TYPE_CHECKING:
+    from .report import Report
+
+_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}
+
+
+def parse_bytes(text: str | int, flag: str = "--max-transfer-bytes") -> int:
+    """``"1.5MB"`` -> 1500000; decimal units as the reports print them (KB = 1000 B), KiB/MiB/GiB binary."""
+    if isinstance(text, int):
+        value = text
+    else:
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", str(text))
+        unit = m.group(2).upper() if m else ""
+        if not m or unit not in _UNITS:
+            raise UsageError(f"{flag} {text!r} is not a byte count: give e.g. 500000, 500KB, 1.5MB or 2GiB")
+        value = int(float(m.group(1)) * _UNITS[unit])
+    if value < 0:
+        raise UsageError(f"{flag} {text!r} is negative: give a byte count of 0 or more")
+    return value
+
+
+def resolve_allow(values: Iterable[str], flag: str = "--allow") -> frozenset[str]:
+    """Rule ids and slugs as given (comma-separated or repeated), checked against the known rules."""
+    known = {r.id.upper(): r for r in RULES} | {r.slug: r for r in RULES}
+    allowed: set[str] = set()
+    for value in values:
+        for part in str(value).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            rule = known.get(part.upper()) or known.get(part.lower())
+            if rule is None:
+                choices = ", ".join(f"{r.id}/{r.slug}" for r in RULES)
+                raise UsageError(f"{flag} {part!r} is not a finding kind: give a rule id or slug ({choices})")
+            allowed.add(rule.id)
+    return frozenset(allowed)
+
+
+def is_allowed(finding: Finding, allow: frozenset[str] | set[str]) -> bool:
+    return finding.rule in allow or finding.slug in allow
+
+
+@dataclass
+class Gate:
+    fail_on: str = "error"  # error, warning, info, never
+    max_transfer_bytes: int | None = None
+    allow: frozenset[str] = field(default_factory=frozenset)  # rule ids (resolve_allow)
+
+
+@dataclass
+class GateResult:
+    failed: bool
+    reasons: list[str]  # one line per threshold crossed
+    allowed: list[Finding]  # findings the gate ignored because of --allow
+    notes: list[str] = field(default_factory=list)  # what the gate could not judge
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+
+def evaluate(report: Report, gate: Gate) -> GateResult:
+    """Whether ``report`` passes ``gate``, and why not."""
+    reasons: list[str] = []
+    notes: list[str] = []
+    allowed = [f for f in report.findings if is_allowed(f, gate.allow)]
+    if gate.fail_on != "never":
+        rank = Severity(gate.fail_on).rank
+        failing = [f for f in report.findings if not is_allowed(f, gate.allow) and Severity(f.severity).rank >= rank]
+        if failing:
+            kinds = sorted({f"{f.rule} {f.slug}" for f in failing})
+            reasons.append(f"{len(failing)} finding(s) at or above --fail-on {gate.fail_on}: {', '.join(kinds)}")
+    if gate.max_transfer_bytes is not None:
+        total = report.summary.bytes_per_run
+        if total > gate.max_transfer_bytes:
+            reasons.append(f"host↔device bytes per run {fmt_bytes(total)} ({total} B) exceed --max-transfer-bytes "
+                           f"{gate.max_transfer_bytes} B")
+        unknown = sum(1 for c in report.copies if c.bytes_per_run is None)
+        if unknown:
+            notes.append(f"--max-transfer-bytes: {unknown} cop{'y' if unknown == 1 else 'ies'} of unknown size "
+                         "not counted")
+    return GateResult(bool(reasons), reasons, allowed, notes)
+
+
+@dataclass
+class CiOptions:
+    """The CI flags of ``check`` and ``report`` together: the gate, plus the SARIF and trace files to write.
+
+    ``parse`` checks them all before any work (a bad --allow or an unwritable --sarif fails up front with exit 2).
+    """
+
+    gate: Gate
+    sarif: Path | None = None
+    trace: Path | None = None
+
+    @classmethod
+    def parse(cls, fail_on: str, max_transfer_bytes: str | int | None = None, allow: Iterable[str] = (),
+              sarif: Path | None = None, trace: Path | None = None) -> CiOptions:
+        from .render.output import check_writable
+
+        for path, flag in ((sarif, "--sarif"), (trace, "--trace")):
+            if path is not None:
+                check_writable(path, flag)
+        limit = None if max_transfer_bytes is None else parse_bytes(max_transfer_bytes)
+        return cls(Gate(fail_on=fail_on, max_transfer_bytes=limit, allow=resolve_allow(allow)), sarif, trace)
+
+    def write(self, report: Report, base: Path | None = None) -> list[Path]:
+        """Write the SARIF and trace files asked for; SARIF model URIs are relative to ``base`` (default: cwd)."""
+        from .render.output import write_atomic
+
+        written = []
+        if self.sarif is not None:
+            from .render.sarif import render_sarif
+
+            write_atomic(self.sarif, render_sarif(report, self.gate.allow, base if base is not None else Path.cwd()))
+            written.append(self.sarif)
+        if self.trace is not None:
+            from .render.trace import render_trace
+
+            write_atomic(self.trace, render_trace(report))
+            written.append(self.trace)
+        return written
+
+    def exit_code(self, report: Report, console: Any = None, quiet: bool = False) -> int:
+        """0 when the report passes the gate, else 1; the reasons go to ``console`` (a rich Console) unless quiet."""
+        result = evaluate(report, self.gate)
+        if console is not None and not quiet:
+            from rich.markup import escape
+
+            for note in result.notes:
+                console.print(escape(f"note: {note}"))
+            for reason in result.reasons:
+                console.print(escape(f"gate failed: {reason}"))
+        return result.exit_code
+
+
+__all__ = ["CiOptions", "Gate", "GateResult", "evaluate", "is_allowed", "parse_bytes", "resolve_allow"]

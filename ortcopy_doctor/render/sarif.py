@@ -1,0 +1,204 @@
+"""SARIF 2.1.0 output (``--sarif FILE``) for code-scanning UIs.
+
+One SARIF rule per finding kind (``rules.RULES``: id, slug as name, title as short description, the general fix
+as help), one result per finding: level error/warning/note (the rules' info is SARIF's note), the message with its
+specific fix, the model file as the physical location (a URI relative to the base folder, the current directory
+for the CLI, where the model lies under it) and the node or tensor as the logical location, and the bytes per run
+in the result's properties. Findings of a kind passed with ``--allow`` keep their result, at level "note" with an
+accepted external suppression (see ``ortcopy_doctor.gate``). Predicted findings (static analysis for a requested
+provider that was not active) are results too, marked ``"predicted": true``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from .. import __version__
+from ..gate import is_allowed
+from ..providers import short
+from ..rules import RULES, Finding, Rule
+
+if TYPE_CHECKING:
+    from ..report import Report
+
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+
+LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+# GitHub code scanning reads this property for its severity column.
+PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "info": "recommendation"}
+
+# What to do about each kind of finding in general; each result's message carries the specific fix.
+RULE_HELP = {
+    "ep-not-active": "The requested execution provider did not load, so the session runs elsewhere. Install the "
+                     "libraries the onnxruntime-gpu build needs (`ortcopy-doctor env` lists them), or request the "
+                     "provider you mean to audit.",
+    "cpu-fallback": "A node has no kernel on the device provider and runs on CPU, which costs a copy to it and one "
+                    "back. Replace the op with ones the provider has kernels for, or move it out of the model.",
+    "memcpy-node": "ORT inserted a MemcpyToHost/MemcpyFromHost node at a CPU/device boundary. Only a model or "
+                   "placement change removes it: give the CPU node(s) a device kernel. IO binding cannot remove it.",
+    "feed-copy": "A host input is copied to the device on every run. Bind it on the device with IO binding "
+                 "(`bind_ortvalue_input` with an OrtValue on the device) and run with `run_with_iobinding`.",
+    "fetch-copy": "An output produced on the device is copied back to host on every run. Bind it on the device "
+                  "(`bind_output(name, 'cuda')`) and copy to host only where the caller needs host data.",
+    "unbindable-output": "A sequence, map or optional output cannot be bound on the device. Leave it out of the "
+                         "IO binding or change the model to output a tensor.",
+    "cpu-only-input": "The input is read only in host memory: keep it there (`bind_cpu_input`); binding it on the "
+                      "device would add a copy.",
+    "cpu-preferred-node": "ORT placed a small shape computation on CPU on purpose; it adds no Memcpy node. Nothing "
+                          "to do.",
+    "in-kernel-transfer": "The kernel transfers data inside its own run (e.g. NonZero reads its count back). Nothing "
+                          "to bind; avoid the op on the hot path if its latency matters.",
+    "unexplained-transfer": "The transfer census traced a host<->device copy that no other finding predicted. Look "
+                            "at the node it was issued in (the trace export shows it on the timeline).",
+    "census-mismatch": "A consistency check of the transfer census failed (bytes traced vs the profile's output "
+                      "sizes or the inputs fed). Re-run the check; if it persists the attribution needs a look.",
+}
+
+# Which logical location a finding's ``location`` names.
+_NODE_SLUGS = {"cpu-fallback", "memcpy-node", "cpu-preferred-node", "in-kernel-transfer"}  # others: looked up
+_INPUT_SLUGS = {"feed-copy", "cpu-only-input"}
+_OUTPUT_SLUGS = {"fetch-copy", "unbindable-output"}
+
+
+def artifact_location(model_path: str, base: Path | None) -> dict[str, Any]:
+    """The model file as a SARIF artifactLocation: relative to ``base`` (with uriBaseId %SRCROOT%) where it lies
+    under it or is already relative, else an absolute file URI."""
+    path = Path(model_path)
+    if not path.is_absolute():
+        return {"uri": PurePosixPath(*path.parts).as_posix() if path.parts else model_path, "uriBaseId": SRCROOT}
+    if base is not None:
+        try:
+            rel = path.resolve().relative_to(Path(base).resolve())
+        except (ValueError, OSError):
+            rel = None
+        if rel is not None and rel.parts:
+            return {"uri": PurePosixPath(*rel.parts).as_posix(), "uriBaseId": SRCROOT}
+    return {"uri": path.as_uri()}
+
+
+def _rule_descriptor(rule: Rule) -> dict[str, Any]:
+    help_text = RULE_HELP.get(rule.slug, rule.title)
+    return {
+        "id": rule.id,
+        "name": rule.slug,
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": f"{rule.title} ({rule.slug}): {help_text}"},
+        "help": {"text": help_text, "markdown": f"**{rule.title}** (`{rule.id}` `{rule.slug}`)\n\n{help_text}"},
+        "defaultConfiguration": {"level": LEVEL[rule.severity.value]},
+        "properties": {"tags": ["performance", "onnxruntime", "host-device-copy"],
+                       "problem.severity": PROBLEM_SEVERITY[rule.severity.value]},
+    }
+
+
+def _logical_locations(report: Report, finding: Finding) -> list[dict[str, Any]]:
+    name = finding.location
+    if not name or finding.slug == "ep-not-active" or name == "session":
+        return [{"name": "session", "kind": "module"}]
+    nodes = {n.name: n for n in report.evidence.nodes}
+    inputs = {v.name for v in report.evidence.model.inputs}
+    outputs = {v.name for v in report.evidence.model.outputs}
+    if finding.slug in _NODE_SLUGS or (name in nodes and finding.slug not in _INPUT_SLUGS | _OUTPUT_SLUGS):
+        node = nodes.get(name)
+        graph = node.graph if node is not None else str(finding.details.get("graph", "") or "")
+        location = {"name": name, "fullyQualifiedName": f"{graph}/{name}" if graph else name, "kind": "function"}
+        result = [location]
+        tensor = finding.details.get("tensor")
+        if isinstance(tensor, str) and tensor:
+            result.append({"name": tensor, "kind": "variable"})
+        return result
+    if finding.slug in _INPUT_SLUGS or name in inputs:
+        return [{"name": name, "kind": "parameter"}]
+    if finding.slug in _OUTPUT_SLUGS or name in outputs:
+        return [{"name": name, "kind": "returnType"}]
+    return [{"name": name, "kind": "object"}]
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _fingerprint(model_sha: str, finding: Finding, predicted_for: str) -> str:
+    key = "\0".join([model_sha, finding.rule, finding.location, predicted_for])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def _result(report: Report, finding: Finding, rule_index: dict[str, int], location: dict[str, Any],
+            allow: frozenset[str], predicted_for: str = "") -> dict[str, Any]:
+    allowed = is_allowed(finding, allow)
+    prefix = f"Predicted for {predicted_for}: " if predicted_for else ""
+    result: dict[str, Any] = {
+        "ruleId": finding.rule,
+        "ruleIndex": rule_index[finding.rule],
+        "level": "note" if allowed else LEVEL[finding.severity],
+        "message": {"text": f"{prefix}{_sentence(finding.message)} Fix: {_sentence(finding.fix)}"},
+        "locations": [{
+            "physicalLocation": {"artifactLocation": location},
+            "logicalLocations": _logical_locations(report, finding),
+        }],
+        "partialFingerprints": {"ortcopyDoctorFinding/v1": _fingerprint(report.evidence.model.sha256, finding,
+                                                                        predicted_for)},
+        "properties": {
+            "slug": finding.slug,
+            "severity": finding.severity,
+            "bytesPerRun": finding.bytes_per_run,
+            "predicted": bool(finding.predicted or predicted_for),
+            "fix": finding.fix,
+        },
+    }
+    if allowed:
+        result["suppressions"] = [{"kind": "external", "status": "accepted",
+                                   "justification": f"finding kind {finding.rule} {finding.slug} accepted with --allow"}]
+    return result
+
+
+def sarif_log(report: Report, allow: Iterable[str] = (), base: Path | str | None = None) -> dict[str, Any]:
+    """The SARIF log of ``report``; ``allow`` holds rule ids (``gate.resolve_allow``), ``base`` the folder that
+    relative model URIs start from (None: always an absolute file URI unless the recorded path is relative)."""
+    allow = frozenset(allow)
+    base_path = Path(base) if base is not None else None
+    rule_index = {r.id: i for i, r in enumerate(RULES)}
+    ev = report.evidence
+    location = artifact_location(ev.model.path, base_path)
+    results = [_result(report, f, rule_index, location, allow) for f in report.findings if f.rule in rule_index]
+    if report.prediction is not None:
+        p = report.prediction
+        provider = short(p.evidence.session.active_providers[0]) if p.evidence.session.active_providers else "?"
+        results += [_result(report, f, rule_index, location, allow, predicted_for=provider)
+                    for f in p.findings if f.rule in rule_index]
+    s = report.summary
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "ortcopy-doctor",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "rules": [_rule_descriptor(r) for r in RULES],
+        }},
+        "artifacts": [{"location": location, "length": ev.model.file_bytes,
+                       "hashes": {"sha-256": ev.model.sha256} if ev.model.sha256 else {}}],
+        "results": results,
+        "columnKind": "utf16CodeUnits",
+        "properties": {
+            "verdict": report.verdict,
+            "mode": ev.mode,
+            "copiesPerRun": s.copies_per_run,
+            "bytesPerRun": s.bytes_per_run,
+            "medianRunMs": s.median_run_ms,
+            "activeProviders": list(ev.session.active_providers),
+            "ortVersion": ev.environment.ort_version,
+            "allowed": sorted(allow),
+        },
+    }
+    if not run["artifacts"][0]["hashes"]:
+        del run["artifacts"][0]["hashes"]
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def render_sarif(report: Report, allow: Iterable[str] = (), base: Path | str | None = None) -> str:
+    return json.dumps(sarif_log(report, allow, base), indent=1, ensure_ascii=False) + "\n"

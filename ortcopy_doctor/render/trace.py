@@ -1,0 +1,173 @@
+"""The profiled runs as Chrome/Perfetto trace JSON (``--trace FILE``), with the host<->device transfers marked.
+
+Open the file in ui.perfetto.dev or chrome://tracing. Layout: one process (the session), with tracks
+
+* ``model_run``: each run of the ORT profile (warm-up runs named so);
+* one track per execution provider: the node events of the profile (``evidence.node_events``);
+* ``host↔device transfers``: every transfer with its bytes in ``args``. Where the evidence has a transfer census
+  (``report.census``), each attributed memcpy is a complete event at the time its API call was issued, lasting as
+  long as the copy ran on the device (shortened where it would overlap the next one; ``args.device_us`` keeps the
+  full time). Without a census, the copies the analysis derived are marked on the timeline: Memcpy nodes and
+  in-kernel transfers span the node event that makes them, feed copies are instant events at the start of each
+  run and fetch copies at its end;
+* ``other copies (census)``: device-to-device and other traced copies that do not cross host<->device.
+
+Times are µs since the ORT profiling start (``ts``/``dur`` are µs in this format; ``displayTimeUnit`` is ms).
+Events: ``X`` (complete), ``i`` (instant, thread scope) and ``M`` (process/thread names and sort order).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from .. import __version__
+from ..providers import is_device, short
+from ..rules import fmt_bytes
+
+if TYPE_CHECKING:
+    from ..report import Report
+
+PID = 1
+TID_RUNS = 1
+TID_TRANSFERS = 2
+TID_OTHER = 3
+TID_PROVIDER0 = 10
+
+ARROW = {"host_to_device": "host→device", "device_to_host": "device→host", "device_to_device": "device→device"}
+KIND_NAME = {"feed": "feed", "fetch": "fetch", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel",
+             "device_to_device": "device copy", "other_copy": "copy", "outside": "outside runs",
+             "between_nodes": "between nodes"}
+HOST_DEVICE = ("host_to_device", "device_to_host")
+
+
+def _meta(name: str, tid: int | None, args: dict[str, Any]) -> dict[str, Any]:
+    event: dict[str, Any] = {"name": name, "ph": "M", "pid": PID, "args": args}
+    if tid is not None:
+        event["tid"] = tid
+    return event
+
+
+def _provider_tids(report: Report) -> dict[str, int]:
+    providers = {e.provider for e in report.evidence.node_events}
+    ordered = sorted(providers, key=lambda p: (not is_device(p), p))
+    return {p: TID_PROVIDER0 + i for i, p in enumerate(ordered)}
+
+
+def _label(kind: str, direction: str, tensor: str, nbytes: int | None) -> str:
+    parts = [KIND_NAME.get(kind, kind), ARROW.get(direction, direction)]
+    if tensor:
+        parts.append(tensor)
+    parts.append(fmt_bytes(nbytes))
+    return " ".join(parts)
+
+
+def _census_transfers(report: Report) -> list[dict[str, Any]] | None:
+    census = getattr(report, "census", None)
+    if census is None:
+        return None
+    events = []
+    for t in getattr(census, "transfers", []):
+        if t.at_us is None:
+            continue
+        tid = TID_TRANSFERS if t.direction in HOST_DEVICE else TID_OTHER
+        events.append({
+            "name": _label(t.kind, t.direction, t.tensor, t.bytes), "cat": "transfer", "ph": "X",
+            "ts": round(float(t.at_us), 3), "dur": round(max(t.duration_ns, 0) / 1000.0, 3), "pid": PID, "tid": tid,
+            "args": {"bytes": t.bytes, "kind": t.kind, "direction": t.direction, "tensor": t.tensor, "node": t.node,
+                     "run": t.run, "src_kind": t.src_kind, "dst_kind": t.dst_kind, "confirms": t.confirms,
+                     "device_us": round(max(t.duration_ns, 0) / 1000.0, 3), "placed_by": t.placed_by,
+                     "source": "census"},
+        })
+    return events
+
+
+def _derived_transfers(report: Report) -> list[dict[str, Any]]:
+    """Without a census: the analysis' copies placed on each run of the profile."""
+    ev = report.evidence
+    events: list[dict[str, Any]] = []
+    by_run: dict[int, list[Any]] = {}
+    for e in ev.node_events:
+        by_run.setdefault(e.run, []).append(e)
+    for run in ev.run_events:
+        nodes = by_run.get(run.run, [])
+        for c in report.copies:
+            args = {"bytes": c.bytes_per_run, "kind": c.kind, "direction": c.direction, "tensor": c.tensor,
+                    "node": c.node, "run": run.run, "warmup": run.warmup, "source": "analysis"}
+            name = _label(c.kind, c.direction, c.tensor, c.bytes_per_run)
+            if c.kind in ("feed", "fetch"):
+                ts = run.ts_us if c.kind == "feed" else run.ts_us + run.dur_us
+                events.append({"name": name, "cat": "transfer", "ph": "i", "s": "t", "ts": ts, "pid": PID,
+                               "tid": TID_TRANSFERS, "args": args})
+                continue
+            for e in nodes:
+                if e.name == c.node:
+                    events.append({"name": name, "cat": "transfer", "ph": "X", "ts": e.ts_us, "dur": e.dur_us,
+                                   "pid": PID, "tid": TID_TRANSFERS, "args": args})
+    return events
+
+
+def _unoverlap(events: list[dict[str, Any]]) -> None:
+    """Complete events on one track must nest: shorten each so it ends before the next one starts."""
+    tracks: dict[int, list[dict[str, Any]]] = {}
+    for e in events:
+        if e["ph"] == "X":
+            tracks.setdefault(e["tid"], []).append(e)
+    for track in tracks.values():
+        track.sort(key=lambda e: (e["ts"], -e["dur"]))
+        for this, following in zip(track, track[1:]):
+            if this["ts"] + this["dur"] > following["ts"]:
+                this["dur"] = round(max(0.0, following["ts"] - this["ts"]), 3)
+
+
+def trace(report: Report) -> dict[str, Any]:
+    """The trace as a JSON-able dict: ``{"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}``."""
+    ev = report.evidence
+    tids = _provider_tids(report)
+    events: list[dict[str, Any]] = []
+    for run in ev.run_events:
+        events.append({"name": f"model_run {run.run}" + (" (warm-up)" if run.warmup else ""), "cat": "run",
+                       "ph": "X", "ts": run.ts_us, "dur": run.dur_us, "pid": PID, "tid": TID_RUNS,
+                       "args": {"run": run.run, "warmup": run.warmup}})
+    for e in ev.node_events:
+        events.append({"name": e.name, "cat": e.op_type, "ph": "X", "ts": e.ts_us, "dur": e.dur_us, "pid": PID,
+                       "tid": tids[e.provider],
+                       "args": {"op_type": e.op_type, "provider": e.provider, "run": e.run,
+                                "input_shapes": e.input_shapes, "output_shapes": e.output_shapes,
+                                "output_bytes": e.output_bytes}})
+    census = _census_transfers(report)
+    transfers = census if census is not None else _derived_transfers(report)
+    _unoverlap(transfers)
+    events += transfers
+
+    model = ev.model.path.replace("\\", "/").rsplit("/", 1)[-1]
+    meta = [
+        _meta("process_name", None, {"name": f"ortcopy-doctor: {model}"}),
+        _meta("thread_name", TID_RUNS, {"name": "model_run"}),
+        _meta("thread_sort_index", TID_RUNS, {"sort_index": 0}),
+        _meta("thread_name", TID_TRANSFERS, {"name": "host↔device transfers"}),
+        _meta("thread_sort_index", TID_TRANSFERS, {"sort_index": 1}),
+    ]
+    if any(e["tid"] == TID_OTHER for e in transfers):
+        meta += [_meta("thread_name", TID_OTHER, {"name": "other copies (census)"}),
+                 _meta("thread_sort_index", TID_OTHER, {"sort_index": 2})]
+    for i, (provider, tid) in enumerate(tids.items()):
+        meta += [_meta("thread_name", tid, {"name": short(provider) or provider}),
+                 _meta("thread_sort_index", tid, {"sort_index": 10 + i})]
+    events.sort(key=lambda e: (e["ts"], e["tid"], -e.get("dur", 0)))
+    return {
+        "traceEvents": meta + events,
+        "displayTimeUnit": "ms",
+        "otherData": {
+            "tool": f"ortcopy-doctor {__version__}",
+            "model": model,
+            "verdict": report.verdict,
+            "bytes_per_run": report.summary.bytes_per_run,
+            "transfers_from": "census" if census is not None else "analysis",
+            "ort_version": ev.environment.ort_version,
+        },
+    }
+
+
+def render_trace(report: Report) -> str:
+    return json.dumps(trace(report), indent=1, ensure_ascii=False) + "\n"

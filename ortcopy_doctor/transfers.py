@@ -1,0 +1,476 @@
+"""Attribution of a transfer census: every traced memcpy placed on ORT's timeline and given its cause.
+
+Inputs are plain data: the census records (times in the tracer's clock, with the start of the runtime/driver
+API call that issued each copy), clock pairs ``(tracer ns, time.time_ns())``, and the ORT profile's run and node
+events (``ts``/``dur`` in microseconds since ``session.get_profiling_start_time_ns()``, which is epoch ns, the
+clock of ``time.time_ns()``; see ../shared/docs/ort-notes.md).
+
+A copy is placed by the start of its API call: the host issues it while the owning node runs, so that instant
+falls inside the node's ``kernel_time`` event. Inside a ``model_run`` event, before the run's first node it is a
+feed copy, after its last node a fetch copy, inside a MemcpyToHost/MemcpyFromHost event a Memcpy node, inside any
+other node event an in-kernel transfer. Device-to-device copies are kept apart: they do not cross the bus.
+Anything else (outside every run, or in a gap between nodes) is unexplained and listed, never dropped.
+
+Each host<->device transfer then confirms the finding that predicted it (OCD004 feed, OCD005 fetch, OCD003 Memcpy
+node, OCD009 in-kernel) or is "unexplained"; consistency checks compare bytes with the profile and the feeds.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .analysis import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, Copy
+from .census import TransferRecord
+from .evidence import Evidence, Feed, NodeEvent, RunEvent
+
+DEVICE_TO_DEVICE = "device_to_device"
+OTHER_COPY = "other_copy"  # host_to_host, peer_to_peer, ...: neither crosses host<->device nor is D2D
+OUTSIDE = "outside"  # issued outside every model_run event
+BETWEEN_NODES = "between_nodes"  # inside a run, after its first node started and before its last ended, in no node
+
+CLASSES = [FEED, FETCH, MEMCPY_NODE, IN_KERNEL, DEVICE_TO_DEVICE, OTHER_COPY, OUTSIDE, BETWEEN_NODES]
+HOST_DEVICE = ("host_to_device", "device_to_host")
+MEMCPY_OPS = ("MemcpyToHost", "MemcpyFromHost")
+UNEXPLAINED = "unexplained"
+CONFIRMS = {FEED: "OCD004", FETCH: "OCD005", MEMCPY_NODE: "OCD003", IN_KERNEL: "OCD009"}
+
+# Profile ts/dur are whole microseconds (truncated), and the clock pairs are sampled one call apart: an event
+# is taken to end this much later than it says, and a copy in a gap this close to a node belongs to it.
+END_SLACK_US = 1.0
+GAP_TOLERANCE_US = 2.0
+
+
+@dataclass
+class AttributedTransfer:
+    """One traced memcpy, placed on the ORT timeline and given its cause."""
+
+    run: int  # profile run index, -1 outside every run
+    kind: str  # feed, fetch, memcpy_node, in_kernel, device_to_device, other_copy, outside, between_nodes
+    direction: str
+    bytes: int
+    src_kind: str  # pageable, pinned, device, ...
+    dst_kind: str
+    duration_ns: int  # on the device, from the memcpy record
+    node: str = ""  # the node event it was issued in ("" for feeds, fetches and unplaced copies)
+    op_type: str = ""
+    tensor: str = ""  # feeds/fetches: matched by bytes to the input/output; Memcpy node/in-kernel: from the analysis
+    confirms: str = ""  # the rule id of the finding it confirms, "unexplained", or "" (device-to-device, other)
+    at_us: Optional[float] = None  # issue time on the profile's clock (µs since profiling start)
+    placed_by: str = "api"  # api (start of the issuing API call), device (memcpy start: no API record), none
+    correlation_id: int = 0
+
+    @property
+    def host_device(self) -> bool:
+        return self.direction in HOST_DEVICE
+
+    @property
+    def unexplained(self) -> bool:
+        return self.confirms == UNEXPLAINED
+
+
+@dataclass
+class ClassTotal:
+    count: int = 0
+    bytes: int = 0
+    duration_ns: int = 0
+    share_of_run: Optional[float] = None  # device copy time / model_run wall time
+
+
+@dataclass
+class RunTotals:
+    run: int
+    run_dur_us: int
+    classes: dict[str, ClassTotal] = field(default_factory=dict)
+    host_device_count: int = 0
+    host_device_bytes: int = 0
+
+
+@dataclass
+class TransferGroup:
+    """Transfers of one cause (class, node or tensor, direction), per traced run on average."""
+
+    kind: str
+    direction: str
+    node: str
+    op_type: str
+    tensor: str
+    confirms: str
+    src_kind: str
+    dst_kind: str
+    count_per_run: float
+    bytes_per_run: float
+    time_ns_per_run: float
+    share_of_run: Optional[float]
+
+
+@dataclass
+class Bandwidth:
+    """Measured copy rate by direction and host memory kind (small copies are latency-bound: read with bytes)."""
+
+    direction: str
+    host_kind: str  # pageable, pinned, ...
+    count: int
+    bytes: int
+    duration_ns: int
+    gb_per_s: Optional[float]
+    largest_bytes: int
+    largest_gb_per_s: Optional[float]
+
+
+@dataclass
+class ConsistencyCheck:
+    check: str  # memcpy_node_bytes, feed_bytes, fetch_bytes, in_kernel_bytes
+    subject: str  # node or tensor
+    run: int
+    expected: Optional[int]
+    observed: int
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class CensusReport:
+    backend: str
+    backend_version: str
+    traced_runs: list[int]
+    clock_offset_ns: int  # tracer clock minus time.time_ns()
+    clock_verified: bool
+    transfers: list[AttributedTransfer]
+    runs: list[RunTotals]
+    per_run: dict[str, ClassTotal]  # class -> mean over traced runs
+    groups: list[TransferGroup]
+    bandwidth: list[Bandwidth]
+    checks: list[ConsistencyCheck]
+    attributed_share: float  # host<->device transfers placed in a run and class / all host<->device transfers
+    overhead: Optional[float] = None  # median traced / median untraced run time - 1
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def unexplained(self) -> list[AttributedTransfer]:
+        return [t for t in self.transfers if t.unexplained]
+
+    @property
+    def mismatches(self) -> list[ConsistencyCheck]:
+        return [c for c in self.checks if not c.ok]
+
+
+# --- clocks -------------------------------------------------------------------------------------------------------
+
+
+def clock_offset(clock_pairs: list[list[int]] | list[tuple[int, int]]) -> int:
+    """Tracer clock minus ``time.time_ns()``, the mean over the pairs (0 without pairs: same clock assumed)."""
+    if not clock_pairs:
+        return 0
+    offsets = [int(c) - int(t) for c, t in clock_pairs]  # integers: the clocks may be 1e18 ns apart
+    return (2 * sum(offsets) + len(offsets)) // (2 * len(offsets))
+
+
+def to_profile_us(tracer_ns: int, offset_ns: int, profiling_start_ns: int) -> float:
+    """A tracer timestamp on the ORT profile's clock: µs since profiling start."""
+    return (tracer_ns - offset_ns - profiling_start_ns) / 1000.0
+
+
+# --- placement ----------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Place:
+    run: int
+    kind: str
+    node: Optional[NodeEvent] = None
+
+
+def _place(at_us: float, runs: list[RunEvent], nodes_by_run: dict[int, list[NodeEvent]]) -> _Place:
+    run = next((r for r in runs if r.ts_us <= at_us <= r.ts_us + r.dur_us + END_SLACK_US), None)
+    if run is None:
+        return _Place(-1, OUTSIDE)
+    nodes = nodes_by_run.get(run.run, [])
+    if not nodes:
+        return _Place(run.run, BETWEEN_NODES)
+    inside = [n for n in nodes if n.ts_us <= at_us <= n.ts_us + n.dur_us + END_SLACK_US]
+    if inside:
+        # The innermost event: a subgraph node of an If/Loop runs inside the control-flow node's event.
+        return _Place(run.run, "node", min(inside, key=lambda n: (n.dur_us, -n.ts_us)))
+    first = min(n.ts_us for n in nodes)
+    last = max(n.ts_us + n.dur_us for n in nodes)
+    if at_us < first:
+        return _Place(run.run, FEED)
+    if at_us > last:
+        return _Place(run.run, FETCH)
+
+    def gap(n: NodeEvent) -> float:
+        return min(abs(at_us - n.ts_us), abs(at_us - (n.ts_us + n.dur_us)))
+
+    nearest = min(nodes, key=gap)
+    if gap(nearest) <= GAP_TOLERANCE_US:
+        return _Place(run.run, "node", nearest)
+    return _Place(run.run, BETWEEN_NODES)
+
+
+def _host_kind(t: AttributedTransfer) -> str:
+    return t.src_kind if t.direction == "host_to_device" else t.dst_kind
+
+
+# --- attribution --------------------------------------------------------------------------------------------------
+
+
+def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list[tuple[int, int]],
+              profiling_start_ns: int, run_events: list[RunEvent], node_events: list[NodeEvent],
+              copies: list[Copy] | None = None, feeds: list[Feed] | None = None,
+              traced_runs: list[int] | None = None, backend: str = "", backend_version: str = "",
+              clock_verified: bool = True) -> CensusReport:
+    """Place and classify every record; totals, bandwidth and consistency checks. ``copies`` and ``feeds`` name
+    tensors and say which finding each transfer confirms; without them every host<->device transfer is unexplained."""
+    copies = copies or []
+    feeds = feeds or []
+    offset = clock_offset(clock_pairs)
+    runs = sorted(run_events, key=lambda r: r.ts_us)
+    nodes_by_run: dict[int, list[NodeEvent]] = defaultdict(list)
+    for event in node_events:
+        nodes_by_run[event.run].append(event)
+    if traced_runs is None or not traced_runs:
+        traced_runs = [r.run for r in runs if not r.warmup]
+    by_node = {c.node: c for c in copies if c.kind in (MEMCPY_NODE, IN_KERNEL) and c.node}
+
+    transfers: list[AttributedTransfer] = []
+    for record in sorted(records, key=lambda r: (r.api_start_ns if r.api_start_ns is not None else r.start_ns)):
+        issued, placed_by = (record.api_start_ns, "api") if record.api_start_ns is not None else (record.start_ns, "device")
+        at = to_profile_us(issued, offset, profiling_start_ns)
+        place = _place(at, runs, nodes_by_run)
+        t = AttributedTransfer(run=place.run, kind=place.kind, direction=record.direction, bytes=record.bytes,
+                               src_kind=record.src_kind, dst_kind=record.dst_kind,
+                               duration_ns=max(0, record.end_ns - record.start_ns), at_us=round(at, 3),
+                               placed_by=placed_by, correlation_id=record.correlation_id)
+        if place.node is not None:
+            t.node, t.op_type = place.node.name, place.node.op_type
+            t.kind = MEMCPY_NODE if place.node.op_type in MEMCPY_OPS else IN_KERNEL
+        if not t.host_device:
+            t.kind = DEVICE_TO_DEVICE if record.direction == "device_to_device" else OTHER_COPY
+        transfers.append(t)
+
+    # What each host<->device transfer confirms.
+    for run in {t.run for t in transfers}:
+        in_run = [t for t in transfers if t.run == run and t.host_device]
+        _match_phase([t for t in in_run if t.kind == FEED], "host_to_device",
+                     [c for c in copies if c.kind == FEED], [(f.name, f.bytes) for f in feeds])
+        _match_phase([t for t in in_run if t.kind == FETCH], "device_to_host", [c for c in copies if c.kind == FETCH], [])
+        for t in in_run:
+            if t.kind in (MEMCPY_NODE, IN_KERNEL):
+                copy = by_node.get(t.node)
+                if copy is not None and copy.kind == t.kind and copy.direction == t.direction:
+                    t.tensor, t.confirms = copy.tensor, CONFIRMS[t.kind]
+                else:
+                    t.tensor = copy.tensor if copy is not None else ""
+                    t.confirms = UNEXPLAINED
+            elif t.kind in (OUTSIDE, BETWEEN_NODES):
+                t.confirms = UNEXPLAINED
+
+    run_dur = {r.run: r.dur_us for r in runs}
+    totals = _run_totals(transfers, traced_runs, run_dur)
+    host_device = [t for t in transfers if t.host_device]
+    placed = [t for t in host_device if t.kind in (FEED, FETCH, MEMCPY_NODE, IN_KERNEL)]
+    return CensusReport(
+        backend=backend, backend_version=backend_version, traced_runs=list(traced_runs), clock_offset_ns=offset,
+        clock_verified=clock_verified, transfers=transfers, runs=totals, per_run=_mean_classes(totals),
+        groups=_groups(transfers, traced_runs, run_dur), bandwidth=_bandwidth(host_device),
+        checks=_checks(transfers, traced_runs, node_events, copies, feeds),
+        attributed_share=(len(placed) / len(host_device)) if host_device else 1.0)
+
+
+def _match_phase(transfers: list[AttributedTransfer], direction: str, predicted: list[Copy],
+                 others: list[tuple[str, int]]) -> None:
+    """Feeds/fetches: the k-th transfer of N bytes is the first unmatched predicted copy of N bytes, in order."""
+    used: set[int] = set()
+    used_other: set[int] = set()
+    for t in sorted(transfers, key=lambda x: x.at_us or 0.0):
+        if t.direction != direction:
+            t.confirms = UNEXPLAINED
+            continue
+        k = next((i for i, c in enumerate(predicted) if i not in used and c.bytes_per_run == t.bytes), None)
+        if k is None:  # a copy of unknown size predicted for this phase
+            k = next((i for i, c in enumerate(predicted) if i not in used and c.bytes_per_run is None), None)
+        if k is not None:
+            used.add(k)
+            t.tensor, t.confirms = predicted[k].tensor, CONFIRMS[t.kind]
+            continue
+        j = next((i for i, (_, n) in enumerate(others) if i not in used_other and n == t.bytes), None)
+        if j is not None:
+            used_other.add(j)
+            t.tensor = others[j][0]  # an input of that size no rule predicted a copy for
+        t.confirms = UNEXPLAINED
+
+
+def _run_totals(transfers: list[AttributedTransfer], traced_runs: list[int], run_dur: dict[int, int]) -> list[RunTotals]:
+    result = []
+    for run in traced_runs:
+        dur = run_dur.get(run, 0)
+        totals = RunTotals(run=run, run_dur_us=dur)
+        for t in transfers:
+            if t.run != run:
+                continue
+            c = totals.classes.setdefault(t.kind, ClassTotal())
+            c.count += 1
+            c.bytes += t.bytes
+            c.duration_ns += t.duration_ns
+            if t.host_device:
+                totals.host_device_count += 1
+                totals.host_device_bytes += t.bytes
+        for c in totals.classes.values():
+            c.share_of_run = (c.duration_ns / (dur * 1000.0)) if dur else None
+        totals.classes = {k: totals.classes[k] for k in CLASSES if k in totals.classes}
+        result.append(totals)
+    return result
+
+
+def _mean_classes(totals: list[RunTotals]) -> dict[str, ClassTotal]:
+    if not totals:
+        return {}
+    n = len(totals)
+    result: dict[str, ClassTotal] = {}
+    for kind in CLASSES:
+        rows = [r.classes[kind] for r in totals if kind in r.classes]
+        if not rows:
+            continue
+        shares = [r.share_of_run for r in rows if r.share_of_run is not None]
+        result[kind] = ClassTotal(count=round(sum(r.count for r in rows) / n), bytes=round(sum(r.bytes for r in rows) / n),
+                                  duration_ns=round(sum(r.duration_ns for r in rows) / n),
+                                  share_of_run=(sum(shares) / n) if shares else None)
+    return result
+
+
+def _groups(transfers: list[AttributedTransfer], traced_runs: list[int], run_dur: dict[int, int]) -> list[TransferGroup]:
+    traced = set(traced_runs)
+    n = max(1, len(traced))
+    buckets: dict[tuple[str, ...], list[AttributedTransfer]] = defaultdict(list)
+    for t in transfers:
+        if t.run in traced or t.kind == OUTSIDE:
+            key = (t.kind, t.direction, t.node, t.op_type, t.tensor, t.confirms, t.src_kind, t.dst_kind)
+            buckets[key].append(t)
+    groups = []
+    for key, items in buckets.items():
+        time_ns = sum(t.duration_ns for t in items) / n
+        # Like ClassTotal.share_of_run: the mean over traced runs of (copy time in the run / the run's wall time).
+        shares = [sum(t.duration_ns for t in items if t.run == r) / (run_dur[r] * 1000.0) for r in traced if run_dur.get(r)]
+        groups.append(TransferGroup(
+            kind=key[0], direction=key[1], node=key[2], op_type=key[3], tensor=key[4], confirms=key[5],
+            src_kind=key[6], dst_kind=key[7], count_per_run=len(items) / n,
+            bytes_per_run=sum(t.bytes for t in items) / n, time_ns_per_run=time_ns,
+            share_of_run=(sum(shares) / n) if shares and key[0] != OUTSIDE else None))
+    order = {k: i for i, k in enumerate(CLASSES)}
+    return sorted(groups, key=lambda g: (order.get(g.kind, 99), g.direction, -g.bytes_per_run, g.node, g.tensor))
+
+
+def _bandwidth(host_device: list[AttributedTransfer]) -> list[Bandwidth]:
+    buckets: dict[tuple[str, str], list[AttributedTransfer]] = defaultdict(list)
+    for t in host_device:
+        buckets[(t.direction, _host_kind(t))].append(t)
+    result = []
+    for (direction, kind), items in sorted(buckets.items()):
+        nbytes = sum(t.bytes for t in items)
+        dur = sum(t.duration_ns for t in items)
+        largest = max(items, key=lambda t: (t.bytes, -t.duration_ns))
+        result.append(Bandwidth(direction=direction, host_kind=kind, count=len(items), bytes=nbytes, duration_ns=dur,
+                                gb_per_s=(nbytes / dur) if dur else None, largest_bytes=largest.bytes,
+                                largest_gb_per_s=(largest.bytes / largest.duration_ns) if largest.duration_ns else None))
+    return result
+
+
+def _checks(transfers: list[AttributedTransfer], traced_runs: list[int], node_events: list[NodeEvent],
+            copies: list[Copy], feeds: list[Feed]) -> list[ConsistencyCheck]:
+    checks: list[ConsistencyCheck] = []
+    sizes = {f.name: f.bytes for f in feeds}
+    for run in traced_runs:
+        in_run = [t for t in transfers if t.run == run and t.host_device]
+        # Memcpy nodes: bytes copied inside each event == the profile's output_size of that node.
+        for event in sorted((e for e in node_events if e.run == run and e.op_type in MEMCPY_OPS), key=lambda e: e.ts_us):
+            observed = sum(t.bytes for t in in_run if t.kind == MEMCPY_NODE and t.node == event.name)
+            checks.append(ConsistencyCheck(
+                "memcpy_node_bytes", event.name, run, event.output_bytes, observed, observed == event.output_bytes,
+                f"{event.op_type} '{event.name}': profile output_size {event.output_bytes} B, traced {observed} B"))
+        # Feeds: the bytes copied for each input consumed on the device == the size of the array fed.
+        for copy in (c for c in copies if c.kind == FEED):
+            expected = sizes.get(copy.tensor, copy.bytes_per_run)
+            observed = sum(t.bytes for t in in_run if t.kind == FEED and t.tensor == copy.tensor
+                           and t.confirms == CONFIRMS[FEED])
+            checks.append(ConsistencyCheck(
+                "feed_bytes", copy.tensor, run, expected, observed, observed == expected,
+                f"input '{copy.tensor}': fed {expected} B, traced {observed} B host→device before the first node"))
+        for t in in_run:
+            if t.kind == FEED and t.unexplained:
+                what = (f"input '{t.tensor}', which the analysis expected to stay where it was fed" if t.tensor
+                        else "no input tensor")
+                checks.append(ConsistencyCheck(
+                    "feed_bytes", t.tensor or "(feed phase)", run, None, t.bytes, False,
+                    f"a {t.bytes} B {'host→device' if t.direction == 'host_to_device' else 'device→host'} copy "
+                    f"before the first node has the size of {what}"))
+        for kind, name in ((FETCH, "fetch_bytes"), (IN_KERNEL, "in_kernel_bytes")):
+            for copy in (c for c in copies if c.kind == kind and c.bytes_per_run is not None):
+                observed = sum(t.bytes for t in in_run if t.kind == kind and t.confirms != UNEXPLAINED
+                               and (t.tensor == copy.tensor if kind == FETCH else t.node == copy.node))
+                subject = copy.tensor if kind == FETCH else copy.node
+                checks.append(ConsistencyCheck(
+                    name, subject, run, copy.bytes_per_run, observed, observed == copy.bytes_per_run,
+                    f"{'output' if kind == FETCH else 'node'} '{subject}': expected {copy.bytes_per_run} B, traced {observed} B"))
+    return checks
+
+
+def mark_confirmed(copies: list[Copy], report: CensusReport) -> None:
+    """Set ``Copy.confirmed``: the census shows it in every traced run with its count and bytes."""
+    runs = report.traced_runs or sorted({t.run for t in report.transfers if t.run >= 0})
+    for copy in copies:
+        ok = bool(runs)
+        for run in runs:
+            seen = [t for t in report.transfers if t.run == run and t.kind == copy.kind and t.direction == copy.direction
+                    and t.confirms == CONFIRMS.get(copy.kind)
+                    and (t.tensor == copy.tensor if copy.kind in (FEED, FETCH) else t.node == copy.node)]
+            nbytes = sum(t.bytes for t in seen)
+            if len(seen) != copy.count_per_run or (copy.bytes_per_run is not None and nbytes != copy.bytes_per_run):
+                ok = False
+        copy.confirmed = ok
+
+
+def census_report(evidence: Evidence, copies: list[Copy]) -> CensusReport | None:
+    """The attribution of ``evidence.census`` (None without a census)."""
+    census = evidence.census
+    if census is None:
+        return None
+    report = attribute(census.records, census.clock_pairs, evidence.session.profiling_start_ns, evidence.run_events,
+                       evidence.node_events, copies, evidence.feeds, census.traced_runs, census.backend,
+                       census.backend_version, census.clock_verified)
+    untraced = evidence.timings.run_ms if evidence.timings else []
+    if census.traced_run_ms and untraced:
+        report.overhead = statistics.median(census.traced_run_ms) / statistics.median(untraced) - 1.0
+    report.notes = list(census.notes)
+    if not census.clock_verified:
+        report.notes.append(f"the {census.backend} clock mapping has not been verified on a GPU: check the placement")
+    return report
+
+
+def fmt_rate(gb_per_s: float | None) -> str:
+    return "n/a" if gb_per_s is None else f"{gb_per_s:.2f} GB/s"
+
+
+def one_line(report: CensusReport) -> str:
+    """A one-line summary: per-run counts by class, unexplained transfers and failed checks."""
+    labels = {FEED: "feed", FETCH: "fetch", MEMCPY_NODE: "Memcpy node", IN_KERNEL: "in-kernel",
+              DEVICE_TO_DEVICE: "device-to-device", OTHER_COPY: "other", OUTSIDE: "outside runs",
+              BETWEEN_NODES: "between nodes"}
+    parts = [f"{c.count} {labels[k]} ({_bytes(c.bytes)})" for k, c in report.per_run.items()]
+    runs = len(report.runs)
+    text = (f"Transfer census ({report.backend}, {runs} traced run{'s' if runs != 1 else ''}): per run "
+            + (", ".join(parts) if parts else "no transfers")
+            + f"; {report.attributed_share:.0%} of host↔device transfers attributed")
+    if report.unexplained:
+        text += f"; {len(report.unexplained)} unexplained"
+    if report.mismatches:
+        text += f"; {len(report.mismatches)} consistency check(s) failed"
+    return text + "."
+
+
+def _bytes(n: int) -> str:
+    from .rules import fmt_bytes
+
+    return fmt_bytes(n)

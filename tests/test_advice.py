@@ -1,0 +1,542 @@
+"""Binding advice: state pairing, generated code flavors, CUDA-graph readiness, promised transfers, the A/B verdicts.
+
+CPU-runnable tests use the GPU evidence recorded on the H200 (tests/fixtures/gpu) and synthetic measurements.
+The replay tests at the end read tests/fixtures/binding/*.json.gz, written on the GPU by
+tools/record_binding_ab.py (format described there), and skip while none are recorded.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from fixture_loader import recorded, recorded_report
+from ortcopy_doctor.advice import (
+    binding_view,
+    compare,
+    cuda_graph_blockers,
+    is_all_cpu,
+    promised_transfers,
+)
+from ortcopy_doctor.binding import (
+    DEVICE,
+    FLAVORS,
+    find_state_pairs,
+    make_plan,
+    render_code,
+    render_cuda_graph_code,
+)
+from ortcopy_doctor.evidence import BindingMeasurement, PhaseTiming, PinnedTiming, VariantTiming
+from ortcopy_doctor.report import analyse
+from transfer_checks import census_totals
+
+GPU_MODELS = ["conv_net", "cpu_op_between", "data_dependent_shape", "sequence_output", "map_output", "if_on_device",
+              "cpu_only_inputs", "stateful", "shape_subgraph", "demo"]
+BINDING_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "binding"
+
+
+# --- state carried between runs ----------------------------------------------------------------------------------
+
+
+def _pairs(inputs, outputs):
+    return find_state_pairs([(n, "float32", s) for n, s in inputs], [(n, "float32", s) for n, s in outputs])
+
+
+@pytest.mark.parametrize("inp, out", [
+    ("state", "state_out"),
+    ("state_in", "state_out"),
+    ("state1", "state1_out"),
+    ("h_0", "h_n"),
+    ("c0", "cn"),
+    ("hidden_in", "hidden_out"),
+    ("past.0.key", "present.0.key"),
+    ("past_key_values.0.value", "present.0.value"),
+    ("cache_in", "cache_out"),
+    ("memory", "new_memory"),
+    ("foo_in", "foo_out"),
+])
+def test_state_names_pair(inp, out):
+    assert _pairs([(inp, ["b", 4])], [(out, ["b", 4]), ("logits", ["b", 4])]) == [(inp, out)]
+
+
+def test_state_pairing_needs_equal_shape_and_dtype():
+    assert _pairs([("state", ["b", 64])], [("state_out", ["b", 32])]) == []
+    assert _pairs([("state", ["b", 64])], [("state_out", ["b", 64, 1])]) == []
+    assert _pairs([("state", ["b", 64])], [("state_out", ["t", 64])]) == []
+    assert find_state_pairs([("state", "float32", [2, 64])], [("state_out", "float16", [2, 64])]) == []
+
+
+def test_unrelated_names_do_not_pair():
+    assert _pairs([("x", [2, 4])], [("y", [2, 4])]) == []
+    assert _pairs([("image", [2, 4])], [("image_features", [2, 4])]) == []
+    # Same name on both sides is a pass-through, not state.
+    assert _pairs([("state", [2, 4])], [("state", [2, 4])]) == []
+
+
+def test_each_output_pairs_with_one_input():
+    pairs = _pairs([("past.0.key", ["b", 8]), ("past.0.value", ["b", 8])],
+                   [("present.0.key", ["b", 8]), ("present.0.value", ["b", 8])])
+    assert pairs == [("past.0.key", "present.0.key"), ("past.0.value", "present.0.value")]
+
+
+def test_recorded_stateful_model_keeps_state_on_the_device_and_swaps(tmp_path):
+    report = recorded_report("stateful", tmp_path)
+    plan = report.binding
+    assert plan.state_pairs == [("state", "state_out")]
+    state, state_out = plan.entry("state", "input"), plan.entry("state_out", "output")
+    assert (state.place, state_out.place, state_out.preallocate) == (DEVICE, DEVICE, True)
+    assert "swapped" in state.reason and "swapped" in state_out.reason
+    code = plan.code
+    compile(code, "<stateful>", "exec")
+    assert "    state_on_device, state_out_on_device = state_out_on_device, state_on_device" in code
+    assert "    binding.bind_ortvalue_input('state', state_on_device)" in code
+    assert "    binding.bind_ortvalue_output('state_out', state_out_on_device)" in code
+    # The other flavors swap too.
+    for flavor in ("torch", "cupy"):
+        assert "state, state_out = state_out, state" in render_code(report.evidence, plan, flavor)
+
+
+def test_models_without_state_get_no_pairs(tmp_path):
+    for name in GPU_MODELS:
+        if name != "stateful":
+            assert recorded_report(name, tmp_path).binding.state_pairs == [], name
+
+
+def test_state_pair_is_left_out_of_the_json_when_absent(tmp_path):
+    data = json.loads(recorded_report("conv_net", tmp_path).to_json())
+    assert all("state_pair" not in e for e in data["binding"]["entries"])
+    assert "binding_measurement" not in data["evidence"]
+    data = json.loads(recorded_report("stateful", tmp_path).to_json())
+    assert {e["name"]: e.get("state_pair") for e in data["binding"]["entries"]} == {
+        "x": None, "state": "state_out", "y": None, "state_out": "state"}
+
+
+# --- generated code --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GPU_MODELS)
+@pytest.mark.parametrize("flavor", FLAVORS)
+@pytest.mark.parametrize("dlpack", [True, False])
+def test_every_code_flavor_compiles(tmp_path, name, flavor, dlpack):
+    report = recorded_report(name, tmp_path)
+    code = render_code(report.evidence, report.binding, flavor, dlpack=dlpack)
+    compile(code, f"<{name} {flavor}>", "exec")
+    assert "def infer():" in code
+    # Each binding line says why, as a comment.
+    for line in code.splitlines():
+        if line.startswith("binding.bind_") and "input" in line.split("(")[0]:
+            assert "  # " in line, line
+
+
+@pytest.mark.parametrize("name", GPU_MODELS)
+def test_cuda_graph_code_compiles(tmp_path, name):
+    report = recorded_report(name, tmp_path)
+    code = render_cuda_graph_code(report.evidence, report.binding)
+    compile(code, f"<{name} graph>", "exec")
+    assert "'enable_cuda_graph': '1'" in code
+
+
+def test_torch_flavor_binds_through_dlpack_or_data_ptr(tmp_path):
+    report = recorded_report("demo", tmp_path)
+    with_dlpack = render_code(report.evidence, report.binding, "torch", dlpack=True)
+    assert "binding.bind_ortvalue_input('features', ort.OrtValue.from_dlpack(features))" in with_dlpack
+    raw = render_code(report.evidence, report.binding, "torch", dlpack=False)
+    assert ("binding.bind_input('features', 'cuda', 0, np.float32, tuple(features.shape), features.data_ptr())"
+            in raw)
+    # Pre-allocated output written in place; the data-dependent one viewed through DLPack.
+    assert "scores = torch.empty((32, 128), dtype=torch.float32, device='cuda:0')" in raw
+    assert "'active_indices': torch.from_dlpack(values[1])," in raw
+    cupy = render_code(report.evidence, report.binding, "cupy")
+    assert "binding.bind_input('features', 'cuda', 0, np.float32, tuple(features.shape), features.data.ptr)" in cupy
+    assert "'active_indices': cp.from_dlpack(values[1])," in cupy
+
+
+def test_default_torch_flavor_follows_the_installed_onnxruntime(tmp_path):
+    ort = pytest.importorskip("onnxruntime")
+    report = recorded_report("conv_net", tmp_path)
+    code = render_code(report.evidence, report.binding, "torch")
+    uses_dlpack = "ort.OrtValue.from_dlpack(image)" in code
+    assert uses_dlpack == (ort.__version__ == "1.31.1" and hasattr(ort.OrtValue, "from_dlpack"))
+
+
+def test_host_inputs_stay_numpy_in_tensor_flavors(tmp_path):
+    report = recorded_report("cpu_only_inputs", tmp_path)
+    code = render_code(report.evidence, report.binding, "torch")
+    assert "binding.bind_cpu_input('target_shape', target_shape)" in code
+    assert "binding.bind_cpu_input('bits', bits)" in code
+
+
+def test_unknown_flavor_is_refused(tmp_path):
+    report = recorded_report("conv_net", tmp_path)
+    with pytest.raises(ValueError, match="unknown code flavor"):
+        render_code(report.evidence, report.binding, "jax")
+
+
+def test_names_with_newlines_inject_no_code_in_any_flavor(tmp_path):
+    from render_helpers import fixture_report_dict, renamed, write_report_json
+
+    from ortcopy_doctor.report import load_report
+
+    hostile = 'mm\nimport os; os.system("echo injected")  #'
+    evidence = renamed(fixture_report_dict("demo")["evidence"], {"encoder_matmul": hostile, "features": hostile + "x"})
+    report = load_report(write_report_json(evidence, tmp_path / "hostile.json"))
+    for code in [render_code(report.evidence, report.binding, f) for f in FLAVORS] + [
+            render_cuda_graph_code(report.evidence, report.binding)]:
+        compile(code, "<hostile>", "exec")
+        assert not any(line.lstrip().startswith("import os") for line in code.splitlines())
+
+
+# --- CUDA-graph readiness --------------------------------------------------------------------------------------
+
+
+def _blockers(tmp_path, name):
+    report = recorded_report(name, tmp_path)
+    return [(b.kind, b.subject) for b in cuda_graph_blockers(report.evidence, report.binding, report.copies)]
+
+
+def test_all_cuda_models_are_graph_ready(tmp_path):
+    assert _blockers(tmp_path, "conv_net") == []
+    assert _blockers(tmp_path, "stateful") == []
+
+
+def test_demo_lists_every_blocker_at_once(tmp_path):
+    assert _blockers(tmp_path, "demo") == [
+        ("memcpy_node", "Memcpy_token_0"),
+        ("memcpy_node", "Memcpy"),
+        ("cpu_node", "celu_activation"),
+        ("in_kernel_transfer", "find_active"),
+        ("data_dependent_shape", "active_indices"),
+    ]
+
+
+def test_readiness_blockers_of_the_recorded_models(tmp_path):
+    assert _blockers(tmp_path, "cpu_op_between") == [("memcpy_node", "Memcpy_token_0"), ("memcpy_node", "Memcpy"),
+                                                     ("cpu_node", "celu")]
+    assert _blockers(tmp_path, "if_on_device") == [("memcpy_node", "Memcpy"), ("control_flow", "branch")]
+    assert _blockers(tmp_path, "data_dependent_shape") == [("in_kernel_transfer", "nonzero"),
+                                                           ("data_dependent_shape", "indices")]
+    assert _blockers(tmp_path, "map_output") == [("memcpy_node", "Memcpy"), ("cpu_node", "zipmap"),
+                                                 ("unbound_output", "labels")]
+    assert _blockers(tmp_path, "sequence_output") == [("memcpy_node", "Memcpy"), ("cpu_node", "split_to_sequence"),
+                                                      ("unbound_output", "parts")]
+    # 'y' is [rows, cols]: its size comes from target_shape's values, known only at run time.
+    assert _blockers(tmp_path, "cpu_only_inputs") == [
+        ("cpu_node", "bitshift"), ("data_dependent_shape", "y"), ("unbound_input", "target_shape"),
+        ("unbound_input", "bits"), ("unbound_input", "amount")]
+    # ORT's CPU-preferred shape nodes block capture too (they run on CPU).
+    kinds = {k for k, _ in _blockers(tmp_path, "shape_subgraph")}
+    assert kinds == {"cpu_node", "data_dependent_shape"}  # y is [doubled_batch, 16]
+
+
+def test_no_device_is_one_blocker(tmp_path):
+    report = recorded_report("conv_net", tmp_path)
+    evidence = copy.deepcopy(report.evidence)
+    evidence.session.active_providers = ["CPUExecutionProvider"]
+    plan = make_plan(evidence)
+    assert [b.kind for b in cuda_graph_blockers(evidence, plan, report.copies)] == ["no_device"]
+
+
+# --- promised transfers against the recorded CUPTI census -------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GPU_MODELS)
+def test_plain_promise_is_the_census_of_plain_run(tmp_path, name):
+    report = recorded_report(name, tmp_path)
+    promised = promised_transfers(report.evidence, report.binding, report.copies, "plain")
+    assert promised == census_totals(recorded(name)["census_plain_run"])
+
+
+@pytest.mark.parametrize("name", [m for m in GPU_MODELS if m not in ("map_output", "stateful")])
+def test_plan_promise_is_the_census_of_the_bound_run(tmp_path, name):
+    # stateful: recorded before the state swap existed; its bound census is checked by the binding replay.
+    report = recorded_report(name, tmp_path)
+    promised = promised_transfers(report.evidence, report.binding, report.copies, "plan")
+    assert promised == census_totals(recorded(name)["census_bound_run"])
+
+
+def test_everything_bound_adds_copies_where_tensors_live_on_host(tmp_path):
+    report = recorded_report("cpu_only_inputs", tmp_path)
+    all_device = promised_transfers(report.evidence, report.binding, report.copies, "all_device")
+    plan = promised_transfers(report.evidence, report.binding, report.copies, "plan")
+    assert plan == {}
+    # target_shape, bits and amount are read on the host; 'shifted' is produced there.
+    assert all_device["device_to_host"][0] == 3
+    assert all_device["host_to_device"] == (1, 32)
+
+
+def test_cuda_graph_promises_nothing_where_ready(tmp_path):
+    report = recorded_report("conv_net", tmp_path)
+    assert promised_transfers(report.evidence, report.binding, report.copies, "cuda_graph") == {}
+
+
+# --- verdicts on synthetic measurements ------------------------------------------------------------------------
+
+
+def _v(variant, median, iqr=0.01, ran=True, h2d=0, d2h=0, spread=0.02, skipped=""):
+    return VariantTiming(variant=variant, label=variant, ran=ran, skipped_reason=skipped, runs=50,
+                         median_ms=median if ran else None,
+                         p10_ms=median - spread if ran else None, p25_ms=median - iqr if ran else None,
+                         p75_ms=median + iqr if ran else None, p90_ms=median + spread if ran else None,
+                         h2d_count=h2d, h2d_bytes=100 * h2d, d2h_count=d2h, d2h_bytes=100 * d2h, transfer_source="census")
+
+
+def test_small_differences_print_in_microseconds():
+    from ortcopy_doctor.advice import fmt_delta
+
+    assert fmt_delta(0.0008) == "+0.8 µs"
+    assert fmt_delta(-0.1, signed=False) == "0.100 ms"
+
+
+def test_compare_uses_the_interquartile_ranges():
+    assert compare(_v("plain", 1.0), _v("plan", 0.8)).verdict == "faster"
+    assert compare(_v("plain", 1.0), _v("plan", 1.3)).verdict == "slower"
+    assert compare(_v("plain", 1.0), _v("plan", 1.015)).verdict == "within_noise"
+    assert compare(_v("plain", 1.0), _v("plan", 0.0, ran=False, skipped="x")).verdict == "not_compared"
+    assert compare(None, _v("plan", 1.0)).verdict == "not_compared"
+
+
+def _with_measurement(report, variants, **extra):
+    evidence = copy.deepcopy(report.evidence)
+    evidence.binding_measurement = BindingMeasurement(status="measured", runs=50, warmup_runs=3,
+                                                      transfer_source="census", variants=variants, **extra)
+    return analyse(evidence)
+
+
+def test_faster_plan_is_reported_with_numbers(tmp_path):
+    report = _with_measurement(recorded_report("conv_net", tmp_path), [
+        _v("plain", 0.30, h2d=1, d2h=1), _v("plan", 0.20), _v("all_device", 0.20), _v("cuda_graph", 0.12)],
+        phases=[PhaseTiming("upload", "numpy → device", 50, 0.05, 0.04, 0.06, 24576)],
+        pinned=PinnedTiming("torch.empty(..., pin_memory=True)", 24576, 50, 0.040, 0.015, 0.004))
+    view = binding_view(report)
+    assert view.one_line == ("Binding measured (50 runs, median): plain 0.300 ms, plan 0.200 ms, all on device 0.200 ms, "
+                             "CUDA graph 0.120 ms; plan faster by 0.100 ms.")
+    assert view.conclusions[0].startswith("The recommended plan is faster than plain run(): 0.200 ms vs 0.300 ms")
+    assert view.warnings == []
+    assert view.graph_ready and "measured with enable_cuda_graph=1" in view.graph_text
+    assert "2.7×" in view.pinned
+    assert [row["h2d"] for row in view.ab_rows] == ["1 (100 B)", "0", "0", "0"]
+
+
+def test_slower_plan_is_said_not_hidden(tmp_path):
+    report = _with_measurement(recorded_report("conv_net", tmp_path), [_v("plain", 0.20), _v("plan", 0.30)])
+    view = binding_view(report)
+    assert "plan SLOWER by 0.100 ms beyond noise" in view.one_line
+    assert "slower than plain run() beyond the noise" in view.conclusions[0]
+    assert "Keep plain run()" in view.conclusions[0]
+
+
+def test_overlapping_spread_warns_that_it_cannot_conclude(tmp_path):
+    report = _with_measurement(recorded_report("conv_net", tmp_path),
+                               [_v("plain", 0.200, iqr=0.05), _v("plan", 0.210, iqr=0.05)])
+    view = binding_view(report)
+    assert "within noise" in view.one_line
+    assert any("too wide to conclude" in w for w in view.warnings)
+
+
+def test_noisy_variant_is_flagged(tmp_path):
+    report = _with_measurement(recorded_report("conv_net", tmp_path),
+                               [_v("plain", 0.2, spread=0.3), _v("plan", 0.1)])
+    assert any("timings are noisy" in w for w in binding_view(report).warnings)
+
+
+def _all_cpu(report):
+    evidence = copy.deepcopy(report.evidence)
+    for node in evidence.nodes:
+        node.provider = "CPUExecutionProvider"
+    return evidence
+
+
+def test_all_cpu_model_is_advised_not_to_bind_with_the_measured_reason(tmp_path):
+    base = recorded_report("cpu_only_inputs", tmp_path)
+    evidence = _all_cpu(base)
+    assert is_all_cpu(evidence)
+    evidence.binding_measurement = BindingMeasurement(status="measured", runs=50, variants=[
+        _v("plain", 0.050), _v("plan", 0.052), _v("all_device", 0.120, h2d=1, d2h=3),
+        _v("cuda_graph", 0, ran=False, skipped="blockers")])
+    view = binding_view(analyse(evidence))
+    assert view.all_cpu
+    assert view.all_cpu_advice.startswith("Do not bind on CUDA: every compute node runs on CPU (BitShift, Reshape, Relu)")
+    assert "Measured: everything bound on CUDA took 0.120 ms vs 0.050 ms (+0.070 ms, +140%" in view.all_cpu_advice
+    assert "with 4 more host↔device transfer(s) per run" in view.all_cpu_advice
+    assert view.one_line.endswith("; do not bind on CUDA (all nodes on CPU).")
+    assert not view.graph_ready
+
+
+def test_all_cpu_advice_without_measurement(tmp_path):
+    evidence = _all_cpu(recorded_report("conv_net", tmp_path))
+    evidence.binding_measurement = BindingMeasurement(status="off", reason="turned off (--no-measure-binding)")
+    view = binding_view(analyse(evidence))
+    assert view.one_line == "Binding not measured: turned off (--no-measure-binding)"
+    assert view.all_cpu_advice.startswith("Do not bind on the device")
+
+
+def test_gpu_model_is_not_all_cpu(tmp_path):
+    assert not is_all_cpu(recorded_report("demo", tmp_path).evidence)
+
+
+def test_copy_guidance_names_what_remains(tmp_path):
+    report = recorded_report("demo", tmp_path)
+    report.evidence.binding_measurement = BindingMeasurement(status="off", reason="off")
+    view = binding_view(report)
+    text = "\n".join(view.copy_guidance)
+    assert "Binding removes the per-run round trips: 1 feed and 2 fetch copies" in text
+    assert "cannot remove the 2 Memcpy node(s) (hidden, activated)" in text
+    assert "in-kernel transfer(s) (find_active)" in text
+    assert "'scores' (16.4 KB): on the device after the run" in text
+    assert "copy_outputs_to_cpu()" in text
+    stateful = recorded_report("stateful", tmp_path)
+    stateful.evidence.binding_measurement = BindingMeasurement(status="off", reason="off")
+    assert any(line.startswith("'state_out': state for the next run's 'state'") for line in
+               binding_view(stateful).copy_guidance)
+
+
+def test_no_view_without_a_measurement_record(tmp_path):
+    assert binding_view(recorded_report("demo", tmp_path)) is None
+
+
+def test_html_and_text_show_the_measurement(tmp_path):
+    report = _with_measurement(recorded_report("stateful", tmp_path), [
+        _v("plain", 0.30, h2d=2, d2h=2), _v("plan", 0.20), _v("all_device", 0.2), _v("cuda_graph", 0.1)],
+        phases=[PhaseTiming("upload", "numpy → device", 50, 0.05, 0.04, 0.06, 768),
+                PhaseTiming("inference", "run_with_iobinding", 50, 0.1, 0.09, 0.11),
+                PhaseTiming("download", "copy_outputs_to_cpu()", 50, 0.03, 0.02, 0.04, 576)])
+    html = report.to_html()
+    for anchor in ('id="binding-measured"', 'id="binding-ab-table"', 'id="binding-phase-table"',
+                   'id="binding-graph-code"', "CUDA-graph readiness", "Binding code with torch"):
+        assert anchor in html, anchor
+    text = report.to_text(width=400)
+    lines = [line for line in text.splitlines() if line.startswith("Binding measured")]
+    assert len(lines) == 1
+
+
+# --- replay of the A/B runs recorded on the GPU (tools/record_binding_ab.py) ------------------------------------
+
+
+def _binding_fixtures() -> list[Path]:
+    return sorted(BINDING_FIXTURES.glob("*.json.gz")) if BINDING_FIXTURES.is_dir() else []
+
+
+def _load(path: Path) -> dict:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+@pytest.fixture(params=_binding_fixtures() or [None], ids=lambda p: p.name.split(".")[0] if p else "none")
+def ab(request, tmp_path):
+    if request.param is None:
+        pytest.skip("no recorded GPU binding fixtures yet")
+    data = _load(request.param)
+    assert data["format"] == "ortcopy-doctor-binding-ab" and data["format_version"] == 1
+    assert "error" not in data, data.get("error")
+    from render_helpers import write_report_json
+
+    from ortcopy_doctor.report import load_report
+
+    report = load_report(write_report_json(data["report"], tmp_path / "report.json"))
+    return data, report
+
+
+def _record_tool():
+    spec = importlib.util.spec_from_file_location(
+        "record_binding_ab", Path(__file__).resolve().parent.parent / "tools" / "record_binding_ab.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_replay_recorded_on_cuda(ab):
+    data, report = ab
+    assert report.evidence.session.active_providers[0] == "CUDAExecutionProvider"
+    m = report.evidence.binding_measurement
+    assert m is not None and m.status == "measured", m and m.reason
+
+
+def test_replay_plan_equals_the_recorded_plan(ab):
+    data, report = ab
+    assert json.loads(json.dumps(data["report"]["binding"]["entries"])) == \
+        json.loads(report.to_json())["binding"]["entries"]
+
+
+def test_replay_generated_code_equals_the_code_that_ran(ab):
+    data, report = ab
+    runs = data["code_runs"]
+    for flavor in FLAVORS:
+        assert render_code(report.evidence, report.binding, flavor) == runs[flavor]["code"], flavor
+    if runs["cuda_graph"]["code"] is not None:
+        assert render_cuda_graph_code(report.evidence, report.binding) == runs["cuda_graph"]["code"]
+
+
+def test_replay_generated_code_ran_as_printed_and_matched_plain_run(ab):
+    data, _ = ab
+    for flavor, run in data["code_runs"].items():
+        if run["skipped"]:
+            continue
+        assert run["error"] == "", f"{flavor}: {run['error']}"
+        assert run["ran"], flavor
+        assert run["outputs_match_plain"] in (True, None), flavor
+
+
+def test_replay_transfers_are_exactly_those_promised(ab):
+    data, report = ab
+    if data["census_plain_run"] is None:
+        pytest.skip("recorded without CUPTI")
+    assert census_totals(data["census_plain_run"]) == \
+        promised_transfers(report.evidence, report.binding, report.copies, "plain")
+    for flavor, run in data["code_runs"].items():
+        if not run["ran"] or run["census_infer"] is None:
+            continue
+        variant = "plan" if flavor == "onnxruntime" else flavor
+        assert census_totals(run["census_infer"]) == \
+            promised_transfers(report.evidence, report.binding, report.copies, variant), flavor
+
+
+def test_replay_measured_variant_transfers_are_the_promised_ones(ab):
+    _, report = ab
+    m = report.evidence.binding_measurement
+    for v in m.variants:
+        if not v.ran or v.transfer_source != "census":
+            continue
+        promised = promised_transfers(report.evidence, report.binding, report.copies, v.variant)
+        assert (v.h2d_count, v.h2d_bytes) == promised.get("host_to_device", (0, 0)), v.variant
+        assert (v.d2h_count, v.d2h_bytes) == promised.get("device_to_host", (0, 0)), v.variant
+
+
+def test_replay_plan_is_never_slower_than_plain_beyond_noise(ab):
+    data, report = ab
+    if is_all_cpu(report.evidence):
+        pytest.skip("the all-CPU model is advised not to bind (its own test)")
+    m = report.evidence.binding_measurement
+    plain = next(v for v in m.variants if v.variant == "plain")
+    plan = next(v for v in m.variants if v.variant == "plan")
+    assert compare(plain, plan).verdict in ("faster", "within_noise"), binding_view(report).one_line
+
+
+def test_replay_all_cpu_model_is_advised_not_to_bind(ab):
+    data, report = ab
+    if data["model"] != "all_cpu_ml":
+        pytest.skip("only the all-CPU model")
+    assert is_all_cpu(report.evidence)
+    view = binding_view(report)
+    assert view.all_cpu_advice.startswith("Do not bind on CUDA")
+    assert "Measured: everything bound on CUDA took" in view.all_cpu_advice
+    m = report.evidence.binding_measurement
+    plain = next(v for v in m.variants if v.variant == "plain")
+    everything = next(v for v in m.variants if v.variant == "all_device")
+    assert everything.ran and everything.median_ms > plain.median_ms
+    assert (everything.h2d_count + everything.d2h_count) > (plain.h2d_count + plain.d2h_count)
+
+
+def test_replay_covers_every_model():
+    fixtures = _binding_fixtures()
+    if not fixtures:
+        pytest.skip("no recorded GPU binding fixtures yet")
+    import models
+
+    expected = set(models.ALL) | {"demo", "all_cpu_ml"}
+    assert {p.name.split(".")[0] for p in fixtures} == expected
+    assert _record_tool().FORMAT_VERSION == 1

@@ -1,0 +1,463 @@
+"""Transfer census attribution (ortcopy_doctor.transfers), replayed from CUPTI data recorded on the H200.
+
+tests/fixtures/census/<model>.json.gz (tools/convert_probe_census.py) hold what CUPTI (cupti-python 13.4.0) saw
+during the 2 profiled runs of an ORT 1.31.1 CUDA session, the clock pair, the profiling start and that session's
+profile. The model's placement, feeds and outputs come from the evidence recorded by `check` for the same model,
+ORT and GPU (tests/fixtures/gpu); its profile and profiling start are replaced by the traced session's, so the
+whole path (evidence -> analyse -> report) runs on real data.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from fixture_loader import recorded
+from ortcopy_doctor.analysis import Copy
+from ortcopy_doctor.census import Census, TransferRecord, census_from_torch_trace, start_tracer
+from ortcopy_doctor.census_run import CensusCollector
+from ortcopy_doctor.evidence import CensusEvidence, Evidence, Feed, NodeEvent, RunEvent, from_jsonable, to_jsonable
+from ortcopy_doctor.profile import parse_events
+from ortcopy_doctor.report import analyse, load_report
+from ortcopy_doctor.transfers import attribute, clock_offset, one_line, to_profile_us
+
+CENSUS_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "census"
+H2D, D2H, D2D = "host_to_device", "device_to_host", "device_to_device"
+
+# Per traced run, in issue order: (class, direction, bytes, node, tensor, finding confirmed).
+EXPECTED = {
+    "conv_net": [("feed", H2D, 24576, "", "image", "OCD004"), ("fetch", D2H, 80, "", "logits", "OCD005")],
+    "cpu_op_between": [
+        ("feed", H2D, 512, "", "x", "OCD004"),
+        ("memcpy_node", D2H, 1024, "Memcpy_token_0", "h1", "OCD003"),
+        ("memcpy_node", H2D, 1024, "Memcpy", "h2", "OCD003"),
+        ("fetch", D2H, 256, "", "y", "OCD005"),
+    ],
+    "data_dependent_shape": [
+        ("feed", H2D, 2048, "", "x", "OCD004"),
+        ("in_kernel", D2H, 4, "nonzero", "indices", "OCD009"),
+        ("fetch", D2H, 3920, "", "indices", "OCD005"),
+    ],
+    "if_on_device": [
+        ("feed", H2D, 64, "", "x", "OCD004"),
+        ("memcpy_node", D2H, 1, "Memcpy", "cond", "OCD003"),
+        ("fetch", D2H, 64, "", "y", "OCD005"),
+    ],
+    "stateful": [
+        ("feed", H2D, 256, "", "x", "OCD004"),
+        ("feed", H2D, 512, "", "state", "OCD004"),
+        ("device_to_device", D2D, 512, "state_projection/MatMulAddFusion", "", ""),
+        ("fetch", D2H, 64, "", "y", "OCD005"),
+        ("fetch", D2H, 512, "", "state_out", "OCD005"),
+    ],
+    "map_output": [("feed", H2D, 24, "", "x", "OCD004"), ("memcpy_node", D2H, 24, "Memcpy", "probabilities", "OCD003")],
+    "sequence_output": [("feed", H2D, 128, "", "x", "OCD004"), ("memcpy_node", D2H, 32, "Memcpy", "h", "OCD003")],
+    "cpu_only_inputs": [("feed", H2D, 128, "", "x", "OCD004"), ("fetch", D2H, 128, "", "y", "OCD005")],
+}
+MODELS = sorted(EXPECTED)
+
+
+def census_fixture(name: str) -> dict:
+    with gzip.open(CENSUS_FIXTURES / f"{name}.json.gz", "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def traced_evidence(name: str) -> Evidence:
+    fx = census_fixture(name)
+    evidence = from_jsonable(Evidence, recorded(name)["report"]["evidence"])
+    evidence.run_events, evidence.node_events = parse_events(fx["profile_events"], fx["warmup_runs"])
+    evidence.session.profiling_start_ns = fx["profiling_start_ns"]
+    evidence.census = CensusEvidence(
+        backend="cupti-python", backend_version=fx["cupti_python_version"],
+        records=[from_jsonable(TransferRecord, r) for r in fx["records"]], clock_pairs=fx["clock_pairs"],
+        traced_runs=[r.run for r in evidence.run_events if not r.warmup])
+    evidence.census_status = f"recorded: cupti-python {fx['cupti_python_version']}"
+    return evidence
+
+
+def cupti_totals(records: list[dict]) -> dict[str, tuple[int, int]]:
+    totals: dict[str, tuple[int, int]] = {}
+    for r in records:
+        if r["direction"] in (H2D, D2H):
+            count, nbytes = totals.get(r["direction"], (0, 0))
+            totals[r["direction"]] = (count + 1, nbytes + r["bytes"])
+    return totals
+
+
+# --- recorded GPU data ---------------------------------------------------------------------------------------------
+
+
+def test_fixtures_keep_versions_and_raw_records():
+    for name in MODELS:
+        fx = census_fixture(name)
+        assert fx["ort_version"] == "1.31.1" and fx["cupti_python_version"] == "13.4.0"
+        assert fx["records"] and all(r["api_start_ns"] is not None for r in fx["records"])
+        assert len(fx["clock_pairs"]) == 1 and len(fx["clock_pairs"][0]) == 2
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_every_host_device_transfer_is_attributed(name):
+    census = analyse(traced_evidence(name)).census
+    assert census is not None
+    assert census.traced_runs == [1, 2]
+    host_device = [t for t in census.transfers if t.host_device]
+    assert host_device and census.attributed_share == 1.0
+    assert all(t.run in (1, 2) and t.kind in ("feed", "fetch", "memcpy_node", "in_kernel") for t in host_device)
+    assert all(t.placed_by == "api" for t in census.transfers)
+    assert census.unexplained == []
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_per_run_totals_equal_cupti_totals_exactly(name):
+    fx = census_fixture(name)
+    census = analyse(traced_evidence(name)).census
+    assert census is not None
+    summed: dict[str, tuple[int, int]] = {}
+    for t in census.transfers:
+        if t.host_device:
+            count, nbytes = summed.get(t.direction, (0, 0))
+            summed[t.direction] = (count + 1, nbytes + t.bytes)
+    assert summed == cupti_totals(fx["records"])
+    # Both traced runs are identical, each half of what CUPTI counted.
+    half = {d: (c // 2, b // 2) for d, (c, b) in cupti_totals(fx["records"]).items()}
+    for run in census.runs:
+        per_dir = {}
+        for d in (H2D, D2H):
+            items = [t for t in census.transfers if t.run == run.run and t.direction == d]
+            if items:
+                per_dir[d] = (len(items), sum(t.bytes for t in items))
+        assert per_dir == half
+        assert (run.host_device_count, run.host_device_bytes) == (sum(c for c, _ in half.values()),
+                                                                 sum(b for _, b in half.values()))
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_each_class_is_right(name):
+    census = analyse(traced_evidence(name)).census
+    assert census is not None
+    for run in (1, 2):
+        got = [(t.kind, t.direction, t.bytes, t.node, t.tensor, t.confirms) for t in census.transfers if t.run == run]
+        assert got == EXPECTED[name], run
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_census_confirms_every_copy_and_all_checks_pass(name):
+    report = analyse(traced_evidence(name))
+    assert report.census is not None
+    assert [(c.kind, c.tensor, c.confirmed) for c in report.copies] == [(c.kind, c.tensor, True) for c in report.copies]
+    assert report.census.checks and report.census.mismatches == []
+    assert not [f for f in report.findings if f.rule in ("OCD010", "OCD011")]
+
+
+def test_memcpy_node_and_feed_consistency_checks_are_made():
+    census = analyse(traced_evidence("cpu_op_between")).census
+    assert census is not None
+    made = sorted({(c.check, c.subject, c.expected, c.observed) for c in census.checks})
+    assert made == [("feed_bytes", "x", 512, 512), ("fetch_bytes", "y", 256, 256),
+                    ("memcpy_node_bytes", "Memcpy", 1024, 1024), ("memcpy_node_bytes", "Memcpy_token_0", 1024, 1024)]
+
+
+def test_memory_kinds_and_measured_bandwidth():
+    census = analyse(traced_evidence("cpu_op_between")).census
+    assert census is not None
+    kinds = {(t.kind, t.direction): (t.src_kind, t.dst_kind) for t in census.transfers}
+    assert kinds[("feed", H2D)] == ("pageable", "device")
+    assert kinds[("memcpy_node", D2H)] == ("device", "pinned")  # the Memcpy node stages through pinned memory
+    assert kinds[("fetch", D2H)] == ("device", "pageable")
+    rates = {(b.direction, b.host_kind): b for b in census.bandwidth}
+    assert set(rates) == {(H2D, "pageable"), (D2H, "pinned"), (D2H, "pageable")}
+    pinned = rates[(D2H, "pinned")]
+    assert pinned.count == 2 and pinned.bytes == 2048 and pinned.gb_per_s == pytest.approx(2048 / pinned.duration_ns)
+
+
+def test_device_to_device_copies_are_reported_apart():
+    census = analyse(traced_evidence("stateful")).census
+    assert census is not None
+    d2d = [t for t in census.transfers if t.kind == "device_to_device"]
+    assert [(t.run, t.bytes, t.src_kind, t.dst_kind) for t in d2d] == [(1, 512, "device", "device"), (2, 512, "device", "device")]
+    assert not any(t.unexplained for t in d2d)
+    assert census.per_run["device_to_device"].count == 1 and census.per_run["device_to_device"].bytes == 512
+    assert all(r.host_device_bytes == 256 + 512 + 64 + 512 for r in census.runs)
+
+
+def test_per_run_class_totals_and_share_of_run_time():
+    evidence = traced_evidence("conv_net")
+    census = analyse(evidence).census
+    assert census is not None
+    durations = {r.run: r.dur_us for r in evidence.run_events}
+    for run in census.runs:
+        assert run.run_dur_us == durations[run.run]
+        feed = run.classes["feed"]
+        assert (feed.count, feed.bytes) == (1, 24576)
+        assert feed.share_of_run == pytest.approx(feed.duration_ns / (durations[run.run] * 1000.0))
+    assert list(census.per_run) == ["feed", "fetch"]
+
+
+def test_report_json_round_trip_keeps_the_census(tmp_path):
+    report = analyse(traced_evidence("data_dependent_shape"))
+    path = tmp_path / "report.json"
+    path.write_text(report.to_json(), encoding="utf-8")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["census"]["attributed_share"] == 1.0
+    assert data["evidence"]["census"]["records"][0]["api_start_ns"] is not None
+    assert all(c["confirmed"] is True for c in data["copies"])
+    again = load_report(path)
+    assert again.census is not None and again.evidence.census is not None
+    assert again.evidence.census.records == report.evidence.census.records
+    assert to_jsonable(again.census) == to_jsonable(report.census)
+
+
+def test_old_evidence_without_census_still_loads(tmp_path):
+    data = recorded("conv_net")["report"]["evidence"]
+    data.pop("census", None)
+    data.pop("census_status", None)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    report = load_report(path)
+    assert report.census is None and report.evidence.census_status == ""
+    assert all(c.confirmed is None for c in report.copies)
+    assert "Transfer census" not in report.to_html() and "Transfer census" not in report.to_text()
+
+
+def test_html_and_text_show_the_census():
+    report = analyse(traced_evidence("if_on_device"))
+    html = report.to_html()
+    assert 'id="census"' in html and "Transfer census" in html
+    assert "Memcpy node" in html and "OCD003" in html and "pinned" in html
+    assert "None: every traced transfer confirms a finding" in html
+    text = report.to_text(width=200)
+    assert report.census is not None and one_line(report.census) in text
+    assert one_line(report.census) == ("Transfer census (cupti-python, 2 traced runs): per run 1 feed (64 B), "
+                                       "1 fetch (64 B), 1 Memcpy node (1 B); 100% of host↔device transfers attributed.")
+
+
+# --- unit tests on synthetic data ----------------------------------------------------------------------------------
+
+START = 1_800_000_000_000_000_000  # profiling start, epoch ns
+OFFSET = 5_000_000_123  # tracer clock 5 s ahead of time.time_ns()
+
+
+def _runs() -> tuple[list[RunEvent], list[NodeEvent]]:
+    runs = [RunEvent(run=0, ts_us=100, dur_us=100, warmup=True), RunEvent(run=1, ts_us=1000, dur_us=200, warmup=False)]
+
+    def node(name: str, op: str, ts: int, dur: int, out: int = 64) -> NodeEvent:
+        return NodeEvent(run=1, name=name, op_type=op, provider="CUDAExecutionProvider", ts_us=ts, dur_us=dur,
+                         input_shapes=[], output_shapes=[], output_bytes=out)
+
+    return runs, [node("a", "MatMul", 1020, 20), node("Memcpy", "MemcpyToHost", 1050, 10, out=256),
+                  node("b", "NonZero", 1100, 40), node("c", "Relu", 1160, 10)]
+
+
+def _record(at_us: float, direction: str = H2D, nbytes: int = 64, corr: int = 1, api: bool = True) -> TransferRecord:
+    tracer_ns = START + round(at_us * 1000) + OFFSET
+    src, dst = {H2D: ("pageable", "device"), D2H: ("device", "pageable"), D2D: ("device", "device")}[direction]
+    return TransferRecord(direction=direction, bytes=nbytes, src_kind=src, dst_kind=dst, start_ns=tracer_ns + 5000,
+                          end_ns=tracer_ns + 7000, correlation_id=corr, api_start_ns=tracer_ns if api else None,
+                          api_kind="runtime" if api else "")
+
+
+def test_clock_mapping_with_an_offset():
+    pairs = [[START + OFFSET + 7, START + 10], [START + OFFSET + 100_003, START + 100_000]]  # sampled 3 ns apart
+    assert clock_offset(pairs) == OFFSET
+    assert clock_offset([]) == 0
+    assert to_profile_us(START + OFFSET + 1_500_000, OFFSET, START) == 1500.0
+    runs, nodes = _runs()
+    records = [_record(1010), _record(1055, D2H, 256, corr=2), _record(1190, D2H, 64, corr=3)]
+    report = attribute(records, [[START + OFFSET, START]], START, runs, nodes)
+    assert [(t.run, t.kind, t.node, t.at_us) for t in report.transfers] == [
+        (1, "feed", "", 1010.0), (1, "memcpy_node", "Memcpy", 1055.0), (1, "fetch", "", 1190.0)]
+    # The same records read without the offset land 5 s late: outside every run.
+    wrong = attribute(records, [], START, runs, nodes)
+    assert {t.kind for t in wrong.transfers} == {"outside"}
+
+
+def test_copies_name_tensors_and_confirm_findings():
+    runs, nodes = _runs()
+    copies = [Copy(kind="feed", direction=H2D, tensor="x", bytes_per_run=64),
+              Copy(kind="memcpy_node", direction=D2H, tensor="h", bytes_per_run=256, node="Memcpy"),
+              Copy(kind="in_kernel", direction=D2H, tensor="idx", bytes_per_run=4, node="b"),
+              Copy(kind="fetch", direction=D2H, tensor="y", bytes_per_run=64)]
+    feeds = [Feed(name="x", dtype="float32", shape=[16], bytes=64, source="synthesized")]
+    records = [_record(1010), _record(1055, D2H, 256, corr=2), _record(1110, D2H, 4, corr=3),
+               _record(1190, D2H, 64, corr=4)]
+    report = attribute(records, [[START + OFFSET, START]], START, runs, nodes, copies, feeds)
+    assert [(t.kind, t.tensor, t.confirms) for t in report.transfers] == [
+        ("feed", "x", "OCD004"), ("memcpy_node", "h", "OCD003"), ("in_kernel", "idx", "OCD009"), ("fetch", "y", "OCD005")]
+    assert report.mismatches == [] and report.unexplained == []
+
+
+def test_unexplained_transfers_are_listed_never_dropped():
+    runs, nodes = _runs()
+    records = [
+        _record(50, corr=1),  # before any run
+        _record(1150, D2H, 8, corr=2),  # inside the run, in the gap between 'b' (ends 1140) and 'c' (starts 1160)
+        _record(1030, D2H, 4, corr=3),  # inside MatMul 'a': an in-kernel transfer no copy predicted
+        _record(1010, H2D, 999, corr=4),  # a feed-phase copy matching no input
+        _record(1165, D2D, 128, corr=5),  # device-to-device: apart, not unexplained
+        _record(1300, D2H, 16, corr=6, api=False),  # no API record: placed by the device start (1305 µs): outside
+    ]
+    report = attribute(records, [[START + OFFSET, START]], START, runs, nodes, [], [])
+    by_corr = {t.correlation_id: t for t in report.transfers}
+    assert len(report.transfers) == len(records)
+    assert (by_corr[1].kind, by_corr[1].run, by_corr[1].confirms) == ("outside", -1, "unexplained")
+    assert (by_corr[2].kind, by_corr[2].confirms) == ("between_nodes", "unexplained")
+    assert (by_corr[3].kind, by_corr[3].node, by_corr[3].confirms) == ("in_kernel", "a", "unexplained")
+    assert (by_corr[4].kind, by_corr[4].tensor, by_corr[4].confirms) == ("feed", "", "unexplained")
+    assert (by_corr[5].kind, by_corr[5].confirms) == ("device_to_device", "")
+    assert (by_corr[6].kind, by_corr[6].placed_by) == ("outside", "device")
+    assert sorted(t.correlation_id for t in report.unexplained) == [1, 2, 3, 4, 6]
+    assert report.attributed_share == pytest.approx(2 / 5)  # corr 3 and 4 are in a run and class, unexplained or not
+
+
+def test_a_node_boundary_rounded_to_whole_microseconds_still_holds_its_copy():
+    runs, nodes = _runs()
+    # 'Memcpy' is [1050, 1060] µs in the profile; ORT truncates both ts and dur: 0.8 µs past its end is inside.
+    report = attribute([_record(1060.8, D2H, 256)], [[START + OFFSET, START]], START, runs, nodes)
+    assert (report.transfers[0].kind, report.transfers[0].node) == ("memcpy_node", "Memcpy")
+
+
+def test_consistency_checks_catch_mismatches():
+    runs, nodes = _runs()
+    copies = [Copy(kind="feed", direction=H2D, tensor="x", bytes_per_run=64),
+              Copy(kind="memcpy_node", direction=D2H, tensor="h", bytes_per_run=256, node="Memcpy")]
+    feeds = [Feed(name="x", dtype="float32", shape=[16], bytes=64, source="synthesized")]
+    # The Memcpy node copies 128 B although the profile says its output is 256 B; the feed copy is missing.
+    records = [_record(1055, D2H, 128, corr=1)]
+    report = attribute(records, [[START + OFFSET, START]], START, runs, nodes, copies, feeds)
+    failed = {(c.check, c.subject): (c.expected, c.observed) for c in report.mismatches}
+    assert failed == {("memcpy_node_bytes", "Memcpy"): (256, 128), ("feed_bytes", "x"): (64, 0)}
+
+
+def test_census_rules_report_unexplained_transfers_and_mismatches():
+    evidence = traced_evidence("data_dependent_shape")
+    assert evidence.census is not None
+    # Claim NonZero ran on CPU: the analysis then predicts no in-kernel read-back, and the census' 4 B copy
+    # inside its event is explained by no finding.
+    for node in evidence.nodes:
+        if node.op_type == "NonZero":
+            node.provider = "CPUExecutionProvider"
+    # And claim another size of the array fed: the feed check fails.
+    evidence.feeds[0].bytes = 1024
+    report = analyse(evidence)
+    assert report.census is not None
+    rules = [(f.rule, f.location) for f in report.findings if f.rule in ("OCD010", "OCD011")]
+    assert ("OCD010", "nonzero") in rules
+    assert ("OCD011", "x") in rules
+    unexplained = next(f for f in report.findings if f.rule == "OCD010" and f.location == "nonzero")
+    assert unexplained.severity == "warning" and "4 B" in unexplained.message and "NonZero 'nonzero'" in unexplained.message
+    in_kernel = [c for c in report.copies if c.kind == "in_kernel"]
+    assert in_kernel == []
+    html = report.to_html()
+    assert 'id="census-unexplained"' in html and 'id="census-mismatches"' in html
+
+
+# --- backends and collection on this machine -----------------------------------------------------------------------
+
+
+def test_torch_trace_is_read_into_transfer_records():
+    """The PyTorch-profiler backend's parser, on a trace written in the Kineto layout it assumes (unverified on GPU)."""
+    trace = {"traceEvents": [
+        {"ph": "X", "cat": "user_annotation", "name": "ortcopy_doctor_clock", "ts": 1000.0, "dur": 1},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "ts": 1010.5, "dur": 20, "args": {"correlation": 7}},
+        {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "ts": 1012.25, "dur": 2.5,
+         "args": {"correlation": 7, "bytes": 24576, "device": 0, "stream": 7}},
+        {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pinned)", "ts": 1050.0, "dur": 1.5,
+         "args": {"correlation": 9, "bytes": 4}},
+        {"ph": "X", "cat": "user_annotation", "name": "ortcopy_doctor_clock", "ts": 2000.0, "dur": 1},
+    ]}
+    census = census_from_torch_trace(trace, [START, START + 1_000_000])
+    assert isinstance(census, Census) and census.backend == "torch-profiler"
+    assert census.clock_pairs == [(1_000_000, START), (2_000_000, START + 1_000_000)]
+    first, second = census.records
+    assert (first.direction, first.bytes, first.src_kind, first.dst_kind) == (H2D, 24576, "pageable", "device")
+    assert (first.start_ns, first.end_ns, first.api_start_ns, first.api_kind) == (1_012_250, 1_014_750, 1_010_500, "runtime")
+    assert (second.direction, second.dst_kind, second.api_start_ns) == (D2H, "pinned", None)
+
+
+def test_no_backend_can_trace_on_this_machine():
+    tracer, reasons = start_tracer()
+    if tracer is not None:  # a GPU machine with a working backend
+        tracer.__exit__(None, None, None)
+        pytest.skip("a tracing backend works here")
+    assert reasons and any("cupti" in r for r in reasons) and any("torch" in r for r in reasons)
+
+
+def test_collector_skips_sessions_not_on_cuda():
+    collector = CensusCollector(warmup_runs=1, profiled_runs=2)
+    collector.start(["CPUExecutionProvider"])
+    collector.stop()
+    collector.stop()
+    assert collector.census is None
+    assert collector.status.startswith("skipped: the transfer census traces CUDA sessions")
+    nothing = CensusCollector(warmup_runs=1, profiled_runs=0)
+    nothing.stop()
+    assert nothing.status == "skipped: no profiled runs to trace"
+
+
+def test_check_here_records_why_the_census_was_skipped(tmp_path):
+    import onnx
+
+    import models
+    from ortcopy_doctor import check
+    from ortcopy_doctor.collect import CheckOptions
+
+    path = tmp_path / "conv_net.onnx"
+    onnx.save(models.conv_net(), str(path))
+    report = check(path, CheckOptions(dims={"batch": 2}, warmup_runs=1, profiled_runs=1, timed_runs=2))
+    status = report.evidence.census_status
+    assert status.startswith("skipped"), status
+    assert report.evidence.census is None and report.census is None
+    if "CUDAExecutionProvider" not in report.evidence.session.active_providers:
+        assert "CUDA" in status
+    assert f"Transfer census: {status}" in report.to_text(width=400)
+    assert "Transfer census" in report.to_html()
+    again = json.loads(report.to_json())
+    assert again["evidence"]["census_status"] == status and again["evidence"]["census"] is None
+
+
+# --- live, on the GPU machine (pytest -m gpu) ------------------------------------------------------------------------
+
+LIVE_DIMS = {"batch": 2, "rows": 4, "cols": 8}  # as tools/record_gpu_evidence.py: the sizes EXPECTED holds
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", MODELS)
+def test_live_census_attributes_every_transfer(tmp_path, name):
+    """`check` with the CUDA EP takes the census itself; the same classes as the recorded data, on every traced run."""
+    import numpy as np
+    import onnx
+
+    import models
+    from ortcopy_doctor import check
+
+    ort = pytest.importorskip("onnxruntime")
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        pytest.skip("no CUDA EP in this onnxruntime")
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(models.ALL[name](), str(path))
+    inputs = None
+    if name == "cpu_only_inputs":
+        inputs = tmp_path / "inputs.npz"
+        np.savez(inputs, target_shape=np.array([4, 8], np.int64))
+    report = check(path, dims=LIVE_DIMS, inputs_file=inputs, timed_runs=5)
+    evidence = report.evidence
+    assert evidence.session.active_providers[0] == "CUDAExecutionProvider"
+    assert evidence.census_status.startswith("recorded: cupti-python"), evidence.census_status
+    census = report.census
+    assert census is not None and census.traced_runs == [2, 3, 4]
+    assert census.attributed_share == 1.0 and census.unexplained == [] and census.mismatches == []
+    for run in census.traced_runs:
+        got = [(t.kind, t.direction, t.bytes, t.node, t.tensor, t.confirms) for t in census.transfers if t.run == run]
+        assert got == EXPECTED[name], run
+    cupti = cupti_totals([to_jsonable(r) for r in evidence.census.records])
+    summed: dict[str, tuple[int, int]] = {}
+    for r in census.runs:
+        for t in (t for t in census.transfers if t.run == r.run and t.host_device):
+            count, nbytes = summed.get(t.direction, (0, 0))
+            summed[t.direction] = (count + 1, nbytes + t.bytes)
+    assert summed == cupti
+    assert all(c.confirmed is True for c in report.copies)
+    assert len(evidence.census.traced_run_ms) == 5  # the overhead runs

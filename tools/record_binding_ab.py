@@ -1,0 +1,255 @@
+"""Record the binding A/B evidence on a CUDA GPU, as fixtures for tests/test_advice.py (tests/fixtures/binding/).
+
+For the models of tests/models.py, the demo, an all-CPU ai.onnx.ml model and the stateful model:
+
+1. ``check`` with ``measure_binding=True`` (plain run() vs the plan vs everything bound vs a CUDA graph);
+2. one plain ``session.run()`` traced with CUPTI (the ground truth of the plain variant);
+3. every generated code flavor (onnxruntime, torch, cupy, and the CUDA graph where nothing blocks it) executed
+   as printed, its first outputs compared with plain run()'s, then one more ``infer()`` traced with CUPTI;
+4. what the plan promised for each variant (advice.promised_transfers), so the replay can compare.
+
+Writes one gzipped JSON per model into the folder given (default $OUT/binding):
+
+    python tools/record_binding_ab.py OUT_DIR [--runs N] [--only name,name]
+
+Fixture format (``FORMAT``/``FORMAT_VERSION``), one object per model:
+    format, format_version, model, recorded_utc, ort_version, torch_version, cupy_version, gpus,
+    report            the check --json report (evidence.binding_measurement holds the A/B record),
+    census_plain_run  CUPTI census of one plain run() (census.Census as JSON) or null,
+    promised          {variant: {"host_to_device": [count, bytes], "device_to_host": [...]}} from the plan,
+    code_runs         {flavor: {"code", "ran", "skipped", "error", "outputs_match_plain", "census_infer"}},
+    error             a traceback where the model could not be recorded at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import gzip
+import io
+import json
+import os
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+FORMAT = "ortcopy-doctor-binding-ab"
+FORMAT_VERSION = 1
+DIMS = {"batch": 2, "rows": 4, "cols": 8}
+IR_VERSION = 10
+
+
+def all_cpu_ml_model() -> onnx.ModelProto:
+    """Scaler -> Normalizer -> LinearClassifier (ai.onnx.ml, opset 3): no op has a CUDA kernel.
+
+    Built with onnx.helper (skl2onnx may be missing); tensor outputs only, so every variant can run.
+    """
+    nodes = [
+        helper.make_node("Scaler", ["features"], ["scaled"], name="scaler", domain="ai.onnx.ml",
+                         offset=[0.1] * 16, scale=[2.0] * 16),
+        helper.make_node("Normalizer", ["scaled"], ["normalized"], name="normalizer", domain="ai.onnx.ml", norm="L2"),
+        helper.make_node("LinearClassifier", ["normalized"], ["label", "scores"], name="classifier", domain="ai.onnx.ml",
+                         classlabels_ints=[0, 1, 2], coefficients=[float(v) for v in np.linspace(-1, 1, 48)],
+                         intercepts=[0.1, 0.0, -0.1], multi_class=0, post_transform="SOFTMAX"),
+    ]
+    graph = helper.make_graph(
+        nodes, "all_cpu_ml",
+        [helper.make_tensor_value_info("features", TensorProto.FLOAT, ["batch", 16])],
+        [helper.make_tensor_value_info("label", TensorProto.INT64, ["batch"]),
+         helper.make_tensor_value_info("scores", TensorProto.FLOAT, ["batch", 3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)],
+                              producer_name="ortcopy-doctor-tests")
+    model.ir_version = IR_VERSION
+    return model
+
+
+def todo() -> dict[str, tuple[onnx.ModelProto, dict[str, int]]]:
+    import models
+
+    from ortcopy_doctor.demo import DEMO_DIMS, build_demo_model
+
+    result = {name: (build(), dict(DIMS)) for name, build in models.ALL.items()}
+    result["demo"] = (build_demo_model(), dict(DEMO_DIMS))
+    result["all_cpu_ml"] = (all_cpu_ml_model(), {"batch": 64})
+    return result
+
+
+def inputs_for(name: str, folder: Path) -> Path | None:
+    if name != "cpu_only_inputs":
+        return None
+    path = folder / "inputs.npz"
+    np.savez(path, target_shape=np.array([4, 8], np.int64))
+    return path
+
+
+def census_of(fn: Any) -> dict | None:
+    from ortcopy_doctor.census import CuptiTracer, CuptiUnavailable
+    from ortcopy_doctor.evidence import to_jsonable
+
+    try:
+        with CuptiTracer() as tracer:
+            fn()
+    except CuptiUnavailable:
+        return None
+    except Exception as exc:  # noqa: BLE001 - CUPTI cannot trace here (no driver): no census, said so
+        print(f"  census failed: {type(exc).__name__}: {str(exc)[:200]}", file=sys.stderr)
+        return None
+    return to_jsonable(tracer.census)
+
+
+def to_numpy(value: Any) -> Any:
+    """An output of any flavor as numpy (or the Python object, for sequences and maps)."""
+    if hasattr(value, "device_name") and hasattr(value, "numpy"):  # OrtValue
+        return value.numpy()
+    module = type(value).__module__
+    if module.startswith("torch"):
+        return value.detach().cpu().numpy()
+    if module.startswith("cupy"):
+        import cupy as cp
+
+        return cp.asnumpy(value)
+    return value
+
+
+def outputs_match(got: Any, want: list[Any], names: list[str], bound_names: list[str]) -> bool | None:
+    """First outputs of the generated code against plain run()'s; None where they cannot be compared."""
+    if isinstance(got, dict):
+        items = list(got.items())
+    elif isinstance(got, list):
+        items = list(zip(bound_names if len(got) == len(bound_names) else names, got))
+    else:
+        return None
+    for name, value in items:
+        g, w = to_numpy(value), want[names.index(name)]
+        if isinstance(w, np.ndarray) and isinstance(g, np.ndarray):
+            if g.shape != w.shape or not np.allclose(g, w, rtol=1e-3, atol=1e-4):
+                return False
+        elif g != w:
+            return False
+    return True
+
+
+def run_code(code: str, inputs_file: Path | None, want: list[Any], names: list[str], bound_names: list[str]) -> dict:
+    entry: dict[str, Any] = {"code": code, "ran": False, "skipped": "", "error": "", "outputs_match_plain": None,
+                             "census_infer": None}
+    if inputs_file is not None:
+        code = code.replace("INPUTS_FILE = 'inputs.npz'", f"INPUTS_FILE = {str(inputs_file)!r}")
+    namespace: dict[str, Any] = {"__name__": "generated"}
+    try:
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            exec(compile(code, "<generated binding code>", "exec"), namespace)  # noqa: S102 - our generated code
+        entry["ran"] = True
+        entry["printed"] = printed.getvalue()
+        entry["outputs_match_plain"] = outputs_match(namespace.get("outputs"), want, names, bound_names)
+        infer = namespace["infer"]
+        for _ in range(3):  # warm-up (and, for the CUDA graph, the capture)
+            infer()
+        entry["census_infer"] = census_of(infer)
+    except ModuleNotFoundError as exc:
+        entry["skipped"] = f"{exc.name} is not installed here"
+    except Exception:  # noqa: BLE001 - recorded as evidence
+        entry["error"] = traceback.format_exc()
+    finally:
+        namespace.clear()
+    return entry
+
+
+def record(name: str, model: onnx.ModelProto, dims: dict[str, int], runs: int) -> dict:
+    import onnxruntime as ort
+
+    from ortcopy_doctor import check
+    from ortcopy_doctor.advice import cuda_graph_blockers, promised_transfers
+    from ortcopy_doctor.binding import UNBOUND, render_code, render_cuda_graph_code
+    from ortcopy_doctor.collect import CheckOptions
+    from ortcopy_doctor.feeds import build_feeds
+
+    folder = Path(tempfile.mkdtemp(prefix=f"{name}-"))
+    path = folder / f"{name}.onnx"
+    onnx.save(model, str(path))
+    options = CheckOptions(dims=dims, inputs_file=inputs_for(name, folder), measure_binding=True, measure_runs=runs)
+    report = check(path, options)
+    ev, plan = report.evidence, report.binding
+    result: dict[str, Any] = {"report": report.to_dict()}
+    arrays, _ = build_feeds(ev.model.inputs, dims, {}, options.inputs_file)
+    session = ort.InferenceSession(str(path), providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    want = session.run(None, arrays)
+    for _ in range(2):
+        session.run(None, arrays)
+    result["census_plain_run"] = census_of(lambda: session.run(None, arrays))
+    del session
+    variants = ["plain", "plan", "torch", "cupy", "all_device", "cuda_graph"]
+    result["promised"] = {v: {k: list(t) for k, t in promised_transfers(ev, plan, report.copies, v).items()}
+                          for v in variants}
+    bound_names = [e.name for e in plan.outputs if e.place != UNBOUND]
+    code_runs: dict[str, Any] = {}
+    for flavor in ("onnxruntime", "torch", "cupy"):
+        code_runs[flavor] = run_code(render_code(ev, plan, flavor), options.inputs_file, want, names, bound_names)
+    blockers = cuda_graph_blockers(ev, plan, report.copies)
+    if blockers:
+        code_runs["cuda_graph"] = {"code": None, "ran": False, "skipped": "; ".join(b.text() for b in blockers),
+                                   "error": "", "outputs_match_plain": None, "census_infer": None}
+    else:
+        code_runs["cuda_graph"] = run_code(render_cuda_graph_code(ev, plan), options.inputs_file, want, names,
+                                           [e.name for e in plan.outputs])
+    result["code_runs"] = code_runs
+    return result
+
+
+def versions() -> dict[str, Any]:
+    import onnxruntime as ort
+
+    from ortcopy_doctor.environment import collect_environment
+
+    found: dict[str, Any] = {"ort_version": ort.__version__, "torch_version": None, "cupy_version": None}
+    for module, key in (("torch", "torch_version"), ("cupy", "cupy_version")):
+        try:
+            found[key] = __import__(module).__version__
+        except Exception:  # noqa: BLE001
+            pass
+    found["gpus"] = collect_environment().gpus
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", default=os.path.join(os.environ.get("OUT", "/tmp/out"), "binding"))
+    parser.add_argument("--runs", type=int, default=100, help="timed runs per variant")
+    parser.add_argument("--only", default="", help="comma-separated model names")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    common = {"format": FORMAT, "format_version": FORMAT_VERSION, **versions(),
+              "recorded_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    only = {n for n in args.only.split(",") if n}
+    for name, (model, dims) in todo().items():
+        if only and name not in only:
+            continue
+        try:
+            result = {**common, "model": name, **record(name, model, dims, args.runs)}
+            m = result["report"]["evidence"].get("binding_measurement") or {}
+            medians = {v["variant"]: v["median_ms"] for v in m.get("variants", []) if v.get("ran")}
+            ran = {k: ("ran" if v["ran"] else (v["skipped"] or "ERROR")) for k, v in result["code_runs"].items()}
+            status = f"{m.get('status')} {medians} code={ran}"
+        except Exception:  # noqa: BLE001
+            result = {**common, "model": name, "error": traceback.format_exc()}
+            status = "ERROR " + result["error"][-400:]
+        with gzip.open(out / f"{name}.json.gz", "wt", encoding="utf-8") as f:
+            json.dump(result, f)
+        print(name, status, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""Verify the transfer census on the GPU machine: `check` on every test model with one census backend.
+
+    python tools/verify_census.py OUT_DIR [--backend cupti-python|torch-profiler]
+
+Run each backend in its own process (both drive CUPTI). For every model it writes OUT_DIR/<backend>/<model>.json.gz
+(the report, with evidence.census: the raw records) and prints the census status, the per-run classes, the
+attributed share, unexplained transfers, failed checks and the tracing overhead (traced vs untraced median run).
+With the PyTorch profiler it also keeps the raw Kineto trace of one traced run per model (<model>.trace.json.gz),
+so the parser's assumptions (census.census_from_torch_trace) can be checked and turned into fixtures.
+Exit status 1 when any model is not 100% attributed or has unexplained transfers or failed checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import statistics
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import models  # noqa: E402
+
+DIMS = {"batch": 2, "rows": 4, "cols": 8}
+SKIP = {"shape_subgraph"}  # a shape computation kept on CPU: no class of its own
+
+
+def verify(name: str, out: Path, backend: str) -> bool:
+    from ortcopy_doctor import check
+    from ortcopy_doctor.feeds import build_feeds
+    from ortcopy_doctor.transfers import one_line
+
+    folder = Path(tempfile.mkdtemp(prefix=name))
+    path = folder / f"{name}.onnx"
+    onnx.save(models.ALL[name](), str(path))
+    inputs = None
+    if name == "cpu_only_inputs":
+        inputs = folder / "inputs.npz"
+        np.savez(inputs, target_shape=np.array([4, 8], np.int64))
+    report = check(path, dims=DIMS, inputs_file=inputs, timed_runs=20)
+    with gzip.open(out / f"{name}.json.gz", "wt", encoding="utf-8") as f:
+        f.write(report.to_json())
+    ev = report.evidence
+    print(f"== {name}: {ev.census_status}")
+    census = report.census
+    if census is None:
+        return False
+    print("  " + one_line(census))
+    for run in census.traced_runs:
+        print(f"  run {run}:", [(t.kind, t.direction, t.bytes, t.node, t.tensor, t.confirms, t.src_kind, t.dst_kind)
+                                for t in census.transfers if t.run == run])
+    if ev.census is not None and ev.census.traced_run_ms and ev.timings is not None:
+        traced, untraced = statistics.median(ev.census.traced_run_ms), statistics.median(ev.timings.run_ms)
+        print(f"  overhead: traced median {traced:.3f} ms vs untraced {untraced:.3f} ms ({traced / untraced - 1:+.0%})")
+    print(f"  run durations (µs): {[r.run_dur_us for r in census.runs]}; clock offset {census.clock_offset_ns} ns")
+    for t in census.unexplained:
+        print("  UNEXPLAINED", t)
+    for c in census.mismatches:
+        print("  MISMATCH", c)
+    if backend == "torch-profiler":
+        from ortcopy_doctor.census import TorchProfilerTracer
+        import onnxruntime as ort
+
+        arrays, _ = build_feeds(report.evidence.model.inputs, DIMS, {}, inputs)
+        session = ort.InferenceSession(str(path), providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
+        session.run(None, arrays)
+        tracer = TorchProfilerTracer()
+        with tracer:
+            session.run(None, arrays)
+        trace_path = Path(tempfile.mkdtemp()) / "trace.json"
+        tracer._prof.export_chrome_trace(str(trace_path))
+        with gzip.open(out / f"{name}.trace.json.gz", "wt", encoding="utf-8") as f:
+            f.write(trace_path.read_text(encoding="utf-8"))
+        print(f"  raw torch trace: {len(tracer.census.records)} memcpy records parsed, clock pairs {tracer.census.clock_pairs}")
+    return census.attributed_share == 1.0 and not census.unexplained and not census.mismatches
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", default=os.path.join(os.environ.get("OUT", "/tmp/out"), "census"))
+    parser.add_argument("--backend", default="cupti-python", choices=["cupti-python", "torch-profiler"])
+    args = parser.parse_args()
+    os.environ["ORTCOPY_CENSUS_BACKEND"] = args.backend
+    out = Path(args.out) / args.backend
+    out.mkdir(parents=True, exist_ok=True)
+    ok = True
+    for name in models.ALL:
+        if name in SKIP:
+            continue
+        try:
+            ok = verify(name, out, args.backend) and ok
+        except Exception:  # noqa: BLE001 - keep going, report at the end
+            ok = False
+            print(f"== {name}: ERROR\n{traceback.format_exc()}")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
