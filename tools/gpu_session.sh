@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Everything the GPU machine records for the fixtures, in one go (after the staged wheels are installed:
+# see ../shared/device/README.md). Usage: bash tools/gpu_session.sh PART OUTDIR
+#   PART: evidence | census | binding | watch | accuracy | tests
+set -u
+part=$1; out=$2; mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+case "$part" in
+  evidence) python3 tools/record_gpu_evidence.py "$out/gpu" ;;
+  census)   python3 tools/verify_census.py "$out/census" --backend cupti-python
+            python3 tools/verify_census.py "$out/census" --backend torch-profiler ;;
+  binding)  python3 tools/record_binding_ab.py "$out/binding" --runs 100 ;;
+  watch)    python3 tools/record_watch.py "$out/watch" ;;
+  accuracy) python3 tools/accuracy_harness.py --tar .gpu_extra/onnx-node-models.tar.gz --out "$out/accuracy" ;;
+  tests)    python3 -m pytest -q -m gpu -p no:cacheprovider ;;
+  cli)      python3 -m ortcopy_doctor env; python3 -m ortcopy_doctor demo --html "$out/demo.html" ;;
+esac
