@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import gzip
 import importlib.util
+import sys
 import json
 from pathlib import Path
 
@@ -386,6 +387,8 @@ def test_replay_assertion_passes_only_for_the_full_binding(watch_fixtures, key):
 def _record_watch_module():
     spec = importlib.util.spec_from_file_location("record_watch", ROOT / "tools" / "record_watch.py")
     module = importlib.util.module_from_spec(spec)
+    # dataclasses look their module up in sys.modules while the class is created (seen on Python 3.12).
+    sys.modules["record_watch"] = module
     spec.loader.exec_module(module)
     return module
 
