@@ -119,6 +119,20 @@ def _write_outputs(report: object, html: Optional[Path], json_path: Optional[Pat
     return written
 
 
+def _keep_partial_evidence(exc: DoctorError, json_path: Optional[Path]) -> None:
+    """On a failure after the session existed (e.g. out of device memory), keep what was gathered: the JSON
+    report of the partial evidence, marked incomplete, where --json asked for one. No HTML is written."""
+    # Only environment failures (exit 3): bad input (exit 2) leaves no file behind.
+    if exc.partial_evidence is None or json_path is None or exc.exit_code != ExitCode.ENVIRONMENT:
+        return
+    from .render.output import write_atomic
+    from .report import analyse
+
+    partial = analyse(exc.partial_evidence)  # type: ignore[arg-type]
+    write_atomic(json_path, partial.to_json())
+    exc.message = f"{exc.message} (evidence gathered so far: {json_path})"
+
+
 @app.command()
 def check(
     model: Path = typer.Argument(..., help="The .onnx model file (never modified)."),
@@ -173,7 +187,11 @@ def check(
             measure_binding=measure_binding, measure_runs=measure_runs,
         )
         with _progress(sys.stderr.isatty() and not quiet) as progress:
-            report = run_check(model, options, progress=progress)
+            try:
+                report = run_check(model, options, progress=progress)
+            except DoctorError as exc:
+                _keep_partial_evidence(exc, json_path)
+                raise
         written = _write_outputs(report, html_path, json_path)
         written += ci.write(report)
         out = _stdout()

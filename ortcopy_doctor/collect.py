@@ -23,7 +23,7 @@ import onnx
 
 from . import __version__, ortlog, providers as provider_names
 from .environment import collect_environment
-from .errors import EnvironmentProblem, ModelError, UsageError
+from .errors import DoctorError, EnvironmentProblem, ModelError, UsageError
 from .census_run import CensusCollector
 from .evidence import Evidence, RuntimeNode, SessionEvidence, Timings
 from .feeds import build_feeds
@@ -268,6 +268,9 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
         with ortlog.capture_native_stderr() as captured:
             session = None
             census_run = CensusCollector(options.warmup_runs, options.profiled_runs)
+            active: list[str] = []
+            assignment: dict[str, str] | None = None
+            failure: DoctorError | None = None
             try:
                 session, _ = _create_session(ort, model_path, so, options)
                 active = list(session.get_providers())
@@ -282,6 +285,10 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                 census_run.stop()
                 profile_path = session.end_profiling()
                 profiling_start_ns = int(session.get_profiling_start_time_ns())
+            except DoctorError as exc:
+                # Out of device memory, a CUDA session that cannot be created, a run that fails: keep what
+                # was gathered so far (log, providers, placement) on the error, for --json.
+                failure = exc
             finally:
                 census_run.stop()  # idempotent: stops the tracer after a failed run too
                 # The session logs at verbose level while it is destroyed, also after a failed run:
@@ -290,11 +297,6 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                 gc.collect()
         lines = ortlog.parse_lines(captured.text)
         facts = ortlog.extract_facts(lines)
-        run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs)
-        try:
-            os.unlink(profile_path)
-        except OSError:
-            pass
         graph_model: onnx.ModelProto = model
         graph_source = "original_model"
         if optimized is not None and optimized.is_file():
@@ -303,6 +305,26 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                 graph_source = "optimized_model"
             except Exception:  # noqa: BLE001 - fall back to the original graph, and say so
                 notes.append("the optimized model ORT saved could not be read; placement is mapped onto the original graph")
+        if failure is not None:
+            failure.partial_evidence = Evidence(
+                model=info,
+                session=SessionEvidence(
+                    requested_providers=list(options.providers), active_providers=active,
+                    provider_options={p: dict(o) for p, o in (x for x in _provider_list(options) if isinstance(x, tuple))},
+                    device_id=options.device_id, ep_failure=None,
+                    placement_source="assignment_info" if assignment else ("verbose_log" if facts.placement_counts else "none"),
+                    graph_source=graph_source, log=facts.relevant),
+                environment=environment, feeds=feeds,
+                nodes=_runtime_nodes(graph_model, assignment, facts, active) if active else [],
+                memcpy_insertions=facts.memcpy, mode="measured", notes=notes, failure=failure.message,
+                tool_version=__version__, created_utc=_now(),
+            )
+            raise failure
+        run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs)
+        try:
+            os.unlink(profile_path)
+        except OSError:
+            pass
 
     ep_failure = None
     for requested in options.providers:

@@ -27,6 +27,8 @@ class DoctorError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+        # Evidence gathered before the failure (an ortcopy_doctor.evidence.Evidence), where there is some.
+        self.partial_evidence: object | None = None
 
 
 class UsageError(DoctorError):

@@ -288,6 +288,8 @@ class Evidence:
     value_infos: list[ValueInfo] = field(default_factory=list)
     # Where the requested EP was not active: what static analysis predicts it would have done.
     predicted: Optional[Evidence] = None
+    # Set when collection stopped early (e.g. out of device memory): the evidence is what was gathered before.
+    failure: Optional[str] = field(default=None, metadata={"omit_if_default": True})
     # Transfer census of the profiled runs (CUDA EP only), and what happened: "recorded: ..." or "skipped: <why>".
     census: Optional[CensusEvidence] = None
     census_status: str = ""

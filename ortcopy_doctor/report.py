@@ -144,6 +144,8 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
 
 
 def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding]) -> str:
+    if evidence.failure:
+        return f"Incomplete: the check stopped early: {evidence.failure}"
     predicted = " (predicted)" if evidence.mode == "static" else ""
     inactive = [f for f in findings if f.slug == "ep-not-active"]
     if inactive:

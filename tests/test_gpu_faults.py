@@ -1,0 +1,95 @@
+"""GPU faults (run on the GPU machine with `pytest -m gpu`): a clear one-line error, exit 3, no traceback,
+and the evidence gathered before the fault kept in the --json file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+pytestmark = pytest.mark.gpu
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _cuda_available() -> bool:
+    """The CUDA EP is in this build and really loads (a build can list it and still fall back to CPU)."""
+    import onnxruntime as ort
+
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        return False
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "probe",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    session = ort.InferenceSession(model.SerializeToString(), options,
+                                   providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
+    return session.get_providers()[0] == "CUDAExecutionProvider"
+
+
+def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    return subprocess.run([sys.executable, "-m", "ortcopy_doctor", *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def _filler(path: Path) -> None:
+    """ConstantOfShape reads its shape on the host: a shape input of 400 GB makes the device run out of memory."""
+    graph = helper.make_graph(
+        [helper.make_node("ConstantOfShape", ["shape"], ["filled"], name="fill",
+                          value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0])),
+         helper.make_node("Relu", ["filled"], ["y"], name="relu")],
+        "filler",
+        [helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["rows", "cols"])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 10
+    onnx.save(model, str(path))
+
+
+@pytest.fixture()
+def cuda(tmp_path):
+    if not _cuda_available():
+        pytest.skip("the CUDA EP does not load here")
+    return tmp_path
+
+
+def test_out_of_device_memory_is_exit_3_with_evidence_kept(cuda):
+    tmp_path = cuda
+    model = tmp_path / "filler.onnx"
+    _filler(model)
+    np.savez(tmp_path / "inputs.npz", shape=np.array([320_000, 320_000], np.int64))  # 409.6 GB of float32
+    result = _cli(tmp_path, "check", str(model), "--inputs", "inputs.npz", "--json", "partial.json",
+                  "--html", "report.html", "--warmup", "0", "--runs", "1", "--timed-runs", "1")
+    assert result.returncode == 3, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: the device ran out of memory")
+    assert not (tmp_path / "report.html").exists()
+    partial = json.loads((tmp_path / "partial.json").read_text())
+    assert partial["verdict"].startswith("Incomplete: the check stopped early: the device ran out of memory")
+    assert partial["evidence"]["session"]["active_providers"][0] == "CUDAExecutionProvider"
+    assert [n["name"] for n in partial["evidence"]["nodes"]] == ["fill", "relu"]
+
+
+def test_cuda_device_that_does_not_exist_is_a_clear_error(cuda):
+    tmp_path = cuda
+    model = tmp_path / "filler.onnx"
+    _filler(model)
+    np.savez(tmp_path / "inputs.npz", shape=np.array([4, 4], np.int64))
+    result = _cli(tmp_path, "check", str(model), "--inputs", "inputs.npz", "--device-id", "7", "--no-html",
+                  "--json", "r.json", "--timed-runs", "1")
+    assert "Traceback" not in result.stderr + result.stdout
+    assert result.returncode == 3, (result.returncode, result.stderr, result.stdout[:500])
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: onnxruntime could not set up CUDA")
