@@ -16,7 +16,7 @@ Rules of the advice:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .analysis import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, Copy, GraphView, declared_size
 from .binding import DEVICE, HOST, UNBOUND, BindingPlan, render_code, render_cuda_graph_code
@@ -111,17 +111,20 @@ def _add(totals: dict[str, list[int]], direction: str, count: int, nbytes: int |
     entry[1] += nbytes or 0
 
 
-def _host_readers(view: GraphView, name: str) -> list[Any]:
-    return [u for u in view.consumers.get(name, []) if not view.reads_on_device(u)]
-
-
 def promised_transfers(evidence: Evidence, plan: BindingPlan, copies: list[Copy], variant: str) -> Totals:
     """direction -> (count, bytes) of host<->device transfers in one call of ``variant``, as the evidence implies.
 
-    plain: every copy of the report. plan (and its torch/cupy flavors): what binding cannot remove, plus a
-    device→host copy for a device-bound input that a host reader also takes. all_device: what binding cannot
-    remove, plus a device→host copy of every input read in host memory and a host→device copy of every
-    output produced there. cuda_graph: what binding cannot remove (nothing, where capture is possible).
+    plain: every copy of the report. plan (and its torch/cupy flavors): what binding cannot remove. all_device:
+    what binding cannot remove, plus a host→device copy of every output produced in host memory (ORT runs the
+    node on CPU, then copies its result into the CUDA location the output is bound to, inside every run).
+    cuda_graph: what binding cannot remove (nothing, where capture is possible).
+
+    An input bound on CUDA that a CPU node reads is copied back to host once, when it is bound
+    (``IOBinding::BindInput`` copies a bound input across devices, read from source), not in each run: those
+    copies are ``bind_transfers``. They recur per call only where ``infer()`` rebinds the input, as it does for
+    state swapped between runs. Seen with CUPTI on ORT 1.31.1 (tests/fixtures/binding): all_cpu_ml and
+    cpu_only_inputs bound everything on CUDA and made no device→host copy in the run, only the host→device
+    copies of their CPU-produced outputs.
     """
     totals: dict[str, list[int]] = {}
     if variant == "plain":
@@ -131,16 +134,11 @@ def promised_transfers(evidence: Evidence, plan: BindingPlan, copies: list[Copy]
     for c in copies:
         if not c.removable_by_binding:
             _add(totals, c.direction, c.count_per_run, c.bytes_per_run)
-    view = GraphView.of(evidence)
-    feeds = {f.name: f for f in evidence.feeds}
     if variant in ("plan", "torch", "cupy"):
-        for e in plan.inputs:
-            if e.place == DEVICE and _host_readers(view, e.name):
-                _add(totals, D2H, 1, feeds[e.name].bytes if e.name in feeds else None)
+        # State inputs are rebound inside infer() (the swap): their bind-time copy is paid in every call.
+        for direction, (count, nbytes) in _bind_copies(evidence, plan, variant, rebound_only=True).items():
+            _add(totals, direction, count, nbytes)
     elif variant == "all_device":
-        for e in plan.inputs:
-            if _host_readers(view, e.name):
-                _add(totals, D2H, 1, feeds[e.name].bytes if e.name in feeds else None)
         for e in plan.outputs:
             if e.place == HOST:
                 nbytes = next((c.bytes_per_run for c in copies if c.tensor == e.name and c.kind == MEMCPY_NODE), None)
@@ -149,6 +147,34 @@ def promised_transfers(evidence: Evidence, plan: BindingPlan, copies: list[Copy]
                 _add(totals, H2D, 1, nbytes)
     elif variant != "cuda_graph":
         raise ValueError(f"unknown variant {variant!r}")
+    return {k: (v[0], v[1]) for k, v in totals.items() if v[0]}
+
+
+def bind_transfers(evidence: Evidence, plan: BindingPlan, variant: str) -> Totals:
+    """direction -> (count, bytes) of the copies ORT makes when ``variant`` binds its inputs (once per binding).
+
+    ORT's ``bind_ortvalue_input``/``bind_input`` copies a CUDA tensor that a CPU node reads back to host at
+    bind time, and the run then reads that host copy: one device→host copy per such input, each time it is bound.
+    plan/torch/cupy bind on the device only inputs a device kernel reads; all_device binds every input there.
+    """
+    if variant not in ("plain", "plan", "torch", "cupy", "all_device", "cuda_graph"):
+        raise ValueError(f"unknown variant {variant!r}")
+    return _bind_copies(evidence, plan, variant, rebound_only=False)
+
+
+def _bind_copies(evidence: Evidence, plan: BindingPlan, variant: str, rebound_only: bool) -> Totals:
+    if variant == "plain" or not plan.applicable:
+        return {}
+    view = GraphView.of(evidence)
+    feeds = {f.name: f for f in evidence.feeds}
+    totals: dict[str, list[int]] = {}
+    for e in plan.inputs:
+        on_device = e.place == DEVICE or variant == "all_device"
+        if not on_device or (rebound_only and not e.state_pair):
+            continue
+        # An input a CPU node reads lives in host memory in the session: bound on CUDA, it is copied back.
+        if any(not view.reads_on_device(u) for u in view.consumers.get(e.name, [])):
+            _add(totals, D2H, 1, feeds[e.name].bytes if e.name in feeds else declared_size(evidence, e.name)[2])
     return {k: (v[0], v[1]) for k, v in totals.items() if v[0]}
 
 
@@ -358,6 +384,11 @@ def binding_view(report: Report) -> BindingView | None:
         measured = (f"everything bound on CUDA took {all_vs_plain.text}"
                     if all_vs_plain.verdict != "not_compared" else "the everything-bound run could not be compared")
         more = f", with {extra} more host↔device transfer(s) per run" if extra else ""
+        bound = bind_transfers(evidence, plan, "all_device").get(D2H)
+        if bound:
+            more += (f", plus {bound[0]} device→host cop{'y' if bound[0] == 1 else 'ies'} ({fmt_bytes(bound[1])}) "
+                     "each time the inputs are bound (ORT copies a CUDA input that a CPU node reads back to host "
+                     "when it is bound)")
         view.all_cpu_advice = (f"Do not bind on CUDA: every compute node runs on CPU ({_cpu_ops(evidence)}), so binding "
                                f"inputs and outputs on the device adds copies instead of removing them. Measured: "
                                f"{measured} against plain run(){more}. Use plain run() (or a CPU-only session).")

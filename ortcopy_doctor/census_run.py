@@ -57,12 +57,12 @@ class CensusCollector:
             return
         census = tracer.census
         first = self.warmup_runs
-        verified = census.backend == "cupti-python"
         self.census = CensusEvidence(
             backend=census.backend, backend_version=backend_version(census.backend),
             records=list(census.records), clock_pairs=[[int(c), int(t)] for c, t in census.clock_pairs],
-            traced_runs=list(range(first, first + self.profiled_runs)), clock_verified=verified,
-            notes=[] if verified else ["the PyTorch profiler backend is not verified on a GPU yet"])
+            traced_runs=list(range(first, first + self.profiled_runs)),
+            clock_verified=bool(getattr(census, "clock_verified", True)), notes=list(getattr(census, "notes", [])),
+            clock_error_ns=getattr(census, "clock_error_ns", None))
         self.status = (f"recorded: {census.backend} {self.census.backend_version}".rstrip()
                        + f", {self.profiled_runs} profiled run(s) traced, {len(census.records)} memcpy record(s)")
 

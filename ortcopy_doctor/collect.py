@@ -11,6 +11,7 @@ import datetime
 import gc
 import os
 import re
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -294,7 +295,10 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                 # The session logs at verbose level while it is destroyed, also after a failed run:
                 # keep that inside the capture too.
                 session = None
-                gc.collect()
+                if failure is not None or sys.exc_info()[0] is not None:
+                    # only a failure can leave the session in a reference cycle (through a traceback); a full
+                    # collection costs ~25 ms with the CLI's modules loaded (docs/benchmarks.md)
+                    gc.collect()
         lines = ortlog.parse_lines(captured.text)
         facts = ortlog.extract_facts(lines)
         graph_model: onnx.ModelProto = model
@@ -359,7 +363,8 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
             census_run.measure_overhead(lambda: _run(timing_session, arrays, model_path), min(10, options.timed_runs))
         finally:
             timing_session = None
-            gc.collect()
+            if sys.exc_info()[0] is not None:
+                gc.collect()  # a failed run's traceback may hold the session: free it inside the capture
 
     evidence = Evidence(
         model=info,

@@ -202,6 +202,8 @@ class CensusEvidence:
     # Overhead: wall time of runs traced the same way in the timing session (compare with Timings.run_ms).
     traced_run_ms: list[float] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Bound on the error of the clock mapping measured while tracing (CUPTI: bracketed clock pairs); None: not measured.
+    clock_error_ns: Optional[int] = None
 
 
 @dataclass

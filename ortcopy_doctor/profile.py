@@ -130,37 +130,40 @@ class _Reducer:
             return True
         if cat != "Node" or not name.endswith(_KERNEL_SUFFIX):
             return True
-        shapes = []
-        for key in ('"input_type_shape"', '"output_type_shape"'):
-            text = _field(line, key, _SHAPES_VALUE)
-            if text is None:
-                if key in line:
-                    return False  # there, but not in the form read here
-                shapes.append([])
-                continue
-            cached = self._shapes.get(text)
-            if cached is None:
-                try:
-                    cached = json.loads(text)
-                except ValueError:
-                    return False
-                self._shapes[text] = cached
-            shapes.append(cached)
+        inputs = self._shapes_of(line, '"input_type_shape"')
+        outputs = self._shapes_of(line, '"output_type_shape"')
+        if inputs is None or outputs is None:
+            return False
         op_name = _field(line, '"op_name"', _STR_VALUE)
         provider = _field(line, '"provider"', _STR_VALUE)
         self._add_node(int(ts), self._str(name[: -len(_KERNEL_SUFFIX)]),
                        _unescape(op_name) if op_name is not None else None,
                        _unescape(provider) if provider is not None else None,
-                       int(dur) if dur else 0, shapes[0], shapes[1], _field(line, '"output_size"', _STR_VALUE))
+                       int(dur) if dur else 0, inputs, outputs, _field(line, '"output_size"', _STR_VALUE))
         return True
 
+    def _shapes_of(self, line: str, key: str) -> list[Any] | None:
+        """The shape list under ``key`` ([] when absent); None when present in a form not read here."""
+        text = _field(line, key, _SHAPES_VALUE)
+        if text is None:
+            return None if key in line else []
+        cached = self._shapes.get(text)
+        if cached is None:
+            try:
+                cached = self._shapes[text] = json.loads(text)
+            except ValueError:
+                return None
+        return cached
+
     def result(self, warmup_runs: int) -> tuple[list[RunEvent], list[NodeEvent]]:
+        # (ts, seq) lead every tuple and seq is unique: a plain sort is by time, ties in file order
         self.runs.sort()
-        self.nodes.sort(key=lambda n: (n[0], n[1]))
+        self.nodes.sort()
         runs = [RunEvent(run=i, ts_us=ts, dur_us=dur, warmup=i < warmup_runs) for i, (ts, _, dur) in enumerate(self.runs)]
         starts = [run.ts_us for run in runs]
+        bisect_right = bisect.bisect_right
         node_events = [
-            NodeEvent(run=_run_of(starts, ts), name=name, op_type=op, provider=provider, ts_us=ts, dur_us=dur,
+            NodeEvent(run=bisect_right(starts, ts) - 1, name=name, op_type=op, provider=provider, ts_us=ts, dur_us=dur,
                       input_shapes=inputs, output_shapes=outputs, output_bytes=nbytes)
             for ts, _, name, op, provider, dur, inputs, outputs, nbytes in self.nodes
         ]
@@ -170,10 +173,10 @@ class _Reducer:
 # ORT 1.31 writes one event per line, e.g.
 #   {"cat" : "Node","pid" :651,...,"ts" :15511,"ph" : "X","name" :"matmul1_kernel_time","args" : {...}},
 # The fast path reads the few fields it needs with these; a line it cannot read goes through json.
-_STR_VALUE = re.compile(r'\s*:\s*"((?:[^"\\]|\\.)*)"')
+_STR_VALUE = re.compile(r'\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"')  # a JSON string (unrolled: fast in re)
 _INT_VALUE = re.compile(r'\s*:\s*(-?\d+)(?=[,}\s])')
 _HEAD = re.compile(r'\{\s*"cat"\s*:\s*"(\w+)"\s*,\s*"pid"\s*:\s*-?\d+\s*,\s*"tid"\s*:\s*-?\d+\s*,\s*"dur"\s*:\s*(-?\d+)\s*,'
-                   r'\s*"ts"\s*:\s*(-?\d+)\s*,\s*"ph"\s*:\s*"\w*"\s*,\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"')
+                   r'\s*"ts"\s*:\s*(-?\d+)\s*,\s*"ph"\s*:\s*"\w*"\s*,\s*"name"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"')
 _SHAPES_VALUE = re.compile(r'\s*:\s*(\[\s*(?:\{[^{}]*\}(?:\s*,\s*\{[^{}]*\})*)?\s*\])')
 
 

@@ -11,6 +11,14 @@ feed copy, after its last node a fetch copy, inside a MemcpyToHost/MemcpyFromHos
 other node event an in-kernel transfer. Device-to-device copies are kept apart: they do not cross the bus.
 Anything else (outside every run, or in a gap between nodes) is unexplained and listed, never dropped.
 
+Run boundaries: ORT issues the feed copies right before the first node (often < 2 µs before its event starts) and the
+fetches right after the last, so an error of the clock mapping can put one just inside that node (or just outside
+the run). The clock tolerance (``boundary_tolerance``: the profile's 1 µs truncation, the clock error measured while
+tracing, and an allowance for ORT's profile clock) bounds that: a host-to-device copy from pageable memory issued
+within it of the run's first node start, with the size of an input the analysis expects to be copied to the device
+and not yet seen copied in that run, is that feed (symmetric for fetches near the end of the last node). Such
+transfers keep how far past the boundary they mapped (``boundary_us``); the tolerance is in the report.
+
 Each host<->device transfer then confirms the finding that predicted it (OCD004 feed, OCD005 fetch, OCD003 Memcpy
 node, OCD009 in-kernel) or is "unexplained"; consistency checks compare bytes with the profile and the feeds.
 """
@@ -20,10 +28,10 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from .analysis import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, Copy
-from .census import TransferRecord
+from .census import TransferRecord, kineto_base_ns
 from .evidence import Evidence, Feed, NodeEvent, RunEvent
 
 DEVICE_TO_DEVICE = "device_to_device"
@@ -41,6 +49,10 @@ CONFIRMS = {FEED: "OCD004", FETCH: "OCD005", MEMCPY_NODE: "OCD003", IN_KERNEL: "
 # is taken to end this much later than it says, and a copy in a gap this close to a node belongs to it.
 END_SLACK_US = 1.0
 GAP_TOLERANCE_US = 2.0
+# Run boundaries (see the module doc): profile ts truncated to whole µs, plus ORT's profile clock (steady_clock
+# since the session's profiling start, epoch ns read once) drifting from time.time_ns(): not measured, allowed for.
+PROFILE_QUANTUM_US = 1.0
+PROFILE_CLOCK_ALLOWANCE_US = 5.0
 
 
 @dataclass
@@ -61,6 +73,9 @@ class AttributedTransfer:
     at_us: Optional[float] = None  # issue time on the profile's clock (µs since profiling start)
     placed_by: str = "api"  # api (start of the issuing API call), device (memcpy start: no API record), none
     correlation_id: int = 0
+    # Feeds/fetches taken at a run boundary: how far (µs) the issue time mapped past it (into the first/last node,
+    # or outside the run), within the clock tolerance; None for every other transfer.
+    boundary_us: Optional[float] = None
 
     @property
     def host_device(self) -> bool:
@@ -147,6 +162,8 @@ class CensusReport:
     attributed_share: float  # host<->device transfers placed in a run and class / all host<->device transfers
     overhead: Optional[float] = None  # median traced / median untraced run time - 1
     notes: list[str] = field(default_factory=list)
+    clock_error_ns: Optional[int] = None  # measured bound on the clock mapping error (None: not measured)
+    boundary_tolerance_us: float = 0.0  # how far past a run boundary a feed/fetch copy may map (see boundary_tolerance)
 
     @property
     def unexplained(self) -> list[AttributedTransfer]:
@@ -171,6 +188,19 @@ def clock_offset(clock_pairs: list[list[int]] | list[tuple[int, int]]) -> int:
 def to_profile_us(tracer_ns: int, offset_ns: int, profiling_start_ns: int) -> float:
     """A tracer timestamp on the ORT profile's clock: µs since profiling start."""
     return (tracer_ns - offset_ns - profiling_start_ns) / 1000.0
+
+
+def clock_spread_ns(clock_pairs: list[list[int]] | list[tuple[int, int]]) -> int:
+    """Max minus min of the pairs' offsets: how much the clocks moved apart while tracing (0 with < 2 pairs)."""
+    offsets = [int(c) - int(t) for c, t in clock_pairs]
+    return (max(offsets) - min(offsets)) if offsets else 0
+
+
+def boundary_tolerance(clock_pairs: list[list[int]] | list[tuple[int, int]], clock_error_ns: Optional[int]) -> float:
+    """µs a feed/fetch copy may map past its run boundary: the profile's truncation, the clock error (measured, or
+    half the spread of the pairs where the evidence predates that measurement) and ORT's profile clock allowance."""
+    measured = clock_error_ns if clock_error_ns is not None else (clock_spread_ns(clock_pairs) + 1) // 2
+    return round(PROFILE_QUANTUM_US + max(0, measured) / 1000.0 + PROFILE_CLOCK_ALLOWANCE_US, 3)
 
 
 # --- placement ----------------------------------------------------------------------------------------------------
@@ -221,12 +251,14 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
               profiling_start_ns: int, run_events: list[RunEvent], node_events: list[NodeEvent],
               copies: list[Copy] | None = None, feeds: list[Feed] | None = None,
               traced_runs: list[int] | None = None, backend: str = "", backend_version: str = "",
-              clock_verified: bool = True) -> CensusReport:
+              clock_verified: bool = True, clock_error_ns: Optional[int] = None) -> CensusReport:
     """Place and classify every record; totals, bandwidth and consistency checks. ``copies`` and ``feeds`` name
-    tensors and say which finding each transfer confirms; without them every host<->device transfer is unexplained."""
+    tensors and say which finding each transfer confirms; without them every host<->device transfer is unexplained.
+    ``clock_error_ns`` (measured while tracing) sets the tolerance at run boundaries."""
     copies = copies or []
     feeds = feeds or []
     offset = clock_offset(clock_pairs)
+    tolerance = boundary_tolerance(clock_pairs, clock_error_ns)
     runs = sorted(run_events, key=lambda r: r.ts_us)
     nodes_by_run: dict[int, list[NodeEvent]] = defaultdict(list)
     for event in node_events:
@@ -250,6 +282,7 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
         if not t.host_device:
             t.kind = DEVICE_TO_DEVICE if record.direction == "device_to_device" else OTHER_COPY
         transfers.append(t)
+    notes = _take_boundary_copies(transfers, runs, nodes_by_run, copies, by_node, tolerance)
 
     # What each host<->device transfer confirms.
     for run in {t.run for t in transfers}:
@@ -277,7 +310,74 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
         clock_verified=clock_verified, transfers=transfers, runs=totals, per_run=_mean_classes(totals),
         groups=_groups(transfers, traced_runs, run_dur), bandwidth=_bandwidth(host_device),
         checks=_checks(transfers, traced_runs, node_events, copies, feeds),
-        attributed_share=(len(placed) / len(host_device)) if host_device else 1.0)
+        attributed_share=(len(placed) / len(host_device)) if host_device else 1.0, notes=notes,
+        clock_error_ns=clock_error_ns, boundary_tolerance_us=tolerance)
+
+
+def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEvent],
+                          nodes_by_run: dict[int, list[NodeEvent]], copies: list[Copy], by_node: dict[str, Copy],
+                          tolerance_us: float) -> list[str]:
+    """Feeds and fetches the clock error put just inside the first/last node or just outside the run (module doc).
+
+    A candidate must be host<->device in the phase's direction with its host side pageable, lie within
+    ``tolerance_us`` of the boundary, not be an in-kernel copy the analysis predicts for its node, and have the size
+    of a feed (fetch) copy the analysis predicts that the run has not shown yet. Returns notes naming each one.
+    """
+    feed_sizes = defaultdict(int)
+    fetch_sizes = defaultdict(int)
+    for c in copies:
+        if c.bytes_per_run is not None and c.count_per_run:
+            if c.kind == FEED and c.direction == "host_to_device":
+                feed_sizes[c.bytes_per_run] += 1
+            elif c.kind == FETCH and c.direction == "device_to_host":
+                fetch_sizes[c.bytes_per_run] += 1
+    notes: list[str] = []
+    for run in runs:
+        nodes = nodes_by_run.get(run.run, [])
+        if not nodes:
+            continue
+        first = min(n.ts_us for n in nodes)
+        last = max(n.ts_us + n.dur_us for n in nodes)
+        run_end = run.ts_us + run.dur_us
+        for phase, direction, sizes in ((FEED, "host_to_device", feed_sizes), (FETCH, "device_to_host", fetch_sizes)):
+            if not sizes:
+                continue
+            seen = defaultdict(int)
+            for t in transfers:
+                if t.run == run.run and t.kind == phase and t.direction == direction:
+                    seen[t.bytes] += 1
+            candidates: list[tuple[float, AttributedTransfer]] = []
+            for t in transfers:
+                if t.direction != direction or t.at_us is None or sizes.get(t.bytes, 0) == 0:
+                    continue
+                if (t.src_kind if phase == FEED else t.dst_kind) != "pageable":
+                    continue
+                if t.kind == IN_KERNEL and t.run == run.run:
+                    predicted = by_node.get(t.node)
+                    if (predicted is not None and predicted.kind == IN_KERNEL and predicted.direction == t.direction
+                            and predicted.bytes_per_run in (None, t.bytes)):
+                        continue  # the in-kernel copy the analysis expects there
+                    past = (t.at_us - first) if phase == FEED else (last - t.at_us)
+                    past = max(past, 0.0)
+                elif t.kind == OUTSIDE:
+                    past = (run.ts_us - t.at_us) if phase == FEED else (t.at_us - run_end)
+                    if past <= 0:
+                        continue
+                else:
+                    continue
+                if past <= tolerance_us:
+                    candidates.append((past, t))
+            for past, t in sorted(candidates, key=lambda c: c[0]):
+                if seen[t.bytes] >= sizes[t.bytes] or t.kind not in (IN_KERNEL, OUTSIDE):
+                    continue
+                where = f"inside {t.op_type} '{t.node}'" if t.kind == IN_KERNEL else "outside the run"
+                seen[t.bytes] += 1
+                t.run, t.kind, t.node, t.op_type, t.boundary_us = run.run, phase, "", "", round(past, 3)
+                notes.append(f"run {run.run}: a {t.bytes} B {'host→device' if phase == FEED else 'device→host'} copy "
+                             f"(correlation id {t.correlation_id}) mapped {past:.1f} µs {where}, within the clock "
+                             f"tolerance of {tolerance_us:.1f} µs of the run's "
+                             f"{'first node start' if phase == FEED else 'last node end'}: taken as a {phase} copy")
+    return notes
 
 
 def _match_phase(transfers: list[AttributedTransfer], direction: str, predicted: list[Copy],
@@ -437,16 +537,36 @@ def census_report(evidence: Evidence, copies: list[Copy]) -> CensusReport | None
     census = evidence.census
     if census is None:
         return None
-    report = attribute(census.records, census.clock_pairs, evidence.session.profiling_start_ns, evidence.run_events,
+    pairs, clock_note = _clock_pairs(census)
+    report = attribute(census.records, pairs, evidence.session.profiling_start_ns, evidence.run_events,
                        evidence.node_events, copies, evidence.feeds, census.traced_runs, census.backend,
-                       census.backend_version, census.clock_verified)
+                       census.backend_version, census.clock_verified, getattr(census, "clock_error_ns", None))
     untraced = evidence.timings.run_ms if evidence.timings else []
     if census.traced_run_ms and untraced:
         report.overhead = statistics.median(census.traced_run_ms) / statistics.median(untraced) - 1.0
-    report.notes = list(census.notes)
+    report.notes = list(census.notes) + ([clock_note] if clock_note else []) + report.notes
     if not census.clock_verified:
         report.notes.append(f"the {census.backend} clock mapping has not been verified on a GPU: check the placement")
     return report
+
+
+def _clock_pairs(census: Any) -> tuple[list[list[int]], str]:
+    """The clock pairs to map with, and a note where they differ from the evidence's.
+
+    PyTorch-profiler evidence recorded before ortcopy-doctor read Kineto's ``baseTimeNanoseconds`` paired each
+    record_function marker with the ``time.time_ns()`` read before it; the marker starts tens to hundreds of µs after
+    that read, so those pairs place copies early. Its base time is recovered from them (``census.kineto_base_ns``).
+    """
+    pairs = [list(p) for p in census.clock_pairs]
+    if census.backend != "torch-profiler" or not pairs or any(int(c) == 0 for c, _ in pairs):
+        return pairs, ""
+    base = kineto_base_ns(pairs)
+    if base is None:
+        return pairs, ""
+    lags = [(int(c) + base - int(t)) / 1000.0 for c, t in pairs]
+    return [[0, base]], (f"clock: mapped with Kineto's base time {base} ns recovered from the record_function "
+                         f"markers (they start {min(lags):.1f}..{max(lags):.1f} µs after the time.time_ns() read "
+                         "before them; evidence recorded before the base time was read from the trace)")
 
 
 def fmt_rate(gb_per_s: float | None) -> str:

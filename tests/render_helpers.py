@@ -109,11 +109,23 @@ def mask_text(text: str, report) -> str:
     text = re.sub(r"\d+(?:\.\d+)?" + _TIME_UNIT, _hash_number, text)
     text = re.sub(r"(?<=\bp10 )\d+(?:\.\d+)?|(?<=\bp90 )\d+(?:\.\d+)?", _hash_number, text)
     text = re.sub(r"\d+\.\d+(?= – )", _hash_number, text)  # "0.223 – 0.259 ms" in the HTML
+    # Measured in the census and binding sections: "IQR 0.062–0.067 vs", "0.32 %" of run time, "µs, -24%; IQR",
+    # "Tracing overhead: +64 %", "0.18 GB/s", "(0.8×, pinned", "= -2992 ns".
+    text = re.sub(r"\d+\.\d+(?=–)|(?<=–)\d+\.\d+", _hash_number, text)
+    text = re.sub(r"\d+\.\d+(?= %)|(?<=s, [+-])\d+(?=%; IQR)|(?<=Tracing overhead: [+-])\d+(?= %)", _hash_number, text)
+    text = re.sub(r"\d+(?:\.\d+)?(?= GB/s)|\d+\.\d+(?=×)", _hash_number, text)
+    text = re.sub(r"-?\d+(?= ns\b)", "#", text)
     return text
 
 
 _TIME_KEYS = {"ts_us", "dur_us", "run_ms", "session_create_ms", "first_run_ms", "median_run_ms", "p10_run_ms",
-              "p90_run_ms", "memcpy_node_time_us_per_run"}
+              "p90_run_ms", "memcpy_node_time_us_per_run",
+              # the binding measurement and the transfer census (measured, differ between recordings)
+              "median_ms", "p10_ms", "p25_ms", "p75_ms", "p90_ms", "pageable_ms", "pinned_ms", "staging_ms",
+              "traced_run_ms", "duration_ns", "start_ns", "end_ns", "api_start_ns", "at_us", "run_dur_us",
+              "time_ns_per_run", "share_of_run", "gb_per_s", "largest_gb_per_s", "overhead", "clock_offset_ns",
+              "clock_pairs", "correlation_id", "profiling_start_ns", "boundary_us",
+              "boundary_tolerance_us", "clock_error_ns"}
 
 
 def _mask_numbers(value: Any) -> Any:

@@ -83,6 +83,12 @@ def test_report_with_measurement_validates_against_the_schema(tmp_path):
 
 def test_evidence_without_measurement_has_no_key(tmp_path):
     evidence = recorded_report("conv_net", tmp_path).evidence
+    # Recorded with the measurement on: the record round-trips.
+    assert to_jsonable(evidence)["binding_measurement"]["status"] == "measured"
+    again = from_jsonable(Evidence, json.loads(json.dumps(to_jsonable(evidence)))).binding_measurement
+    assert again == evidence.binding_measurement
+    # Without one, the key is left out and reads back as None.
+    evidence.binding_measurement = None
     assert "binding_measurement" not in to_jsonable(evidence)
     assert from_jsonable(Evidence, json.loads(json.dumps(to_jsonable(evidence)))).binding_measurement is None
 

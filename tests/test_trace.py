@@ -14,7 +14,7 @@ import onnx
 import pytest
 
 import models
-from ortcopy_doctor.render.trace import TID_RUNS, TID_TRANSFERS, render_trace, trace
+from ortcopy_doctor.render.trace import TID_OTHER, TID_RUNS, TID_TRANSFERS, render_trace, trace
 from ortcopy_doctor.report import load_report
 from render_helpers import (
     FIXTURES,
@@ -101,11 +101,29 @@ def test_trace_of_every_gpu_fixture_follows_the_format(name, tmp_path):
     events = check_trace_format(data)
     ev = report.evidence
     assert sum(1 for e in events if e.get("cat") == "run") == len(ev.run_events)
-    nodes = [e for e in events if e["ph"] == "X" and e["tid"] not in (TID_RUNS, TID_TRANSFERS)]
+    nodes = [e for e in events if e["ph"] == "X" and e["tid"] not in (TID_RUNS, TID_TRANSFERS, TID_OTHER)]
     assert len(nodes) == len(ev.node_events)
     providers = {e["args"]["name"] for e in events if e["name"] == "thread_name"}
     assert {"model_run", "host↔device transfers"} <= providers
-    assert data["otherData"]["transfers_from"] == "analysis"
+    # The GPU fixtures carry a transfer census (cupti-python): its traced runs come from it, the warm-up runs
+    # from the analysis.
+    assert data["otherData"]["transfers_from"] == ("census" if report.census is not None else "analysis")
+    if report.census is not None:
+        traced = set(report.census.traced_runs)
+        transfers = [e for e in events if e.get("cat") == "transfer"]
+        assert {e["args"]["run"] for e in transfers if e["args"]["source"] == "census"} <= traced | {-1}
+        assert not [e for e in transfers if e["args"]["source"] == "analysis" and e["args"]["run"] in traced]
+        host_device = [t for t in report.census.transfers if t.host_device]
+        assert len([e for e in transfers if e["args"]["source"] == "census" and e["tid"] == TID_TRANSFERS]) == len(host_device)
+
+
+def _without_census(name, tmp_path):
+    """The fixture's evidence with its census removed: the timeline then shows the analysis' copies."""
+    data = fixture_report_dict(name)
+    ev = data["evidence"]
+    ev["census"] = None
+    ev["census_status"] = "skipped: removed for this test"
+    return load_report(write_report_json(ev, tmp_path / f"{name}.nocensus.json"))
 
 
 def test_one_track_per_provider_device_first(tmp_path):
@@ -121,7 +139,8 @@ def test_one_track_per_provider_device_first(tmp_path):
 
 def test_transfers_marked_with_bytes_in_every_run(tmp_path):
     """Without a census: feed/fetch instants at each run's start/end, Memcpy nodes spanning their node event."""
-    report = load_fixture("cpu_op_between", tmp_path)
+    report = _without_census("cpu_op_between", tmp_path)
+    assert report.census is None
     events = trace(report)["traceEvents"]
     transfers = [e for e in events if e.get("cat") == "transfer"]
     runs = len(report.evidence.run_events)
@@ -142,11 +161,50 @@ def test_transfers_marked_with_bytes_in_every_run(tmp_path):
 
 
 def test_in_kernel_transfer_spans_its_node(tmp_path):
-    report = load_fixture("data_dependent_shape", tmp_path)
+    report = _without_census("data_dependent_shape", tmp_path)
     events = trace(report)["traceEvents"]
     in_kernel = [e for e in events if e.get("cat") == "transfer" and e["args"]["kind"] == "in_kernel"]
     assert len(in_kernel) == len(report.evidence.run_events)
     assert all(e["ph"] == "X" and e["args"]["node"] for e in in_kernel)
+    nodes = {(n.run, n.name): n for n in report.evidence.node_events}
+    for e in in_kernel:
+        node = nodes[(e["args"]["run"], e["args"]["node"])]
+        assert (e["ts"], e["dur"]) == (node.ts_us, node.dur_us)
+
+
+def test_transfers_marked_in_every_run_with_a_census(tmp_path):
+    """With the recorded census: traced runs show each traced memcpy (at its issue time, with its bytes and the
+    device time), the warm-up runs the analysis' copies; every run has its transfers."""
+    report = load_fixture("cpu_op_between", tmp_path)
+    assert report.census is not None
+    events = check_trace_format(trace(report))
+    transfers = [e for e in events if e.get("cat") == "transfer"]
+    traced = set(report.census.traced_runs)
+    for run in report.evidence.run_events:
+        mine = [e for e in transfers if e["args"]["run"] == run.run and e["tid"] == TID_TRANSFERS]
+        assert Counter(e["args"]["kind"] for e in mine) == {"feed": 1, "fetch": 1, "memcpy_node": 2}, run.run
+        assert {e["args"]["source"] for e in mine} == {"census" if run.run in traced else "analysis"}
+        assert sum(e["args"]["bytes"] for e in mine) == 512 + 1024 + 1024 + 256
+    census = [e for e in transfers if e["args"]["source"] == "census"]
+    assert all(e["ph"] == "X" and e["args"]["device_us"] > 0 for e in census)
+    by_corr = {t.correlation_id: t for t in report.census.transfers}
+    assert {e["ts"] for e in census} == {t.at_us for t in by_corr.values()}
+
+
+def test_in_kernel_transfer_of_the_census_lies_in_its_node(tmp_path):
+    report = load_fixture("data_dependent_shape", tmp_path)
+    assert report.census is not None
+    events = check_trace_format(trace(report))
+    in_kernel = [e for e in events if e.get("cat") == "transfer" and e["args"]["kind"] == "in_kernel"]
+    assert len(in_kernel) == len(report.evidence.run_events)  # census in the traced runs, analysis in the others
+    nodes = {(n.run, n.name): n for n in report.evidence.node_events}
+    for e in in_kernel:
+        node = nodes[(e["args"]["run"], e["args"]["node"])]
+        if e["args"]["source"] == "census":
+            assert node.ts_us <= e["ts"] <= node.ts_us + node.dur_us + 1  # issued while the node ran
+            assert e["args"]["bytes"] == 4 and e["args"]["confirms"] == "OCD009"
+        else:
+            assert (e["ts"], e["dur"]) == (node.ts_us, node.dur_us)
 
 
 def _with_census(tmp_path):
@@ -194,8 +252,12 @@ def test_census_transfers_on_the_timeline(tmp_path):
     events = check_trace_format(data)
     assert data["otherData"]["transfers_from"] == "census"
     transfers = [e for e in events if e.get("cat") == "transfer"]
-    host_device = [e for e in transfers if e["tid"] == TID_TRANSFERS]
+    host_device = [e for e in transfers if e["tid"] == TID_TRANSFERS and e["args"]["source"] == "census"]
     assert len(host_device) == 4 * runs
+    # The warm-up runs the census did not trace show the analysis' copies.
+    warmups = {r.run for r in report.evidence.run_events if r.warmup}
+    derived = [e for e in transfers if e["args"]["source"] == "analysis"]
+    assert {e["args"]["run"] for e in derived} == warmups and len(derived) == 4 * len(warmups)
     assert Counter(e["args"]["kind"] for e in host_device) == {"feed": runs, "fetch": runs, "memcpy_node": 2 * runs}
     assert all(e["ph"] == "X" and e["args"]["source"] == "census" for e in host_device)
     assert sum(e["args"]["bytes"] for e in host_device) == 2816 * runs

@@ -17,6 +17,10 @@ Fixture format (``FORMAT``/``FORMAT_VERSION``), one object per model:
     report            the check --json report (evidence.binding_measurement holds the A/B record),
     census_plain_run  CUPTI census of one plain run() (census.Census as JSON) or null,
     promised          {variant: {"host_to_device": [count, bytes], "device_to_host": [...]}} from the plan,
+    bind_promised     the same for the copies ORT makes when the variant binds its inputs (advice.bind_transfers);
+                      absent in fixtures recorded before it existed,
+    census_bind_all_device  CUPTI census of binding every input on CUDA (the device OrtValues made before tracing),
+                      or null; absent in fixtures recorded before it existed,
     code_runs         {flavor: {"code", "ran", "skipped", "error", "outputs_match_plain", "census_infer"}},
     error             a traceback where the model could not be recorded at all.
 """
@@ -170,7 +174,7 @@ def record(name: str, model: onnx.ModelProto, dims: dict[str, int], runs: int) -
     import onnxruntime as ort
 
     from ortcopy_doctor import check
-    from ortcopy_doctor.advice import cuda_graph_blockers, promised_transfers
+    from ortcopy_doctor.advice import bind_transfers, cuda_graph_blockers, promised_transfers
     from ortcopy_doctor.binding import UNBOUND, render_code, render_cuda_graph_code
     from ortcopy_doctor.collect import CheckOptions
     from ortcopy_doctor.feeds import build_feeds
@@ -189,10 +193,21 @@ def record(name: str, model: onnx.ModelProto, dims: dict[str, int], runs: int) -
     for _ in range(2):
         session.run(None, arrays)
     result["census_plain_run"] = census_of(lambda: session.run(None, arrays))
+    # The copies ORT makes at bind time: every input bound on CUDA (uploaded before tracing), only the binds traced.
+    if all(v.kind == "tensor" and v.elem_type != "str" for v in ev.model.inputs):
+        on_device = {n: ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(a), "cuda", plan.device_id)
+                     for n, a in arrays.items()}
+        binding = session.io_binding()
+        result["census_bind_all_device"] = census_of(
+            lambda: [binding.bind_ortvalue_input(n, v) for n, v in on_device.items()])
+        del binding, on_device
+    else:
+        result["census_bind_all_device"] = None
     del session
     variants = ["plain", "plan", "torch", "cupy", "all_device", "cuda_graph"]
     result["promised"] = {v: {k: list(t) for k, t in promised_transfers(ev, plan, report.copies, v).items()}
                           for v in variants}
+    result["bind_promised"] = {v: {k: list(t) for k, t in bind_transfers(ev, plan, v).items()} for v in variants}
     bound_names = [e.name for e in plan.outputs if e.place != UNBOUND]
     code_runs: dict[str, Any] = {}
     for flavor in ("onnxruntime", "torch", "cupy"):

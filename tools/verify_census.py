@@ -5,9 +5,11 @@
 Run each backend in its own process (both drive CUPTI). For every model it writes OUT_DIR/<backend>/<model>.json.gz
 (the report, with evidence.census: the raw records) and prints the census status, the per-run classes, the
 attributed share, unexplained transfers, failed checks and the tracing overhead (traced vs untraced median run).
-With the PyTorch profiler it also keeps the raw Kineto trace of one traced run per model (<model>.trace.json.gz),
-so the parser's assumptions (census.census_from_torch_trace) can be checked and turned into fixtures.
-Exit status 1 when any model is not 100% attributed or has unexplained transfers or failed checks.
+With the PyTorch profiler it also keeps the raw Kineto trace of one traced run per model (<model>.trace.json.gz)
+and the time.time_ns() reads around its clock markers (<model>.marks.json), so the parser
+(census.census_from_torch_trace) can be checked on them: tests/test_census_live_fixtures.py replays both.
+Exit status 1 when any model is not 100% attributed or has unexplained transfers or failed checks, or (PyTorch
+profiler) when the clock mapping could not be checked (no baseTimeNanoseconds, or markers that contradict it).
 """
 
 from __future__ import annotations
@@ -62,7 +64,11 @@ def verify(name: str, out: Path, backend: str) -> bool:
     if ev.census is not None and ev.census.traced_run_ms and ev.timings is not None:
         traced, untraced = statistics.median(ev.census.traced_run_ms), statistics.median(ev.timings.run_ms)
         print(f"  overhead: traced median {traced:.3f} ms vs untraced {untraced:.3f} ms ({traced / untraced - 1:+.0%})")
-    print(f"  run durations (µs): {[r.run_dur_us for r in census.runs]}; clock offset {census.clock_offset_ns} ns")
+    print(f"  run durations (µs): {[r.run_dur_us for r in census.runs]}; clock offset {census.clock_offset_ns} ns, "
+          f"measured clock error {census.clock_error_ns} ns, boundary tolerance {census.boundary_tolerance_us} µs, "
+          f"clock verified {census.clock_verified}")
+    for note in census.notes:
+        print("  NOTE", note)
     for t in census.unexplained:
         print("  UNEXPLAINED", t)
     for c in census.mismatches:
@@ -79,9 +85,18 @@ def verify(name: str, out: Path, backend: str) -> bool:
             session.run(None, arrays)
         trace_path = Path(tempfile.mkdtemp()) / "trace.json"
         tracer._prof.export_chrome_trace(str(trace_path))
+        raw = trace_path.read_text(encoding="utf-8")
         with gzip.open(out / f"{name}.trace.json.gz", "wt", encoding="utf-8") as f:
-            f.write(trace_path.read_text(encoding="utf-8"))
-        print(f"  raw torch trace: {len(tracer.census.records)} memcpy records parsed, clock pairs {tracer.census.clock_pairs}")
+            f.write(raw)
+        (out / f"{name}.marks.json").write_text(json.dumps(tracer._marks), encoding="utf-8")
+        print(f"  raw torch trace: baseTimeNanoseconds {json.loads(raw).get('baseTimeNanoseconds')}, "
+              f"{len(tracer.census.records)} memcpy records parsed "
+              f"{[(r.direction, r.bytes, r.api_kind) for r in tracer.census.records]}, "
+              f"clock pairs {tracer.census.clock_pairs}, verified {tracer.census.clock_verified}, "
+              f"notes {tracer.census.notes}")
+        if not census.clock_verified:
+            print("  CLOCK NOT VERIFIED")
+            return False
     return census.attributed_share == 1.0 and not census.unexplained and not census.mismatches
 
 

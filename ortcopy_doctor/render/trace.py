@@ -5,9 +5,10 @@ Open the file in ui.perfetto.dev or chrome://tracing. Layout: one process (the s
 * ``model_run``: each run of the ORT profile (warm-up runs named so);
 * one track per execution provider: the node events of the profile (``evidence.node_events``);
 * ``host↔device transfers``: every transfer with its bytes in ``args``. Where the evidence has a transfer census
-  (``report.census``), each attributed memcpy is a complete event at the time its API call was issued, lasting as
-  long as the copy ran on the device (shortened where it would overlap the next one; ``args.device_us`` keeps the
-  full time). Without a census, the copies the analysis derived are marked on the timeline: Memcpy nodes and
+  (``report.census``), each attributed memcpy of a traced run is a complete event at the time its API call was
+  issued, lasting as long as the copy ran on the device (shortened where it would overlap the next one;
+  ``args.device_us`` keeps the full time). Runs the census did not trace (the warm-up runs), and every run where
+  there is no census, show the copies the analysis derived (``args.source`` "analysis"): Memcpy nodes and
   in-kernel transfers span the node event that makes them, feed copies are instant events at the start of each
   run and fetch copies at its end;
 * ``other copies (census)``: device-to-device and other traced copies that do not cross host<->device.
@@ -66,7 +67,7 @@ def _census_transfers(report: Report) -> list[dict[str, Any]] | None:
     census = getattr(report, "census", None)
     if census is None:
         return None
-    events = []
+    events: list[dict[str, Any]] = []
     for t in getattr(census, "transfers", []):
         if t.at_us is None:
             continue
@@ -79,17 +80,29 @@ def _census_transfers(report: Report) -> list[dict[str, Any]] | None:
                      "device_us": round(max(t.duration_ns, 0) / 1000.0, 3), "placed_by": t.placed_by,
                      "source": "census"},
         })
+        boundary = getattr(t, "boundary_us", None)
+        if boundary is not None:
+            events[-1]["args"]["boundary_us"] = boundary
     return events
 
 
-def _derived_transfers(report: Report) -> list[dict[str, Any]]:
-    """Without a census: the analysis' copies placed on each run of the profile."""
+def _traced_runs(report: Report) -> set[int]:
+    census = getattr(report, "census", None)
+    if census is None:
+        return set()
+    return set(getattr(census, "traced_runs", []) or []) | {t.run for t in getattr(census, "transfers", []) if t.run >= 0}
+
+
+def _derived_transfers(report: Report, skip_runs: set[int] | None = None) -> list[dict[str, Any]]:
+    """The analysis' copies placed on each run of the profile (but ``skip_runs``: those the census traced)."""
     ev = report.evidence
     events: list[dict[str, Any]] = []
     by_run: dict[int, list[Any]] = {}
     for e in ev.node_events:
         by_run.setdefault(e.run, []).append(e)
     for run in ev.run_events:
+        if skip_runs and run.run in skip_runs:
+            continue
         nodes = by_run.get(run.run, [])
         for c in report.copies:
             args = {"bytes": c.bytes_per_run, "kind": c.kind, "direction": c.direction, "tensor": c.tensor,
@@ -136,7 +149,7 @@ def trace(report: Report) -> dict[str, Any]:
                                 "input_shapes": e.input_shapes, "output_shapes": e.output_shapes,
                                 "output_bytes": e.output_bytes}})
     census = _census_transfers(report)
-    transfers = census if census is not None else _derived_transfers(report)
+    transfers = _derived_transfers(report) if census is None else census + _derived_transfers(report, _traced_runs(report))
     _unoverlap(transfers)
     events += transfers
 

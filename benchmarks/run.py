@@ -1,0 +1,335 @@
+"""Benchmarks of ortcopy-doctor itself; prints tables (these are measurements, not tests).
+
+    python benchmarks/run.py                 # overhead, profile parsing, static 10k nodes
+    python benchmarks/run.py --only profile  # one section: overhead | profile | static | big
+    python benchmarks/run.py --only big      # the >2 GB external-data model (writes ~2.2 GB under /tmp)
+
+Sections:
+* overhead: ``check`` (CPU provider; evidence session + timing session, default run counts) against a bare
+  ``InferenceSession`` created once and run the same number of times (27 = 2 warm-up + 3 profiled in the
+  evidence session, then 1 + 1 + 20 timed), in-process (imports done) and end to end (fresh processes);
+* profile: time and peak RSS (a fresh process each) of ``parse_profile`` on 10k, 100k and 1M synthetic
+  events laid out as ORT 1.31 writes them;
+* static: ``check --static`` on a generated 10,000-node model: inspection, prediction, rules, rendering;
+* big: ``check --provider cpu`` on a model with 2.2 GB of external weights: wall time and peak RSS against
+  a bare session on the same model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
+
+import onnx  # noqa: E402
+
+import synth  # noqa: E402
+
+CHECK_RUNS = 2 + 3 + 1 + 1 + 20  # check's defaults: warmup, profiled, first timed, warmup-1, timed
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env.pop("ORTCOPY_DOCTOR_DEBUG", None)
+    return env
+
+
+# A small launcher process starts the measured command and reads its rusage: a child forked straight from
+# this (large) benchmark process would report this process's RSS as its own peak (Linux carries the
+# high-water mark across fork and exec).
+_LAUNCHER = textwrap.dedent("""
+    import json, os, subprocess, sys, time
+    start = time.perf_counter()
+    proc = subprocess.Popen(sys.argv[2:], stdout=open(sys.argv[1] + ".log", "w"), stderr=subprocess.STDOUT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    json.dump({"wall": time.perf_counter() - start, "maxrss_kb": usage.ru_maxrss,
+               "code": os.waitstatus_to_exitcode(status)}, open(sys.argv[1], "w"))
+""")
+
+
+def _popen_rusage(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, int, str]:
+    """(wall seconds, peak RSS in MB, exit code, output tail) of ``cmd`` in a fresh process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        result = Path(tmp) / "result.json"
+        subprocess.run([sys.executable, "-c", _LAUNCHER, str(result), *cmd], cwd=cwd, env=_env(), check=True)
+        r = json.loads(result.read_text())
+        out = Path(str(result) + ".log").read_text(errors="replace")
+    return r["wall"], r["maxrss_kb"] / 1024, r["code"], out[-2000:]
+
+
+def machine() -> str:
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        mem = int(next(line for line in Path("/proc/meminfo").read_text().splitlines()
+                       if line.startswith("MemTotal")).split()[1]) / 2**20
+    except (OSError, StopIteration, ValueError):
+        mem = 0.0
+    import numpy
+    import onnxruntime
+
+    return (f"{os.cpu_count()} CPUs ({cpu}), {mem:.0f} GiB RAM, {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}, onnxruntime {onnxruntime.__version__}, onnx {onnx.__version__}, "
+            f"numpy {numpy.__version__}")
+
+
+def table(title: str, header: list[str], rows: list[list[object]]) -> str:
+    lines = [f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    text = "\n".join(lines) + "\n"
+    print(text, flush=True)
+    return text
+
+
+# --- overhead ---------------------------------------------------------------------------------------------
+
+_BARE = textwrap.dedent("""
+    import sys, time
+    import numpy as np, onnxruntime as ort
+    path, runs = sys.argv[1], int(sys.argv[2])
+    so = ort.SessionOptions(); so.log_severity_level = 3
+    s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    feeds = {}
+    for i in s.get_inputs():
+        shape = [d if isinstance(d, int) else 1 for d in i.shape]
+        feeds[i.name] = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    for _ in range(runs):
+        s.run(None, feeds)
+""")
+
+
+def _in_process(path: Path, repeats: int) -> tuple[float, float, float]:
+    """(bare seconds, check seconds, per-run ms), medians over ``repeats``, in this (warm) process."""
+    import numpy as np
+    import onnxruntime as ort
+
+    from ortcopy_doctor.api import check
+    from ortcopy_doctor.collect import CheckOptions
+    from ortcopy_doctor.render.output import write_atomic
+
+    def bare() -> float:
+        start = time.perf_counter()
+        so = ort.SessionOptions()
+        so.log_severity_level = 3
+        s = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        feeds = {i.name: np.random.default_rng(0).standard_normal(
+            [d if isinstance(d, int) else 1 for d in i.shape]).astype(np.float32) for i in s.get_inputs()}
+        for _ in range(CHECK_RUNS):
+            s.run(None, feeds)
+        return time.perf_counter() - start
+
+    def doctor(tmp: Path) -> float:
+        start = time.perf_counter()
+        report = check(path, CheckOptions(providers=["CPUExecutionProvider"], dims={"batch": 1}))
+        write_atomic(tmp / "r.html", report.to_html())  # what `check` writes by default (no --json)
+        return time.perf_counter() - start
+
+    bare()  # warm caches (imports, allocator, page cache)
+    with tempfile.TemporaryDirectory() as tmp:
+        doctor(Path(tmp))
+        bares = [bare() for _ in range(repeats)]
+        doctors = [doctor(Path(tmp)) for _ in range(repeats)]
+    b, d = statistics.median(bares), statistics.median(doctors)
+    return b, d, 1000 * b / CHECK_RUNS
+
+
+def overhead(work: Path, repeats: int) -> str:
+    models = {
+        "tiny MLP (3 MatMul+Relu, 1x64)": synth.tiny_model(),
+        "conv net 16ch (1x3x224x224)": synth.conv_net(channels=16, blocks=4),
+        "conv net 48ch (1x3x224x224)": synth.conv_net(channels=48, blocks=6),
+        "conv net 64ch (1x3x224x224)": synth.conv_net(channels=64, blocks=8),
+        "10k-node chain (1x16)": synth.chain_model(10_000),
+    }
+    rows = []
+    for label, model in models.items():
+        path = work / (label.split(" (")[0].replace(" ", "_") + ".onnx")
+        onnx.save(model, str(path))
+        bare_s, doctor_s, per_run = _in_process(path, repeats)
+        cli_bare = statistics.median(_popen_rusage([sys.executable, "-c", _BARE, str(path), str(CHECK_RUNS)])[0]
+                                     for _ in range(repeats))
+        cli = [_popen_rusage([sys.executable, "-m", "ortcopy_doctor", "check", str(path), "--provider", "cpu",
+                              "--dim", "batch=1",
+                              "--html", str(work / "r.html"), "--fail-on", "never", "-q"]) for _ in range(repeats)]
+        assert all(c[2] == 0 for c in cli), cli[0][3]
+        cli_doctor = statistics.median(c[0] for c in cli)
+        rows.append([label, f"{per_run:.2f}", f"{1000 / per_run:.0f}" if per_run else "-", f"{bare_s:.3f}",
+                     f"{doctor_s:.3f}", f"**{doctor_s / bare_s:.2f}x**", f"{cli_bare:.2f}", f"{cli_doctor:.2f}",
+                     f"{cli_doctor / cli_bare:.2f}x"])
+    return table(
+        f"Doctor overhead: check vs bare session + {CHECK_RUNS} runs (CPU EP; median of {repeats})",
+        ["model", "ms/run", "inf/s", "bare in-process s", "check in-process s", "ratio", "bare process s",
+         "check process s", "ratio (process)"], rows)
+
+
+# --- profile parsing --------------------------------------------------------------------------------------
+
+_PARSE = textwrap.dedent("""
+    import json, resource, sys, time
+    from pathlib import Path
+    from ortcopy_doctor.profile import parse_profile
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.perf_counter()
+    runs, nodes = parse_profile(Path(sys.argv[1]), 1)
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "runs": len(runs), "nodes": len(nodes),
+                      "base_mb": before.ru_maxrss / 1024, "peak_mb": after.ru_maxrss / 1024}))
+""")
+
+
+def profiles(work: Path, sizes: list[int]) -> str:
+    rows = []
+    for n in sizes:
+        path = work / f"profile_{n}.json"
+        synth.write_profile(path, n)
+        size_mb = path.stat().st_size / 1e6
+        wall, _, code, out = _popen_rusage([sys.executable, "-c", _PARSE, str(path)])
+        assert code == 0, out
+        r = json.loads(out.strip().splitlines()[-1])
+        rows.append([f"{n:,}", f"{size_mb:,.0f} MB", f"{r['runs']:,}", f"{r['nodes']:,}", f"{r['seconds']:.2f}",
+                     f"{r['cpu']:.2f}",
+                     f"{r['peak_mb']:.0f} MB", f"{r['peak_mb'] - r['base_mb']:.0f} MB"])
+        path.unlink()
+    return table("Profile parsing (parse_profile, fresh process each)",
+                 ["events", "file", "runs", "node events", "parse s (wall)", "parse s (CPU)", "peak RSS",
+                  "peak RSS - after imports"], rows)
+
+
+# --- static 10k nodes -------------------------------------------------------------------------------------
+
+
+def static(work: Path, nodes: int = 10_000) -> str:
+    from ortcopy_doctor.collect import CheckOptions, static_evidence
+    from ortcopy_doctor.environment import collect_environment
+    from ortcopy_doctor.feeds import build_feeds
+    from ortcopy_doctor.model_info import inspect_model, load_model
+    from ortcopy_doctor.report import analyse
+
+    path = work / f"chain_{nodes}.onnx"
+    onnx.save(synth.chain_model(nodes), str(path))
+    steps: list[tuple[str, float]] = []
+
+    def step(name: str, func):  # noqa: ANN001
+        start = time.perf_counter()
+        value = func()
+        steps.append((name, time.perf_counter() - start))
+        return value
+
+    options = CheckOptions(static=True, dims={"batch": 8})
+    model = step("load", lambda: load_model(path))
+    info = step("inspect", lambda: inspect_model(path, model))
+    env = step("environment", collect_environment)
+    _, feeds = build_feeds(info.inputs, options.dims)
+    evidence = step("predict (CUDA)", lambda: static_evidence(model, info, feeds, options, env))
+    report = step("rules + analysis", lambda: analyse(evidence))
+    html = step("render HTML", report.to_html)
+    step("render JSON", report.to_json)
+    step("render text", report.to_text)
+    total = sum(s for _, s in steps)
+    cli = _popen_rusage([sys.executable, "-m", "ortcopy_doctor", "check", str(path), "--static", "--dim", "batch=8",
+                         "--html", str(work / "static.html"), "--json", str(work / "static.json"), "--fail-on",
+                         "never", "-q"])
+    assert cli[2] == 0, cli[3]
+    rows = [[name, f"{s:.3f}"] for name, s in steps]
+    rows.append(["**in-process total**", f"**{total:.2f}**"])
+    rows.append([f"`check --static` process (wall, peak RSS {cli[1]:.0f} MB)", f"**{cli[0]:.2f}**"])
+    rows.append(["HTML size", f"{len(html.encode()) / 1e6:.1f} MB"])
+    return table(f"Static check of a generated {nodes:,}-node model (seconds)", ["step", "s"], rows)
+
+
+# --- >2 GB external data ----------------------------------------------------------------------------------
+
+_BARE_BIG = textwrap.dedent("""
+    import sys
+    import numpy as np, onnxruntime as ort
+    so = ort.SessionOptions(); so.log_severity_level = 3
+    s = ort.InferenceSession(sys.argv[1], so, providers=["CPUExecutionProvider"])
+    x = np.ones((1, 64), np.float32)
+    for _ in range(int(sys.argv[2])):
+        s.run(None, {"x": x})
+""")
+
+
+def big(folder: Path, gigabytes: float) -> str:
+    path = folder / "big.onnx"
+    if not path.is_file() or (folder / "big.onnx.data").stat().st_size < gigabytes * 1e9 * 0.99:
+        start = time.perf_counter()
+        synth.external_data_model(folder, gigabytes)
+        print(f"wrote {path} + {(folder / 'big.onnx.data').stat().st_size / 1e9:.2f} GB in "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+    rows = []
+    runs = 3
+    bare = _popen_rusage([sys.executable, "-c", _BARE_BIG, str(path), str(2 * runs + 2)])
+    assert bare[2] == 0, bare[3]
+    rows.append([f"bare session + {2 * runs + 2} runs", f"{bare[0]:.1f}", f"{bare[1]:,.0f}"])
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        cli = _popen_rusage([sys.executable, "-m", "ortcopy_doctor", "check", str(path), "--provider", "cpu",
+                             "--runs", "1", "--warmup", "1", "--timed-runs", str(runs), "--html",
+                             str(Path(tmp) / "big.html"), "--json", str(Path(tmp) / "big.json"), "--fail-on", "never"])
+        assert cli[2] == 0, cli[3]
+        rows.append([f"check --provider cpu (2 sessions, {2 + 1 + runs} runs)", f"{cli[0]:.1f}", f"{cli[1]:,.0f}"])
+        static_run = _popen_rusage([sys.executable, "-m", "ortcopy_doctor", "check", str(path), "--static", "--html",
+                                    str(Path(tmp) / "s.html"), "--fail-on", "never", "-q"])
+        assert static_run[2] == 0, static_run[3]
+        rows.append(["check --static", f"{static_run[0]:.1f}", f"{static_run[1]:,.0f}"])
+        insp = _popen_rusage([sys.executable, "-c", "import sys; from pathlib import Path; "
+                              "from ortcopy_doctor.model_info import inspect_model; inspect_model(Path(sys.argv[1]))",
+                              str(path)])
+        rows.append(["inspect_model only (graph without weights)", f"{insp[0]:.1f}", f"{insp[1]:,.0f}"])
+    data_gb = (folder / "big.onnx.data").stat().st_size / 1e9
+    return table(f"Model with {data_gb:.2f} GB of external weights (float32, {path.stat().st_size / 1e3:.0f} kB graph)",
+                 ["what", "wall s", "peak RSS MB"], rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=["overhead", "profile", "static", "big"], action="append")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--events", default="10000,100000,1000000")
+    parser.add_argument("--big-dir", type=Path, default=Path(tempfile.gettempdir()) / "ortcopy-big")
+    parser.add_argument("--big-gb", type=float, default=2.2)
+    parser.add_argument("--out", type=Path, help="also write the tables (markdown) here")
+    args = parser.parse_args()
+    sections = args.only or ["overhead", "profile", "static"]
+    texts = [f"Machine: {machine()}\n"]
+    print(texts[0])
+    with tempfile.TemporaryDirectory(prefix="ortcopy-bench-") as tmp:
+        work = Path(tmp)
+        if "overhead" in sections:
+            texts.append(overhead(work, args.repeats))
+        if "profile" in sections:
+            texts.append(profiles(work, [int(n) for n in args.events.split(",")]))
+        if "static" in sections:
+            texts.append(static(work))
+        if "big" in sections:
+            texts.append(big(args.big_dir, args.big_gb))
+    if args.out:
+        args.out.write_text("\n".join(texts), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
