@@ -44,12 +44,19 @@ CUDA_HOST_INPUTS: dict[tuple[str, str], list[tuple[int, frozenset[int]]]] = {
     ("", "If"): [(1, frozenset({0}))],
     ("", "MemcpyFromHost"): [(1, frozenset({0}))],
     ("", "Loop"): [(1, frozenset({0, 1}))],
+    # sequence ops (cuda/tensor/sequence_op.cc): positions are read on the host
+    ("", "SequenceAt"): [(11, frozenset({1}))],
+    ("", "SequenceInsert"): [(11, frozenset({2}))],
+    ("", "SequenceErase"): [(11, frozenset({1}))],
 }
 
 # Outputs a CUDA kernel writes to host memory.
 CUDA_HOST_OUTPUTS: dict[tuple[str, str], frozenset[int]] = {
     ("", "Shape"): frozenset({0}),
     ("", "Size"): frozenset({0}),
+    # SequenceLength's CUDA kernel writes its count to host memory (checked on the H200, ORT 1.31.1:
+    # a Loop reading it as its trip count gets no MemcpyToHost; tests/fixtures/accuracy)
+    ("", "SequenceLength"): frozenset({0}),
     ("", "MemcpyToHost"): frozenset({0}),
 }
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Optional
 
-REASONS = ("ok", "no_op", "no_opset", "no_type")
+REASONS = ("ok", "no_op", "no_opset", "no_type", "observed")
 
 # Order in which supported types are listed and a Cast target is chosen: the common, fast types first.
 _TYPE_ORDER = [
@@ -104,6 +104,7 @@ class KernelMatch:
     arg_type: Optional[str] = None
     supported_types: tuple[str, ...] = field(default_factory=tuple)
     suggested_cast: Optional[str] = None
+    note: str = ""  # observed: which observed correction decided it
 
     @property
     def message(self) -> str:
@@ -113,6 +114,8 @@ class KernelMatch:
             return f"no {ep} kernel for {self.op_type}"
         if self.reason == "no_opset":
             return f"no {ep} kernel for opset {self.opset} of {self.op_type} (nearest: {self.nearest_opset})"
+        if self.reason == "observed":
+            return f"no {ep} kernel for {self.note or self.op_type} (observed on the GPU; the kernel list says otherwise)"
         if self.reason == "no_type":
             text = (
                 f"no {ep} kernel for {self.arg_kind} {self.arg_index} type {self.arg_type} of {self.op_type} "

@@ -138,9 +138,8 @@ def test_correction_not_applied_to_other_versions() -> None:
 
 
 def test_corrections_record_version() -> None:
-    assert {k: c.ort_version for k, c in OBSERVED_CORRECTIONS.items()} == {
-        (CUDA, "ai.onnx", "NonMaxSuppression"): "1.31.1"
-    }
+    assert {c.ort_version for c in OBSERVED_CORRECTIONS} == {"1.31.1"}
+    assert ("NonMaxSuppression", True) in {(c.op_type, c.has_kernel) for c in OBSERVED_CORRECTIONS}
 
 
 # --- fallback details ----------------------------------------------------------------------------
@@ -220,8 +219,9 @@ def test_large_initializer_blocks_cpu_preference() -> None:
         helper.make_node("Concat", ["shape", "big"], ["joined"], name="concat", axis=0),
     ]
     big = numpy_helper.from_array(np.zeros(101, np.int64), "big")
+    # a symbolic dim keeps ORT from constant-folding the Shape (and the Concat after it)
     model = _model(
-        nodes, [_f32("x", [2, 3])], [helper.make_tensor_value_info("joined", TensorProto.INT64, [103])], [big]
+        nodes, [_f32("x", ["n", 3])], [helper.make_tensor_value_info("joined", TensorProto.INT64, [103])], [big]
     )
     p = predict(model)
     assert _placement(p)["concat"] == (CUDA, None)
@@ -276,3 +276,69 @@ def test_cpu_provider_places_everything_on_cpu() -> None:
 def test_unknown_provider_refused() -> None:
     with pytest.raises(ValueError, match="no kernel table for DmlExecutionProvider"):
         predict(models.conv_net(), provider="DmlExecutionProvider")
+
+
+# --- ORT's session preparation, checked on the H200 (tests/fixtures/accuracy, docs/static-accuracy.md) ----------
+
+
+def test_constant_nodes_and_folded_nodes_are_removed_not_copied() -> None:
+    # Constant -> initializer; Cast of it is constant-folded; the Celu reads a folded value: no Memcpy
+    nodes = [
+        helper.make_node("Constant", [], ["c"], name="k", value=numpy_helper.from_array(np.array([2.0], np.float32))),
+        helper.make_node("Cast", ["c"], ["cd"], name="cast", to=TensorProto.FLOAT),
+        helper.make_node("Celu", ["cd"], ["z"], name="celu"),
+        helper.make_node("Add", ["x", "z"], ["y"], name="add"),
+    ]
+    p = predict(_model(nodes, [_f32("x", [1])], [_f32("y", [1])], opset=17))
+    assert {(r.name, r.why) for r in p.removed} == {("k", "constant"), ("cast", "folded"), ("celu", "folded")}
+    assert _placement(p) == {"add": (CUDA, None)}
+    assert _insertions(p) == []
+
+
+def test_shape_of_a_known_shape_is_folded() -> None:
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"], name="shape"),
+        helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape"),
+    ]
+    p = predict(_model(nodes, [_f32("x", [2, 3])], [_f32("y", [2, 3])]))
+    assert [r.name for r in p.removed] == ["shape"]
+    assert _placement(p) == {"reshape": (CUDA, None)}
+
+
+def test_function_op_without_kernel_is_inlined_after_folding() -> None:
+    # CastLike has no kernel: ORT expands it into a Cast (placed on CUDA), not folded although its input is constant
+    nodes = [
+        helper.make_node("Constant", [], ["c"], name="k", value=numpy_helper.from_array(np.array(2.0, np.float32))),
+        helper.make_node("CastLike", ["c", "x"], ["cc"], name="cl"),
+        helper.make_node("Mul", ["x", "cc"], ["y"], name="mul"),
+    ]
+    d = lambda n: helper.make_tensor_value_info(n, TensorProto.DOUBLE, [4])  # noqa: E731
+    p = predict(_model(nodes, [d("x")], [d("y")], opset=21))
+    assert {(r.name, r.why) for r in p.removed} == {("cl", "inlined"), ("k", "constant")}
+    assert {n.op_type: n.provider for n in p.nodes} == {"Cast": CUDA, "Mul": CUDA}
+    assert _insertions(p) == []
+
+
+def test_observed_attribute_correction() -> None:
+    nodes = [helper.make_node("ArgMax", ["x"], ["y"], name="argmax", select_last_index=1)]
+    model = _model(nodes, [_f32("x", [2, 3])], [helper.make_tensor_value_info("y", TensorProto.INT64, [1, 3])], opset=13)
+    p = predict(model, ort_version="1.31.1")
+    assert _placement(p) == {"argmax": (CPU, "no_kernel")}
+    assert "select_last_index" in p.node("argmax").fallback_detail
+    assert _placement(predict(model, corrections=False)) == {"argmax": (CUDA, None)}
+
+
+def test_sequence_length_writes_host_memory() -> None:
+    # a Loop reads its trip count on the host; SequenceLength's CUDA kernel already writes it there
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"], name="id")], "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond_in", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, [])],
+    )
+    nodes = [
+        helper.make_node("SequenceLength", ["seq"], ["n"], name="len"),
+        helper.make_node("Loop", ["n", ""], [], name="loop", body=body),
+    ]
+    seq = helper.make_tensor_sequence_value_info("seq", TensorProto.FLOAT, None)
+    model = _model(nodes, [seq], [helper.make_tensor_value_info("n", TensorProto.INT64, [])])
+    assert _insertions(predict(model)) == []

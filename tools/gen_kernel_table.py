@@ -117,15 +117,18 @@ def pick_signature(signatures: list[Signature], types: dict[str, list[str]]) -> 
 
     The file does not say which "or" branch goes with which opset range (BatchNormalization has
     T/U, T, and T/T1/T2 variants), so take the branch whose constraint names all appear in the
-    registration's types and that uses the most of them; on a tie the first (newest schema).
+    registration's types and that uses the most of them; on a tie the one with the most parameters
+    (the full schema: Pad 18+ lists ``axes:Tind`` with only ``T`` registered, and a shorter branch
+    would make ``axes`` look like a trailing ``T``), then the first (newest schema).
+    A constraint the kernel does not register (``Tind`` above) is not checked, as in ORT.
     """
-    best, best_score = signatures[0], -1
+    best: Any = signatures[0]
+    best_score: tuple[int, int] = (-1, -1)
     for inputs, outputs in signatures:
         names = {t for _, t, concrete in inputs + outputs if not concrete}
-        if names - set(types):
-            continue
-        if len(names) > best_score:
-            best, best_score = (inputs, outputs), len(names)
+        score = (len(names & set(types)), len(inputs) + len(outputs))
+        if score > best_score:
+            best, best_score = (inputs, outputs), score
     return [[n, t] for n, t, _ in best[0]], [[n, t] for n, t, _ in best[1]]
 
 
