@@ -247,7 +247,9 @@ class TorchProfilerTracer:
         try:
             self._prof.export_chrome_trace(path)
             with open(path, encoding="utf-8") as f:
-                trace = json.load(f, parse_float=Decimal)  # ts like 5174668543970.777: keep every ns
+                # Kept for tools/verify_census.py: Kineto saves a trace once per profile.
+                self.raw_trace = f.read()
+            trace = json.loads(self.raw_trace, parse_float=Decimal)  # ts like 5174668543970.777: keep every ns
         finally:
             os.unlink(path)
         self.census = census_from_torch_trace(trace, self._marks)
