@@ -115,7 +115,14 @@ def mask_text(text: str, report) -> str:
     text = re.sub(r"\d+\.\d+(?= %)|(?<=s, [+-])\d+(?=%; IQR)|(?<=Tracing overhead: [+-])\d+(?= %)", _hash_number, text)
     text = re.sub(r"\d+(?:\.\d+)?(?= GB/s)|\d+\.\d+(?=×)", _hash_number, text)
     text = re.sub(r"-?\d+(?= ns\b)", "#", text)
+    # The timeline's horizontal geometry follows the measured times; its structure (lanes, one rect per node
+    # event, transfer marks and their bytes) stays in the golden file.
+    text = re.sub(r'<svg id="timeline-svg".*?</svg>', _mask_timeline, text, flags=re.DOTALL)
     return text
+
+
+def _mask_timeline(m: re.Match[str]) -> str:
+    return re.sub(r'(?<![\w-])(x|x1|x2|width|points)="[^"]*"', r'\1="#"', m.group(0))
 
 
 _TIME_KEYS = {"ts_us", "dur_us", "run_ms", "session_create_ms", "first_run_ms", "median_run_ms", "p10_run_ms",
@@ -245,3 +252,66 @@ def script_tags(html: str) -> list[dict[str, str | None]]:
     finder.feed(html)
     finder.close()
     return finder.scripts
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# A big graph: the demo evidence with thousands of nodes appended (performance of the SVGs and the tables).
+
+
+def big_report(tmp_path: Path, n_nodes: int = 10_000, island_every: int = 400):
+    """The demo fixture with a chain of ``n_nodes`` more nodes after ``positive_scores`` and node events for them.
+
+    Mostly CUDA Add/Relu nodes (each also reads the tensor two steps back, so layers have some width); every
+    ``island_every`` nodes a CPU island of 1-3 nodes between a MemcpyToHost and a MemcpyFromHost. Node events go
+    into every run (a few µs each, run events stretched to fit); the census is dropped (its times would not
+    match), so the timeline marks the analysis copies. Re-analysed with ``report.analyse``.
+    """
+    from ortcopy_doctor.evidence import NodeEvent, RunEvent, RuntimeNode
+    from ortcopy_doctor.report import analyse
+
+    base = load_fixture("demo", tmp_path)
+    ev = base.evidence
+    cuda, cpu = "CUDAExecutionProvider", "CPUExecutionProvider"
+    added: list[RuntimeNode] = []
+    prev, prev2 = "positive_scores", "positive_scores"
+    i = 0
+    island = 0
+    while len(added) < n_nodes:
+        if i and i % island_every == 0:
+            island += 1
+            host = f"island{island}_in"
+            added.append(RuntimeNode(f"Memcpy_island{island}_to", "MemcpyToHost", "", cuda, [prev], [host]))
+            t = host
+            for k in range(1 + island % 3):
+                out = f"island{island}_cpu{k}"
+                added.append(RuntimeNode(f"cpu_op_{island}_{k}", "Celu", "", cpu, [t], [out],
+                                         fallback_reason="no_kernel", fallback_detail="no CUDA kernel for Celu"))
+                t = out
+            dev = f"island{island}_out_CUDAExecutionProvider"
+            added.append(RuntimeNode(f"Memcpy_island{island}_from", "MemcpyFromHost", "", cuda, [t], [dev]))
+            prev2, prev = prev, dev
+        out = f"t{i}"
+        op = "Add" if i % 2 else "Relu"
+        inputs = [prev, prev2] if op == "Add" else [prev]
+        added.append(RuntimeNode(f"node_{i}", op, "", cuda, inputs, [out]))
+        prev2, prev = prev, out
+        i += 1
+    ev.nodes.extend(added)
+    runs: list[RunEvent] = []
+    events: list[NodeEvent] = []
+    ts = 1000
+    order = [n for n in ev.nodes]
+    for r in ev.run_events:
+        start = ts
+        ts += 5
+        for n in order:
+            dur = 2 + (len(n.name) % 7 if n.provider == cuda else 9)
+            events.append(NodeEvent(r.run, n.name, n.op_type, n.provider, ts, dur, [], [], 16384))
+            ts += dur + 1
+        runs.append(RunEvent(r.run, start, ts - start + 5, r.warmup))
+        ts += 100
+    ev.run_events = runs
+    ev.node_events = events
+    ev.census = None
+    ev.census_status = ""
+    return analyse(ev)

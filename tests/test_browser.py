@@ -7,7 +7,8 @@ nothing, so any console line (an uncaught exception, a console.error) fails the 
 
 The interactive parts (sortable tables, the node filter, the copy button) are exercised by a copy of the
 report with a small harness script appended: it clicks and types, then writes what it saw into the DOM,
-which --dump-dom returns.
+which --dump-dom returns. The same way, a generated 10,000-node report times sorting and filtering the node
+table with performance.now() (printed, not asserted: it depends on the machine).
 
 `make test` installs chromium (Debian package) when it is missing; without it these tests are skipped.
 """
@@ -26,7 +27,7 @@ from pathlib import Path
 import pytest
 from markupsafe import escape
 
-from render_helpers import ARTIFACTS, GOLDEN_FIXTURES, evil_report, load_fixture, network_references
+from render_helpers import ARTIFACTS, GOLDEN_FIXTURES, big_report, evil_report, load_fixture, network_references
 
 CHROMIUM_TIMEOUT_S = 60
 
@@ -132,6 +133,12 @@ def test_dom_after_load(report_file, tmp_path):
     assert sum('class="cpu"' in row for row in nodes) == sum(
         n.provider == "CPUExecutionProvider" for n in report.evidence.nodes)
     assert text_of(dom, "binding-code") == report.binding.code
+    # The pictures are inline SVG elements of the DOM: one bar per node event of the run, the CPU island boxed.
+    for svg_id in ("timeline-svg", "islands-svg"):
+        assert re.search(rf'<svg [^>]*\bid="{svg_id}"', dom), f"#{svg_id} not in the DOM"
+    run = max(r.run for r in report.evidence.run_events if not r.warmup)
+    assert dom.count('<g class="ev">') == sum(e.run == run for e in report.evidence.node_events)
+    assert dom.count('<g class="island"') == 1
     # Chromium parsed the same document the renderer wrote: one inline script, nothing else loaded.
     assert dom.count("<script") == 1
 
@@ -224,3 +231,73 @@ def test_evil_names_stay_text_in_the_browser(tmp_path):
     assert text_of(dom, "verdict") == report.verdict
     cells = [htmllib.unescape(re.sub(r"<[^>]+>", "", row)) for row in tbody_rows(dom, "copies-table")]
     assert any(EVIL_TENSOR in cell for cell in cells)
+
+
+BIG_HARNESS = r"""
+<script>
+(function () {
+  var out = {errors: []};
+  window.addEventListener("error", function (e) { out.errors.push(String(e.message)); });
+  try {
+    var nodes = document.getElementById("nodes-table");
+    var head = nodes.tHead.rows[0].cells;
+    var shown = function () {
+      return Array.prototype.filter.call(nodes.tBodies[0].rows, function (r) {
+        return r.style.display !== "none" && !r.classList.contains("over-limit");
+      });
+    };
+    var timed = function (name, action) {  // the action, then a forced layout, timed together
+      var t0 = performance.now();
+      action();
+      document.body.offsetHeight;
+      out[name] = performance.now() - t0;
+    };
+    out.rows = nodes.tBodies[0].rows.length;
+    out.shownAtLoad = shown().length;
+    timed("sortByName", function () { head[0].click(); });
+    out.firstAscending = shown()[0].cells[0].textContent;
+    timed("sortByNameAgain", function () { head[0].click(); });
+    out.firstDescending = shown()[0].cells[0].textContent;
+    timed("sortByProvider", function () { head[2].click(); });
+    var filter = document.querySelector("input.filter");
+    timed("filter", function () { filter.value = "cpu_op_"; filter.dispatchEvent(new Event("input")); });
+    out.filtered = shown().length;
+    timed("unfilter", function () { filter.value = ""; filter.dispatchEvent(new Event("input")); });
+    out.unfiltered = shown().length;
+    var more = document.querySelector(".more-rows button");
+    timed("showAll", function () { more.click(); });
+    out.shownAll = shown().length;
+  } catch (e) {
+    out.errors.push(String(e && e.stack || e));
+  }
+  var pre = document.createElement("pre");
+  pre.id = "harness-result";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>
+"""
+
+
+def test_big_report_sorts_and_filters(tmp_path):
+    """10,000 nodes: the report opens with both pictures, and sorting and filtering the node table complete."""
+    report = big_report(tmp_path, n_nodes=10_000)
+    n = len(report.evidence.nodes)
+    html = report.to_html()
+    page = tmp_path / "big-harness.html"
+    page.write_text(html.replace("</body>", BIG_HARNESS + "</body>"), encoding="utf-8")
+    proc = run_chromium(["--dump-dom", page_url(page)], tmp_path, "big")
+    assert console_problems(proc.stderr) == []
+    result = json.loads(text_of(proc.stdout, "harness-result"))
+    print(f"\n{n}-row node table in chromium: sort {result['sortByName']:.0f} ms, sort again "
+          f"{result['sortByNameAgain']:.0f} ms, sort by provider {result['sortByProvider']:.0f} ms, filter "
+          f"{result['filter']:.0f} ms, clear filter {result['unfilter']:.0f} ms, show all rows {result['showAll']:.0f} ms")
+    assert result["errors"] == []
+    assert result["rows"] == n
+    assert result["shownAtLoad"] == 500  # the first 500 rows on screen, a button for the rest
+    names = sorted((x.name for x in report.evidence.nodes), key=str.lower)
+    assert result["firstAscending"] == names[0] and result["firstDescending"] == names[-1]
+    assert result["filtered"] == sum(x.name.startswith("cpu_op_") for x in report.evidence.nodes)
+    assert result["unfiltered"] == 500 and result["shownAll"] == n
+    for svg_id in ("timeline-svg", "islands-svg"):
+        assert re.search(rf'<svg [^>]*\bid="{svg_id}"', proc.stdout)

@@ -1,7 +1,8 @@
 """The HTML report: one self-contained file rendered from reports/templates with jinja2.
 
 Autoescape is on and undefined names are errors: node and tensor names come from the model file
-and are untrusted text. The template only loops and prints; this module prepares every string.
+and are untrusted text. The template only loops and prints; this module prepares every string. The two pictures (timeline,
+CPU islands) are inline SVG built by svg.py, which escapes every name itself; they reach the template as markup.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
+from markupsafe import Markup
 
 from ..providers import short
 from ..rules import fmt_bytes
+from . import svg
 from .text import DIRECTION_LABEL, KIND_LABEL
 
 if TYPE_CHECKING:
@@ -179,7 +182,14 @@ def view_model(report: Report) -> dict[str, Any]:
         "notes": ev.notes,
         "ep_failure": ev.session.ep_failure,
         "census": census_view(report),
+        "timeline": _figure(svg.timeline_figure(report)),
+        "islands": _figure(svg.islands_figure(report)),
     }
+
+
+def _figure(figure: svg.Figure) -> dict[str, Any]:
+    """An SVG picture for the template: svg.py escapes every name in it, so it goes in as markup."""
+    return {"svg": Markup(figure.svg), "note": figure.note, "wide": figure.wide}
 
 
 CENSUS_LABEL = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel",
