@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ModelError, UsageError
+from .errors import UsageError
 from .evidence import Feed, ValueInfo
 
 _DIM_RE = re.compile(r"^([^=]+)=(\d+)$")

@@ -590,7 +590,6 @@ class _Predictor:
             self.removed.append(RemovedNode(name=node.name, op_type=node.op_type, graph=path, why=why))
         facts = [f for i, f in enumerate(all_facts) if i not in removed]
         input_order = [i.name for i in graph.input if i.name not in scope.initializers]
-        graph_inputs = set(input_order)
         on_device = self.provider != CPU
 
         tentative: set[int] = set()

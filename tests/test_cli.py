@@ -9,30 +9,17 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import onnx
 import pytest
 
 import models
-from schema_helpers import assert_valid_report
+from schema_helpers import assert_valid_report, run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = ["--timed-runs", "2", "--runs", "1", "--warmup", "1"]
 NATIVE_LOG_MARKERS = ("[V:onnxruntime", "[I:onnxruntime", "[W:onnxruntime", "[E:onnxruntime", "EP Error")
-
-
-def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    # The output as a script or CI job sees it: no terminal width, colour or debug overrides.
-    for name in ("COLUMNS", "LINES", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "ORTCOPY_DOCTOR_DEBUG"):
-        env.pop(name, None)
-    return subprocess.run([sys.executable, "-m", "ortcopy_doctor", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
 
 
 def sha256(path: Path) -> str:
