@@ -303,7 +303,8 @@ def _fallback_text(node: RuntimeNode) -> str:
 
 
 def element_bytes(dtype: str | None, shape: list[object] | None) -> int | None:
-    if dtype is None or shape is None or not all(isinstance(d, int) for d in shape):
+    # A negative declared dim (a broken model) gives no size rather than a negative one.
+    if dtype is None or shape is None or not all(isinstance(d, int) and d >= 0 for d in shape):
         return None
     count = 1
     for d in shape:

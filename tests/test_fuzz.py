@@ -343,7 +343,9 @@ def _json_ok(path: Path) -> bool:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return data.get("format") == "ortcopy-doctor-report" and bool(data.get("verdict"))
+    from ortcopy_doctor.schema import validation_errors
+
+    return data.get("format") == "ortcopy-doctor-report" and bool(data.get("verdict")) and not validation_errors(data)
 
 
 @pytest.fixture(scope="module")

@@ -255,6 +255,15 @@ def reason_key(line: str, words: int = 8) -> str:
     return " ".join(text.split()[:words])
 
 
+def _schema_errors(data: object) -> list[str]:
+    """Validation errors of a report against the shipped JSON Schema ([] where jsonschema is not installed)."""
+    try:
+        from ortcopy_doctor.schema import validation_errors
+    except ImportError:
+        return []
+    return list(validation_errors(data))
+
+
 def run_one(model: NodeModel, provider: str, timeout: float, work: Path, fail_on: str = "never",
             python: str = sys.executable) -> Outcome:
     npz = inputs_npz(model)
@@ -281,6 +290,10 @@ def run_one(model: NodeModel, provider: str, timeout: float, work: Path, fail_on
             data = json.loads(out_json.read_text(encoding="utf-8"))
             verdict = data.get("verdict", "")
             slugs = sorted({f.get("slug", "") for f in data.get("findings", [])})
+            schema_errors = _schema_errors(data)
+            if schema_errors:  # every JSON the tool writes must validate against the shipped schema
+                return Outcome(model.name, "traceback", proc.returncode, time.perf_counter() - start,
+                               reason="JSON report does not validate: " + schema_errors[0], detail=text[-3000:])
         else:
             verdict, slugs = "", []
     except (OSError, ValueError):
