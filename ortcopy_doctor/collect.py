@@ -122,6 +122,13 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
             f"{model_path.name} uses an op onnxruntime does not know ({what}): "
             "register its library with --custom-op-library PATH"
         )
+    if "graph capture feature" in lower:
+        # ORT refuses enable_cuda_graph at session creation when nodes run on CPU or Memcpy nodes exist
+        # ("This session cannot use the graph capture feature ...", seen with 1.31.1).
+        return UsageError(
+            "enable_cuda_graph needs every node on the CUDA EP and no Memcpy nodes, and ORT refused this model: "
+            "drop --provider-option enable_cuda_graph=1, or first remove the CPU nodes a check without it lists"
+        )
     if "out of memory" in lower or "failed to allocate memory" in lower or "cudaerrormemoryallocation" in lower:
         return EnvironmentProblem(
             f"the device ran out of memory during {stage}: lower --dim/--shape values or free GPU memory ({first[:200]})"

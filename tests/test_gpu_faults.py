@@ -97,3 +97,18 @@ def test_cuda_device_that_does_not_exist_falls_back_to_cpu_and_says_why(cuda):
     assert report["verdict"].startswith("CUDA was requested but is not active: the model ran on CPU.")
     assert [f["rule"] for f in report["findings"] if f["severity"] == "error"] == ["OCD001"]
     assert "provider_options" in report["evidence"]["session"]["ep_failure"]
+
+
+def test_cuda_graph_refused_at_session_creation_is_a_clear_usage_error(cuda):
+    import models
+
+    tmp_path = cuda
+    model = tmp_path / "cpu_op_between.onnx"
+    onnx.save(models.cpu_op_between(), str(model))
+    result = _cli(tmp_path, "check", str(model), "--dim", "batch=2", "--provider-option", "enable_cuda_graph=1",
+                  "--json", "r.json", "--html", "r.html", "--timed-runs", "1")
+    assert "Traceback" not in result.stderr + result.stdout
+    assert result.returncode == 2, (result.returncode, result.stderr, result.stdout[:500])
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: enable_cuda_graph needs every node on the CUDA EP")
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "r.html").exists()
