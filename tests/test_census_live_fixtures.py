@@ -5,12 +5,11 @@ dims batch=2 rows=4 cols=8, 2 warm-up + 3 profiled runs, 20 timed runs): ``evide
 records and clock pairs, ``census`` the attribution made on the GPU. Here the attribution is redone from those raw
 records and must give, for every traced run, the classes of tests/test_transfers.py's EXPECTED (the same as CUPTI).
 
-The PyTorch-profiler reports were recorded before `census_from_torch_trace` read Kineto's ``baseTimeNanoseconds``:
-their clock pairs are (record_function marker, time.time_ns() read before it), and the attribution recorded on the
-GPU is wrong (copies placed 48..192 µs early). `transfers.census_report` recovers Kineto's base time from those
-pairs; the tests below show the recorded attribution was wrong, the replay right, and that the parser reads the same
-records from a trace in Kineto's layout. Where raw Kineto traces (<model>.trace.json.gz) are present, they are
-parsed too.
+The PyTorch-profiler reports were re-recorded after `census_from_torch_trace` started reading Kineto's
+``baseTimeNanoseconds`` (the first recording mapped the clock through record_function markers, which start
+48..192 µs after the time.time_ns() read before them, and placed copies early; `transfers.census_report` still
+recovers the base time from such old marker pairs). The raw Kineto traces (<model>.trace.json.gz) of that
+recording are parsed here too.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ import pytest
 from ortcopy_doctor.census import CLOCK_MARKER, census_from_torch_trace, kineto_base_ns
 from ortcopy_doctor.evidence import Evidence, from_jsonable
 from ortcopy_doctor.report import analyse
-from ortcopy_doctor.transfers import attribute
 from test_transfers import EXPECTED, MODELS
 
 LIVE = Path(__file__).resolve().parent / "fixtures" / "census_live"
@@ -107,43 +105,6 @@ def test_cupti_replay_equals_the_attribution_made_on_the_gpu(name):
     assert [(t["run"], t["kind"], t["bytes"], t["node"], t["tensor"], t["confirms"]) for t in recorded["transfers"]] == [
         (t.run, t.kind, t.bytes, t.node, t.tensor, t.confirms) for t in census.transfers]
     assert recorded["attributed_share"] == 1.0 and census.overhead == pytest.approx(recorded["overhead"])
-
-
-@pytest.mark.parametrize("name", MODELS)
-def test_torch_profiler_attribution_recorded_on_the_gpu_was_wrong(name):
-    """What the torch backend reported live: the marker pairs as the clock mapping put copies 48..192 µs early."""
-    data = live_report("torch-profiler", name)
-    recorded = data["census"]
-    evidence = live_evidence("torch-profiler", name)
-    census = evidence.census
-    assert census is not None
-    if not _legacy_torch(census):
-        pytest.skip("recorded after the fix: nothing wrong to show")
-    assert recorded["attributed_share"] < 1.0 or any(t["confirms"] == "unexplained" for t in recorded["transfers"])
-    # Redoing the old mapping (the marker pairs as they are) gives the recorded, wrong, attribution (but for a copy
-    # that the clock tolerance at run boundaries now takes as a feed or fetch), still with unexplained copies.
-    old = attribute(census.records, census.clock_pairs, evidence.session.profiling_start_ns, evidence.run_events,
-                    evidence.node_events, analyse(evidence).copies, evidence.feeds, census.traced_runs)
-    assert old.unexplained
-    assert [(t.run, t.kind) for t in old.transfers if t.boundary_us is None] == [
-        (t["run"], t["kind"]) for t, o in zip(recorded["transfers"], old.transfers) if o.boundary_us is None]
-
-
-def test_torch_profiler_markers_start_after_the_time_read_before_them():
-    """Kineto's base time recovered from each model's marker pairs: whole seconds, one per process, and every marker
-    starts 48..192 µs after the time.time_ns() read before it: the lag that misplaced the copies."""
-    bases, lags = set(), []
-    for name in MODELS:
-        census = live_evidence("torch-profiler", name).census
-        assert census is not None
-        if not _legacy_torch(census):
-            pytest.skip("recorded after the fix: the markers' lag is in the census notes")
-        base = kineto_base_ns(census.clock_pairs)
-        assert base is not None and base % 1_000_000_000 == 0
-        bases.add(base)
-        lags += [(c + base - t) / 1000.0 for c, t in census.clock_pairs]
-    assert len(bases) == 1
-    assert 40.0 < min(lags) and max(lags) < 200.0, lags
 
 
 def _kineto_trace_of(evidence: Evidence) -> tuple[dict, list[int]]:
