@@ -103,7 +103,8 @@ def value_info(vi: onnx.ValueInfoProto) -> ValueInfo:
     return ValueInfo(name=vi.name, kind=kind, elem_type=elem, shape=shape, type_string=_type_string(tp))
 
 
-def _subgraphs(node: onnx.NodeProto) -> Iterator[tuple[str, onnx.GraphProto]]:
+def subgraphs(node: onnx.NodeProto) -> Iterator[tuple[str, onnx.GraphProto]]:
+    """(attribute name, graph) of each subgraph a node holds (If branches, Loop/Scan bodies)."""
     for attr in node.attribute:
         if attr.type == onnx.AttributeProto.GRAPH:
             yield attr.name, attr.g
@@ -116,7 +117,7 @@ def walk_nodes(graph: onnx.GraphProto, path: str = "") -> Iterator[tuple[str, on
     """Every node of ``graph`` and of its subgraphs, depth first, with the path of its graph."""
     for node in graph.node:
         yield path, node
-        for attr_name, sub in _subgraphs(node):
+        for attr_name, sub in subgraphs(node):
             sub_path = f"{path}/{node.name or node.op_type}.{attr_name}".lstrip("/")
             yield from walk_nodes(sub, sub_path)
 
@@ -143,7 +144,7 @@ def _external_location(t: onnx.TensorProto) -> str | None:
 def _all_initializers(graph: onnx.GraphProto) -> Iterator[onnx.TensorProto]:
     yield from graph.initializer
     for _, node in walk_nodes(graph):
-        for _, sub in _subgraphs(node):
+        for _, sub in subgraphs(node):
             yield from sub.initializer
         for attr in node.attribute:
             if attr.type == onnx.AttributeProto.TENSOR:
@@ -206,10 +207,10 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
         )
         for graph_path, node in walk_nodes(graph)
     ]
-    subgraphs = [
+    subgraph_infos = [
         SubgraphInfo(node=node.name, op_type=node.op_type, attribute=attr_name, node_count=sum(1 for _ in walk_nodes(sub)))
         for _, node in walk_nodes(graph)
-        for attr_name, sub in _subgraphs(node)
+        for attr_name, sub in subgraphs(node)
     ]
     init_bytes = 0
     init_count = 0
@@ -239,7 +240,7 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
         inputs=[value_info(vi) for vi in graph.input if vi.name not in initializer_names],
         outputs=[value_info(vi) for vi in graph.output],
         nodes=nodes,
-        subgraphs=subgraphs,
+        subgraphs=subgraph_infos,
         initializer_count=init_count,
         initializer_bytes=init_bytes,
         external_data_files=sorted(external),

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Iterator
 from importlib import resources
 from dataclasses import dataclass, field
 from typing import Optional
@@ -46,7 +45,7 @@ from onnx import TensorProto
 from . import kernel_memory
 from .evidence import MemcpyInsertion, RuntimeNode
 from .kernels import KernelMatch, KernelTable, norm_domain
-from .model_info import _type_string, elem_dtype  # _type_string: ORT's spelling of non-tensor types, as kernels.json keeps it
+from .model_info import _type_string, elem_dtype, subgraphs as _subgraphs  # _type_string: ORT's spelling of non-tensor types, as kernels.json keeps it
 
 CPU = "CPUExecutionProvider"
 CUDA = "CUDAExecutionProvider"
@@ -260,15 +259,6 @@ def _arg_type(tp: onnx.TypeProto) -> Optional[str]:
         return None
     text = _type_string(tp)
     return None if "undefined" in text or text == "unknown" else text
-
-
-def _subgraphs(node: onnx.NodeProto) -> Iterator[tuple[str, onnx.GraphProto]]:
-    for attr in node.attribute:
-        if attr.type == onnx.AttributeProto.GRAPH:
-            yield attr.name, attr.g
-        elif attr.type == onnx.AttributeProto.GRAPHS:
-            for i, g in enumerate(attr.graphs):
-                yield f"{attr.name}[{i}]", g
 
 
 def _implicit_inputs(node: onnx.NodeProto) -> set[str]:
