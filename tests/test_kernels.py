@@ -33,7 +33,7 @@ def _gen_module():
 
 def test_source_records_commit(table: KernelTable) -> None:
     assert table.source["commit"] == "001d12d2623fd411ce0f83d05abb5e82304a3389"
-    assert table.source["file"] == "../shared/data/ort/OperatorKernels.md"
+    assert table.source["file"] == "tools/data/ort/OperatorKernels.md"
 
 
 def test_providers(table: KernelTable) -> None:
@@ -167,3 +167,11 @@ def test_lookup_checks_outputs(table: KernelTable) -> None:
     bad = table.lookup(CPU, "ai.onnx.ml", "ZipMap", 1, ["float32"], ["seq(map(int64,tensor(double)))"])
     assert m.reason == "ok"
     assert (bad.reason, bad.arg_kind, bad.arg_index, bad.suggested_cast) == ("no_type", "output", 0, None)
+
+
+def test_kernel_source_is_vendored_in_the_repository() -> None:
+    gen = _gen_module()
+    source = (REPO / gen.DEFAULT_SOURCE).resolve()
+    assert source.is_relative_to(REPO)
+    assert source.is_file()
+    assert gen.read_commit(source.parent / "SOURCE.md") == "001d12d2623fd411ce0f83d05abb5e82304a3389"

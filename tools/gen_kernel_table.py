@@ -6,7 +6,7 @@ that the predictor can ask "does the CUDA EP have a kernel for this node?" witho
 
 Usage (from the repository root)::
 
-    python tools/gen_kernel_table.py [--source ../shared/data/ort/OperatorKernels.md] [--out ortcopy_doctor/data/kernels.json]
+    python tools/gen_kernel_table.py [--source tools/data/ort/OperatorKernels.md] [--out ortcopy_doctor/data/kernels.json]
 
 Output layout::
 
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_SOURCE = "../shared/data/ort/OperatorKernels.md"
+DEFAULT_SOURCE = "tools/data/ort/OperatorKernels.md"
 DEFAULT_OUT = "ortcopy_doctor/data/kernels.json"
 PROVIDERS = ("CPUExecutionProvider", "CUDAExecutionProvider")
 
