@@ -6,10 +6,12 @@ machine where CUDA does not load, a reported model must carry the ep-not-active 
 
 * ``test_chosen_models``: always runs: 15 models with sequence, optional, string, bool, float16,
   bfloat16, float8 inputs or outputs and If/Loop/Scan subgraphs, with both providers.
-* ``test_full_suite``: all 1,765 models, both providers (~18 min on 2 CPUs); runs where
-  ``ORTCOPY_BACKEND_SUITE=full``, which ``make test`` (CI) sets;
-* ``test_suite_sample``: otherwise, a deterministic sample (every 10th model, both providers), marked slow.
-  ``python tools/backend_suite.py tally`` prints the same tally by hand (docs/robustness.md has it).
+* ``test_suite_sample``: by default (``make test``), a deterministic stratified sample, one model per op type
+  (``backend_suite.stratified_sample``: about 200 models that together hold every op type of the suite), both
+  providers: a few minutes on 2 CPUs. ``test_sample_covers_every_op_type`` checks that it does.
+* ``test_full_suite``: all 1,765 models, both providers (~18 min on 2 CPUs), only where
+  ``ORTCOPY_BACKEND_SUITE=full`` (``make test-full`` and CI, with progress lines every 50 models under ``-s``).
+  ``python tools/backend_suite.py tally [--stratified]`` prints the same tally by hand (docs/robustness.md has it).
 
 The wheel (19 MB) is fetched once with pip into ~/.cache/ortcopy-doctor (ORTCOPY_BACKEND_CACHE moves it);
 without network access and without a cache the tests are skipped.
@@ -93,27 +95,42 @@ def test_chosen_models(node_models, provider):
 FULL = os.environ.get("ORTCOPY_BACKEND_SUITE") == "full"
 
 
+@pytest.fixture(scope="module")
+def sample(node_models) -> list[backend_suite.NodeModel]:
+    return backend_suite.stratified_sample(node_models)
+
+
+def test_sample_covers_every_op_type(node_models, sample):
+    every_op = set().union(*(backend_suite.op_types(m) for m in node_models))
+    assert set().union(*(backend_suite.op_types(m) for m in sample)) == every_op
+    assert len(every_op) == 202 and len(sample) == 196
+
+
+def test_sample_is_deterministic(node_models, sample):
+    assert [m.name for m in backend_suite.stratified_sample(list(reversed(node_models)))] == [m.name for m in sample]
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(FULL, reason="the full suite runs instead (ORTCOPY_BACKEND_SUITE=full)")
 @pytest.mark.parametrize("provider", ["cpu", "default"])
-def test_suite_sample(node_models, provider):
-    """Every 10th model (177), both providers: a few minutes."""
-    _suite(backend_suite.select(node_models, every=10), provider, minimum=170)
+def test_suite_sample(sample, provider):
+    """One model per op type (196 models, 202 op types), both providers: a few minutes."""
+    _suite(sample, provider, minimum=196)
 
 
-@pytest.mark.skipif(not FULL, reason="set ORTCOPY_BACKEND_SUITE=full to check all 1,765 models (`make test` does)")
+@pytest.mark.skipif(not FULL, reason="set ORTCOPY_BACKEND_SUITE=full to check all 1,765 models (`make test-full`)")
 @pytest.mark.parametrize("provider", ["cpu", "default"])
 def test_full_suite(node_models, provider):
     """All 1,765 models: about 8-10 min per provider on 2 CPUs (docs/robustness.md)."""
-    _suite(node_models, provider, minimum=1765)
+    _suite(node_models, provider, minimum=1765, progress=True)
 
 
-def _suite(models: list[backend_suite.NodeModel], provider: str, minimum: int) -> None:
+def _suite(models: list[backend_suite.NodeModel], provider: str, minimum: int, progress: bool = False) -> None:
     if provider == "default" and not _cuda_inactive():
         pytest.skip("CUDA loads here: the ep-not-active expectation is for machines without a GPU")
     assert len(models) >= minimum
     t = backend_suite.tally(models, provider, jobs=2, timeout=120,
-                            fail_on="never" if provider == "cpu" else "error")
+                            fail_on="never" if provider == "cpu" else "error", progress=progress)
     _assert_clean(t)
     # the tally of this file's docs: 1,461 of 1,765 reported, the rest refused with a reason
     assert t.counts.get("reported", 0) >= 0.75 * len(models), backend_suite.to_markdown(t)

@@ -12,7 +12,7 @@ extracts the node tests, and:
 * ``extract``: fetch and extract only (prints the folder).
 
     python tools/backend_suite.py tally [--provider cpu|cuda|default] [--jobs N] [--limit N] [--every K]
-                                        [--timeout 60] [--out DIR]
+                                        [--stratified] [--timeout 60] [--out DIR]
 
 Library use: ``iter_node_models()`` yields ``NodeModel(name, model_path, inputs_npz)``; ``inputs_npz``
 is written on first use from ``test_data_set_0/input_*.pb`` (tensor inputs only: sequences, maps and
@@ -134,6 +134,43 @@ def select(models: list[NodeModel], every: int = 1, limit: int | None = None, na
         models = [m for m in models if rx.search(m.name)]
     models = models[::max(1, every)]
     return models[:limit] if limit else models
+
+
+def op_types(model: NodeModel) -> frozenset[tuple[str, str]]:
+    """``(domain, op_type)`` of every node of the model, subgraphs (If/Loop/Scan bodies) included."""
+    import onnx
+
+    found: set[tuple[str, str]] = set()
+
+    def walk(graph) -> None:
+        for node in graph.node:
+            found.add((node.domain or "ai.onnx", node.op_type))
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    walk(attr.g)
+                for sub in attr.graphs:
+                    walk(sub)
+
+    walk(onnx.load(str(model.model_path), load_external_data=False).graph)
+    return frozenset(found)
+
+
+def stratified_sample(models: list[NodeModel]) -> list[NodeModel]:
+    """A deterministic sample with one stratum per op type: for each ``(domain, op_type)`` in sorted order
+    not yet covered, the model holding it with the fewest distinct op types (then the first by name), so that
+    the plain single-op model is preferred to a function's expansion. Together the sample holds every op
+    type of ``models`` (about 200 of the 1,765 node models); sorted by name."""
+    ops = {m.name: op_types(m) for m in models}
+    by_name = {m.name: m for m in models}
+    covered: set[tuple[str, str]] = set()
+    chosen: set[str] = set()
+    for op in sorted(set().union(*ops.values())) if ops else []:
+        if op in covered:
+            continue
+        best = min((len(o), name) for name, o in ops.items() if op in o)[1]
+        chosen.add(best)
+        covered |= ops[best]
+    return [by_name[name] for name in sorted(chosen)]
 
 
 # --- inputs -------------------------------------------------------------------------------------------------
@@ -398,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--jobs", type=int, default=2)
     t.add_argument("--limit", type=int, default=None)
     t.add_argument("--every", type=int, default=1, help="take every K-th model (deterministic sample)")
+    t.add_argument("--stratified", action="store_true",
+                   help="one model per op type (the sample `make test` checks; see stratified_sample)")
     t.add_argument("--match", default=None, help="regex on test names")
     t.add_argument("--timeout", type=float, default=60.0, help="per-model time limit in seconds")
     t.add_argument("--fail-on", default=None, help="--fail-on for check (default: never for cpu, error otherwise)")
@@ -415,6 +454,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{out}: {out.stat().st_size / 2**20:.1f} MiB")
         return 0
     models = select(list(iter_node_models(args.cache)), every=args.every, limit=args.limit, pattern=args.match)
+    if args.stratified:
+        models = stratified_sample(models)
     fail_on = args.fail_on or ("never" if args.provider == "cpu" else "error")
     result = tally(models, args.provider, jobs=args.jobs, timeout=args.timeout, fail_on=fail_on, progress=True)
     args.out.mkdir(parents=True, exist_ok=True)
