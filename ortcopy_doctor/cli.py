@@ -142,6 +142,8 @@ def check(
     dim: list[str] = typer.Option([], "--dim", help="SYMBOL=N: size of a symbolic dim, e.g. --dim batch=8 (repeatable)."),
     shape: list[str] = typer.Option([], "--shape", help="NAME=AxBxC: full shape of one input (repeatable)."),
     inputs: Optional[Path] = typer.Option(None, "--inputs", help="An .npz file with real inputs, by input name."),
+    value: list[str] = typer.Option([], "--value", help="NAME=V: value of a scalar (or one-element) input, e.g. --value sample_rate=16000, in the model's dtype (repeatable)."),
+    strict_shapes: bool = typer.Option(False, "--strict-shapes", help="Refuse dynamic dims no --dim/--shape sizes (exit 2) instead of taking them as 1."),
     warmup: int = typer.Option(2, "--warmup", min=0, help="Warm-up runs, excluded from the evidence."),
     runs: int = typer.Option(3, "--runs", min=1, help="Profiled runs that give the evidence."),
     timed_runs: int = typer.Option(20, "--timed-runs", min=1, help="Unprofiled runs that give the timings."),
@@ -163,7 +165,7 @@ def check(
 
     def body() -> int:
         from .collect import CheckOptions
-        from .feeds import parse_dims, parse_shapes
+        from .feeds import parse_dims, parse_shapes, parse_values
         from .model_info import check_model_path
         from .providers import resolve
         from .render.output import check_writable
@@ -182,6 +184,7 @@ def check(
         options = CheckOptions(
             providers=resolve(provider), provider_options=_parse_kv(provider_option, "--provider-option"),
             device_id=device_id, dims=parse_dims(dim), shapes=parse_shapes(shape), inputs_file=inputs,
+            values=parse_values(value), strict_shapes=strict_shapes,
             warmup_runs=warmup, profiled_runs=runs, timed_runs=timed_runs, custom_op_libraries=list(custom_op_library),
             static=static,
             measure_binding=measure_binding, measure_runs=measure_runs,

@@ -26,7 +26,7 @@ from . import __version__, ortlog, providers as provider_names
 from .environment import collect_environment
 from .errors import DoctorError, EnvironmentProblem, ModelError, UsageError
 from .census_run import CensusCollector
-from .evidence import Evidence, RuntimeNode, SessionEvidence, Timings
+from .evidence import AssumedDim, Evidence, RuntimeNode, SessionEvidence, Timings
 from .feeds import build_feeds
 from .model_info import inspect_model, load_model, walk_nodes
 from .profile import parse_profile
@@ -44,6 +44,8 @@ class CheckOptions:
     dims: dict[str, int] = field(default_factory=dict)
     shapes: dict[str, list[int]] = field(default_factory=dict)
     inputs_file: Path | None = None
+    values: dict[str, str] = field(default_factory=dict)  # --value NAME=V: scalar inputs, in the model's dtype
+    strict_shapes: bool = False  # refuse dynamic dims no --dim/--shape sizes, instead of taking them as 1
     static: bool = False  # predict from the model alone; create no session
     warmup_runs: int = 2
     profiled_runs: int = 3
@@ -166,7 +168,11 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
     # ORT puts its C++ source location and signature before the reason: "/src/x.h:56 ns::F(args) reason"
     first = re.sub(r"/\S+\.(?:h|cc|cpp|cu|cuh):\d+ (?:[^()]*\([^)]*\)\s*)?", "", first).strip()
     if stage == "run":
-        return ModelError(f"the model failed to run on the given inputs: {first[:300]}: check --inputs, --dim and --shape")
+        # ORT's whole reason (e.g. which input an LSTM node rejected and why): it is what says which input to set.
+        reason = " ".join(line.strip() for line in text.splitlines() if line.strip())
+        reason = re.sub(r"/\S+\.(?:h|cc|cpp|cu|cuh):\d+ (?:[^()]*\([^)]*\)\s*)?", "", reason).strip()
+        return ModelError(f"the model failed to run on the given inputs: {reason.rstrip('.')}; give real values: "
+                          "--value NAME=V for a scalar input, --inputs FILE.npz for tensors, --dim/--shape for sizes")
     return ModelError(f"onnxruntime refused {model_path.name} during {stage}: {first[:300]}")
 
 
@@ -260,7 +266,10 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
         except UsageError:
             feeds = []  # sizes stay symbolic in a prediction; --dim makes them concrete
         return static_evidence(model, info, feeds, options, environment)
-    arrays, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed)
+    assumed: list[AssumedDim] | None = None if options.strict_shapes else []
+    arrays, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,
+                                values=options.values, assumed=assumed)
+    assumed = assumed or []
 
     with tempfile.TemporaryDirectory(prefix="ortcopy-doctor-") as tmp:
         tmp_dir = Path(tmp)
@@ -328,7 +337,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                 environment=environment, feeds=feeds,
                 nodes=_runtime_nodes(graph_model, assignment, facts, active) if active else [],
                 memcpy_insertions=facts.memcpy, mode="measured", notes=notes, failure=failure.message,
-                tool_version=__version__, created_utc=_now(),
+                tool_version=__version__, created_utc=_now(), assumed_dims=assumed,
             )
             raise failure
         run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs)
@@ -400,6 +409,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
         census_status=census_run.status,
         tool_version=__version__,
         created_utc=_now(),
+        assumed_dims=assumed,
     )
     if ep_failure is not None and any(provider_names.is_device(p) for p in options.providers):
         say("predicting the requested provider's placement")

@@ -90,7 +90,40 @@ class Feed:
     dtype: str
     shape: list[int]
     bytes: int
-    source: str  # synthesized, file
+    source: str  # synthesized, file, value (--value NAME=V)
+
+
+@dataclass
+class AssumedDim:
+    """A dim of a synthesized input that neither the model nor --dim/--shape sized, taken as ``value`` (1, the
+    convention of Polygraphy and trtexec for dynamic dims); ``flag`` is the option that sets it."""
+
+    input: str
+    axis: int
+    declared: str  # the symbol (``batch``), the literal the model declares (``-1``), or "" for a dim with neither
+    value: int
+    flag: str  # --dim batch=N, or --shape NAME=AxBxC
+
+
+ASSUMED_DIMS_TITLE = "Dynamic dims taken as 1 (no --dim or --shape sizes them; --strict-shapes refuses instead):"
+
+
+def describe_assumed_dims(assumed: list[AssumedDim]) -> list[str]:
+    """One line per symbol (its inputs together), then one per unnamed dim: the value assumed and the flag that
+    changes it."""
+    by_symbol: dict[str, list[AssumedDim]] = {}
+    unnamed: list[str] = []
+    for a in assumed:
+        if a.flag.startswith("--dim "):
+            by_symbol.setdefault(a.declared, []).append(a)
+        else:
+            what = f"declared {a.declared}" if a.declared else "no size or name"
+            unnamed.append(f"input '{a.input}' axis {a.axis} ({what}) assumed {a.value}: set it with {a.flag}")
+    named = []
+    for symbol, items in by_symbol.items():
+        where = ", ".join(f"'{a.input}' axis {a.axis}" for a in items)
+        named.append(f"dim '{symbol}' (input {where}) assumed {items[0].value}: set it with {items[0].flag}")
+    return named + unnamed
 
 
 @dataclass
@@ -297,6 +330,8 @@ class Evidence:
     census_status: str = ""
     # A/B measurement of binding variants (measure.py); left out of the JSON when absent.
     binding_measurement: Optional[BindingMeasurement] = field(default=None, metadata={"omit_if_default": True})
+    # Dynamic dims of synthesized inputs taken as 1 (no --dim/--shape for them); left out of the JSON when none.
+    assumed_dims: list[AssumedDim] = field(default_factory=list, metadata={"omit_if_default": True})
     tool_version: str = ""
     created_utc: str = ""
     format_version: int = FORMAT_VERSION
@@ -310,12 +345,18 @@ def to_jsonable(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         # A field marked omit_if_default is left out while it holds its default (newer optional data).
         return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)
-                if not (f.metadata.get("omit_if_default") and getattr(obj, f.name) == f.default)}
+                if not (f.metadata.get("omit_if_default") and getattr(obj, f.name) == _default(f))}
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(v) for v in obj]
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     return obj
+
+
+def _default(f: dataclasses.Field) -> Any:  # type: ignore[type-arg]
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return f.default
 
 
 def from_jsonable(cls: Any, data: Any) -> Any:

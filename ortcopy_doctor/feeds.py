@@ -1,7 +1,10 @@
 """Inputs for the runs: synthesized from the model's types and shapes, or read from an .npz file.
 
-Symbolic dims are resolved from ``--dim SYMBOL=N`` and ``--shape NAME=AxBxC``; a dim that cannot be
-resolved is an error that names the input and the flag to use.
+Symbolic dims are resolved from ``--dim SYMBOL=N`` and ``--shape NAME=AxBxC``. A dynamic dim neither sizes
+(a symbol, a dim with no name, a literal like -1) is taken as 1, the convention of Polygraphy and trtexec, and
+recorded (``AssumedDim``) so that the report lists it with the flag that changes it; with ``--strict-shapes``
+(``assumed=None`` here) it is an error that names the input and the flag to use instead. ``--value NAME=V``
+gives a scalar (or one-element) control input, such as a sample rate, its value in the model's dtype.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import UsageError
-from .evidence import Feed, ValueInfo
+from .evidence import AssumedDim, Feed, ValueInfo
 
 _DIM_RE = re.compile(r"^([^=]+)=(\d+)$")
 _SHAPE_RE = re.compile(r"^([^=]+)=(\d+(?:x\d+)*|)$")
@@ -46,8 +49,21 @@ def parse_shapes(values: Sequence[str]) -> dict[str, list[int]]:
     return shapes
 
 
-def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list[int]]) -> list[int]:
-    """The concrete shape of one input, or a ``UsageError`` naming the flag that would resolve it."""
+def parse_values(values: Sequence[str]) -> dict[str, str]:
+    """``["sr=16000"]`` -> ``{"sr": "16000"}`` (converted to the input's dtype by ``build_feeds``)."""
+    result: dict[str, str] = {}
+    for value in values:
+        name, sep, text = value.partition("=")
+        if not sep or not name.strip() or not text.strip():
+            raise UsageError(f"--value {value!r} is not NAME=V, e.g. --value sample_rate=16000")
+        result[name.strip()] = text.strip()
+    return result
+
+
+def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list[int]],
+                  assumed: list[AssumedDim] | None = None) -> list[int]:
+    """The concrete shape of one input. A dim nothing sizes is 1 and appended to ``assumed``; where ``assumed``
+    is None (--strict-shapes) it is a ``UsageError`` naming the flag that would resolve it."""
     if value.name in shapes:
         shape = shapes[value.name]
         if value.shape is not None:
@@ -66,15 +82,22 @@ def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list
         raise UsageError(f"input '{value.name}' has no declared shape: pass --shape {value.name}=AxBxC")
     resolved: list[int] = []
     for i, dim in enumerate(value.shape):
-        if isinstance(dim, int) and dim < 0:
+        if isinstance(dim, int) and dim >= 0:
+            resolved.append(dim)
+        elif isinstance(dim, str) and dim in dims:
+            resolved.append(dims[dim])
+        elif assumed is not None:
+            if isinstance(dim, str):
+                assumed.append(AssumedDim(value.name, i, dim, 1, f"--dim {dim}=N"))
+            else:
+                assumed.append(AssumedDim(value.name, i, "" if dim is None else str(dim), 1,
+                                          f"--shape {value.name}=AxBxC"))
+            resolved.append(1)
+        elif isinstance(dim, int):
             raise UsageError(
                 f"input '{value.name}' dim {i} is declared as {dim} in the model, which is not a size: "
                 f"pass --shape {value.name}=AxBxC"
             )
-        if isinstance(dim, int):
-            resolved.append(dim)
-        elif isinstance(dim, str) and dim in dims:
-            resolved.append(dims[dim])
         elif isinstance(dim, str):
             raise UsageError(
                 f"input '{value.name}' dim {i} is the symbol '{dim}': pass --dim {dim}=N "
@@ -83,6 +106,45 @@ def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list
         else:
             raise UsageError(f"input '{value.name}' dim {i} has no size or name: pass --shape {value.name}=AxBxC")
     return resolved
+
+
+def value_array(value: ValueInfo, text: str, shapes: dict[str, list[int]]) -> np.ndarray:
+    """``--value NAME=V``: a scalar of the input's dtype, shaped as the model declares it (every dim 1)."""
+    flag = f"--value {value.name}={text}"
+    if value.kind != "tensor" or value.elem_type is None:
+        raise UsageError(f"{flag}: input '{value.name}' is a {value.type_string}, not a tensor")
+    if value.name in shapes:
+        shape = shapes[value.name]
+    elif value.shape is None:
+        shape = []
+    else:
+        shape = [1 if not (isinstance(d, int) and d >= 0) else d for d in value.shape]
+    if int(np.prod(shape, dtype=np.int64)) != 1:
+        raise UsageError(f"{flag}: input '{value.name}' has shape {_show(value.shape or shape)}, more than one "
+                         "element: pass it with --inputs FILE.npz")
+    dtype = value.elem_type
+    try:
+        if dtype == "bool":
+            lowered = text.lower()
+            if lowered not in ("true", "false", "1", "0"):
+                raise ValueError(text)
+            scalar: object = lowered in ("true", "1")
+        elif dtype == "str":
+            scalar = text
+        elif dtype.startswith(("int", "uint")):
+            scalar = int(text)
+            info = np.iinfo(dtype)
+            if not info.min <= scalar <= info.max:
+                raise ValueError(text)
+        elif dtype in ("float16", "float32", "float64"):
+            scalar = float(text)
+        else:
+            raise UsageError(f"{flag}: input '{value.name}' has element type {dtype}, which --value cannot make: "
+                             "pass it with --inputs FILE.npz")
+    except ValueError:
+        raise UsageError(f"{flag}: input '{value.name}' is {dtype} in the model, and {text!r} is not a valid {dtype} "
+                         "value") from None
+    return np.full(shape, scalar, dtype=object if dtype == "str" else dtype)
 
 
 def _show(shape: Sequence[object]) -> str:
@@ -141,18 +203,29 @@ def build_feeds(
     shapes: dict[str, list[int]] | None = None,
     inputs_file: Path | None = None,
     seed: int = 0,
+    *,
+    values: dict[str, str] | None = None,
+    assumed: list[AssumedDim] | None = None,
 ) -> tuple[dict[str, np.ndarray], list[Feed]]:
-    """Arrays to feed and their descriptions. Inputs missing from ``inputs_file`` are synthesized."""
+    """Arrays to feed and their descriptions. Inputs missing from ``inputs_file`` and ``values`` (--value) are
+    synthesized; a dynamic dim nothing sizes is 1 and appended to ``assumed``, or an error where ``assumed`` is
+    None (the default here; ``check`` passes a list unless --strict-shapes)."""
     dims = dims or {}
     shapes = shapes or {}
+    values = values or {}
     by_name = {v.name: v for v in inputs}
     for name in shapes:
         if name not in by_name:
             raise UsageError(f"--shape names '{name}', which is not an input of the model (inputs: {_names(inputs)})")
+    for name in values:
+        if name not in by_name:
+            raise UsageError(f"--value names '{name}', which is not an input of the model (inputs: {_names(inputs)})")
     given = load_inputs_file(inputs_file) if inputs_file else {}
     for name in given:
         if name not in by_name:
             raise UsageError(f"--inputs has '{name}', which is not an input of the model (inputs: {_names(inputs)})")
+        if name in values:
+            raise UsageError(f"'{name}' is given twice, by --inputs and by --value: drop one")
     rng = np.random.default_rng(seed)
     arrays: dict[str, np.ndarray] = {}
     feeds: list[Feed] = []
@@ -161,9 +234,12 @@ def build_feeds(
             array = given[value.name]
             _check_given(value, array)
             source = "file"
+        elif value.name in values:
+            array = value_array(value, values[value.name], shapes)
+            source = "value"
         else:
             # a non-tensor input has no shape to resolve: synthesize() says why it cannot be made
-            shape = resolve_shape(value, dims, shapes) if value.kind == "tensor" else []
+            shape = resolve_shape(value, dims, shapes, assumed) if value.kind == "tensor" else []
             array = synthesize(value, shape, rng)
             source = "synthesized"
         arrays[value.name] = array

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from ortcopy_doctor.errors import UsageError
-from ortcopy_doctor.evidence import ValueInfo
-from ortcopy_doctor.feeds import build_feeds, parse_dims, parse_shapes
+from ortcopy_doctor.evidence import AssumedDim, ValueInfo, describe_assumed_dims
+from ortcopy_doctor.feeds import build_feeds, parse_dims, parse_shapes, parse_values
 
 IMAGE = ValueInfo("image", "tensor", "float32", ["batch", 3, 8, 8], "tensor(float)")
 IDS = ValueInfo("ids", "tensor", "int64", ["batch", "seq"], "tensor(int64)")
@@ -66,3 +66,78 @@ def test_inputs_file_values_are_used(tmp_path):
 def test_absurd_size_is_refused_before_allocating():
     with pytest.raises(UsageError, match="lower the --dim or --shape values"):
         build_feeds([IMAGE], dims={"batch": 10**9})
+
+
+# --- dynamic dims taken as 1, --value ---------------------------------------------------------------------------
+
+MASK = ValueInfo("mask", "tensor", "bool", ["batch", -1, None], "tensor(bool)")
+RATE = ValueInfo("sample_rate", "tensor", "int64", [], "tensor(int64)")
+RATE_1 = ValueInfo("sr", "tensor", "int32", ["n"], "tensor(int32)")
+
+
+def test_unsized_dims_are_taken_as_1_and_recorded():
+    assumed: list[AssumedDim] = []
+    arrays, feeds = build_feeds([IDS, MASK], dims={"seq": 5}, assumed=assumed)
+    assert arrays["ids"].shape == (1, 5) and arrays["mask"].shape == (1, 1, 1)
+    assert assumed == [
+        AssumedDim("ids", 0, "batch", 1, "--dim batch=N"),
+        AssumedDim("mask", 0, "batch", 1, "--dim batch=N"),
+        AssumedDim("mask", 1, "-1", 1, "--shape mask=AxBxC"),
+        AssumedDim("mask", 2, "", 1, "--shape mask=AxBxC"),
+    ]
+
+
+def test_assumed_dims_described_one_line_per_symbol_then_per_unnamed_dim():
+    assumed: list[AssumedDim] = []
+    build_feeds([IDS, MASK], dims={"seq": 5}, assumed=assumed)
+    assert describe_assumed_dims(assumed) == [
+        "dim 'batch' (input 'ids' axis 0, 'mask' axis 0) assumed 1: set it with --dim batch=N",
+        "input 'mask' axis 1 (declared -1) assumed 1: set it with --shape mask=AxBxC",
+        "input 'mask' axis 2 (no size or name) assumed 1: set it with --shape mask=AxBxC",
+    ]
+
+
+def test_non_positive_literal_dim_is_refused_when_strict():
+    with pytest.raises(UsageError, match=r"input 'mask' dim 1 is declared as -1 in the model, which is not a size"):
+        build_feeds([MASK], dims={"batch": 1})
+
+
+def test_sized_dims_are_not_recorded_as_assumed():
+    assumed: list[AssumedDim] = []
+    build_feeds([IDS], dims={"batch": 2, "seq": 3}, assumed=assumed)
+    assert assumed == []
+
+
+def test_value_gives_a_scalar_input_in_the_model_dtype():
+    arrays, feeds = build_feeds([RATE], values={"sample_rate": "16000"})
+    assert (arrays["sample_rate"].dtype, arrays["sample_rate"].shape, arrays["sample_rate"].item()) == (
+        np.dtype("int64"), (), 16000)
+    assert (feeds[0].source, feeds[0].bytes) == ("value", 8)
+
+
+def test_value_fills_a_one_element_input_with_a_dynamic_dim():
+    arrays, _ = build_feeds([RATE_1], values={"sr": "8000"}, assumed=[])
+    assert (arrays["sr"].dtype, arrays["sr"].tolist()) == (np.dtype("int32"), [8000])
+
+
+def test_value_that_is_not_of_the_model_dtype_is_refused():
+    with pytest.raises(UsageError, match=r"--value sample_rate=16k: input 'sample_rate' is int64 in the model, "
+                                         r"and '16k' is not a valid int64 value"):
+        build_feeds([RATE], values={"sample_rate": "16k"})
+
+
+def test_value_for_an_input_of_many_elements_is_refused():
+    with pytest.raises(UsageError, match=r"--value image=1: input 'image' has shape \[batch, 3, 8, 8\], more than "
+                                         r"one element: pass it with --inputs FILE.npz"):
+        build_feeds([IMAGE], values={"image": "1"})
+
+
+def test_value_naming_no_input_is_refused():
+    with pytest.raises(UsageError, match=r"--value names 'rate', which is not an input of the model"):
+        build_feeds([RATE], values={"rate": "1"})
+
+
+def test_parse_values():
+    assert parse_values(["sr=16000", "flag = true"]) == {"sr": "16000", "flag": "true"}
+    with pytest.raises(UsageError, match=r"--value 'sr' is not NAME=V"):
+        parse_values(["sr"])

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from markupsafe import Markup
 
+from ..evidence import ASSUMED_DIMS_TITLE, describe_assumed_dims
 from ..providers import short
 from ..rules import fmt_bytes
 from . import svg
@@ -180,6 +181,8 @@ def view_model(report: Report) -> dict[str, Any]:
         "io_rows": io_rows,
         "log": [f"[{line.severity}] {line.message}" for line in ev.session.log],
         "notes": ev.notes,
+        "assumed_dims": describe_assumed_dims(ev.assumed_dims),
+        "assumed_dims_title": ASSUMED_DIMS_TITLE,
         "ep_failure": ev.session.ep_failure,
         "census": census_view(report),
         "timeline": _figure(svg.timeline_figure(report)),

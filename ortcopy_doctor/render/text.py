@@ -31,6 +31,12 @@ def print_report(report: Report, console: Console, details: bool = True) -> None
 def _print_one(report: Report, console: Console, details: bool, predicted: bool = False) -> None:
     style = "bold red" if report.worst_severity() == "error" else ("yellow" if report.copies else "green")
     console.print(f"[{style}]{_escape(report.verdict)}[/]")
+    if not predicted and report.evidence.assumed_dims:
+        from ..evidence import ASSUMED_DIMS_TITLE, describe_assumed_dims
+
+        console.print(f"[yellow]{_escape(ASSUMED_DIMS_TITLE)}[/]")
+        for line in describe_assumed_dims(report.evidence.assumed_dims):
+            console.print(f"  {_escape(line)}")
     if report.copies:
         table = Table(title="Host↔device copies per run", title_justify="left")
         for column in ("kind", "direction", "tensor", "bytes/run", "node", "IO binding removes it"):
