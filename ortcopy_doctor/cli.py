@@ -26,6 +26,10 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    # Plain help (click's): it wraps descriptions and never cuts an option name ("--provider-opti…") at 80
+    # columns, and loads no rich layout code for --help. -h as well as --help, on every command.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -133,7 +137,7 @@ def _keep_partial_evidence(exc: DoctorError, json_path: Optional[Path]) -> None:
     exc.message = f"{exc.message} (evidence gathered so far: {json_path})"
 
 
-@app.command()
+@app.command(short_help="Run the model and report every host<->device copy.")
 def check(
     model: Path = typer.Argument(..., help="The .onnx model file (never modified)."),
     provider: list[str] = typer.Option([], "--provider", "-p", help="Execution provider: cuda, cpu, tensorrt, ... (repeat or comma-separate; default: cuda then cpu)."),
@@ -209,7 +213,7 @@ def check(
     _guard(body)
 
 
-@app.command()
+@app.command(short_help="Re-analyse and re-render recorded JSON.")
 def report(
     evidence_json: Path = typer.Argument(..., help="A JSON file written by `check --json`."),
     html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path."),
@@ -245,7 +249,7 @@ def report(
     _guard(body)
 
 
-@app.command()
+@app.command(short_help="Compare two reports: transfers, findings, latency.")
 def diff(
     a_json: Path = typer.Argument(..., help="The earlier report: a JSON file written by `check --json`."),
     b_json: Path = typer.Argument(..., help="The later report to compare with it."),
@@ -271,7 +275,7 @@ def diff(
     _guard(body)
 
 
-@app.command()
+@app.command(short_help="ORT build, providers, GPUs, CUDA/cuDNN libraries.")
 def env() -> None:
     """ORT version and build, providers available vs loadable, GPUs, CUDA/cuDNN libraries."""
 
@@ -289,15 +293,15 @@ def env() -> None:
         out.print(f"onnx {e.onnx_version}, numpy {e.numpy_version}, python {e.python}, {_esc(e.platform)}")
         out.print(f"GPUs: {_esc(', '.join(e.gpus)) or 'none seen (no nvidia-smi or no GPU)'}")
         table = Table(title="Providers in this build", title_justify="left")
-        table.add_column("provider")
-        table.add_column("loads here")
+        table.add_column("provider", overflow="fold")
+        table.add_column("loads here", overflow="fold")
         table.add_column("why not", overflow="fold")
         for p in result.providers:
             table.add_row(p.name, "yes" if p.loadable else "no", p.reason)
         out.print(table)
         table = Table(title="CUDA / cuDNN libraries", title_justify="left")
-        table.add_column("library")
-        table.add_column("found")
+        table.add_column("library", overflow="fold")
+        table.add_column("found", overflow="fold")
         table.add_column("problem", overflow="fold")
         for lib in result.libraries:
             table.add_row(lib.name, lib.found or "no", lib.error or "")
@@ -307,7 +311,7 @@ def env() -> None:
     _guard(body)
 
 
-@app.command()
+@app.command(short_help="Check the bundled example, write reports/demo.html.")
 def demo(
     output: Path = typer.Option(Path("reports/demo.html"), "--html", "-o", help="Where to write the HTML report."),
     provider: list[str] = typer.Option([], "--provider", "-p", help="Providers (default: cuda then cpu)."),

@@ -40,7 +40,8 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
     if report.copies:
         table = Table(title="Host↔device copies per run", title_justify="left")
         for column in ("kind", "direction", "tensor", "bytes/run", "node", "IO binding removes it"):
-            table.add_column(column)
+            # fold: a narrow terminal wraps a name onto more lines; it never cuts it ("MemcpyToHo…")
+            table.add_column(column, overflow="fold", no_wrap=False)
         for c in report.copies:
             # Text(), not str: a str cell is parsed as rich markup, and tensor/node names are untrusted.
             table.add_row(KIND_LABEL[c.kind], DIRECTION_LABEL[c.direction], Text(c.tensor), fmt_bytes(c.bytes_per_run),
