@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+DOCTOR ?= $(VENV)/bin/ortcopy-doctor
 
 .PHONY: demo test test-full test-backend-full chromium clean
 
@@ -15,8 +16,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
+# `demo` exits as `check` would: 1 where a finding is at or above --fail-on error (e.g. OCD001 on a machine where
+# CUDA does not load). That is the demo working, so exit 1 is accepted here; 2, 3 and 4 (real failures) are not.
 demo: $(STAMP)
-	$(VENV)/bin/ortcopy-doctor demo
+	@$(DOCTOR) demo; code=$$?; \
+	if [ $$code -eq 1 ]; then echo "(demo: exit 1 because of the findings above, as check would; the report was written)"; \
+	elif [ $$code -ne 0 ]; then exit $$code; fi
 
 # tests/test_browser.py opens the HTML reports in headless chromium: installed (Debian's package, needs root) only
 # where missing, with one line saying so first; without root the browser tests skip with one line instead.

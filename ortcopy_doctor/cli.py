@@ -315,8 +315,9 @@ def env() -> None:
 def demo(
     output: Path = typer.Option(Path("reports/demo.html"), "--html", "-o", help="Where to write the HTML report."),
     provider: list[str] = typer.Option([], "--provider", "-p", help="Providers (default: cuda then cpu)."),
+    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding is at or above this severity (as check)."),
 ) -> None:
-    """Build the bundled example model, check it, and write reports/demo.html."""
+    """Build the bundled example model, check it, and write reports/demo.html; exits as `check` would."""
 
     def body() -> int:
         from .api import check as run_check
@@ -337,7 +338,9 @@ def demo(
         out = _stdout()
         print_report(result, out)
         out.print(f"\nDemo report: [bold]{_esc(str(output.resolve()))}[/]  (model: {_esc(str(model_path))})")
-        return int(ExitCode.CLEAN)
+        from .gate import CiOptions
+
+        return CiOptions.parse(fail_on.value).exit_code(result, out)
 
     _guard(body)
 

@@ -98,6 +98,17 @@ def _provider_list(options: CheckOptions) -> list[Any]:
     return result
 
 
+# ORT's reasons are shown whole (a cut one, "...LSTM node. Na", hides what to fix); only a runaway message (a
+# model's own names can be any length) is bounded, saying so.
+ORT_REASON_MAX_CHARS = 4000
+
+
+def _whole(reason: str) -> str:
+    if len(reason) <= ORT_REASON_MAX_CHARS:
+        return reason
+    return f"{reason[:ORT_REASON_MAX_CHARS]}... ({len(reason) - ORT_REASON_MAX_CHARS} more characters)"
+
+
 def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exception:
     """Map an onnxruntime exception to a one-line ``DoctorError`` that says what to do."""
     import onnxruntime as ort
@@ -119,7 +130,7 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
         # "Fatal error: com.example.custom:Foo(-1) is not a registered function/op": keep the domain with the op.
         op = re.search(r"(?:([\w.]+):)?(\w+)\(-?\d+\) is not a registered function/op", text)
         what = (f"op '{op.group(2)}' of domain '{op.group(1) or 'ai.onnx'}'" if op
-                else first.split("failed:")[-1].strip()[:300])
+                else _whole(first.split("failed:")[-1].strip()))
         return ModelError(
             f"{model_path.name} uses an op onnxruntime does not know ({what}): "
             "register its library with --custom-op-library PATH"
@@ -133,12 +144,12 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
         )
     if "out of memory" in lower or "failed to allocate memory" in lower or "cudaerrormemoryallocation" in lower:
         return EnvironmentProblem(
-            f"the device ran out of memory during {stage}: lower --dim/--shape values or free GPU memory ({first[:200]})"
+            f"the device ran out of memory during {stage}: lower --dim/--shape values or free GPU memory ({_whole(first)})"
         )
     if "cuda" in lower and ("failure" in lower or "error" in lower) and stage != "run":
-        return EnvironmentProblem(f"onnxruntime could not set up CUDA during {stage}: {first[:300]}")
+        return EnvironmentProblem(f"onnxruntime could not set up CUDA during {stage}: {_whole(first)}")
     if "protobuf parsing failed" in lower:
-        return ModelError(f"onnxruntime cannot load {model_path.name}: {first[:300]}: the file is truncated or not ONNX")
+        return ModelError(f"onnxruntime cannot load {model_path.name}: {_whole(first)}: the file is truncated or not ONNX")
     opset = re.search(r"Opset (\d+) is under development.*?domain (\S+) is till opset (\d+)", text, re.DOTALL)
     if opset:
         return ModelError(
@@ -150,7 +161,7 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
         # file whose graph ORT rejects (cycle, duplicate names, failed shape inference): keep ORT's reason.
         reason = first.split("failed:", 1)[-1].strip()
         reason = re.sub(r"^\S+:\d+ [^(]*\([^)]*\)\s*", "", reason).rstrip(".") or first  # ORT's C++ location
-        return ModelError(f"onnxruntime rejects {model_path.name} as invalid: {reason[:300]}; fix or re-export the model "
+        return ModelError(f"onnxruntime rejects {model_path.name} as invalid: {_whole(reason)}; fix or re-export the model "
                           "(onnx.checker.check_model with full_check=True shows the problem)")
     numpy_type = re.search(r"No corresponding Numpy type for Tensor Type\.?\s*(\w*)", text)
     if stage == "run" and numpy_type:
@@ -171,9 +182,9 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
         # ORT's whole reason (e.g. which input an LSTM node rejected and why): it is what says which input to set.
         reason = " ".join(line.strip() for line in text.splitlines() if line.strip())
         reason = re.sub(r"/\S+\.(?:h|cc|cpp|cu|cuh):\d+ (?:[^()]*\([^)]*\)\s*)?", "", reason).strip()
-        return ModelError(f"the model failed to run on the given inputs: {reason.rstrip('.')}; give real values: "
+        return ModelError(f"the model failed to run on the given inputs: {_whole(reason.rstrip('.'))}; give real values: "
                           "--value NAME=V for a scalar input, --inputs FILE.npz for tensors, --dim/--shape for sizes")
-    return ModelError(f"onnxruntime refused {model_path.name} during {stage}: {first[:300]}")
+    return ModelError(f"onnxruntime refused {model_path.name} during {stage}: {_whole(first)}")
 
 
 def _create_session(ort: Any, model_path: Path, so: Any, options: CheckOptions) -> tuple[Any, float]:

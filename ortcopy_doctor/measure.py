@@ -41,9 +41,14 @@ def decide(evidence: Evidence, requested: bool | None) -> str | None:
         return "turned off (--no-measure-binding)"
     active = evidence.session.active_providers
     if not active or active[0] != CUDA:
-        why = evidence.session.ep_failure or f"the session runs on {', '.join(active) or 'nothing'}"
         asked = "--measure-binding was given, but " if requested else ""
-        return (f"{asked}the CUDA EP is not active here ({why.splitlines()[0][:200]}): there is no device to bind on; "
+        if CUDA not in evidence.session.requested_providers:
+            # e.g. --provider cpu on purpose: nothing failed, there is just no device in this session
+            return (f"{asked}CUDA was not requested (the session runs on {', '.join(active) or 'nothing'}): there is "
+                    "no device to bind on")
+        why = evidence.session.ep_failure or f"the session runs on {', '.join(active) or 'nothing'}"
+        # the first line of ORT's reason, whole (cut at 200 characters it read "... Require cuDNN )")
+        return (f"{asked}the CUDA EP is not active here ({why.splitlines()[0]}): there is no device to bind on; "
                 "run check where the CUDA EP loads to measure binding")
     return None
 

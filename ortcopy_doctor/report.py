@@ -23,7 +23,7 @@ from .binding import BindingPlan, make_plan
 from .errors import UsageError
 from .evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERSION, Evidence, from_jsonable, to_jsonable
 from .providers import CPU, is_device, short
-from .rules import Finding, Severity, fmt_bytes, run_rules
+from .rules import Finding, Severity, fmt_bytes, fmt_total_bytes, run_rules
 from .transfers import CensusReport, census_report, mark_confirmed
 
 REPORT_FORMAT = "ortcopy-doctor-report"
@@ -143,7 +143,7 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
     )
 
 
-def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding]) -> str:
+def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], copies: list[Copy]) -> str:
     if evidence.failure:
         return f"Incomplete: the check stopped early: {evidence.failure}"
     predicted = " (predicted)" if evidence.mode == "static" else ""
@@ -169,7 +169,8 @@ def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding]) -> s
         parts.append(f"{summary.in_kernel_transfers} in-kernel")
     fallback = f"; {summary.fallback_nodes} node(s) fall back to CPU" if summary.fallback_nodes else ""
     removable = (f"; IO binding removes {summary.removable_by_binding}" if summary.removable_by_binding else "")
-    return (f"{summary.copies_per_run} host↔device copies per run{predicted} ({fmt_bytes(summary.bytes_per_run)}): "
+    total = fmt_total_bytes([c.bytes_per_run for c in copies])
+    return (f"{summary.copies_per_run} host↔device copies per run{predicted} ({total}): "
             f"{', '.join(parts)}{fallback}{removable}.")
 
 
@@ -184,7 +185,7 @@ def analyse(evidence: Evidence) -> Report:
     summary = _summary(evidence, copies, findings)
     prediction = analyse(evidence.predicted) if evidence.predicted is not None else None
     return Report(evidence=evidence, copies=copies, findings=findings, binding=plan, summary=summary,
-                  verdict=_verdict(evidence, summary, findings), prediction=prediction, census=census)
+                  verdict=_verdict(evidence, summary, findings, copies), prediction=prediction, census=census)
 
 
 def load_report(path: Path | str) -> Report:

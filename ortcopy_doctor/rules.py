@@ -81,6 +81,22 @@ def fmt_bytes(n: int | None) -> str:
     return f"{n} B"
 
 
+def fmt_total_bytes(sizes: list[int | None]) -> str:
+    """The sum of copy sizes, saying where some (or all) are unknown instead of counting them as 0 B."""
+    known = [n for n in sizes if n is not None]
+    unknown = len(sizes) - len(known)
+    if not unknown:
+        return fmt_bytes(sum(known))
+    if not known:
+        return "size unknown"
+    return f"{fmt_bytes(sum(known))} + {unknown} of unknown size"
+
+
+def fmt_shape(shape: list[int | str] | None) -> str:
+    """``[32, 512]``; "unknown" where no shape is known (never "None")."""
+    return "unknown" if shape is None else str(list(shape))
+
+
 def ep_not_active(evidence: Evidence, copies: list[Copy]) -> list[Finding]:
     session = evidence.session
     missing = [p for p in session.requested_providers if p != CPU and p not in session.active_providers]
@@ -136,7 +152,7 @@ def memcpy_nodes(evidence: Evidence, copies: list[Copy]) -> list[Finding]:
         findings.append(_finding(
             MEMCPY_NODE_RULE,
             f"{op} '{copy.node}' copies '{copy.tensor}' {('device→host' if op == 'MemcpyToHost' else 'host→device')} "
-            f"({fmt_bytes(copy.bytes_per_run)} per run, shape {copy.shape}): {copy.cause}",
+            f"({fmt_bytes(copy.bytes_per_run)} per run, shape {fmt_shape(copy.shape)}): {copy.cause}",
             "Only a model or placement change removes it: give the CPU node(s) named above a device kernel "
             "(replace the op, or change its type/opset), then re-run the check. IO binding cannot remove it.",
             location=copy.node, bytes_per_run=copy.bytes_per_run, predicted=evidence.mode == "static",
@@ -147,7 +163,7 @@ def memcpy_nodes(evidence: Evidence, copies: list[Copy]) -> list[Finding]:
 def feed_copies(evidence: Evidence, copies: list[Copy]) -> list[Finding]:
     return [_finding(
         FEED_COPY,
-        f"Input '{c.tensor}' ({c.dtype}{c.shape}) is copied host→device on every run ({fmt_bytes(c.bytes_per_run)}): {c.cause}",
+        f"Input '{c.tensor}' ({c.dtype}{fmt_shape(c.shape) if c.shape is not None else ', shape unknown'}) is copied host→device on every run ({fmt_bytes(c.bytes_per_run)}): {c.cause}",
         f"Bind it on the device: `binding.bind_ortvalue_input('{c.tensor}', ort.OrtValue.ortvalue_from_numpy(x, 'cuda', "
         f"{evidence.session.device_id}))` and run with `session.run_with_iobinding(binding)` (see the binding code)",
         location=c.tensor, bytes_per_run=c.bytes_per_run, predicted=evidence.mode == "static")

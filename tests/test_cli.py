@@ -194,13 +194,22 @@ def test_env_does_not_leak_onnxruntime_output(tmp_path):
 
 
 def test_demo_writes_html_and_says_where(tmp_path):
-    result = run_cli(["demo", "--html", "tmp/demo.html"], tmp_path)
+    result = run_cli(["demo", "--html", "tmp/demo.html", "--fail-on", "never"], tmp_path)
     assert result.returncode == 0, (result.stdout, result.stderr)
     assert "Traceback" not in result.stdout + result.stderr
     target = tmp_path / "tmp" / "demo.html"
     assert target.is_file()
     assert target.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html>")
     assert f"Demo report: {target.resolve()}" in words(result.stdout)
+
+
+def test_demo_exits_as_check_would_on_its_model(tmp_path):
+    demo = run_cli(["demo", "--html", "out/demo.html"], tmp_path)
+    check = run_cli(["check", "out/demo.onnx", "--dim", "batch=32", "--no-html", *FAST], tmp_path)
+    assert demo.returncode in (0, 1), demo.stderr
+    assert demo.returncode == check.returncode
+    gate = [line for line in demo.stdout.splitlines() if line.startswith("gate failed:")]
+    assert gate == [line for line in check.stdout.splitlines() if line.startswith("gate failed:")]
 
 
 def test_version(tmp_path):

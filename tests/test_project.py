@@ -83,3 +83,27 @@ def test_browser_tests_skip_with_a_reason_without_chromium(tmp_path) -> None:
     assert "passed" not in proc.stdout.splitlines()[-1]
     assert "SKIPPED" in proc.stdout
     assert "chromium is not installed (/usr/bin/chromium)" in proc.stdout
+
+
+def _make_demo(tmp_path: Path, doctor: str) -> subprocess.CompletedProcess[str]:
+    stamp = tmp_path / "venv" / ".installed"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return subprocess.run(["make", "-s", "-f", str(REPO / "Makefile"), "-o", str(stamp), "demo",
+                           f"VENV={tmp_path / 'venv'}", f"DOCTOR={doctor}"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_make_demo_accepts_the_findings_exit_code(tmp_path) -> None:
+    if shutil.which("make") is None:
+        pytest.skip("no make here")
+    result = _make_demo(tmp_path, f"{sys.executable} -m ortcopy_doctor")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert (tmp_path / "reports" / "demo.html").is_file()
+
+
+def test_make_demo_fails_on_a_real_error(tmp_path) -> None:
+    if shutil.which("make") is None:
+        pytest.skip("no make here")
+    result = _make_demo(tmp_path, "sh -c 'exit 3'")
+    assert result.returncode != 0

@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from ..evidence import ASSUMED_DIMS_TITLE, describe_assumed_dims
 from ..providers import short
-from ..rules import fmt_bytes
+from ..rules import fmt_bytes, fmt_total_bytes
 from . import svg
 from .text import DIRECTION_LABEL, KIND_LABEL
 
@@ -156,7 +156,7 @@ def view_model(report: Report) -> dict[str, Any]:
         "mode": ev.mode,
         "summary_rows": [
             ("copies per run", str(s.copies_per_run)),
-            ("bytes per run", fmt_bytes(s.bytes_per_run)),
+            ("bytes per run", fmt_total_bytes([c.bytes_per_run for c in report.copies])),
             ("removable by IO binding", str(s.removable_by_binding)),
             ("CPU fallback nodes", str(s.fallback_nodes)),
             ("nodes by provider", ", ".join(f"{k} {v}" for k, v in s.nodes_by_provider.items()) or "none"),
