@@ -256,6 +256,7 @@ def diff(
     html: Optional[Path] = typer.Option(None, "--html", "-o", help="Write the diff as an HTML page here."),
     fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help="Exit 1 when b has transfers or findings that a has not."),
     show_unchanged: bool = typer.Option(False, "--all", help="List unchanged transfers and findings too."),
+    fail_on_model_change: bool = typer.Option(False, "--fail-on-model-change", help="Exit 1 when a and b are reports of different model files (sha256)."),
 ) -> None:
     """Transfers and findings added, removed or changed between two reports, and the latency change."""
 
@@ -270,6 +271,8 @@ def diff(
         if html is not None:
             write_atomic(html, result.to_html())
             typer.echo(f"wrote {html}")
+        if fail_on_model_change and result.model_changed:
+            return int(ExitCode.FINDINGS)
         return int(ExitCode.FINDINGS) if fail_on_regression and result.regressions else int(ExitCode.CLEAN)
 
     _guard(body)

@@ -4,7 +4,9 @@ change, a new export of the model.
 Transfers are matched by (kind, direction, tensor) and findings by (rule, location) (the n-th of equal keys with
 the n-th; Memcpy-node findings by the tensor copied, since ORT names those nodes itself); each is added, removed, changed (bytes, count, severity, message...) or unchanged. Also compared:
 host<->device bytes and copies per run, the median run time, and the environment (ORT version and package,
-opsets, active providers, model file). Both files are re-analysed (``load_report``), so the diff reflects the
+opsets, active providers, model file). Where the two reports are of different model files (their sha256 differ)
+the diff says so first (``ReportDiff.model_change``): it still compares them (a new export of a model is a use),
+and ``--fail-on-model-change`` makes that exit 1. Both files are re-analysed (``load_report``), so the diff reflects the
 evidence under the current rules. A regression is a transfer or finding that appears in b and not in a.
 
 Text and a self-contained HTML page (reports/templates/diff.html.j2: autoescape, undefined names are errors).
@@ -101,6 +103,27 @@ class ReportDiff:
     findings: list[Change[Finding]]
     deltas: list[Delta]  # bytes per run, copies per run, median run
     environment: list[tuple[str, str, str]]  # (what, in a, in b), only what differs
+
+    @property
+    def model_change(self) -> str | None:
+        """A warning where a and b are not reports of the same model file (by sha256), or where a file does not
+        say which model it is (written without the hash); None for the same model."""
+        ha, hb = self.a.evidence.model.sha256, self.b.evidence.model.sha256
+        if ha and hb and ha == hb:
+            return None
+        if not ha or not hb:
+            which = " and ".join(n for n, h in (("a", ha), ("b", hb)) if not h)
+            return (f"Model unknown: {which} records no model hash (written by an older ortcopy-doctor), so whether "
+                    "both reports are of the same model cannot be told")
+        return (f"Different models: a is {Path(self.a.evidence.model.path).name} (sha256 {ha[:12]}…), b is "
+                f"{Path(self.b.evidence.model.path).name} (sha256 {hb[:12]}…): this compares two models, not two runs "
+                "of one (--fail-on-model-change exits 1 on this)")
+
+    @property
+    def model_changed(self) -> bool:
+        """True only where both hashes are known and differ (what --fail-on-model-change fails on)."""
+        ha, hb = self.a.evidence.model.sha256, self.b.evidence.model.sha256
+        return bool(ha and hb and ha != hb)
 
     @property
     def regressions(self) -> list[Change[Any]]:
@@ -259,6 +282,8 @@ def render_diff_text(d: ReportDiff, show_unchanged: bool = False) -> str:
     out = io.StringIO()
     w = out.write
     w(f"ortcopy-doctor diff: {d.a_name} → {d.b_name}\n")
+    if d.model_change:
+        w(f"warning: {d.model_change}\n")
     regressions = d.regressions
     if regressions:
         n_copies = sum(1 for c in d.copies if c.status == ADDED)
@@ -313,6 +338,7 @@ def diff_view_model(d: ReportDiff) -> dict[str, Any]:
         "a_verdict": d.a.verdict,
         "b_verdict": d.b.verdict,
         "regression": bool(regressions),
+        "model_change": d.model_change or "",
         "headline": (f"Regression: {sum(1 for c in d.copies if c.status == ADDED)} transfer(s) and "
                      f"{sum(1 for c in d.findings if c.status == ADDED)} finding(s) added."
                      if regressions else "No new transfers or findings."),

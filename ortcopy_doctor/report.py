@@ -205,6 +205,8 @@ def load_report(path: Path | str) -> Report:
     if version > EVIDENCE_FORMAT_VERSION:
         raise UsageError(f"{path} has evidence format {version}, newer than this ortcopy-doctor reads "
                          f"({EVIDENCE_FORMAT_VERSION}): upgrade ortcopy-doctor")
+    if isinstance(data.get("model"), dict) and "sha256" not in data["model"]:
+        data["model"]["sha256"] = ""  # written without the model hash: unknown (diff says so)
     try:
         evidence = from_jsonable(Evidence, data)
     except (TypeError, KeyError, ValueError) as exc:

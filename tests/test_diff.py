@@ -89,7 +89,8 @@ def test_different_models_added_and_removed(pair):
     envs = {what for what, _, _ in d.environment}
     assert {"model file", "model sha256"} <= envs
     text = d.to_text()
-    assert text.splitlines()[1] == f"Regression: {len(b.copies)} transfer(s) and {len(b.findings)} finding(s) added."
+    assert text.splitlines()[1].startswith("warning: Different models: ")
+    assert text.splitlines()[2] == f"Regression: {len(b.copies)} transfer(s) and {len(b.findings)} finding(s) added."
     for c in b.copies:
         assert f"+ {c.tensor}" in text.replace("feed copy host→device ", "").replace("fetch copy device→host ", "")
 
@@ -225,7 +226,8 @@ def test_diff_html_in_headless_chromium(pair, tmp_path):
     assert console_problems(proc.stderr) == []
     dom = proc.stdout
     assert dom.lstrip().startswith("<!DOCTYPE html>")
-    assert text_of(dom, "headline") == d.to_text().splitlines()[1]
+    assert text_of(dom, "headline") == d.to_text().splitlines()[2]
+    assert "warning: " + text_of(dom, "model-change") == d.to_text().splitlines()[1]
     assert len(tbody_rows(dom, "copies-diff")) == len(d.copies)
     assert len(tbody_rows(dom, "findings-diff")) == len(d.findings)
     assert "<script" not in dom
