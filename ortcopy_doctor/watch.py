@@ -36,10 +36,12 @@ import contextlib
 import inspect
 import json
 import os
+import shutil
 import tempfile
 import threading
 import time
 import types
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -859,10 +861,35 @@ def instrumented_session(model_path: str | os.PathLike[str], providers: Sequence
         with contextlib.suppress(OSError):
             leftover.unlink()
     requested = [p[0] if isinstance(p, (tuple, list)) else str(p) for p in (providers or [])]
-    setattr(session, _INFO_ATTR, _Instrumentation(requested_providers=requested, runtime_graph=graph,
-                                                  ep_failures=dict(facts.ep_failures), profiling=profile,
-                                                  workdir=workdir, notes=notes))
+    info = _Instrumentation(requested_providers=requested, runtime_graph=graph, ep_failures=dict(facts.ep_failures),
+                            profiling=profile, workdir=workdir, notes=notes)
+    setattr(session, _INFO_ATTR, info)
+    # When the session is collected (or at interpreter exit): end its profiling and destroy ORT's session while
+    # fd 2 is captured, then remove the temporary folder. Left to ORT, the session writes profile_*.json there as it
+    # is destroyed and logs "Writing profiler data to file ..." (or "Profiler is disabled.") on the terminal: its
+    # logger stays verbose, it was created at level 0. The finalizer holds the wrapper's __dict__ (where ORT's
+    # wrapper keeps the native session as ``_sess``), not the wrapper, so it does not keep the wrapper alive.
+    weakref.finalize(session, _finish_instrumented, getattr(session, "__dict__", {}), info)
     return session
+
+
+def _finish_instrumented(attributes: dict[str, Any], info: _Instrumentation) -> None:
+    from . import ortlog
+
+    with contextlib.suppress(Exception), ortlog.capture_native_stderr():
+        inner = attributes.get("_sess")
+        if info.profiling and not info.profile_ended and inner is not None:
+            path = inner.end_profiling()
+            info.profile_ended = True
+            if path:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+        del inner
+        # The wrapper's metadata (inputs_meta, session_options, ...) keeps the native session alive as well
+        # (pybind11 keep-alive): dropping them all drops its last reference in the usual case, so ORT's session
+        # is destroyed, and logs, here.
+        attributes.clear()
+    shutil.rmtree(info.workdir, ignore_errors=True)
 
 
 # --- live recording -------------------------------------------------------------------------------------------------
