@@ -47,9 +47,10 @@ ALLOW_HELP = ("A finding kind your team accepts, by rule id or slug (OCD004, fee
               "--fail-on, and is a suppressed note in SARIF.")
 
 
-def _stdout() -> Console:
+def _stdout(to_stderr: bool = False) -> Console:
     # soft_wrap: a line (the verdict, a finding) stays one line when piped; tables still fit the width.
-    return Console(highlight=False, soft_wrap=True)
+    # to_stderr: with `--json -` stdout carries the JSON alone.
+    return Console(highlight=False, soft_wrap=True, stderr=to_stderr)
 
 
 def _fail(message: str, code: int) -> None:
@@ -110,11 +111,19 @@ def _parse_kv(values: list[str], flag: str) -> dict[str, str]:
     return result
 
 
+def _json_to_stdout(json_path: Optional[Path]) -> bool:
+    """``--json -``: the JSON goes to stdout, and everything else that would go there to stderr."""
+    return json_path is not None and str(json_path) == "-"
+
+
 def _write_outputs(report: object, html: Optional[Path], json_path: Optional[Path]) -> list[Path]:
     from .render.output import write_atomic
 
     written = []
-    if json_path is not None:
+    if _json_to_stdout(json_path):
+        sys.stdout.write(report.to_json() + "\n")  # type: ignore[attr-defined]
+        sys.stdout.flush()
+    elif json_path is not None:
         write_atomic(json_path, report.to_json())  # type: ignore[attr-defined]
         written.append(json_path)
     if html is not None:
@@ -133,6 +142,10 @@ def _keep_partial_evidence(exc: DoctorError, json_path: Optional[Path]) -> None:
     from .report import analyse
 
     partial = analyse(exc.partial_evidence)  # type: ignore[arg-type]
+    if _json_to_stdout(json_path):
+        sys.stdout.write(partial.to_json() + "\n")
+        exc.message = f"{exc.message} (evidence gathered so far: on stdout)"
+        return
     write_atomic(json_path, partial.to_json())
     exc.message = f"{exc.message} (evidence gathered so far: {json_path})"
 
@@ -153,7 +166,7 @@ def check(
     timed_runs: int = typer.Option(20, "--timed-runs", min=1, help="Unprofiled runs that give the timings."),
     html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path (default: <model>.ortcopy.html)."),
     no_html: bool = typer.Option(False, "--no-html", help="Write no HTML report."),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="Write evidence and report as JSON here."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write evidence and report as JSON here ('-': to stdout, the rest to stderr)."),
     fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
     custom_op_library: list[Path] = typer.Option([], "--custom-op-library", help="Shared library of custom ops to register."),
     static: bool = typer.Option(False, "--static", help="Predict placement and copies from the model alone; create no session (works without a GPU)."),
@@ -180,7 +193,7 @@ def check(
         html_path = None if no_html else (html or Path(f"{model.stem}.ortcopy.html"))
         if html_path is not None:
             check_writable(html_path, "--html")
-        if json_path is not None:
+        if json_path is not None and not _json_to_stdout(json_path):
             check_writable(json_path, "--json")
         from .gate import CiOptions
 
@@ -201,7 +214,7 @@ def check(
                 raise
         written = _write_outputs(report, html_path, json_path)
         written += ci.write(report)
-        out = _stdout()
+        out = _stdout(to_stderr=_json_to_stdout(json_path))
         if quiet:
             out.print(_esc(report.verdict))
         else:
@@ -217,7 +230,7 @@ def check(
 def report(
     evidence_json: Path = typer.Argument(..., help="A JSON file written by `check --json`."),
     html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path."),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the re-analysed report as JSON here."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the re-analysed report as JSON here ('-': to stdout, the rest to stderr)."),
     fail_on: FailOn = typer.Option(FailOn.never, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
     sarif: Optional[Path] = typer.Option(None, "--sarif", help=SARIF_HELP),
     trace: Optional[Path] = typer.Option(None, "--trace", help=TRACE_HELP),
@@ -232,7 +245,7 @@ def report(
         from .report import load_report
 
         for path, flag in ((html, "--html"), (json_path, "--json")):
-            if path is not None:
+            if path is not None and not _json_to_stdout(path):
                 check_writable(path, flag)
         from .gate import CiOptions
 
@@ -240,7 +253,7 @@ def report(
         loaded = load_report(evidence_json)
         written = _write_outputs(loaded, html, json_path)
         written += ci.write(loaded)
-        out = _stdout()
+        out = _stdout(to_stderr=_json_to_stdout(json_path))
         print_report(loaded, out)
         for path in written:
             out.print(f"wrote {_esc(str(path))}")
@@ -291,6 +304,8 @@ def env() -> None:
         e = result.environment
         out = _stdout()
         out.print(f"onnxruntime {_esc(e.ort_version)} from {_esc(e.ort_package)}")
+        for warning in result.warnings:
+            out.print(f"[yellow]warning:[/] {_esc(warning)}")
         if e.ort_build:
             out.print(_esc(e.ort_build))
         out.print(f"onnx {e.onnx_version}, numpy {e.numpy_version}, python {e.python}, {_esc(e.platform)}")

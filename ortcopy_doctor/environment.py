@@ -19,9 +19,36 @@ import onnx
 from .evidence import Environment
 
 
+ORT_DISTRIBUTIONS = ("onnxruntime-gpu", "onnxruntime", "onnxruntime-directml", "onnxruntime-openvino",
+                     "onnxruntime-training")
+
+
+def installed_ort_distributions() -> list[str]:
+    """Every installed distribution that ships the ``onnxruntime`` module, as "name version"."""
+    found = []
+    for dist in ORT_DISTRIBUTIONS:
+        try:
+            found.append(f"{dist} {importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def ort_conflict_warning(installed: list[str]) -> str | None:
+    """Two distributions of the ``onnxruntime`` module overwrite each other's files: which one runs depends on
+    the order they were installed in, silently (e.g. onnxruntime installed after onnxruntime-gpu has no CUDA EP)."""
+    if len(installed) < 2:
+        return None
+    names = " ".join(item.split(" ")[0] for item in installed)
+    both = "both" if len(installed) == 2 else "all"
+    return (f"{' and '.join(installed)} are {both} installed: they ship the same `onnxruntime` module, so which one "
+            f"is imported depends on install order; keep one: `pip uninstall -y {names}` then "
+            "`pip install onnxruntime-gpu` (or the one you need)")
+
+
 def ort_package() -> str:
     """Which distribution provides the ``onnxruntime`` module (onnxruntime-gpu, onnxruntime, ...)."""
-    for dist in ("onnxruntime-gpu", "onnxruntime", "onnxruntime-directml", "onnxruntime-openvino", "onnxruntime-training"):
+    for dist in ORT_DISTRIBUTIONS:
         try:
             return f"{dist} {importlib.metadata.version(dist)}"
         except importlib.metadata.PackageNotFoundError:
@@ -86,6 +113,7 @@ class EnvironmentReport:
     environment: Environment
     providers: list[ProviderStatus] = field(default_factory=list)
     libraries: list[LibraryStatus] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _search_dirs() -> list[str]:
@@ -145,4 +173,6 @@ def environment_report() -> EnvironmentReport:
     env = collect_environment()
     providers = [provider_loadable(p) if p != "CPUExecutionProvider" else ProviderStatus(p, True)
                  for p in env.available_providers]
-    return EnvironmentReport(environment=env, providers=providers, libraries=[find_library(s) for s in CUDA_LIBRARIES])
+    conflict = ort_conflict_warning(installed_ort_distributions())
+    return EnvironmentReport(environment=env, providers=providers, libraries=[find_library(s) for s in CUDA_LIBRARIES],
+                             warnings=[conflict] if conflict else [])

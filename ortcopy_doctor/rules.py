@@ -60,6 +60,16 @@ UNEXPLAINED_TRANSFER = Rule("OCD010", "unexplained-transfer", Severity.WARNING,
 CENSUS_MISMATCH = Rule("OCD011", "census-mismatch", Severity.WARNING,
                        "The transfer census disagrees with the profile or the feeds")
 
+# The project's home (also pyproject's [project.urls]) and the rules page, one section per rule (docs/rules.md).
+PROJECT_URL = "https://github.com/ortcopy-doctor/ortcopy-doctor"
+RULES_DOC_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
+
+
+def rule_help_uri(rule: Rule) -> str:
+    """The rule's section of docs/rules.md (GitHub's anchor of the heading ``## OCD001 ep-not-active``)."""
+    return f"{RULES_DOC_URL}#{rule.id.lower()}-{rule.slug}"
+
+
 RULES = [EP_NOT_ACTIVE, CPU_FALLBACK, MEMCPY_NODE_RULE, FEED_COPY, FETCH_COPY, UNBINDABLE_OUTPUT, CPU_ONLY_INPUT,
          CPU_PREFERRED, IN_KERNEL_TRANSFER, UNEXPLAINED_TRANSFER, CENSUS_MISMATCH]
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..gate import is_allowed
 from ..providers import short
-from ..rules import RULES, Finding, Rule
+from ..rules import RULES, Finding, Rule, rule_help_uri
 
 if TYPE_CHECKING:
     from ..report import Report
@@ -90,6 +90,7 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": f"{rule.title} ({rule.slug}): {help_text}"},
         "help": {"text": help_text, "markdown": f"**{rule.title}** (`{rule.id}` `{rule.slug}`)\n\n{help_text}"},
+        "helpUri": rule_help_uri(rule),
         "defaultConfiguration": {"level": LEVEL[rule.severity.value]},
         "properties": {"tags": ["performance", "onnxruntime", "host-device-copy"],
                        "problem.severity": PROBLEM_SEVERITY[rule.severity.value]},
