@@ -1,9 +1,47 @@
 """ortcopy-doctor: find every host<->device copy an ONNX Runtime session makes, why, and how to remove it."""
 
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from .api import CheckOptions, Report, analyse, check, load_report  # noqa: E402
-from .watch import WatchReport, instrumented_session, pytest_watch, watch  # noqa: E402
+if TYPE_CHECKING:
+    from .api import CheckOptions, Report, analyse, check, load_report
+    from .watch import WatchReport, instrumented_session, pytest_watch, watch
+
+# The public names are imported on first use (PEP 562): `check` loads numpy, onnx and onnxruntime, and
+# `ortcopy-doctor --help` should not.
+_LAZY = {"CheckOptions": ".api", "Report": ".api", "analyse": ".api", "check": ".api", "load_report": ".api",
+         "WatchReport": ".watch", "instrumented_session": ".watch", "pytest_watch": ".watch", "watch": ".watch"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+class _Package(types.ModuleType):
+    """``ortcopy_doctor.watch`` is the function, as it was when it was imported eagerly: importing the submodule of
+    the same name (``from ortcopy_doctor.watch import ...``) must not replace it with the module."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _LAZY and isinstance(value, types.ModuleType):
+            return  # the import system naming a submodule on its package; sys.modules has it
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = ["CheckOptions", "Report", "WatchReport", "__version__", "analyse", "check", "instrumented_session",
            "load_report", "pytest_watch", "watch"]
