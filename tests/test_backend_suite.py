@@ -134,3 +134,23 @@ def _suite(models: list[backend_suite.NodeModel], provider: str, minimum: int, p
     _assert_clean(t)
     # the tally of this file's docs: 1,461 of 1,765 reported, the rest refused with a reason
     assert t.counts.get("reported", 0) >= 0.75 * len(models), backend_suite.to_markdown(t)
+
+
+def test_two_processes_extracting_at_once_both_get_the_models(tmp_path):
+    """pytest-xdist workers ask for the node models at the same time on a fresh cache: a lock file serialises the
+    extraction, so neither sees a half-extracted or removed folder."""
+    wheel = backend_suite.find_wheel(backend_suite.DEFAULT_CACHE)
+    if wheel is None:
+        pytest.skip("the onnx wheel is not in the cache (the other tests of this file fetch it)")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / wheel.name).symlink_to(wheel)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import backend_suite, pathlib; "
+            "root = backend_suite.node_root(pathlib.Path(sys.argv[2])); "
+            "print(sum(1 for p in root.iterdir() if (p / 'model.onnx').is_file()))")
+    import subprocess
+
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(REPO / "tools"), str(cache)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [p.communicate(timeout=300) + (p.returncode,) for p in procs]
+    assert [(out.strip(), code) for out, _, code in results] == [("1765", 0), ("1765", 0)], results

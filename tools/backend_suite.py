@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import zipfile
 from collections import Counter
@@ -94,10 +95,22 @@ def fetch_wheel(cache: Path = DEFAULT_CACHE) -> Path:
 
 
 def node_root(cache: Path = DEFAULT_CACHE) -> Path:
-    """The extracted ``node`` folder (extracting it on first use)."""
+    """The extracted ``node`` folder (extracting it on first use). Several processes may ask at once (pytest-xdist
+    workers): the first fetches and extracts under a lock file, the others wait for it."""
     root = cache / "node"
     if (cache / _STAMP).is_file() and root.is_dir():
         return root
+    import fcntl
+
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (cache / _STAMP).is_file() and root.is_dir():
+            return root  # extracted by another process while this one waited
+        return _extract(cache, root)
+
+
+def _extract(cache: Path, root: Path) -> Path:
     wheel = fetch_wheel(cache)
     tmp = Path(tempfile.mkdtemp(prefix="node-", dir=cache))
     with zipfile.ZipFile(wheel) as z:
@@ -241,7 +254,8 @@ def inputs_npz(model: NodeModel, out_dir: Path | None = None) -> Path | None:
         arrays[inputs[i][0]] = array
     if not arrays:
         return None
-    tmp = out.with_suffix(".tmp.npz")
+    # a name of its own per process and thread: pytest-xdist workers may write the same model's inputs at once
+    tmp = out.with_name(f"inputs.{os.getpid()}.{threading.get_ident()}.tmp.npz")
     np.savez(tmp, **arrays)
     os.replace(tmp, out)
     return out
