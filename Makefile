@@ -28,9 +28,11 @@ demo: $(STAMP)
 chromium:
 	@sh tools/ensure_chromium.sh
 
-# -n auto: one worker per CPU; pytest's progress (dots and percentages), the slowest tests listed at the end.
+# -n auto: one worker per CPU; --dist loadfile: a test file stays on one worker, so its module-scoped fixtures (the
+# shared check runs, the fuzz corpus, the wheel's venv) are built once; pytest's progress (dots, percentages) and
+# the slowest tests at the end.
 test: $(STAMP) chromium
-	$(PY) -m pytest -n auto --durations=15
+	$(PY) -m pytest -n auto --dist loadfile --durations=15
 
 # The part of `make test-full` that `make test` does not run: all 1,765 backend node models, both providers,
 # with a progress line every 50 models (-s).
@@ -40,7 +42,7 @@ test-backend-full: $(STAMP)
 # `make test` without the sample of the backend models (a subset of what the full suite then checks), then the
 # full backend suite: nothing runs twice.
 test-full: $(STAMP) chromium
-	$(PY) -m pytest -n auto --durations=15 --deselect tests/test_backend_suite.py::test_suite_sample
+	$(PY) -m pytest -n auto --dist loadfile --durations=15 --deselect tests/test_backend_suite.py::test_suite_sample
 	$(MAKE) test-backend-full
 
 clean:

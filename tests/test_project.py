@@ -31,12 +31,13 @@ def test_test_extras_include_pytest_xdist() -> None:
 
 
 def test_make_test_runs_in_parallel_without_the_full_backend_suite() -> None:
-    assert _make_recipe("test") == ["$(PY) -m pytest -n auto --durations=15"]
+    assert _make_recipe("test") == ["$(PY) -m pytest -n auto --dist loadfile --durations=15"]
 
 
 def test_make_test_full_runs_the_full_backend_suite_once() -> None:
     assert _make_recipe("test-full") == [
-        "$(PY) -m pytest -n auto --durations=15 --deselect tests/test_backend_suite.py::test_suite_sample",
+        "$(PY) -m pytest -n auto --dist loadfile --durations=15 "
+        "--deselect tests/test_backend_suite.py::test_suite_sample",
         "$(MAKE) test-backend-full",
     ]
     assert _make_recipe("test-backend-full") == [
