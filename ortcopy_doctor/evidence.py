@@ -14,6 +14,7 @@ Format versions (``FORMAT_VERSION``):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from dataclasses import dataclass, field
@@ -336,10 +337,13 @@ def from_jsonable(cls: Any, data: Any) -> Any:
         _, value = typing.get_args(cls) or (Any, Any)
         return {k: from_jsonable(value, v) for k, v in data.items()}
     if dataclasses.is_dataclass(cls):
-        hints = typing.get_type_hints(cls)
-        kwargs = {}
-        for f in dataclasses.fields(cls):
-            if f.name in data:
-                kwargs[f.name] = from_jsonable(hints[f.name], data[f.name])
-        return cls(**kwargs)
+        return cls(**{name: from_jsonable(hint, data[name]) for name, hint in _field_hints(cls) if name in data})
     return data
+
+
+@functools.lru_cache(maxsize=None)
+def _field_hints(cls: type) -> tuple[tuple[str, Any], ...]:
+    """(field name, resolved annotation) per field of a dataclass. Resolving the annotations
+    (typing.get_type_hints) costs far more than building the object, so it is done once per class."""
+    hints = typing.get_type_hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
