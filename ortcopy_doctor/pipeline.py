@@ -556,8 +556,7 @@ def _pipeline(views: _Views, obs: PipelineObservations, members: list[int], hand
                         host_hand_offs=[h for h in mine if h.kind == "host"],
                         uploads=edges(uploads, HOST_TO_DEVICE), downloads=edges(downloads, DEVICE_TO_HOST),
                         stages=stages, iteration_ms=_median(spans))
-    pipeline.code = "\n\n".join(dict.fromkeys(h.code for h in pipeline.round_trips + pipeline.state
-                                              if h.kind == "round_trip" and h.code))
+    pipeline.code = pipeline_code(pipeline, obs)
     return pipeline
 
 
@@ -660,6 +659,72 @@ binding_b.bind_ortvalue_input("{h.input}", ort.OrtValue.from_dlpack(cp.ascontigu
     if h.state:
         code = code.replace("binding_b.", "binding.")
     return code
+
+
+def _io_names(obs: PipelineObservations, label: str) -> tuple[list[str], list[str]]:
+    """The input and output names of a session, as its first recorded call used them."""
+    index = next((i for i, s in enumerate(obs.sessions) if s.label == label), -1)
+    call = next((c for c in obs.calls if c.session == index and c.outputs), None)
+    if call is None:
+        return [], []
+    return [v.name for v in call.inputs], [v.name for v in call.outputs]
+
+
+def pipeline_code(pipeline: Pipeline, obs: PipelineObservations) -> str:
+    """The hand-offs of a pipeline rewritten with IO binding: round-tripped tensors stay on the device as OrtValues."""
+    blocks: list[str] = []
+    pairs: dict[tuple[str, str], list[HandOff]] = {}
+    for h in pipeline.round_trips:
+        pairs.setdefault((h.producer, h.consumer), []).append(h)
+    for (producer, consumer), trips in pairs.items():
+        p, c = _var(producer), _var(consumer)
+        p_in, p_out = _io_names(obs, producer)
+        c_in, c_out = _io_names(obs, consumer)
+        on_device = {h.output: h.input for h in trips}
+        fed = {h.input: h.output for h in trips}
+        lines = [f"# {producer} -> {consumer}: {', '.join(f'`{o}`' for o in on_device)} stay on the device as OrtValues",
+                 "import onnxruntime as ort", "", 'device = "cuda"  # the sessions\' device',
+                 f"{p}_binding = {p}.io_binding()  # create once, reuse for every call",
+                 f"{c}_binding = {c}.io_binding()", ""]
+        lines += [f'{p}_binding.bind_cpu_input("{n}", {_ident(n)})  # or bind_ortvalue_input with a device OrtValue'
+                  for n in p_in]
+        lines += [f'{p}_binding.bind_output("{o}", device)' if o in on_device else
+                  f'{p}_binding.bind_output("{o}", "cpu")  # needed on the host' for o in p_out]
+        lines += [f"{p}.run_with_iobinding({p}_binding)",
+                  f"{', '.join(_ident(o) for o in p_out)}{',' if len(p_out) == 1 else ''} = {p}_binding.get_outputs()  # OrtValues, in bind order", ""]
+        lines += [f'{c}_binding.bind_ortvalue_input("{n}", {_ident(fed[n])})  # no copy' if n in fed else
+                  f'{c}_binding.bind_cpu_input("{n}", {_ident(n)})' for n in c_in]
+        lines += [f'{c}_binding.bind_output("{o}", "cpu")  # only what the host needs' for o in c_out]
+        lines += [f"{c}.run_with_iobinding({c}_binding)",
+                  f"{', '.join(_ident(o) for o in c_out)}{',' if len(c_out) == 1 else ''} = {c}_binding.copy_outputs_to_cpu()"]
+        first = trips[0]
+        lines += ["", "# torch between the stages (DLPack: no copy either way)",
+                  f"t = torch.from_dlpack({_ident(first.output)})  # ORT -> torch, on the device",
+                  f'{c}_binding.bind_ortvalue_input("{first.input}", ort.OrtValue.from_dlpack(t.contiguous()))  # torch -> ORT']
+        if "cupy" in obs.libraries:
+            lines += ["# cupy between the stages",
+                      f"a = cupy.from_dlpack({_ident(first.output)})",
+                      f'{c}_binding.bind_ortvalue_input("{first.input}", ort.OrtValue.from_dlpack(cupy.ascontiguousarray(a)))']
+        blocks.append("\n".join(lines))
+    for h in pipeline.state:
+        if h.kind != "round_trip":
+            continue
+        s = _var(h.producer)
+        ins, outs = _io_names(obs, h.producer)
+        lines = [f"# {h.producer}: the state `{h.output}` -> `{h.input}` stays on the device (two OrtValues, swapped)",
+                 "import numpy as np", "import onnxruntime as ort", "", 'device = "cuda"  # the session\'s device',
+                 f"binding = {s}.io_binding()",
+                 f"state = [ort.OrtValue.ortvalue_from_numpy(initial_{_ident(h.input)}, device, 0),  # copied once",
+                 f"         ort.OrtValue.ortvalue_from_numpy(np.empty_like(initial_{_ident(h.input)}), device, 0)]",
+                 "for step in range(steps):",
+                 "    src, dst = state[step % 2], state[(step + 1) % 2]"]
+        lines += [f'    binding.bind_ortvalue_input("{n}", src)' if n == h.input else
+                  f'    binding.bind_cpu_input("{n}", {_ident(n)})' for n in ins]
+        lines += [f'    binding.bind_ortvalue_output("{o}", dst)  # written on the device, never copied to host'
+                  if o == h.output else f'    binding.bind_output("{o}", "cpu")  # only what the host needs' for o in outs]
+        lines += [f"    {s}.run_with_iobinding(binding)"]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def _ident(name: str) -> str:
