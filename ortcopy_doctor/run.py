@@ -69,6 +69,13 @@ class _Produced:
     derived: list[_Produced] = field(default_factory=list)  # arrays downloaded from this OrtValue
 
 
+def _config(so: Any, key: str) -> str:
+    try:
+        return str(so.get_session_config_entry(key))
+    except Exception:  # noqa: BLE001 - not set
+        return ""
+
+
 def _numpy() -> Any:
     import numpy as np
 
@@ -143,7 +150,8 @@ class PipelineRecorder:
                 if so is None:
                     so = ort.SessionOptions()
                     bound.arguments["sess_options"] = so
-                so.add_session_config_entry(ASSIGNMENT_CONFIG, "1")
+                if _config(so, ASSIGNMENT_CONFIG) != "1":  # ORT warns when an entry is set twice
+                    so.add_session_config_entry(ASSIGNMENT_CONFIG, "1")
                 args, kwargs = bound.args[1:], bound.kwargs
                 requested = bound.arguments.get("providers")
             except Exception:  # noqa: BLE001 - the program's own call will say what is wrong
