@@ -103,6 +103,10 @@ class PipelineCall:
     # so the recorder's own work is no stage of the program's).
     wrap_start_ns: int = 0
     wrap_end_ns: int = 0
+    # The recorder's own time so far (a running total over the program: its work around run and bind_* calls,
+    # CUPTI tracing included) at wrap_start_ns and at wrap_end_ns: subtracted from every interval measured.
+    overhead_start_ns: int = 0
+    overhead_end_ns: int = 0
     # The ORT call alone (the session's method, inside the census when there is one).
     start_ns: int = 0
     end_ns: int = 0
@@ -283,6 +287,16 @@ def _ms(ns: float) -> float:
     return ns / 1e6
 
 
+def _gap(a: PipelineCall, b: PipelineCall) -> float:
+    """Host time of the program between the end of call a and the start of call b, less the recorder's (ms)."""
+    return _ms((b.wrap_start_ns - a.wrap_end_ns) - (b.overhead_start_ns - a.overhead_end_ns))
+
+
+def _span(a: PipelineCall, b: PipelineCall) -> float:
+    """From the start of call a to the start of call b, less the recorder's time (ms)."""
+    return _ms((b.wrap_start_ns - a.wrap_start_ns) - (b.overhead_start_ns - a.overhead_start_ns))
+
+
 def fmt_bytes(n: Optional[int]) -> str:
     if n is None:
         return "? B"
@@ -441,7 +455,7 @@ def _hand_off(views: _Views, obs: PipelineObservations, ps: int, output: str, cs
         inp = views.tensor(cs, c.call, "input", name)
         if value is None:
             continue
-        gaps.append(_ms(c.wrap_start_ns - p.wrap_end_ns))
+        gaps.append(_gap(p, c))
         direct = value.kind in ("ortvalue", "device_pointer", "torch_cuda", "cupy") and how in (HOW_OBJECT, HOW_POINTER)
         if host_only and direct:
             device += 1
@@ -526,7 +540,7 @@ def _pipeline(views: _Views, obs: PipelineObservations, members: list[int], hand
         else:
             iterations[-1].append(c)
     stages = _stages(views, obs, members, iterations)
-    spans = [_ms(iterations[i + 1][0].wrap_start_ns - iterations[i][0].wrap_start_ns) for i in range(len(iterations) - 1)]
+    spans = [_span(iterations[i][0], iterations[i + 1][0]) for i in range(len(iterations) - 1)]
     uploads: dict[tuple[int, str], list[Optional[int]]] = {}
     downloads: dict[tuple[int, str], list[Optional[int]]] = {}
     for c in calls:
@@ -564,7 +578,7 @@ def _stages(views: _Views, obs: PipelineObservations, members: list[int],
             iterations: list[list[PipelineCall]]) -> list[StageRow]:
     labels = [s.label for s in obs.sessions]
     rows: list[StageRow] = []
-    between_iterations = [_ms(iterations[i + 1][0].wrap_start_ns - iterations[i][-1].wrap_end_ns)
+    between_iterations = [_gap(iterations[i][-1], iterations[i + 1][0])
                           for i in range(len(iterations) - 1)]
     rows.append(StageRow("host: post-processing, then pre-processing of the next input", "host",
                          len(between_iterations), _median(between_iterations),
@@ -573,7 +587,7 @@ def _stages(views: _Views, obs: PipelineObservations, members: list[int],
     seen_pairs: dict[tuple[int, int], list[float]] = {}
     for it in iterations:
         for a, b in zip(it, it[1:]):
-            seen_pairs.setdefault((a.session, b.session), []).append(_ms(b.wrap_start_ns - a.wrap_end_ns))
+            seen_pairs.setdefault((a.session, b.session), []).append(_gap(a, b))
     order: list[int] = []
     for it in iterations:
         for c in it:

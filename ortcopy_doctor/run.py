@@ -49,6 +49,8 @@ from .pipeline import (
 from .watch import _INFO_ATTR, Watch, _Instrumentation
 
 KEEP_CALLS = 2
+BINDING_METHODS = ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "bind_output", "bind_ortvalue_output",
+                   "clear_binding_inputs", "clear_binding_outputs", "copy_outputs_to_cpu")
 HASH_LIMIT = 1 << 20
 ASSIGNMENT_CONFIG = "session.record_ep_graph_assignment_info"
 
@@ -129,6 +131,8 @@ class PipelineRecorder:
         self._labels: dict[str, int] = {}
         self._installed = False
         self._finished = False
+        self._overhead_ns = 0  # the recorder's own time so far (see PipelineCall.overhead_start_ns)
+        self._outer_bindings = False
 
     # patching ----------------------------------------------------------------------------------------------------
 
@@ -161,8 +165,7 @@ class PipelineRecorder:
                 recorder._attach(session, requested)
 
         self._patch(cls, "__init__", __init__)
-        for name in ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "clear_binding_inputs",
-                     "copy_outputs_to_cpu"):
+        for name in BINDING_METHODS:
             original = ort.IOBinding.__dict__.get(name)
             if original is not None:
                 self._patch(ort.IOBinding, name, self._binding_wrapper(name, original))
@@ -238,6 +241,8 @@ class PipelineRecorder:
                     session.__dict__.pop(name, None)
                 return
             self._watches.append(watch)
+            if not self._outer_bindings:
+                self._time_bindings()
             self.observations.sessions.append(SessionRecord(label=label, model=path, observations=watch.observations))
             session._ortcopy_doctor_pipeline = index
             for name in ("run", "run_with_iobinding", "run_with_ort_values"):
@@ -264,6 +269,7 @@ class PipelineRecorder:
             wrap_start = time.time_ns()
             if recorder._finished:
                 return wrapped(*args, **kwargs)
+            overhead_start = recorder._overhead_ns
             try:
                 inputs, outputs_of = recorder._before(session, method, args, kwargs)
             except Exception as exc:  # noqa: BLE001 - the recorder never breaks the program's call
@@ -279,7 +285,8 @@ class PipelineRecorder:
                 result = None
                 raise
             finally:
-                recorder._after(index, watch, method, calls_before, inputs, outputs_of, result, error, wrap_start)
+                recorder._after(index, watch, method, calls_before, inputs, outputs_of, result, error, wrap_start,
+                                overhead_start)
             return result
 
         outer.__name__ = method
@@ -442,6 +449,13 @@ class PipelineRecorder:
         signature = inspect.signature(original)
         recorder = self
 
+        def timed(binding: Any, *args: Any, **kwargs: Any) -> Any:
+            start = time.time_ns()
+            try:
+                return original(binding, *args, **kwargs)
+            finally:
+                recorder._local.bind_ns = time.time_ns() - start
+
         def wrapper(binding: Any, *args: Any, **kwargs: Any) -> Any:
             if recorder._finished:
                 return original(binding, *args, **kwargs)
@@ -450,12 +464,14 @@ class PipelineRecorder:
                     values = binding.get_outputs()
                 except Exception:  # noqa: BLE001
                     values = []
-                result = original(binding, *args, **kwargs)
+                result = timed(binding, *args, **kwargs)
                 with recorder._lock:
                     for value, arr in zip(values, result or []):
                         recorder._on_download(value, arr)
                 return result
-            result = original(binding, *args, **kwargs)
+            result = timed(binding, *args, **kwargs)
+            if method not in ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "clear_binding_inputs"):
+                return result
             try:
                 bound = signature.bind(binding, *args, **kwargs)
                 bound.apply_defaults()
@@ -493,6 +509,32 @@ class PipelineRecorder:
         wrapper.__wrapped__ = original  # type: ignore[attr-defined]
         return wrapper
 
+    def _time_bindings(self) -> None:
+        """Time the IOBinding methods from outside the watch's wrappers (installed by the first watch): what the
+        watch and this recorder add around a bind_* call, CUPTI tracing included, is the recorder's time."""
+        import onnxruntime as ort
+
+        recorder = self
+        self._outer_bindings = True
+        for name in BINDING_METHODS:
+            current = ort.IOBinding.__dict__.get(name)
+            if current is None:
+                continue
+
+            def outer(binding: Any, *args: Any, _current: Any = current, **kwargs: Any) -> Any:
+                start = time.time_ns()
+                recorder._local.bind_ns = None
+                try:
+                    return _current(binding, *args, **kwargs)
+                finally:
+                    inner = getattr(recorder._local, "bind_ns", None)
+                    if inner is not None and not recorder._finished:
+                        recorder._overhead_ns += max(0, time.time_ns() - start - inner)
+
+            outer.__name__ = name
+            outer.__wrapped__ = current  # type: ignore[attr-defined]
+            self._patch(ort.IOBinding, name, outer)
+
     # calls -------------------------------------------------------------------------------------------------------
 
     def _before(self, session: Any, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -524,7 +566,7 @@ class PipelineRecorder:
 
     def _after(self, index: int, watch: Watch, method: str, calls_before: int, inputs: list[ValueInfo],
                outputs_of: Optional[Callable[[Any], list[tuple[str, Any]]]], result: Any, error: str,
-               wrap_start: int) -> None:
+               wrap_start: int, overhead_start: int) -> None:
         with self._lock:
             timing = getattr(self._local, "timing", None)
             calls = watch.observations.calls
@@ -541,8 +583,12 @@ class PipelineRecorder:
                 except Exception as exc:  # noqa: BLE001
                     self.observations.notes.append(f"call {seq}: outputs not traced ({type(exc).__name__}: {exc})")
             call.wrap_start_ns = wrap_start
+            call.overhead_start_ns = overhead_start
             self.observations.calls.append(call)
             call.wrap_end_ns = time.time_ns()
+            if timing is not None:
+                self._overhead_ns += max(0, (call.wrap_end_ns - wrap_start) - (call.end_ns - call.start_ns))
+            call.overhead_end_ns = self._overhead_ns
 
 
 # --- running a program --------------------------------------------------------------------------------------------------
