@@ -71,9 +71,10 @@ def model_paths() -> tuple[str, str]:
                                               spatial_scale=1 / 8, sampling_ratio=2)
             return self.fc(self.layer3(crops).mean(dim=(2, 3)))
 
-    detector, classifier = Detector(), Classifier()
+    detector, classifier = Detector().eval(), Classifier().eval()
     image = torch.randn(1, 3, IMAGE, IMAGE)
-    features, boxes, _ = detector(image)
+    with torch.no_grad():
+        features, boxes, _ = detector(image)
     _export(detector, (image,), det_path, ["image"], ["features", "boxes", "scores"])
     _export(classifier, (features, boxes), cls_path, ["features", "rois"], ["logits"])
     return str(det_path), str(cls_path)

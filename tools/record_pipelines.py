@@ -29,7 +29,7 @@ FIXTURE_FORMAT = "ortcopy-doctor-pipeline-fixture"
 EXAMPLES = ["detect_crop_classify", "text_pipeline", "streaming_state", "detect_classify_torch"]
 ITERATIONS = {"streaming_state": 30}
 DEFAULT_ITERATIONS = 20
-TIMEOUT_S = 150
+TIMEOUT_S = 90
 
 
 def _version(module: str) -> str:
