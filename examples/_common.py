@@ -164,8 +164,8 @@ def build_head() -> onnx.ModelProto:
                   [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [BATCH, LABELS])], inits, "head")
 
 
-# Streaming cell: x [8,256], h_in [8,1024] -> h_out = tanh(x Wx + h_in Wh + b), y = h_out Wy [8,16]
-STREAMS, STEP_IN, STATE, STEP_OUT = 8, 256, 1024, 16
+# Streaming cell: x [64,256], h_in [64,1024] (256 KB) -> h_out = tanh(x Wx + h_in Wh + b), y = h_out Wy [64,16]
+STREAMS, STEP_IN, STATE, STEP_OUT = 64, 256, 1024, 16
 
 
 def build_cell() -> onnx.ModelProto:

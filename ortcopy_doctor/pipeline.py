@@ -466,8 +466,8 @@ def _hand_off(views: _Views, obs: PipelineObservations, ps: int, output: str, cs
         back = inp is not None and inp.transfer == HOST_TO_DEVICE
         if left and back:
             round_trip += 1
-            d2h.append(out.bytes if out.bytes is not None else (downloads.get((p.seq, output)).bytes
-                                                                if (p.seq, output) in downloads else 0) or 0)
+            download = downloads.get((p.seq, output))
+            d2h.append(out.bytes if out.bytes is not None else (download.bytes or 0) if download else 0)
             h2d.append(inp.bytes or 0)
             if views.census_transfer(ps, p.call, FETCH, output) is not None:
                 census_d2h += 1

@@ -86,7 +86,7 @@ def test_streaming_state_ping_pong_is_detected(tmp_path, model_cache):
     proc, data = _run(tmp_path, model_cache, _example("streaming_state", 5))
     assert proc.returncode == 0, proc.stderr
     # 5 steps: the state of steps 0..3 goes back in as h_in of steps 1..4.
-    assert _round_trips(data) == {("cell.onnx", "h_out", "cell.onnx", "h_in", 32768, 32768, 4, "object", True)}
+    assert _round_trips(data) == {("cell.onnx", "h_out", "cell.onnx", "h_in", 262144, 262144, 4, "object", True)}
     assert "bind_ortvalue_output" in data["pipelines"][0]["code"]
 
 
