@@ -344,12 +344,13 @@ def run(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
     fail_on: str = typer.Option("never", "--fail-on", help="Exit 1 (when the program itself exited 0) on: round-trip, host-transfer, never."),
     no_census: bool = typer.Option(False, "--no-census", help="Take no CUPTI census of the calls."),
+    subprocess: bool = typer.Option(False, "--subprocess", help="Run the program in a child interpreter (also when the command names another python)."),
 ) -> None:
     """Run an unmodified Python program and report the host round trips between its sessions (pipeline stages)."""
     from .run import cli_run
 
     _guard(lambda: cli_run(command, html=html, no_html=no_html, json_path=json_path, quiet=quiet, fail_on=fail_on,
-                           census=not no_census))
+                           census=not no_census, subprocess=subprocess))
 
 
 @app.callback(invoke_without_command=True)

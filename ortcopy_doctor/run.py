@@ -1,7 +1,8 @@
 """``ortcopy-doctor run -- python script.py args``: audit an unmodified program's sessions and pipelines.
 
 The program runs in this interpreter (``runpy``, as pyinstrument and scalene do), with ``sys.argv`` set to its own
-arguments. While it runs, ``onnxruntime.InferenceSession.__init__`` is wrapped: each session the program creates
+arguments, or (``--subprocess``, or another interpreter named in the command) in a child interpreter that records
+itself from ``_bootstrap/sitecustomize.py`` and writes its observations when it exits (``start_in_child``). While it runs, ``onnxruntime.InferenceSession.__init__`` is wrapped: each session the program creates
 is watched for its whole life by the recorder of ``ortcopy_doctor.watch`` (per call: how each value was given and
 delivered, and a CUPTI census of the call where CUPTI can trace), and this module records, per input, which
 earlier output the value came from (``pipeline.ValueLink``). When the program ends (normally, by ``sys.exit``, by an
@@ -693,14 +694,84 @@ def _print_program_traceback(exc: BaseException) -> None:
     sys.stderr.flush()
 
 
-def run_program(command: Sequence[str], *, census: bool = True) -> tuple[PipelineReport, int]:
-    """Run ``command`` (``python script.py args``) with every session recorded; the report and its exit code."""
-    target = parse_command(command)
-    if target.interpreter is not None:
-        from .errors import UsageError
+def start_in_child(path: str) -> None:
+    """In a child interpreter (sitecustomize): record until the program ends, then write the observations."""
+    import atexit
+    import json
 
-        raise UsageError(f"{target.interpreter} is not the interpreter ortcopy-doctor runs in ({sys.executable}): "
-                         f"run `{target.interpreter} -m ortcopy_doctor run -- {' '.join(command[1:])}` instead")
+    from .evidence import to_jsonable
+
+    recorder = PipelineRecorder(census=os.environ.get("ORTCOPY_DOCTOR_RUN_CENSUS", "1") != "0")
+    recorder.install()
+    ending = {"ended_by": "exit", "error": ""}
+    previous_hook = sys.excepthook
+
+    def excepthook(kind: Any, value: Any, tb: Any) -> None:
+        interrupted = issubclass(kind, KeyboardInterrupt)
+        ending["ended_by"] = "interrupt" if interrupted else "exception"
+        ending["error"] = f"{kind.__name__}: {str(value).splitlines()[0] if str(value) else ''}"[:300]
+        previous_hook(kind, value, tb)
+
+    sys.excepthook = excepthook
+
+    def write() -> None:
+        obs = recorder.finish()
+        obs.ended_by, obs.error = ending["ended_by"], ending["error"]
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(to_jsonable(obs), f)
+        os.replace(tmp, path)
+
+    atexit.register(write)
+
+
+def run_child(target: Target, census: bool) -> tuple[PipelineObservations, int]:
+    """Run the program in a child interpreter that records itself (``_bootstrap/sitecustomize.py``)."""
+    import json
+    import signal
+    import subprocess
+    import tempfile
+
+    from .errors import EnvironmentProblem
+    from .pipeline import load_pipeline_observations
+
+    folder = tempfile.mkdtemp(prefix="ortcopy-doctor-run-")
+    out = os.path.join(folder, "observations.json")
+    here = Path(__file__).resolve().parent
+    env = dict(os.environ, ORTCOPY_DOCTOR_RUN_OBSERVATIONS=out, ORTCOPY_DOCTOR_RUN_CENSUS="1" if census else "0")
+    env["PYTHONPATH"] = os.pathsep.join([str(here / "_bootstrap"), str(here.parent)]
+                                        + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    program = [target.script] + target.argv[1:] if target.script else ["-m", target.module or ""] + target.argv[1:]
+    interpreter = target.interpreter or sys.executable
+    # Ctrl-C reaches the child (same process group); this process waits for it and then writes the report. A
+    # Python handler, not SIG_IGN: an ignored signal would stay ignored in the child across exec.
+    previous = signal.signal(signal.SIGINT, lambda *_: None)
+    try:
+        code = subprocess.call([interpreter, *program], env=env)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if code < 0:
+        code = 128 - code  # killed by a signal: the shell's convention (SIGINT: 130)
+    if not os.path.isfile(out):
+        raise EnvironmentProblem(f"{interpreter} ran the program (exit code {code}) but recorded nothing: it needs "
+                                 "ortcopy-doctor's dependencies (numpy, onnx, onnxruntime) importable")
+    with open(out, encoding="utf-8") as f:
+        obs = load_pipeline_observations(json.load(f))
+    if obs.ended_by == "interrupt" and code == 1:
+        code = 130
+    return obs, code
+
+
+def run_program(command: Sequence[str], *, census: bool = True, subprocess: bool = False) -> tuple[PipelineReport, int]:
+    """Run ``command`` (``python script.py args``) with every session recorded; the report and its exit code.
+
+    In this interpreter, or (``subprocess=True``, or ``command`` names another interpreter) in a child one."""
+    target = parse_command(command)
+    if subprocess or target.interpreter is not None:
+        obs, code = run_child(target, census)
+        obs.program = list(command)
+        obs.exit_code = code
+        return analyse_pipeline(obs), code
     recorder = PipelineRecorder(census=census)
     code, ended_by, error = run_target(target, recorder)
     obs = recorder.observations
@@ -716,7 +787,7 @@ FAIL_ON = ("never", "round-trip", "host-transfer")
 
 
 def cli_run(command: Sequence[str], *, html: Optional[Path], no_html: bool, json_path: Optional[Path], quiet: bool,
-            fail_on: str, census: bool) -> int:
+            fail_on: str, census: bool, subprocess: bool = False) -> int:
     """The body of ``ortcopy-doctor run``: the program's exit code, or 1 for --fail-on when it exited 0."""
     from .errors import UsageError
     from .render.output import check_writable, write_atomic
@@ -732,7 +803,7 @@ def cli_run(command: Sequence[str], *, html: Optional[Path], no_html: bool, json
     # Resolve output paths now: the program may change the working directory.
     html_path = html_path.resolve() if html_path is not None else None
     json_path = json_path.resolve() if json_path is not None else None
-    report, code = run_program(command, census=census)
+    report, code = run_program(command, census=census, subprocess=subprocess)
     written: list[Path] = []
     if json_path is not None:
         write_atomic(json_path, report.to_json())

@@ -183,3 +183,39 @@ def test_missing_script_is_a_usage_error(tmp_path, model_cache):
     proc, _ = _run(tmp_path, model_cache, ["python", "no_such_script.py"])
     assert proc.returncode == 2
     assert "no_such_script.py: no such file" in proc.stderr
+
+
+def test_subprocess_mode_names_the_same_round_trips(tmp_path, model_cache):
+    proc, data = _run(tmp_path, model_cache, _example("text_pipeline", 2), "--subprocess")
+    assert proc.returncode == 0, proc.stderr
+    assert _round_trips(data) == {("encoder.onnx", "hidden", "head.onnx", "hidden_states", MB2, MB2, 2, "hash", False)}
+
+
+def test_subprocess_mode_exception_and_exit_code(tmp_path, model_cache):
+    script = _script(tmp_path, "raise RuntimeError('stage failed')")
+    proc, data = _run(tmp_path, model_cache, ["python", str(script)], "--subprocess")
+    assert proc.returncode == 1
+    assert "RuntimeError: stage failed" in proc.stderr
+    assert (data["ended_by"], data["exit_code"], len(data["round_trips"])) == ("exception", 1, 1)
+
+
+def test_subprocess_mode_ctrl_c_writes_the_report(tmp_path, model_cache):
+    script = _script(tmp_path, "import time\nprint('ready', flush=True)\nwhile True:\n"
+                               "    y, h = cell.run(None, {'x': x, 'h_in': h})\n    time.sleep(0.01)")
+    report = tmp_path / "report.json"
+    cmd = [sys.executable, "-m", "ortcopy_doctor", "run", "--subprocess", "--json", str(report), "--no-html", "--",
+           "python", str(script)]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(model_cache), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        assert proc.stdout.readline().startswith("args")
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(0.3)
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole foreground process group
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    data = json.loads(report.read_text())
+    assert data["ended_by"] == "interrupt"
