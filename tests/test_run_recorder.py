@@ -106,3 +106,21 @@ def test_command_forms():
     assert parse_command(["python3", "-u", "-m", "pkg.mod", "x"]).module == "pkg.mod"
     with pytest.raises(UsageError, match="-c"):
         parse_command(["python", "-c", "print(1)"])
+
+
+def test_another_interpreter_runs_in_a_child():
+    here = str(Path(__file__))
+    assert parse_command(["/opt/other/bin/python3.9", here]).interpreter == "/opt/other/bin/python3.9"
+    assert parse_command(["python", here]).interpreter is None
+
+
+def test_html_escapes_names_from_the_program(tmp_path):
+    from ortcopy_doctor.pipeline import PipelineReport, SessionSummary
+
+    report = PipelineReport(program=["python", "<script>.py"], exit_code=0, ended_by="exit", error="",
+                            sessions=[SessionSummary("<img src=x>.onnx", "", ["CPUExecutionProvider"], 1, "host_only",
+                                                     "not taken", 0)],
+                            pipelines=[], observed=[], not_observed=[], notes=[])
+    page = report.to_html()
+    assert "<img src=x>" not in page and "&lt;img src=x&gt;.onnx" in page
+    assert "<script>" not in page
