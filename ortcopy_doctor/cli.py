@@ -335,6 +335,24 @@ def demo(
     _guard(body)
 
 
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def run(
+    command: list[str] = typer.Argument(..., help="The program: `-- python script.py args` (or `-- script.py args`, `-- python -m pkg`)."),
+    html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path (default: <script>.ortcopy-run.html)."),
+    no_html: bool = typer.Option(False, "--no-html", help="Write no HTML report."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the pipeline report (with its observations) as JSON here."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
+    fail_on: str = typer.Option("never", "--fail-on", help="Exit 1 (when the program itself exited 0) on: round-trip, host-transfer, never."),
+    no_census: bool = typer.Option(False, "--no-census", help="Take no CUPTI census of the calls."),
+    subprocess: bool = typer.Option(False, "--subprocess", help="Run the program in a child interpreter (also when the command names another python)."),
+) -> None:
+    """Run an unmodified Python program and report the host round trips between its sessions (pipeline stages)."""
+    from .run import cli_run
+
+    _guard(lambda: cli_run(command, html=html, no_html=no_html, json_path=json_path, quiet=quiet, fail_on=fail_on,
+                           census=not no_census, subprocess=subprocess))
+
+
 @app.callback(invoke_without_command=True)
 def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
     if version:

@@ -11,6 +11,7 @@ case "$part" in
             python3 tools/verify_census.py "$out/census" --backend torch-profiler ;;
   binding)  python3 tools/record_binding_ab.py "$out/binding" --runs 100 ;;
   watch)    python3 tools/record_watch.py "$out/watch" ;;
+  pipelines) python3 tools/record_pipelines.py "$out/pipelines" ;;
   accuracy) python3 tools/accuracy_harness.py --tar .gpu_extra/onnx-node-models.tar.gz --out "$out/accuracy" ;;
   tests)    python3 -m pytest -q -m gpu -p no:cacheprovider ;;
   cli)      python3 -m ortcopy_doctor env; python3 -m ortcopy_doctor demo --html "$out/demo.html" ;;
