@@ -135,7 +135,7 @@ def test_cli_flags(tmp_path):
 # --- dry run of the whole machinery on CPU, over the evidence recorded on the H200 -------------------------------
 
 
-def _dry_run(tmp_path: Path, name: str, runs: int = 8) -> Evidence:
+def _dry_run(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0) -> Evidence:
     report = recorded_report(name, tmp_path)
     evidence = copy.deepcopy(report.evidence)
     model = build_demo_model() if name == "demo" else models.ALL[name]()
@@ -149,7 +149,8 @@ def _dry_run(tmp_path: Path, name: str, runs: int = 8) -> Evidence:
     arrays, _ = build_feeds(evidence.model.inputs, dims, {}, inputs_file)
     with _quiet():
         evidence.binding_measurement = _measure(evidence, path, arrays,
-                                                CheckOptions(dims=dims, measure_runs=runs, inputs_file=inputs_file),
+                                                CheckOptions(dims=dims, measure_runs=runs, inputs_file=inputs_file,
+                                                             measure_budget_s=budget),
                                                 device_type="cpu")
     return evidence
 

@@ -151,6 +151,7 @@ def view_model(report: Report) -> dict[str, Any]:
         "title": f"ortcopy-doctor: {Path(model.path).name}",
         "model_name": Path(model.path).name,
         "verdict": report.verdict,
+        "headline": report.headline(),
         "verdict_class": verdict_class,
         "mode": ev.mode,
         "summary_rows": [
