@@ -187,6 +187,29 @@ def test_dry_run_times_every_runnable_variant(tmp_path, name):
     assert view.ab_rows and view.phase_rows
 
 
+def test_dry_run_keeps_every_raw_sample_interleaved(tmp_path):
+    evidence = _dry_run(tmp_path, "conv_net", runs=8)
+    m = evidence.binding_measurement
+    ran = [v for v in m.variants if v.ran]
+    assert {len(v.samples_ms) for v in ran} == {8} == {m.runs}
+    for v in ran:
+        assert v.median_ms == pytest.approx(float(np.median(v.samples_ms)), abs=1e-4)
+        assert v.gpu_samples_ms is None  # no CUDA events in a dry run
+    assert (m.min_runs, m.budget_s, m.gpu_timer) == (8, 0.0, "")
+    assert m.stop_reason.startswith(("every interval within ±3% after 8 rounds", "time budget of 0 s spent after 8 rounds"))
+
+
+def test_dry_run_samples_more_rounds_within_the_budget(tmp_path):
+    evidence = _dry_run(tmp_path, "conv_net", runs=5, budget=1.0)
+    m = evidence.binding_measurement
+    assert m.runs >= 5 and m.budget_s == 1.0
+    assert {len(v.samples_ms) for v in m.variants if v.ran} == {m.runs}
+    assert m.stop_reason.startswith(("every interval within ±3%", "time budget of 1 s spent"))
+    # The report compares the variants by the interval from these samples.
+    view = binding_view(analyse(evidence))
+    assert not any("summaries only" in w for w in view.warnings)
+
+
 @pytest.mark.parametrize("name", ["map_output", "sequence_output"])
 def test_dry_run_skips_everything_bound_for_non_tensor_outputs(tmp_path, name):
     evidence = _dry_run(tmp_path, name)
