@@ -45,8 +45,8 @@ VARIANT_LABELS = {
     "cuda_graph": "CUDA graph (enable_cuda_graph=1)",
 }
 
-RECOMMENDED_LABELS = {"plan": "the binding plan (the generated infer() below)",
-                      "cuda_graph": "the CUDA graph (enable_cuda_graph=1, code below)"}
+RECOMMENDED_LABELS = {"plan": "the binding plan (its code under Binding code)",
+                      "cuda_graph": "the CUDA graph (enable_cuda_graph=1; its code under Binding code)"}
 
 SHORT_LABELS = {"plain": "plain", "plan": "plan", "all_device": "all on device", "cuda_graph": "CUDA graph"}
 
@@ -423,12 +423,14 @@ def binding_view(report: Report) -> BindingView | None:
             view.recommendation = f"Recommended: keep plain run() (no change): {advice.reason}."
             verdict = "keep plain run(): no variant measurably faster"
         else:
-            view.recommendation = (f"Recommended: {RECOMMENDED_LABELS[advice.recommended]}, "
-                                   f"{advice.speedup:.2f}x faster than plain run() ({advice.ci_level:.0%} CI "
-                                   f"{advice.speedup_ci_low:.2f}–{advice.speedup_ci_high:.2f}): {advice.reason}.")
+            from .stats import RatioCI
+
+            ci = RatioCI(advice.speedup, advice.speedup_ci_low, advice.speedup_ci_high,  # type: ignore[arg-type]
+                         advice.ci_method, m.runs, m.runs, advice.ci_level)
+            view.recommendation = (f"Recommended: {RECOMMENDED_LABELS[advice.recommended]}, {ci.text()} than plain "
+                                   f"run(): {advice.reason}.")
             verdict = f"recommended: {SHORT_LABELS[advice.recommended]}, {advice.speedup:.2f}x faster"
-            view.recommended_code = (render_cuda_graph_code(evidence, plan) if advice.recommended == "cuda_graph"
-                                     else plan.code)
+            view.recommended_code = advice.code
         view.notes = list(advice.notes) + view.notes
         by_name = {va.variant: va for va in advice.variants}
         for row in view.ab_rows:
@@ -440,7 +442,7 @@ def binding_view(report: Report) -> BindingView | None:
             row["gpu_median"] = _ms(va.gpu_median_ms) if va is not None and va.gpu_median_ms is not None else "—"
             row["recommended"] = "yes" if row["variant"] == advice.recommended else ""
     if plan_vs_plain.verdict == "faster":
-        view.conclusions.append(f"The recommended plan is faster than plain run(): {plan_vs_plain.text}.")
+        view.conclusions.append(f"The plan is faster than plain run(): {plan_vs_plain.text}.")
     elif plan_vs_plain.verdict == "slower":
         verdict = f"plan SLOWER by {fmt_delta(plan_vs_plain.delta_ms or 0.0, signed=False)} beyond noise; " + verdict
         view.conclusions.append(f"The plan measured slower than plain run() beyond the noise (the 95% interval of the "
@@ -491,7 +493,10 @@ def binding_view(report: Report) -> BindingView | None:
             against = "the plan" if planned is not None and planned.ran else "plain run()"
             view.graph_text = (f"No blocker: measured with enable_cuda_graph=1: {graph_vs_plan.text} against "
                                f"{against} without the graph ({graph_vs_plan.verdict.replace('_', ' ')})"
-                               + ("; recommended (code below)." if view.recommended == "cuda_graph" else "."))
+                               + ("; recommended (its code under Binding code)." if view.recommended == "cuda_graph"
+                                  else "."))
+            if view.recommended == "cuda_graph":
+                view.graph_code = ""  # shown once, as the first code block of the report
         else:
             view.graph_text = ("No blocker, but the CUDA graph was not measured: "
                                f"{graph.skipped_reason if graph is not None else 'no record'}")

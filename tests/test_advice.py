@@ -378,10 +378,11 @@ def test_faster_plan_is_reported_with_numbers(tmp_path):
     view = binding_view(report)
     assert view.one_line == ("Binding measured (50 runs, median): plain 0.300 ms, plan 0.200 ms, all on device 0.200 ms, "
                              "CUDA graph 0.120 ms; recommended: CUDA graph, 2.50x faster.")
-    assert view.conclusions[0].startswith("The recommended plan is faster than plain run(): 0.200 ms vs 0.300 ms")
+    assert view.conclusions[0].startswith("The plan is faster than plain run(): 0.200 ms vs 0.300 ms")
     assert view.warnings == []
     assert view.graph_ready and "measured with enable_cuda_graph=1" in view.graph_text
-    assert view.graph_text.endswith("; recommended (code below).")
+    assert view.graph_text.endswith("; recommended (its code under Binding code).")
+    assert view.graph_code == ""  # shown once, as the report's first code block
     assert view.recommended == "cuda_graph"
     assert view.recommended_code == render_cuda_graph_code(report.evidence, report.binding)
     assert view.phase_rows[-1][0] == "whole call, CUDA graph (recommended)"
@@ -483,7 +484,7 @@ def test_html_and_text_show_the_measurement(tmp_path):
                 PhaseTiming("download", "copy_outputs_to_cpu()", 50, 0.03, 0.02, 0.04, 576)])
     html = report.to_html()
     for anchor in ('id="binding-measured"', 'id="binding-ab-table"', 'id="binding-phase-table"',
-                   'id="binding-graph-code"', "CUDA-graph readiness", "Binding code with torch"):
+                   'id="binding-plan-code"', "CUDA-graph readiness", "Binding code with torch"):
         assert anchor in html, anchor
     text = report.to_text(width=400)
     lines = [line for line in text.splitlines() if line.startswith("Binding measured")]
@@ -642,7 +643,7 @@ def test_replay_plan_is_never_slower_than_plain_beyond_noise(ab):
     assert result.verdict in ("faster", "within_noise"), view.one_line
     # And the report says which, with the measured numbers and the interval.
     if result.verdict == "faster":
-        assert view.conclusions[0] == f"The recommended plan is faster than plain run(): {result.text}."
+        assert view.conclusions[0] == f"The plan is faster than plain run(): {result.text}."
     else:
         assert view.conclusions[0].startswith("No difference between the plan and plain run() beyond the noise")
         assert any(w.startswith("Within noise after") for w in view.warnings)

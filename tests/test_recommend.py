@@ -160,7 +160,11 @@ def test_headline_is_the_second_line_of_text_and_html(tmp_path):
     assert lines[1] == headline
     html = report.to_html()
     assert html.index('id="verdict"') < html.index('id="headline"') < html.index('id="copies"')
-    assert 'id="binding-recommended-code"' in html and 'class="recommended"' in html
+    assert 'class="recommended"' in html
+    # The first code block is the recommended one: the CUDA graph's, the plan's folded below it.
+    first = html.index('<code id="binding-code">')
+    assert html.index("Recommended: the CUDA graph, ") < first < html.index('id="binding-plan-code"')
+    assert "enable_cuda_graph" in html[first:html.index("</code>", first)]
 
 
 def test_advice_is_in_the_json_and_validates(tmp_path):
