@@ -40,7 +40,7 @@ MEMCPY_OPS = ("MemcpyToHost", "MemcpyFromHost")
 
 VARIANT_LABELS = {
     "plain": "plain run() with numpy",
-    "plan": "recommended plan (generated infer())",
+    "plan": "binding plan (generated infer())",
     "all_device": "everything bound on the device",
     "cuda_graph": "CUDA graph (enable_cuda_graph=1)",
 }
@@ -304,7 +304,7 @@ def _transfers(count: int | None, nbytes: int | None) -> str:
 def _ab_row(v: VariantTiming) -> dict[str, str]:
     return {
         "variant": v.variant,
-        "label": v.label or VARIANT_LABELS.get(v.variant, v.variant),
+        "label": VARIANT_LABELS.get(v.variant) or v.label or v.variant,
         "status": "ran" if v.ran else f"skipped: {v.skipped_reason}",
         "median": _ms(v.median_ms) if v.ran else "—",
         "p10_p90": f"{v.p10_ms:.3f} – {v.p90_ms:.3f} ms" if v.ran and v.p10_ms is not None and v.p90_ms is not None else "—",

@@ -313,3 +313,14 @@ def test_partly_cpu_verdict_names_the_split(tmp_path):
                        "(1 falls back).")
     summary.nodes_by_provider, summary.fallback_nodes = {"CUDA": 7}, 0
     assert _verdict(report.evidence, summary, []) == "No host↔device copies per run: all 7 nodes on CUDA."
+
+
+def test_check_on_cpu_notes_that_the_gain_is_not_judged(tmp_path):
+    onnx.save(models.conv_net(), str(tmp_path / "m.onnx"))
+    result = run_cli(["check", "m.onnx", "--dim", "batch=2", "--timed-runs", "2", "--no-html", "--fail-on", "never",
+                      "--fail-on-gain", "1.2x", "--measure-budget", "0.5"], tmp_path, timeout=300)
+    if "Binding measured" in result.stdout:
+        pytest.skip("CUDA is active here: the gain is judged (tests/test_binding_replay.py territory)")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "note: --fail-on-gain: not judged: " in result.stdout
+    assert result.stdout.splitlines()[1].startswith("Best attainable latency not measured: ")
