@@ -342,10 +342,10 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
         v.ran, v.runs = True, len(values)
         for key, value in stats(values).items():
             setattr(v, key, value)
-        v.samples_ms = [round(x, 5) for x in values]
+        v.samples_ms = [round(x, 4) for x in values]
         gpu = sampler.gpu.get(name)
         if gpu and len(gpu) == len(values):
-            v.gpu_samples_ms = [round(x, 5) for x in gpu]
+            v.gpu_samples_ms = [round(x, 4) for x in gpu]
             v.gpu_median_ms = float(np.median(gpu))
 
     # Transfers of one call each.

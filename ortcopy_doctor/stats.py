@@ -32,7 +32,7 @@ LEVEL = 0.95
 SEED = 20240611
 RESAMPLES = 2000
 TARGET = 0.03  # stop when every interval is within ±3% of its ratio
-MAX_ROUNDS = 20000
+MAX_ROUNDS = 10000  # bounds the raw samples kept in the JSON
 
 
 @dataclass

@@ -70,6 +70,8 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
             console.print(_escape(measured.recommendation))
             for need in measured.needs:
                 console.print(f"  needs: {_escape(need)}")
+            if measured.host_jitter:
+                console.print(f"  host jitter explains it? {_escape(measured.host_jitter)}")
     if details and report.findings:
         console.print(f"\nFindings ({len(report.findings)}):")
         for f in report.findings:
