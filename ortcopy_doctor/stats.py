@@ -20,6 +20,7 @@ A difference is "measured" (faster or slower) only where the interval excludes 1
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -97,6 +98,21 @@ def _boot_medians(rng: np.random.Generator, arrays: Sequence[np.ndarray], resamp
     return [np.concatenate(parts) for parts in out]
 
 
+_MEMO: dict[tuple[Any, ...], Any] = {}  # a report asks for the same interval several times; each costs a bootstrap
+
+
+def _digest(arr: np.ndarray) -> bytes:
+    return hashlib.blake2b(arr.tobytes(), digest_size=16).digest()
+
+
+def _remember(key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+    if key not in _MEMO:
+        if len(_MEMO) > 256:
+            _MEMO.clear()
+        _MEMO[key] = compute()
+    return _MEMO[key]
+
+
 def ratio_ci(base: Sequence[float], other: Sequence[float], level: float = LEVEL, resamples: int = RESAMPLES,
              seed: int = SEED) -> RatioCI:
     """median(base)/median(other) and its percentile-bootstrap interval; paired by round where lengths match."""
@@ -104,6 +120,11 @@ def ratio_ci(base: Sequence[float], other: Sequence[float], level: float = LEVEL
     o = np.asarray(other, dtype=np.float64)
     if b.size == 0 or o.size == 0:
         raise ValueError("ratio_ci needs samples on both sides")
+    key = ("ratio", _digest(b), _digest(o), level, resamples, seed)
+    return _remember(key, lambda: _ratio_ci(b, o, level, resamples, seed))  # type: ignore[no-any-return]
+
+
+def _ratio_ci(b: np.ndarray, o: np.ndarray, level: float, resamples: int, seed: int) -> RatioCI:
     ratio = float(np.median(b) / np.median(o))
     rng = np.random.default_rng(seed)
     if b.size == o.size:
@@ -123,6 +144,11 @@ def median_ci(samples: Sequence[float], level: float = LEVEL, resamples: int = R
     arr = np.asarray(samples, dtype=np.float64)
     if arr.size == 0:
         raise ValueError("median_ci needs samples")
+    return _remember(("median", _digest(arr), level, resamples, seed),  # type: ignore[no-any-return]
+                     lambda: _median_ci(arr, level, resamples, seed))
+
+
+def _median_ci(arr: np.ndarray, level: float, resamples: int, seed: int) -> tuple[float, float, float]:
     median = float(np.median(arr))
     rng = np.random.default_rng(seed)
     boot = _boot_medians(rng, [arr], resamples)[0]
