@@ -184,3 +184,42 @@ def test_record_tool_summarises_the_winner_and_intervals(tmp_path):
     assert summary["ci"]["plain"]["verdict"] == "baseline"
     assert json.loads(json.dumps(summary)) == summary
     assert _record_tool().FORMAT_VERSION == 2
+
+
+def _synthetic_record(tmp_path, graph_ms=0.5):
+    """A format-2 record built like the tool builds it, from a synthetic measurement of the conv_net evidence."""
+    from fixture_loader import recorded_report
+
+    rng = np.random.default_rng(1)
+    evidence = copy.deepcopy(recorded_report("conv_net", tmp_path).evidence)
+    variants = []
+    for name, median in (("plain", 1.0), ("plan", 0.8), ("all_device", 0.79), ("cuda_graph", graph_ms)):
+        samples = [round(float(x), 4) for x in median * np.exp(rng.normal(0.0, 0.03, 300))]
+        q = np.percentile(samples, [10, 25, 50, 75, 90])
+        variants.append(VariantTiming(variant=name, label=name, ran=True, runs=300, median_ms=q[2], p10_ms=q[0],
+                                      p25_ms=q[1], p75_ms=q[3], p90_ms=q[4], samples_ms=samples,
+                                      h2d_count=1 if name == "plain" else 0, d2h_count=0, h2d_bytes=10, d2h_bytes=0))
+    evidence.binding_measurement = BindingMeasurement(status="measured", runs=300, variants=variants, min_runs=50,
+                                                      budget_s=3.0, stop_reason="time budget of 3 s spent after 300 rounds")
+    report = analyse(evidence)
+    data = {"format": "ortcopy-doctor-binding-ab", "format_version": 2, "model": "conv_net",
+            "report": report.to_dict(), "ab": _record_tool().ab_summary(report, 1.0)}
+    return data, load_report(write_report_json(data["report"], tmp_path / "synthetic.json"))
+
+
+@pytest.mark.parametrize("graph_ms", [0.5, 0.8], ids=["graph_wins", "graph_ties_the_plan"])
+def test_replay_checks_hold_on_a_synthetic_record(tmp_path, graph_ms):
+    ab = _synthetic_record(tmp_path, graph_ms)
+    assert advise(ab[1]).recommended == ("cuda_graph" if graph_ms == 0.5 else "plan")
+    for check in (test_replay_has_raw_interleaved_samples, test_replay_recommends_what_was_recorded,
+                  test_replay_recommended_median_is_within_the_interval_of_the_best,
+                  test_replay_cuda_graph_exactly_where_ready_and_faster,
+                  test_replay_never_recommends_a_variant_slower_than_plain, test_replay_headline_and_gate_agree):
+        check(ab)
+
+
+def test_replay_catches_a_wrong_recorded_winner(tmp_path):
+    data, report = _synthetic_record(tmp_path)
+    data["ab"]["winner"] = "plan"
+    with pytest.raises(AssertionError):
+        test_replay_recommends_what_was_recorded((data, report))
