@@ -204,19 +204,24 @@ class Comparison:
     ci: RatioCI | None = None  # median(base) / median(other), with its 95% interval
 
 
+def _positive(samples: list[float] | None) -> bool:
+    """Samples a ratio of medians can use: some, all finite, and every bootstrap median above 0."""
+    return bool(samples) and all(math.isfinite(x) and x > 0 for x in samples)  # type: ignore[union-attr]
+
+
 def speedup_ci(base: VariantTiming | None, other: VariantTiming | None, gpu: bool = False) -> RatioCI | None:
     """median(base)/median(other) with its 95% interval: from the raw samples (paired by round where both have
     them), else approximately from the summary quantiles (older records); None where either did not run."""
     if base is None or other is None or not base.ran or not other.ran:
         return None
     if gpu:
-        if base.gpu_samples_ms and other.gpu_samples_ms:
-            return ratio_ci(base.gpu_samples_ms, other.gpu_samples_ms)
+        if _positive(base.gpu_samples_ms) and _positive(other.gpu_samples_ms):
+            return ratio_ci(base.gpu_samples_ms, other.gpu_samples_ms)  # type: ignore[arg-type]
         return None
-    if base.samples_ms and other.samples_ms:
-        return ratio_ci(base.samples_ms, other.samples_ms)
+    if _positive(base.samples_ms) and _positive(other.samples_ms):
+        return ratio_ci(base.samples_ms, other.samples_ms)  # type: ignore[arg-type]
     if None in (base.median_ms, other.median_ms, base.p25_ms, base.p75_ms, other.p25_ms, other.p75_ms) or \
-            not base.median_ms or not other.median_ms:
+            not base.median_ms or not other.median_ms or base.median_ms < 0 or other.median_ms < 0:
         return None
     return summary_ratio_ci(float(base.median_ms), float(base.p25_ms), float(base.p75_ms), base.runs,  # type: ignore[arg-type]
                             float(other.median_ms), float(other.p25_ms), float(other.p75_ms), other.runs)  # type: ignore[arg-type]

@@ -324,3 +324,16 @@ def test_check_on_cpu_notes_that_the_gain_is_not_judged(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "note: --fail-on-gain: not judged: " in result.stdout
     assert result.stdout.splitlines()[1].startswith("Best attainable latency not measured: ")
+
+
+def test_zero_or_missing_timings_give_no_interval_rather_than_a_crash(tmp_path):
+    from ortcopy_doctor.advice import compare
+
+    zero = _v("plan", 0.5)
+    zero.samples_ms = [0.0] * len(zero.samples_ms)
+    zero.median_ms = zero.p25_ms = zero.p75_ms = 0.0
+    assert compare(_v("plain", 1.0), zero).verdict == "not_compared"
+    report = _measured("conv_net", tmp_path, [_v("plain", 1.0), zero])
+    advice = advise(report)
+    assert advice.recommended == "plain"
+    assert json.loads(report.to_json())["advice"]["variants"][1]["verdict"] == "not_compared"
