@@ -337,3 +337,17 @@ def test_zero_or_missing_timings_give_no_interval_rather_than_a_crash(tmp_path):
     advice = advise(report)
     assert advice.recommended == "plain"
     assert json.loads(report.to_json())["advice"]["variants"][1]["verdict"] == "not_compared"
+
+
+def test_readme_states_the_recommendation_for_every_binding_fixture(tmp_path):
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    labels = {"plan": "plan", "cuda_graph": "CUDA graph", "plain": "plain run()"}
+    for path in BINDING_FIXTURES:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            report = load_report(write_report_json(json.load(f)["report"], tmp_path / "r.json"))
+        a = advise(report)
+        name = path.name.split(".")[0]
+        label = labels[a.recommended] + (" (host-only binding)" if name == "all_cpu_ml" else "")
+        row = (f"| {name} | {label} | {a.speedup:.2f}x ({a.speedup_ci_low:.2f}–{a.speedup_ci_high:.2f}) | "
+               f"{(a.cuda_graph_vs_plan or 'blocked').replace('_', ' ')} |")
+        assert row in text, row
