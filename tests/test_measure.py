@@ -300,6 +300,14 @@ def test_gpu_measurement_runs_and_every_flavor_runs_as_printed(tmp_path, name):
     m = report.evidence.binding_measurement
     assert m.status == "measured", m.reason
     assert {v.variant: v.ran for v in m.variants}["plan"]
+    # Adaptive sampling kept every raw sample, and timed the same calls with CUDA events where torch or cupy is here.
+    ran = [v for v in m.variants if v.ran]
+    assert m.runs >= 10 and {len(v.samples_ms) for v in ran} == {m.runs}
+    if importlib.util.find_spec("torch") or importlib.util.find_spec("cupy"):
+        assert m.gpu_timer in ("torch.cuda.Event", "cupy.cuda.Event")
+        assert {len(v.gpu_samples_ms) for v in ran} == {m.runs}
+        assert all(v.gpu_median_ms > 0 for v in ran)
+    assert report.to_dict()["advice"]["status"] == "measured"
     for flavor in ("onnxruntime", "torch", "cupy"):
         if flavor != "onnxruntime" and importlib.util.find_spec(flavor) is None:
             continue
