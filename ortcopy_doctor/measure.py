@@ -5,9 +5,9 @@ All variants run in sessions without profiling (profiling roughly doubled the pe
 drift hits every variant alike. The number of rounds adapts (stats.Sampler): ``measure_runs`` rounds first,
 then more until the 95% interval of every variant's speed-up over plain run() is within ±3% or
 ``measure_budget_s`` is spent. Every raw sample is kept in the record, with the same calls timed on the GPU
-clock (CUDA events, torch or cupy) where one is importable. The plan is the generated code itself: it is executed as printed (in two
-chunks: the setup, then ``infer()``'s definition and first call), and ``plain`` and ``all_device`` reuse the
-session it created. The CUDA graph runs its own generated code, where nothing blocks capture.
+clock (CUDA events, torch or cupy) where one is importable. The plan is the generated code itself: it is
+executed as printed (in two chunks: the setup, then ``infer()``'s definition and first call), and ``plain`` and
+``all_device`` reuse the session it created. The CUDA graph runs its own generated code, where nothing blocks capture.
 
 Transfers per call come from a CUPTI census where ``census.CuptiTracer`` works here, else from what the
 plan promises (advice.promised_transfers); ``transfer_source`` says which.

@@ -23,7 +23,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .advice import SHORT_LABELS, VARIANT_LABELS, Comparison, compare, cuda_graph_blockers, is_all_cpu, median_interval, speedup_ci
+from .advice import (
+    SHORT_LABELS,
+    VARIANT_LABELS,
+    Comparison,
+    compare,
+    cuda_graph_blockers,
+    is_all_cpu,
+    median_interval,
+    speedup_ci,
+)
 from .binding import DEVICE, UNBOUND
 from .evidence import BindingMeasurement, VariantTiming
 from .rules import fmt_bytes
@@ -163,7 +172,8 @@ def _advise(report: Report) -> Advice | None:
     blockers = [b.text() for b in cuda_graph_blockers(report.evidence, report.binding, report.copies)] \
         if report.binding.applicable else []
     if m.status != "measured":
-        return Advice(status="not_measured", reason=m.reason, headline=f"Best attainable latency not measured: {m.reason}",
+        return Advice(status="not_measured", reason=m.reason,
+                      headline=f"Best attainable latency not measured: {m.reason}",
                       cuda_graph_ready=report.binding.applicable and not blockers, cuda_graph_blockers=blockers)
     plain = _variant(m, "plain")
     advice = Advice(status="measured", runs=m.runs, stop_reason=m.stop_reason, cuda_graph_blockers=blockers,
@@ -214,9 +224,10 @@ def _advise(report: Report) -> Advice | None:
     advice.needs = needs_of(report, choice)
     reasons = []
     if choice == "cuda_graph":
+        over_plan = plan_vs_plain.verdict == "faster"
         reasons.append(f"the CUDA graph is ready (no blocker) and measurably faster than "
-                       f"{'the plan' if planned is not None and planned.ran and plan_vs_plain.verdict == 'faster' else 'plain run()'}: "
-                       f"{(graph_vs_plan if plan_vs_plain.verdict == 'faster' else graph_vs_plain).text}")
+                       f"{'the plan' if over_plan else 'plain run()'}: "
+                       f"{(graph_vs_plan if over_plan else graph_vs_plain).text}")
     elif choice == "plan":
         reasons.append(f"the plan is measurably faster than plain run() ({planned.median_ms:.3f} ms vs "  # type: ignore[union-attr]
                        f"{plain.median_ms:.3f} ms)")
@@ -246,7 +257,8 @@ def _advise(report: Report) -> Advice | None:
     advice.best_ms = best.median_ms if best is not None else None
     if choice_cmp is not None and choice_cmp.ci is not None:
         ci = choice_cmp.ci
-        advice.speedup, advice.speedup_ci_low, advice.speedup_ci_high, advice.ci_method = ci.ratio, ci.low, ci.high, ci.method
+        advice.speedup, advice.speedup_ci_low, advice.speedup_ci_high = ci.ratio, ci.low, ci.high
+        advice.ci_method = ci.method
     cur_n, cur_b = _transfers(plain)
     best_n, best_b = _transfers(best)
     if cur_n is not None and best_n is not None and cur_b is not None and best_b is not None:
