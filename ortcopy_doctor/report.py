@@ -5,6 +5,9 @@ JSON format (``REPORT_FORMAT_VERSION``); the evidence inside carries its own ``f
 * 1: first version: {"format": "ortcopy-doctor-report", "format_version", "verdict", "summary",
   "copies", "findings", "binding", "evidence"}. Added later within version 1: "census" (null without a transfer
   census) and ``confirmed`` on each copy; "prediction" (absent in the oldest files).
+* 2: adds "advice" (recommend.Advice: the recommended binding variant, its speed-up over plain run() with the 95%
+  interval, per-variant medians and intervals, what the caller must keep fixed; null without a measurement
+  record). The binding comparisons now use that interval, not overlapping interquartile ranges.
 
 The JSON Schema ships as ``ortcopy_doctor/schema/report.schema.json``; docs/json-format.md has the layout and
 this change log. A field added or changed here needs the schema updated (tests/test_schema.py checks).
@@ -27,7 +30,7 @@ from .rules import Finding, Severity, fmt_bytes, run_rules
 from .transfers import CensusReport, census_report, mark_confirmed
 
 REPORT_FORMAT = "ortcopy-doctor-report"
-REPORT_FORMAT_VERSION = 1
+REPORT_FORMAT_VERSION = 2
 
 
 @dataclass
@@ -88,8 +91,22 @@ class Report:
                 "findings": to_jsonable(self.prediction.findings),
             },
             "census": None if self.census is None else to_jsonable(self.census),
+            "advice": self.advice_dict(),
             "evidence": to_jsonable(self.evidence),
         }
+
+    def advice_dict(self) -> dict[str, Any] | None:
+        """The binding recommendation (recommend.py) as JSON; None without a measurement record."""
+        from .recommend import advice_json
+
+        return advice_json(self)
+
+    def headline(self) -> str:
+        """The line under the verdict: current latency → best attainable, with the variant that gets there."""
+        from .recommend import advise
+
+        advice = advise(self)
+        return advice.headline if advice is not None else ""
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
@@ -156,8 +173,21 @@ def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding]) -> s
     compute = sum(summary.nodes_by_provider.values())
     if not is_device(primary):
         return f"CPU-only session: no host↔device copies (all {compute} nodes on CPU)."
+    on_device = summary.nodes_by_provider.get(short(primary), 0)
+    on_cpu = summary.nodes_by_provider.get(short(CPU), 0)
     if summary.copies_per_run == 0:
-        return f"No host↔device copies per run{predicted}: all {compute} nodes on {short(primary)}."
+        fallback = (f" ({summary.fallback_nodes} fall{'s' if summary.fallback_nodes == 1 else ''} back)"
+                    if summary.fallback_nodes else "")
+        if compute and on_cpu == compute:
+            falls = f"{summary.fallback_nodes} fall{'s' if summary.fallback_nodes == 1 else ''} back"
+            note = "; ".join(x for x in ("predicted" if predicted else "", falls if summary.fallback_nodes else "") if x)
+            return (f"All {compute} nodes run on CPU{f' ({note})' if note else ''}, none on {short(primary)}: no tensor "
+                    "crosses host↔device because the device does no work.")
+        if on_device == compute:
+            return f"No host↔device copies per run{predicted}: all {compute} nodes on {short(primary)}."
+        others = ", ".join(f"{k}: {v}" for k, v in summary.nodes_by_provider.items() if k != short(primary))
+        return (f"No host↔device copies per run{predicted}, but not every node is on {short(primary)}: "
+                f"{on_device} of {compute} there; {others}{fallback}.")
     parts = []
     if summary.feed_copies:
         parts.append(f"{summary.feed_copies} feed")

@@ -9,7 +9,7 @@ case "$part" in
   evidence) python3 tools/record_gpu_evidence.py "$out/gpu" ;;
   census)   python3 tools/verify_census.py "$out/census" --backend cupti-python
             python3 tools/verify_census.py "$out/census" --backend torch-profiler ;;
-  binding)  python3 tools/record_binding_ab.py "$out/binding" --runs 100 ;;
+  binding)  python3 tools/record_binding_ab.py "$out/binding_ab" --runs 50 --budget 3 ;;
   watch)    python3 tools/record_watch.py "$out/watch" ;;
   pipelines) python3 tools/record_pipelines.py "$out/pipelines" ;;
   accuracy) python3 tools/accuracy_harness.py --tar .gpu_extra/onnx-node-models.tar.gz --out "$out/accuracy" ;;

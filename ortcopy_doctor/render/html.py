@@ -155,6 +155,7 @@ def view_model(report: Report) -> dict[str, Any]:
         "title": f"ortcopy-doctor: {Path(model.path).name}",
         "model_name": Path(model.path).name,
         "verdict": report.verdict,
+        "headline": report.headline(),
         "verdict_class": verdict_class,
         "mode": ev.mode,
         "summary_rows": [
@@ -176,7 +177,7 @@ def view_model(report: Report) -> dict[str, Any]:
              "reason": e.reason}
             for e in report.binding.entries
         ],
-        "binding_code": report.binding.code,
+        **_binding_code(report),
         "binding_measured": _binding_measured(report),
         "timing": timing,
         "environment": environment_rows,
@@ -253,6 +254,23 @@ def census_view(report: Report) -> dict[str, Any] | None:
         "overhead": "" if c.overhead is None else f"{c.overhead * 100:+.0f} % median run time while traced",
         "notes": list(c.notes),
     }
+
+
+def _binding_code(report: Report) -> dict[str, str]:
+    """The first code block: the recommended code (the CUDA graph's where it wins), the plan's otherwise."""
+    from ..recommend import advise
+
+    advice = advise(report)
+    if advice is None or advice.recommended != "cuda_graph" or not advice.code:
+        note = ""
+        if advice is not None and advice.recommended == "plan" and advice.speedup is not None:
+            note = (f"Recommended: this plan, {advice.speedup:.2f}x faster than plain run() (95% CI "
+                    f"{advice.speedup_ci_low:.2f}–{advice.speedup_ci_high:.2f}).")
+        return {"binding_code": report.binding.code, "binding_code_note": note, "binding_plan_code": ""}
+    note = (f"Recommended: the CUDA graph, {advice.speedup:.2f}x faster than plain run() (95% CI "
+            f"{advice.speedup_ci_low:.2f}–{advice.speedup_ci_high:.2f}). Keep fixed: "
+            + "; ".join(advice.needs) + ".")
+    return {"binding_code": advice.code, "binding_code_note": note, "binding_plan_code": report.binding.code}
 
 
 def _binding_measured(report: Report) -> Any:

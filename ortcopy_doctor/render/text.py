@@ -31,6 +31,9 @@ def print_report(report: Report, console: Console, details: bool = True) -> None
 def _print_one(report: Report, console: Console, details: bool, predicted: bool = False) -> None:
     style = "bold red" if report.worst_severity() == "error" else ("yellow" if report.copies else "green")
     console.print(f"[{style}]{_escape(report.verdict)}[/]")
+    headline = "" if predicted else report.headline()  # current latency → best attainable, with the variant
+    if headline:
+        console.print(_escape(headline))
     if report.copies:
         table = Table(title="Host↔device copies per run", title_justify="left")
         for column in ("kind", "direction", "tensor", "bytes/run", "node", "IO binding removes it"):
@@ -63,6 +66,12 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
     measured = binding_view(report)  # one line: the A/B measurement of IO binding, or why it was not run
     if measured is not None:
         console.print(_escape(measured.one_line))
+        if measured.recommendation and details:
+            console.print(_escape(measured.recommendation))
+            for need in measured.needs:
+                console.print(f"  needs: {_escape(need)}")
+            if measured.host_jitter:
+                console.print(f"  host jitter explains it? {_escape(measured.host_jitter)}")
     if details and report.findings:
         console.print(f"\nFindings ({len(report.findings)}):")
         for f in report.findings:
