@@ -116,7 +116,7 @@ def _detection(kind: str) -> Callable[[], tuple]:
     def build():
         import torch
         from torchvision.models import detection
-        from torchvision.models.detection.backbone_utils import mobilenet_backbone, resnet_fpn_backbone
+        from torchvision.models.detection.backbone_utils import mobilenet_backbone
         from torchvision.models.detection.faster_rcnn import FastRCNNPredictor, TwoMLPHead
 
         _seed()
@@ -125,22 +125,29 @@ def _detection(kind: str) -> Callable[[], tuple]:
             model = detection.fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None)
         elif kind == "ssdlite":
             model = detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
-        elif kind == "retinanet_resnet18":
-            backbone = resnet_fpn_backbone(backbone_name="resnet18", weights=None, trainable_layers=5,
-                                           returned_layers=[2, 3, 4],
-                                           extra_blocks=__import__("torchvision").ops.feature_pyramid_network.LastLevelP6P7(256, 256))
-            model = detection.RetinaNet(backbone, num_classes=21, **small)
-        elif kind == "fcos_resnet18":
-            backbone = resnet_fpn_backbone(backbone_name="resnet18", weights=None, trainable_layers=5,
-                                           returned_layers=[2, 3, 4],
-                                           extra_blocks=__import__("torchvision").ops.feature_pyramid_network.LastLevelP6P7(256, 256))
-            model = detection.FCOS(backbone, num_classes=21, **small)
-        else:
+        elif kind in ("retinanet_mobilenet", "fcos_mobilenet"):
+            # A MobileNetV3 FPN (3 feature maps) keeps these small; the anchors match its 3 maps.
+            from torchvision.models.detection.anchor_utils import AnchorGenerator
+
             backbone = mobilenet_backbone(backbone_name="mobilenet_v3_large", weights=None, fpn=True,
                                           trainable_layers=6)
-            heads = dict(box_head=TwoMLPHead(256 * 7 * 7, 128), box_predictor=FastRCNNPredictor(128, 5))
+            if kind == "retinanet_mobilenet":
+                anchors = AnchorGenerator(((32, 40, 50), (64, 80, 101), (128, 161, 203)), ((0.5, 1.0, 2.0),) * 3)
+                model = detection.RetinaNet(backbone, num_classes=21, anchor_generator=anchors, **small)
+            else:
+                anchors = AnchorGenerator(((8,), (16,), (32,)), ((1.0,),) * 3)
+                model = detection.FCOS(backbone, num_classes=21, anchor_generator=anchors, **small)
+        else:
+            from torchvision.models.detection.anchor_utils import AnchorGenerator
+            from torchvision.models.detection.mask_rcnn import MaskRCNNPredictor
+
+            backbone = mobilenet_backbone(backbone_name="mobilenet_v3_large", weights=None, fpn=True,
+                                          trainable_layers=6)
+            heads = dict(box_head=TwoMLPHead(256 * 7 * 7, 128), box_predictor=FastRCNNPredictor(128, 5),
+                         rpn_anchor_generator=AnchorGenerator(((32, 64, 128, 256, 512),) * 3, ((0.5, 1.0, 2.0),) * 3))
             if kind == "maskrcnn_mobilenet":
-                model = detection.MaskRCNN(backbone, num_classes=None, **heads, **small)
+                model = detection.MaskRCNN(backbone, num_classes=None, mask_predictor=MaskRCNNPredictor(256, 256, 5),
+                                           **heads, **small)
             elif kind == "keypointrcnn_mobilenet":
                 model = detection.KeypointRCNN(backbone, num_classes=None, num_keypoints=17, **heads, **small)
             else:
@@ -586,7 +593,7 @@ def corpus() -> list[Entry]:
                        dims={"batch": 2}))
     e.append(Entry("vit_tiny", _tiny_vit, ["classification", "transformer"], input_names=["image"],
                    output_names=["logits"]))
-    for kind in ("fasterrcnn_mobilenet", "ssdlite", "retinanet_resnet18", "fcos_resnet18", "maskrcnn_mobilenet",
+    for kind in ("fasterrcnn_mobilenet", "ssdlite", "retinanet_mobilenet", "fcos_mobilenet", "maskrcnn_mobilenet",
                  "keypointrcnn_mobilenet"):
         e.append(Entry(kind, _detection(kind), ["detection"], input_names=["image"]))
     e.append(Entry("fasterrcnn_mobilenet_minus1", _detection("fasterrcnn_mobilenet"), ["detection", "minus_one"],

@@ -7,8 +7,8 @@ For every model of CORPUS_DIR/corpus.json that exported, in its own subprocess (
 1. ``check`` with the CUDA EP (the CUPTI census of the profiled runs on, as ``check`` does where it can) and the
    A/B measurement of every offered variant (``measure_binding=True``): the report JSON (evidence + census records);
 2. one plain ``session.run()`` traced with CUPTI (ground truth, outside check);
-3. the generated binding code (onnxruntime flavor, and torch where importable) and the CUDA-graph code where the
-   report offers it, executed as printed, outputs compared with plain run()'s, then one more ``infer()`` traced;
+3. the generated binding code (onnxruntime flavor, as ``check`` prints it) and the CUDA-graph code where the
+   report offers it (no blocker), executed as printed, outputs compared with plain run()'s, then one more ``infer()`` traced;
 4. for models whose sidecar has ``decode_steps`` (past key/values): that many plain decode steps, past growing by
    one each step, each traced (per-step transfer totals).
 
@@ -130,8 +130,7 @@ def record_one(corpus: Path, name: str, runs: int) -> dict:
                           for v in variants}
     bound_names = [e.name for e in plan.outputs if e.place != UNBOUND]
     code_runs: dict[str, Any] = {}
-    flavors = ["onnxruntime"] + (["torch"] if cuda else [])
-    for flavor in flavors:
+    for flavor in ("onnxruntime",):  # the code check prints; other flavors are left to record_binding_ab.py
         code = plan.code if flavor == "onnxruntime" else render_code(ev, plan, flavor)
         if not cuda:  # the CPU dry run of the logic: the same code on CPU OrtValues
             code = code.replace("'cuda'", "'cpu'")
@@ -161,9 +160,10 @@ def record_one(corpus: Path, name: str, runs: int) -> dict:
     return result
 
 
-def versions() -> dict[str, Any]:
+def versions(modules: tuple[str, ...] = ("onnxruntime", "onnx", "numpy")) -> dict[str, Any]:
+    """Versions of what recorded (children: no torch import, which would load its CUDA libraries first)."""
     found: dict[str, Any] = {}
-    for module in ("onnxruntime", "onnx", "torch", "torchvision", "transformers", "numpy", "cupy"):
+    for module in modules:
         try:
             found[module] = __import__(module).__version__
         except Exception:  # noqa: BLE001
@@ -324,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{time.time() - t0:6.1f}s] {name} ({time.time() - started:.1f}s): {line}", flush=True)
     (out / "models").mkdir(parents=True, exist_ok=True)
     with gzip.open(out / "models" / "corpus.json.gz", "wt", encoding="utf-8") as f:
-        json.dump({"models": listing, "versions": versions()}, f)
+        json.dump({"models": listing, "versions": versions(("onnxruntime", "onnx", "numpy", "torch", "torchvision",
+                                                            "transformers"))}, f)
     if (out / "logs").exists():
         with tarfile.open(out / "models" / "logs.tar.gz", "w:gz") as t:
             t.add(out / "logs", arcname="logs")
