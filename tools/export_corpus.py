@@ -449,7 +449,8 @@ def _hf(kind: str):
                                    intermediate_size=128, max_position_embeddings=130)
             model = tf.RobertaForSequenceClassification(cfg)
         elif kind == "gpt2":
-            cfg = tf.GPT2Config(vocab_size=1000, n_embd=64, n_layer=2, n_head=2, n_positions=128, use_cache=False)
+            cfg = tf.GPT2Config(vocab_size=1000, n_embd=64, n_layer=2, n_head=2, n_positions=128, use_cache=False,
+                                bos_token_id=1, eos_token_id=2)
             model = tf.GPT2LMHeadModel(cfg)
         elif kind == "t5":
             cfg = tf.T5Config(vocab_size=1000, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_decoder_layers=2,
