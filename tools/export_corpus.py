@@ -464,7 +464,8 @@ def _hf(kind: str):
         else:
             raise ValueError(kind)
         model.eval()
-        model.config.return_dict = False
+        if kind != "gpt2":
+            model.config.return_dict = False
 
         class Wrap(torch.nn.Module):
             def __init__(self) -> None:
@@ -480,8 +481,8 @@ def _hf(kind: str):
                     out = self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=rest[0],
                                      return_dict=False)
                     return out[0], out[1]
-                out = self.inner(input_ids=input_ids, attention_mask=attention_mask, return_dict=False)
-                return out[0]
+                # GPT-2 in transformers 5 reads the ModelOutput of its transformer: keep return_dict on
+                return self.inner(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
 
         torch.manual_seed(7)
         ids = torch.randint(1, 1000, (1, 16))

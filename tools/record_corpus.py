@@ -96,7 +96,8 @@ def decode_loop(path: Path, side: dict, steps: int) -> list[dict]:
     return result
 
 
-def record_one(corpus: Path, name: str, runs: int) -> dict:
+def record_one(corpus: Path, name: str, runs: int, result: dict) -> dict:
+    """Fills ``result`` step by step, so that what was recorded before a failure is kept."""
     import onnxruntime as ort
     from record_binding_ab import census_of, run_code
 
@@ -106,7 +107,7 @@ def record_one(corpus: Path, name: str, runs: int) -> dict:
     from ortcopy_doctor.feeds import build_feeds
 
     side = json.loads((corpus / f"{name}.json").read_text(encoding="utf-8"))
-    result: dict[str, Any] = {"sidecar": side, "timings": {}}
+    result.update({"sidecar": side, "timings": {}})
     path = corpus / side["onnx"]
     cuda = _cuda()
     options = _options(side, corpus, runs, measure=True if cuda else None)
@@ -193,7 +194,7 @@ def child(corpus: Path, name: str, out: Path, runs: int) -> None:
                               "versions": versions()}
     result["ort_version"] = result["versions"].get("onnxruntime")
     try:
-        result.update(record_one(corpus, name, runs))
+        record_one(corpus, name, runs, result)
     except Exception:  # noqa: BLE001 - recorded as evidence
         result["error"] = traceback.format_exc()[-6000:]
     result["wall_s"] = round(time.time() - t0, 2)
@@ -218,8 +219,11 @@ def summary_line(path: Path) -> str:
     copies = r["report"].get("copies", [])
     census = ev.get("census_status", "")
     m = ev.get("binding_measurement") or {}
-    ran = {k: ("ran" if v.get("ran") else ("-" if v.get("skipped") else "ERR")) for k, v in r["code_runs"].items()}
-    return f"{len(copies)} copies; census {census[:60]}; measure {m.get('status')}; code {ran}; {r['wall_s']} s"
+    ran = {k: ("ran" if v.get("ran") else ("-" if v.get("skipped") else "ERR"))
+           for k, v in (r.get("code_runs") or {}).items()}
+    error = f"; ERROR {r['error'].strip().splitlines()[-1][:160]}" if r.get("error") else ""
+    return (f"{len(copies)} copies; {r['report'].get('verdict', '')[:90]}; census {census[:50]}; "
+            f"measure {m.get('status')}; code {ran}; {r.get('wall_s')} s{error}")
 
 
 def pack(out: Path) -> list[Path]:
