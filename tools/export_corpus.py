@@ -464,25 +464,24 @@ def _hf(kind: str):
         else:
             raise ValueError(kind)
         model.eval()
-        if kind != "gpt2":
-            model.config.return_dict = False
 
         class Wrap(torch.nn.Module):
+            """Tensors out of the ModelOutput (transformers 5 models read their submodules' outputs by attribute:
+            return_dict stays on)."""
+
             def __init__(self) -> None:
                 super().__init__()
                 self.inner = model
 
             def forward(self, input_ids, attention_mask, *rest):
                 if kind in ("t5", "bart"):
-                    out = self.inner(input_ids=input_ids, attention_mask=attention_mask, decoder_input_ids=rest[0],
-                                     use_cache=False, return_dict=False)
-                    return out[0]
+                    return self.inner(input_ids=input_ids, attention_mask=attention_mask, decoder_input_ids=rest[0],
+                                      use_cache=False).logits
                 if kind == "bert":
-                    out = self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=rest[0],
-                                     return_dict=False)
-                    return out[0], out[1]
-                # GPT-2 in transformers 5 reads the ModelOutput of its transformer: keep return_dict on
-                return self.inner(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
+                    out = self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=rest[0])
+                    return out.last_hidden_state, out.pooler_output
+                kw = {"use_cache": False} if kind == "gpt2" else {}
+                return self.inner(input_ids=input_ids, attention_mask=attention_mask, **kw).logits
 
         torch.manual_seed(7)
         ids = torch.randint(1, 1000, (1, 16))
