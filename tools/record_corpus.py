@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("corpus")
     p.add_argument("out")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per model")
+    p.add_argument("--timeout", type=float, default=90.0, help="seconds per model")
     p.add_argument("--budget", type=float, default=0.0, help="stop starting models after this many seconds (0: none)")
     p.add_argument("--runs", type=int, default=30, help="timed runs per A/B variant")
     p.add_argument("--only", default="")
