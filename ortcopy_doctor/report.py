@@ -23,6 +23,7 @@ from typing import Any
 
 from .analysis import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, Copy, find_copies
 from .binding import BindingPlan, make_plan
+from .census_table import UNEXPLAINED_KIND, drop_empty, explain_in_kernel, reconcile
 from .errors import UsageError
 from .evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERSION, Evidence, from_jsonable, to_jsonable
 from .providers import CPU, is_device, short
@@ -141,6 +142,7 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
     for f in findings:
         severities[f.severity] = severities.get(f.severity, 0) + 1
     primary = evidence.session.active_providers[0] if evidence.session.active_providers else CPU
+    copies = [c for c in copies if c.count_per_run]  # a predicted copy the census did not see counts as nothing
     return Summary(
         copies_per_run=sum(c.count_per_run for c in copies),
         bytes_per_run=sum(c.bytes_per_run or 0 for c in copies),
@@ -160,7 +162,7 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
     )
 
 
-def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding]) -> str:
+def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], unexplained: int = 0) -> str:
     if evidence.failure:
         return f"Incomplete: the check stopped early: {evidence.failure}"
     predicted = " (predicted)" if evidence.mode == "static" else ""
@@ -197,6 +199,8 @@ def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding]) -> s
         parts.append(f"{summary.memcpy_nodes} Memcpy node")
     if summary.in_kernel_transfers:
         parts.append(f"{summary.in_kernel_transfers} in-kernel")
+    if unexplained:  # traced transfers no rule explains: counted, never dropped
+        parts.append(f"{unexplained} unexplained")
     fallback = f"; {summary.fallback_nodes} node(s) fall back to CPU" if summary.fallback_nodes else ""
     removable = (f"; IO binding removes {summary.removable_by_binding}" if summary.removable_by_binding else "")
     return (f"{summary.copies_per_run} host↔device copies per run{predicted} ({fmt_bytes(summary.bytes_per_run)}): "
@@ -205,16 +209,25 @@ def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding]) -> s
 
 def analyse(evidence: Evidence) -> Report:
     """Rules and plan over the evidence; no onnxruntime needed."""
-    copies = find_copies(evidence)
+    copies = drop_empty(find_copies(evidence))
     census = census_report(evidence, copies)  # the transfer census makes the copies ground truth
     if census is not None:
+        explained = explain_in_kernel(evidence, copies, census)
+        if explained:  # in-kernel transfers only the data decides: explained by a rule, attributed again
+            copies = copies + explained
+            census = census_report(evidence, copies)
+        assert census is not None
+        copies, notes = reconcile(copies, census)  # the table equals the census per run
+        census.notes += notes
         mark_confirmed(copies, census)
     findings = run_rules(evidence, copies)
     plan = make_plan(evidence)
     summary = _summary(evidence, copies, findings)
     prediction = analyse(evidence.predicted) if evidence.predicted is not None else None
     return Report(evidence=evidence, copies=copies, findings=findings, binding=plan, summary=summary,
-                  verdict=_verdict(evidence, summary, findings), prediction=prediction, census=census)
+                  verdict=_verdict(evidence, summary, findings,
+                                   sum(1 for c in copies if c.kind == UNEXPLAINED_KIND and c.count_per_run)),
+                  prediction=prediction, census=census)
 
 
 def load_report(path: Path | str) -> Report:

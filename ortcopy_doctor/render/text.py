@@ -14,7 +14,8 @@ from ..rules import fmt_bytes
 if TYPE_CHECKING:
     from ..report import Report
 
-KIND_LABEL = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel"}
+KIND_LABEL = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel",
+              "unexplained": "unexplained"}
 DIRECTION_LABEL = {"host_to_device": "host→device", "device_to_host": "device→host"}
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
