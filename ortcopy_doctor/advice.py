@@ -5,9 +5,12 @@ onnxruntime, so recorded evidence gives the same advice anywhere. The renderers 
 
 Rules of the advice:
 
-* the recommended plan is compared with plain ``run()`` on the interquartile ranges: it is called faster or
-  slower only where the IQRs do not overlap; where they overlap the report says the spread is too wide to
-  conclude. A plan measured slower beyond the noise is reported as slower, never hidden;
+* variants are compared with plain ``run()`` by the 95% interval of the ratio of their medians (stats.py: a
+  paired bootstrap over the interleaved rounds; approximate, from the quartiles, for older records without raw
+  samples): faster or slower only where the interval excludes 1, else within noise. A plan measured slower
+  beyond the noise is reported as slower, never hidden;
+* the recommendation (recommend.py) is the fastest correct variant: the CUDA graph where it is ready and
+  measurably faster, else the plan where measurably faster than plain run(), else plain run();
 * a model whose compute nodes all run on CPU (ai.onnx.ml ops have no CUDA kernels) is advised not to bind on
   the device, with the measured plain vs everything-bound numbers as the reason;
 * CUDA-graph readiness lists every blocker at once; the graph is measured only where none remains.
@@ -15,6 +18,7 @@ Rules of the advice:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -23,6 +27,7 @@ from .binding import DEVICE, HOST, UNBOUND, BindingPlan, render_code, render_cud
 from .evidence import BindingMeasurement, Evidence, VariantTiming
 from .providers import CPU, is_device
 from .rules import fmt_bytes
+from .stats import RatioCI, median_ci, ratio_ci, summary_ratio_ci
 
 if TYPE_CHECKING:
     from .report import Report
@@ -35,10 +40,13 @@ MEMCPY_OPS = ("MemcpyToHost", "MemcpyFromHost")
 
 VARIANT_LABELS = {
     "plain": "plain run() with numpy",
-    "plan": "recommended plan (generated infer())",
+    "plan": "binding plan (generated infer())",
     "all_device": "everything bound on the device",
     "cuda_graph": "CUDA graph (enable_cuda_graph=1)",
 }
+
+RECOMMENDED_LABELS = {"plan": "the binding plan (its code under Binding code)",
+                      "cuda_graph": "the CUDA graph (enable_cuda_graph=1; its code under Binding code)"}
 
 SHORT_LABELS = {"plain": "plain", "plan": "plan", "all_device": "all on device", "cuda_graph": "CUDA graph"}
 
@@ -193,24 +201,53 @@ class Comparison:
     verdict: str  # faster, slower, within_noise, not_compared
     delta_ms: float | None = None  # other - base (negative: faster)
     text: str = ""
+    ci: RatioCI | None = None  # median(base) / median(other), with its 95% interval
+
+
+def _positive(samples: list[float] | None) -> bool:
+    """Samples a ratio of medians can use: some, all finite, and every bootstrap median above 0."""
+    return bool(samples) and all(math.isfinite(x) and x > 0 for x in samples)  # type: ignore[union-attr]
+
+
+def speedup_ci(base: VariantTiming | None, other: VariantTiming | None, gpu: bool = False) -> RatioCI | None:
+    """median(base)/median(other) with its 95% interval: from the raw samples (paired by round where both have
+    them), else approximately from the summary quantiles (older records); None where either did not run."""
+    if base is None or other is None or not base.ran or not other.ran:
+        return None
+    if gpu:
+        if _positive(base.gpu_samples_ms) and _positive(other.gpu_samples_ms):
+            return ratio_ci(base.gpu_samples_ms, other.gpu_samples_ms)  # type: ignore[arg-type]
+        return None
+    if _positive(base.samples_ms) and _positive(other.samples_ms):
+        return ratio_ci(base.samples_ms, other.samples_ms)  # type: ignore[arg-type]
+    if None in (base.median_ms, other.median_ms, base.p25_ms, base.p75_ms, other.p25_ms, other.p75_ms) or \
+            not base.median_ms or not other.median_ms or base.median_ms < 0 or other.median_ms < 0:
+        return None
+    return summary_ratio_ci(float(base.median_ms), float(base.p25_ms), float(base.p75_ms), base.runs,  # type: ignore[arg-type]
+                            float(other.median_ms), float(other.p25_ms), float(other.p75_ms), other.runs)  # type: ignore[arg-type]
 
 
 def compare(base: VariantTiming | None, other: VariantTiming | None) -> Comparison:
-    """``other`` against ``base`` on their interquartile ranges (p25..p75)."""
-    if base is None or other is None or not base.ran or not other.ran or None in (
-            base.median_ms, other.median_ms, base.p25_ms, base.p75_ms, other.p25_ms, other.p75_ms):
+    """``other`` against ``base`` by the 95% interval of the ratio of their medians (never by overlapping ranges)."""
+    ci = speedup_ci(base, other)
+    if ci is None or base is None or other is None:
         return Comparison("not_compared")
     delta = float(other.median_ms) - float(base.median_ms)  # type: ignore[arg-type]
-    if float(other.p25_ms) > float(base.p75_ms):  # type: ignore[arg-type]
-        verdict = "slower"
-    elif float(other.p75_ms) < float(base.p25_ms):  # type: ignore[arg-type]
-        verdict = "faster"
-    else:
-        verdict = "within_noise"
-    pct = 100.0 * delta / float(base.median_ms) if base.median_ms else 0.0  # type: ignore[arg-type]
-    text = (f"{other.median_ms:.3f} ms vs {base.median_ms:.3f} ms ({fmt_delta(delta)}, {pct:+.0f}%; "
-            f"IQR {other.p25_ms:.3f}–{other.p75_ms:.3f} vs {base.p25_ms:.3f}–{base.p75_ms:.3f} ms)")
-    return Comparison(verdict, delta, text)
+    text = f"{other.median_ms:.3f} ms vs {base.median_ms:.3f} ms ({fmt_delta(delta)}; {ci.text()})"
+    return Comparison(ci.verdict, delta, text, ci)
+
+
+def median_interval(v: VariantTiming) -> tuple[float, float] | None:
+    """A 95% interval of the variant's median run time (ms): bootstrap of the samples, else from the summary."""
+    if not v.ran or v.median_ms is None:
+        return None
+    if v.samples_ms:
+        _, low, high = median_ci(v.samples_ms)
+        return low, high
+    if v.p25_ms is None or v.p75_ms is None or not v.runs:
+        return None
+    half = 1.96 * 1.2533 * (v.p75_ms - v.p25_ms) / 1.349 / math.sqrt(v.runs)
+    return v.median_ms - half, v.median_ms + half
 
 
 def fmt_delta(ms: float, signed: bool = True) -> str:
@@ -251,6 +288,12 @@ class BindingView:
     all_cpu_advice: str = ""
     code_variants: list[tuple[str, str]] = field(default_factory=list)  # (flavor, code)
     notes: list[str] = field(default_factory=list)
+    # The recommendation (recommend.py): the winning variant, why, what it needs from the caller, its code.
+    recommended: str = ""
+    recommendation: str = ""
+    needs: list[str] = field(default_factory=list)
+    host_jitter: str = ""
+    recommended_code: str = ""
 
 
 def _ms(value: float | None) -> str:
@@ -266,7 +309,7 @@ def _transfers(count: int | None, nbytes: int | None) -> str:
 def _ab_row(v: VariantTiming) -> dict[str, str]:
     return {
         "variant": v.variant,
-        "label": v.label or VARIANT_LABELS.get(v.variant, v.variant),
+        "label": VARIANT_LABELS.get(v.variant) or v.label or v.variant,
         "status": "ran" if v.ran else f"skipped: {v.skipped_reason}",
         "median": _ms(v.median_ms) if v.ran else "—",
         "p10_p90": f"{v.p10_ms:.3f} – {v.p90_ms:.3f} ms" if v.ran and v.p10_ms is not None and v.p90_ms is not None else "—",
@@ -274,7 +317,24 @@ def _ab_row(v: VariantTiming) -> dict[str, str]:
         "h2d": _transfers(v.h2d_count, v.h2d_bytes),
         "d2h": _transfers(v.d2h_count, v.d2h_bytes),
         "source": v.transfer_source or "—",
+        "speedup": "—",
+        "median_ci": "—",
+        "gpu_median": "—",
+        "recommended": "",
     }
+
+
+def _speedup_cell(va: object) -> str:
+    if va is None:
+        return "—"
+    verdict = getattr(va, "verdict", "")
+    if verdict == "baseline":
+        return "baseline"
+    low, high, ratio = getattr(va, "speedup_ci_low", None), getattr(va, "speedup_ci_high", None), getattr(va, "speedup", None)
+    if ratio is None or low is None or high is None:
+        return "—"
+    word = {"faster": "faster", "slower": "slower", "within_noise": "within noise"}.get(verdict, verdict)
+    return f"{ratio:.2f}x ({low:.2f}–{high:.2f}), {word}"
 
 
 def _extra_transfers(base: VariantTiming | None, other: VariantTiming | None) -> int | None:
@@ -354,24 +414,55 @@ def binding_view(report: Report) -> BindingView | None:
         if v is not None and v.ran:
             summary.append(f"{SHORT_LABELS[v.variant]} {v.median_ms:.3f} ms")
 
-    # The plan against plain run().
+    # The recommendation, and the plan against plain run(), by the 95% interval of the ratio of medians.
+    from .recommend import advise
+
+    advice = advise(report)
     verdict = ""
     plan_vs_plain = compare(plain, planned)
+    if advice is not None and advice.status == "measured":
+        view.recommended = advice.recommended
+        view.needs = list(advice.needs)
+        view.host_jitter = advice.host_jitter
+        if advice.recommended == "plain":
+            view.recommendation = f"Recommended: keep plain run() (no change): {advice.reason}."
+            verdict = "keep plain run(): no variant measurably faster"
+        else:
+            from .stats import RatioCI
+
+            ci = RatioCI(advice.speedup, advice.speedup_ci_low, advice.speedup_ci_high,  # type: ignore[arg-type]
+                         advice.ci_method, m.runs, m.runs, advice.ci_level)
+            view.recommendation = (f"Recommended: {RECOMMENDED_LABELS[advice.recommended]}, {ci.text()} than plain "
+                                   f"run(): {advice.reason}.")
+            verdict = f"recommended: {SHORT_LABELS[advice.recommended]}, {advice.speedup:.2f}x faster"
+            view.recommended_code = advice.code
+        view.notes = list(advice.notes) + view.notes
+        by_name = {va.variant: va for va in advice.variants}
+        for row in view.ab_rows:
+            va = by_name.get(row["variant"])
+            row["speedup"] = _speedup_cell(va)
+            row["median_ci"] = (f"{va.median_ci_low_ms:.3f} – {va.median_ci_high_ms:.3f} ms"
+                                if va is not None and va.median_ci_low_ms is not None and va.median_ci_high_ms is not None
+                                else "—")
+            row["gpu_median"] = _ms(va.gpu_median_ms) if va is not None and va.gpu_median_ms is not None else "—"
+            row["recommended"] = "yes" if row["variant"] == advice.recommended else ""
     if plan_vs_plain.verdict == "faster":
-        verdict = f"plan faster by {fmt_delta(plan_vs_plain.delta_ms or 0.0, signed=False)}"
-        view.conclusions.append(f"The recommended plan is faster than plain run(): {plan_vs_plain.text}.")
+        view.conclusions.append(f"The plan is faster than plain run(): {plan_vs_plain.text}.")
     elif plan_vs_plain.verdict == "slower":
-        verdict = f"plan SLOWER by {fmt_delta(plan_vs_plain.delta_ms or 0.0, signed=False)} beyond noise"
-        view.conclusions.append(f"The recommended plan measured slower than plain run() beyond the noise (the IQRs do "
-                                f"not overlap): {plan_vs_plain.text}. Keep plain run() for this model at these shapes.")
+        verdict = f"plan SLOWER by {fmt_delta(plan_vs_plain.delta_ms or 0.0, signed=False)} beyond noise; " + verdict
+        view.conclusions.append(f"The plan measured slower than plain run() beyond the noise (the 95% interval of the "
+                                f"speed-up excludes 1): {plan_vs_plain.text}. Keep plain run() for this model at these "
+                                "shapes.")
     elif plan_vs_plain.verdict == "within_noise":
-        verdict = "plan vs plain within noise"
-        view.conclusions.append(f"No difference between the recommended plan and plain run() beyond the noise: "
-                                f"{plan_vs_plain.text}.")
-        view.warnings.append(f"The spread is too wide to conclude (the IQRs of plain run() and the plan overlap, over "
-                             f"{m.runs} runs): rerun with more --measure-runs on an otherwise idle GPU.")
+        view.conclusions.append(f"No difference between the plan and plain run() beyond the noise: {plan_vs_plain.text}.")
+        view.warnings.append(f"Within noise after {m.runs} runs (the 95% interval of the speed-up includes 1"
+                             + (f"; sampling stopped: {m.stop_reason}" if m.stop_reason else "")
+                             + "): a longer --measure-budget on an otherwise idle GPU may tell them apart.")
     elif planned is not None and not planned.ran:
         view.conclusions.append(f"The recommended plan did not run: {planned.skipped_reason}")
+    if any(v.ran and not v.samples_ms for v in m.variants):
+        view.warnings.append("This record has summaries only (no raw samples): the intervals are approximate, from "
+                             "the median, quartiles and run count.")
     for v in m.variants:
         if v.ran and v.median_ms and v.p10_ms is not None and v.p90_ms is not None and (v.p90_ms - v.p10_ms) > v.median_ms:
             view.warnings.append(f"{VARIANT_LABELS.get(v.variant, v.variant)}: p10–p90 spans more than the median "
@@ -391,19 +482,26 @@ def binding_view(report: Report) -> BindingView | None:
                      "when it is bound)")
         view.all_cpu_advice = (f"Do not bind on CUDA: every compute node runs on CPU ({_cpu_ops(evidence)}), so binding "
                                f"inputs and outputs on the device adds copies instead of removing them. Measured: "
-                               f"{measured} against plain run(){more}. Use plain run() (or a CPU-only session).")
-        verdict = "do not bind on CUDA (all nodes on CPU)"
+                               f"{measured} against plain run(){more}. Use plain run() (or a CPU-only session)"
+                               + (", or the plan's code, which binds every tensor on the host and measured faster."
+                                  if view.recommended == "plan" else "."))
+        verdict = "do not bind on CUDA (all nodes on CPU)" + (
+            f"; recommended: {SHORT_LABELS[view.recommended]} (host-only binding)" if view.recommended == "plan" else "")
     elif all_vs_plain.verdict == "slower":
         view.conclusions.append(f"Binding everything on the device is slower than plain run(): {all_vs_plain.text}; "
                                 "the plan keeps host-side tensors on the host for that reason.")
 
     # CUDA graph.
     if view.graph_ready:
-        graph_vs_bound = compare(all_device if all_device and all_device.ran else planned, graph)
+        graph_vs_plan = compare(planned if planned is not None and planned.ran else plain, graph)
         if graph is not None and graph.ran:
-            view.graph_text = (f"No blocker: measured with enable_cuda_graph=1: {graph_vs_bound.text} against "
-                               f"{'everything bound' if all_device and all_device.ran else 'the plan'} without the graph "
-                               f"({graph_vs_bound.verdict.replace('_', ' ')}).")
+            against = "the plan" if planned is not None and planned.ran else "plain run()"
+            view.graph_text = (f"No blocker: measured with enable_cuda_graph=1: {graph_vs_plan.text} against "
+                               f"{against} without the graph ({graph_vs_plan.verdict.replace('_', ' ')})"
+                               + ("; recommended (its code under Binding code)." if view.recommended == "cuda_graph"
+                                  else "."))
+            if view.recommended == "cuda_graph":
+                view.graph_code = ""  # shown once, as the first code block of the report
         else:
             view.graph_text = ("No blocker, but the CUDA graph was not measured: "
                                f"{graph.skipped_reason if graph is not None else 'no record'}")
@@ -413,6 +511,13 @@ def binding_view(report: Report) -> BindingView | None:
         what = p.what + (f" ({fmt_bytes(p.bytes)})" if p.bytes else "")
         spread = f"{p.p10_ms:.3f} – {p.p90_ms:.3f} ms" if p.p10_ms is not None and p.p90_ms is not None else "—"
         view.phase_rows.append((p.phase, what, _ms(p.median_ms), spread))
+    winner = _variant(m, view.recommended) if view.recommended else None
+    if winner is not None and winner.ran:
+        interval = median_interval(winner)
+        spread = f"95% CI of the median {interval[0]:.3f} – {interval[1]:.3f} ms" if interval else "—"
+        view.phase_rows.append((f"whole call, {SHORT_LABELS[winner.variant]} (recommended)",
+                                f"{VARIANT_LABELS[winner.variant]}: one call, everything included (the A/B above)",
+                                _ms(winner.median_ms), spread))
     view.phase_note = (f"Phases timed apart on the {'everything-bound' if m.phase_binding == 'all_device' else 'planned'} "
                        "binding, same inputs and shapes, after warm-up.")
     timings = evidence.timings

@@ -230,21 +230,59 @@ def find_copies(evidence: Evidence) -> list[Copy]:
 
 
 def _in_kernel(evidence: Evidence, events: list[NodeEvent], profiled_runs: int) -> list[Copy]:
-    """Transfers inside kernels (NonZero reads its count back)."""
+    """Transfers inside kernels that happen on every call (kernel_memory.CUDA_IN_KERNEL_RULES, size fixed or per
+    batch): NonZero reads its count back, cuDNN RNNs upload their sequence lengths. Sizes come from the profiled
+    runs where they depend on the data: a NonZero over an empty input makes no transfer."""
     copies: list[Copy] = []
     for node in evidence.nodes:
         if not is_device(node.provider):
             continue
-        what = kernel_memory.in_kernel_transfer(node.domain, node.op_type)
-        if what is None:
-            continue
-        calls = sum(1 for e in events if e.name == node.name)
-        copies.append(Copy(
-            kind=IN_KERNEL, direction=DEVICE_TO_HOST, tensor=node.outputs[0] if node.outputs else "",
-            bytes_per_run=4 * max(1, calls // profiled_runs) if node.op_type == "NonZero" else None,
-            count_per_run=max(1, calls // profiled_runs), node=node.name,
-            cause=f"{node.op_type} '{node.name}' {what}", removable_by_binding=False, source="placement"))
+        own = [e for e in events if e.name == node.name]
+        calls = max(1, len(own) // profiled_runs) if own else 1
+        for rule in kernel_memory.in_kernel_rules(node.domain, node.op_type):
+            if rule.size == "data":
+                continue  # explained from a census only (census_table.explain_in_kernel)
+            nbytes: int | None = None
+            count = calls
+            if rule.size == "fixed":
+                if own and node.op_type == "NonZero":
+                    count = sum(1 for e in own if _input_elements(e) != 0) // profiled_runs
+                nbytes = None if rule.bytes is None else rule.bytes * count
+            elif rule.size == "per_batch":
+                batch = _rnn_batch(node, own[-1]) if own else None
+                nbytes = None if batch is None or rule.bytes is None else rule.bytes * batch * count
+            if count == 0:
+                continue  # the data made it not happen (an empty NonZero input)
+            copies.append(Copy(
+                kind=IN_KERNEL, direction=rule.direction, tensor=node.outputs[0] if node.outputs else "",
+                bytes_per_run=nbytes, count_per_run=count, node=node.name,
+                cause=f"{node.op_type} '{node.name}' {rule.reason}",
+                removable_by_binding=False, source="placement"))
     return copies
+
+
+def _input_elements(event: NodeEvent) -> int | None:
+    """Elements of the first input of a profiled call, or None where the profile does not say."""
+    if not event.input_shapes:
+        return None
+    shape, _, _ = _shape_and_bytes(event.input_shapes[0])
+    if shape is None or not all(isinstance(d, int) for d in shape):
+        return None
+    count = 1
+    for d in shape:
+        count *= int(d)  # type: ignore[arg-type]
+    return count
+
+
+def _rnn_batch(node: RuntimeNode, event: NodeEvent) -> int | None:
+    """The batch of an ONNX RNN/GRU/LSTM call: X is [seq, batch, input] (layout 0) or [batch, seq, input]."""
+    if not event.input_shapes:
+        return None
+    shape, _, _ = _shape_and_bytes(event.input_shapes[0])
+    if not shape or len(shape) != 3 or not all(isinstance(d, int) for d in shape):
+        return None
+    layout = int((node.attributes or {}).get("layout", 0)) if hasattr(node, "attributes") else 0
+    return int(shape[0] if layout == 1 else shape[1])  # type: ignore[arg-type]
 
 
 def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, events: list[NodeEvent],

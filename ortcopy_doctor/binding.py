@@ -70,18 +70,46 @@ class BindingPlan:
         return [(e.name, e.state_pair) for e in self.inputs if e.state_pair]
 
 
-def _resolved_output_shape(value: ValueInfo, dims: dict[str, int]) -> list[int] | None:
-    """The output's shape if every dim is fixed or a symbol that an input fixes; else None (data-dependent)."""
+def _resolved_output_shape(value: ValueInfo, dims: dict[str, int],
+                           observed: list[object] | None = None) -> list[int] | None:
+    """The output's shape if every dim is fixed or a symbol that an input fixes; else None (data-dependent).
+
+    A declared dim that is not a positive integer (exporters such as paddle2onnx write ``dim_value: -1`` for a
+    dynamic dim; 0 or a missing dim are no better) is dynamic: the shape observed in the profiled run is taken
+    where the profile has it (same rank, every dim a non-negative int), else None and ORT allocates the output.
+    """
     if value.shape is None:
         return None
     shape: list[int] = []
     for d in value.shape:
-        if isinstance(d, int):
+        if isinstance(d, int) and d > 0:
             shape.append(d)
         elif isinstance(d, str) and d in dims:
             shape.append(dims[d])
+        elif isinstance(d, str):
+            return None  # a symbol no input fixes: data-dependent
         else:
-            return None
+            return _observed_shape(observed, len(value.shape))
+    return shape
+
+
+def _observed_shape(observed: list[object] | None, rank: int) -> list[int] | None:
+    if observed is None or len(observed) != rank or not all(isinstance(d, int) and d >= 0 for d in observed):
+        return None
+    return [int(d) for d in observed]  # type: ignore[arg-type]
+
+
+def _observed_output_shape(evidence: Evidence, view: GraphView, name: str) -> list[object] | None:
+    """The shape of output ``name`` in the last profiled run (its producer's profile event), or None."""
+    from .analysis import _output_event, _shape_and_bytes, measured_events
+
+    producer = view.producers.get(name)
+    if producer is None:
+        return None
+    event = _output_event(measured_events(evidence), producer.node.name)
+    if event is None or producer.index >= len(event.output_shapes):
+        return None
+    shape, _, _ = _shape_and_bytes(event.output_shapes[producer.index])
     return shape
 
 
@@ -191,16 +219,23 @@ def make_plan(evidence: Evidence) -> BindingPlan:
             plan.entries.append(BindingEntry(value.name, "output", HOST, value.elem_type, value.shape,
                                              reason="produced in host memory: bound on CPU, no copy"))
             continue
-        shape = _resolved_output_shape(value, dims)
+        shape = _resolved_output_shape(value, dims, _observed_output_shape(evidence, view, value.name))
         if shape is not None:
             plan.entries.append(BindingEntry(value.name, "output", DEVICE, value.elem_type, shape, preallocate=True,
                                              reason="produced on the device with a shape known before the run: pre-allocated once"))
         else:
-            plan.entries.append(BindingEntry(value.name, "output", DEVICE, value.elem_type, value.shape,
+            plan.entries.append(BindingEntry(value.name, "output", DEVICE, value.elem_type, _dynamic(value.shape),
                                              reason="produced on the device with a data-dependent shape: ORT allocates it on the device"))
     _pair_state(evidence, plan)
     plan.code = render_code(evidence, plan)
     return plan
+
+
+def _dynamic(shape: list[object] | None) -> list[object] | None:
+    """A declared shape with every non-positive int dim written as None (dynamic), never as a negative size."""
+    if shape is None:
+        return None
+    return [d if not isinstance(d, int) or d > 0 else None for d in shape]
 
 
 def _pair_state(evidence: Evidence, plan: BindingPlan) -> None:

@@ -43,6 +43,8 @@ class FailOn(str, Enum):
 SARIF_HELP = "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs."
 TRACE_HELP = "Write the profiled runs as Chrome/Perfetto trace JSON here, transfers marked with their bytes."
 MAX_BYTES_HELP = "Exit 1 when the host<->device bytes per run exceed N (e.g. 500000, 500KB, 1.5MB)."
+GAIN_HELP = ("Exit 1 when the binding A/B measured a speed-up of at least this factor (e.g. 1.2x; by the lower bound "
+             "of its 95% CI) that the current code leaves on the table.")
 ALLOW_HELP = ("A finding kind your team accepts, by rule id or slug (OCD004, feed-copy; repeatable): never fails "
               "--fail-on, and is a suppressed note in SARIF.")
 
@@ -172,7 +174,9 @@ def check(
     static: bool = typer.Option(False, "--static", help="Predict placement and copies from the model alone; create no session (works without a GPU)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
     measure_binding: Optional[bool] = typer.Option(None, "--measure-binding/--no-measure-binding", help="Time plain run() against the binding plan, everything bound on the device and a CUDA graph (default: on where the CUDA EP is active)."),
-    measure_runs: int = typer.Option(50, "--measure-runs", min=5, help="Timed runs per binding variant (--measure-binding)."),
+    measure_runs: int = typer.Option(50, "--measure-runs", min=5, help="Minimum timed runs per binding variant (--measure-binding); more are added until the 95% CI of every speed-up is within ±3% or --measure-budget is spent."),
+    measure_budget: float = typer.Option(5.0, "--measure-budget", min=0.0, help="Seconds of adaptive sampling for the binding A/B at most (after the --measure-runs minimum)."),
+    fail_on_gain: Optional[str] = typer.Option(None, "--fail-on-gain", help=GAIN_HELP),
     sarif: Optional[Path] = typer.Option(None, "--sarif", help=SARIF_HELP),
     trace: Optional[Path] = typer.Option(None, "--trace", help=TRACE_HELP),
     max_transfer_bytes: Optional[str] = typer.Option(None, "--max-transfer-bytes", help=MAX_BYTES_HELP),
@@ -197,14 +201,14 @@ def check(
             check_writable(json_path, "--json")
         from .gate import CiOptions
 
-        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace)
+        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
         options = CheckOptions(
             providers=resolve(provider), provider_options=_parse_kv(provider_option, "--provider-option"),
             device_id=device_id, dims=parse_dims(dim), shapes=parse_shapes(shape), inputs_file=inputs,
             values=parse_values(value), strict_shapes=strict_shapes,
             warmup_runs=warmup, profiled_runs=runs, timed_runs=timed_runs, custom_op_libraries=list(custom_op_library),
             static=static,
-            measure_binding=measure_binding, measure_runs=measure_runs,
+            measure_binding=measure_binding, measure_runs=measure_runs, measure_budget_s=measure_budget,
         )
         with _progress(sys.stderr.isatty() and not quiet) as progress:
             try:
@@ -236,6 +240,7 @@ def report(
     trace: Optional[Path] = typer.Option(None, "--trace", help=TRACE_HELP),
     max_transfer_bytes: Optional[str] = typer.Option(None, "--max-transfer-bytes", help=MAX_BYTES_HELP),
     allow: list[str] = typer.Option([], "--allow", help=ALLOW_HELP),
+    fail_on_gain: Optional[str] = typer.Option(None, "--fail-on-gain", help=GAIN_HELP),
 ) -> None:
     """Re-analyse and re-render recorded evidence; needs no ORT session and no GPU."""
 
@@ -249,7 +254,7 @@ def report(
                 check_writable(path, flag)
         from .gate import CiOptions
 
-        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace)
+        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
         loaded = load_report(evidence_json)
         written = _write_outputs(loaded, html, json_path)
         written += ci.write(loaded)
@@ -361,6 +366,25 @@ def demo(
         return CiOptions.parse(fail_on.value).exit_code(result, out)
 
     _guard(body)
+
+
+@app.command(short_help="Run a Python program, report its host round trips.",
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def run(
+    command: list[str] = typer.Argument(..., help="The program: `-- python script.py args` (or `-- script.py args`, `-- python -m pkg`)."),
+    html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path (default: <script>.ortcopy-run.html)."),
+    no_html: bool = typer.Option(False, "--no-html", help="Write no HTML report."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the pipeline report (with its observations) as JSON here."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
+    fail_on: str = typer.Option("never", "--fail-on", help="Exit 1 (when the program itself exited 0) on: round-trip, host-transfer, never."),
+    no_census: bool = typer.Option(False, "--no-census", help="Take no CUPTI census of the calls."),
+    subprocess: bool = typer.Option(False, "--subprocess", help="Run the program in a child interpreter (also when the command names another python)."),
+) -> None:
+    """Run an unmodified Python program and report the host round trips between its sessions (pipeline stages)."""
+    from .run import cli_run
+
+    _guard(lambda: cli_run(command, html=html, no_html=no_html, json_path=json_path, quiet=quiet, fail_on=fail_on,
+                           census=not no_census, subprocess=subprocess))
 
 
 @app.callback(invoke_without_command=True)

@@ -54,7 +54,8 @@ class CheckOptions:
     custom_op_libraries: list[Path] = field(default_factory=list)
     # A/B measurement of IO binding (measure.py): None = on where the CUDA EP is active; runs per variant.
     measure_binding: bool | None = None
-    measure_runs: int = 50
+    measure_runs: int = 50  # the minimum (calibration) rounds; more are sampled until precise or out of budget
+    measure_budget_s: float = 5.0  # seconds of adaptive sampling (stats.Sampler) at most
 
 
 # Above this much weight, the evidence session does not save ORT's optimized model (a full copy of the weights).

@@ -8,12 +8,15 @@ Format versions (``FORMAT_VERSION``):
 * 1: first version (``predicted`` and ``value_infos`` included). Added later, optional with defaults, so
   older files still load and older readers ignore them: ``census`` (raw transfer records of the profiled
   runs) and ``census_status``.
-  ``binding_measurement`` (A/B timing of binding variants; omitted from JSON when absent).
+  ``binding_measurement`` (A/B timing of binding variants; omitted from JSON when absent); within it, later:
+  the raw per-run samples (``samples_ms``, ``gpu_samples_ms``, ``gpu_median_ms``) and the adaptive sampling
+  record (``min_runs``, ``budget_s``, ``stop_reason``, ``gpu_timer``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from dataclasses import dataclass, field
@@ -261,6 +264,11 @@ class VariantTiming:
     transfer_source: str = ""
     first_run_ms: Optional[float] = None  # the variant's first call (CUDA graph: the capture)
     session_create_ms: Optional[float] = None  # where the variant has its own session
+    # Raw per-run samples (ms), sample i of every variant from the same interleaved round; absent in older records.
+    samples_ms: Optional[list[float]] = field(default=None, metadata={"omit_if_default": True})
+    # The same calls timed on the GPU clock with CUDA events (torch or cupy), where one is importable.
+    gpu_samples_ms: Optional[list[float]] = field(default=None, metadata={"omit_if_default": True})
+    gpu_median_ms: Optional[float] = field(default=None, metadata={"omit_if_default": True})
 
 
 @dataclass
@@ -304,6 +312,12 @@ class BindingMeasurement:
     pinned: Optional[PinnedTiming] = None
     cuda_graph_blockers: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Adaptive sampling (stats.Sampler): the minimum rounds, the time budget, why sampling stopped; the CUDA-event
+    # timer used for gpu_samples_ms ("" where none). Absent in older records (fixed run count).
+    min_runs: Optional[int] = field(default=None, metadata={"omit_if_default": True})
+    budget_s: Optional[float] = field(default=None, metadata={"omit_if_default": True})
+    stop_reason: str = field(default="", metadata={"omit_if_default": True})
+    gpu_timer: str = field(default="", metadata={"omit_if_default": True})
 
 
 @dataclass
@@ -377,10 +391,13 @@ def from_jsonable(cls: Any, data: Any) -> Any:
         _, value = typing.get_args(cls) or (Any, Any)
         return {k: from_jsonable(value, v) for k, v in data.items()}
     if dataclasses.is_dataclass(cls):
-        hints = typing.get_type_hints(cls)
-        kwargs = {}
-        for f in dataclasses.fields(cls):
-            if f.name in data:
-                kwargs[f.name] = from_jsonable(hints[f.name], data[f.name])
-        return cls(**kwargs)
+        return cls(**{name: from_jsonable(hint, data[name]) for name, hint in _field_hints(cls) if name in data})
     return data
+
+
+@functools.lru_cache(maxsize=None)
+def _field_hints(cls: type) -> tuple[tuple[str, Any], ...]:
+    """(field name, resolved annotation) per field of a dataclass. Resolving the annotations
+    (typing.get_type_hints) costs far more than building the object, so it is done once per class."""
+    hints = typing.get_type_hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))

@@ -1,8 +1,11 @@
-"""CI thresholds over a report: ``--fail-on``, ``--max-transfer-bytes`` and ``--allow``.
+"""CI thresholds over a report: ``--fail-on``, ``--max-transfer-bytes``, ``--fail-on-gain`` and ``--allow``.
 
 * ``--fail-on SEVERITY``: fail when a finding not allowed is at or above SEVERITY (error, warning, info; never).
 * ``--max-transfer-bytes N``: fail when the host<->device bytes of one run (``summary.bytes_per_run``, every copy
   whatever ``--allow`` says) exceed N. N is a byte count, optionally with a decimal unit: 500000, 500KB, 1.5MB, 2GB.
+* ``--fail-on-gain 1.2x``: fail when the binding A/B measured a speed-up of at least 1.2x over plain run() for the
+  recommended variant, judged by the lower bound of its 95% interval (``advice.gain_left`` in the JSON), that
+  the code does not take: the gain is left on the table. A report without a measurement is not judged (a note).
 * ``--allow KIND``: a finding kind the team accepts, by rule id (OCD004) or slug (feed-copy), repeatable. Allowed
   findings still appear in every report; they never fail the gate, and in SARIF they keep their result with level
   "note" and an accepted external suppression, so code-scanning UIs show them as dismissed rather than hide them.
@@ -42,6 +45,22 @@ def parse_bytes(text: str | int, flag: str = "--max-transfer-bytes") -> int:
     return value
 
 
+def parse_gain(text: str | float, flag: str = "--fail-on-gain") -> float:
+    """``"1.2x"``, ``"1.2"`` or ``"20%"`` -> 1.2: a speed-up factor of at least 1."""
+    if isinstance(text, (int, float)):
+        value = float(text)
+    else:
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(x|×|%)?\s*", str(text), flags=re.IGNORECASE)
+        if not m:
+            raise UsageError(f"{flag} {text!r} is not a speed-up: give e.g. 1.2x, 1.2 or 20%")
+        value = float(m.group(1))
+        if m.group(2) == "%":
+            value = 1.0 + value / 100.0
+    if value < 1.0:
+        raise UsageError(f"{flag} {text!r} is below 1x: give a speed-up factor of 1 or more, e.g. 1.2x")
+    return value
+
+
 def resolve_allow(values: Iterable[str], flag: str = "--allow") -> frozenset[str]:
     """Rule ids and slugs as given (comma-separated or repeated), checked against the known rules."""
     known = {r.id.upper(): r for r in RULES} | {r.slug: r for r in RULES}
@@ -68,6 +87,7 @@ class Gate:
     fail_on: str = "error"  # error, warning, info, never
     max_transfer_bytes: int | None = None
     allow: frozenset[str] = field(default_factory=frozenset)  # rule ids (resolve_allow)
+    fail_on_gain: float | None = None  # speed-up factor (parse_gain)
 
 
 @dataclass
@@ -102,6 +122,17 @@ def evaluate(report: Report, gate: Gate) -> GateResult:
         if unknown:
             notes.append(f"--max-transfer-bytes: {unknown} cop{'y' if unknown == 1 else 'ies'} of unknown size "
                          "not counted")
+    if gate.fail_on_gain is not None:
+        from .recommend import advise
+
+        advice = advise(report)
+        if advice is None or advice.status != "measured":
+            why = "no binding measurement in this report" if advice is None else advice.reason
+            notes.append(f"--fail-on-gain: not judged: {why}")
+        elif advice.gain_left is not None and advice.gain_left >= gate.fail_on_gain:
+            reasons.append(f"a measured speed-up of {advice.speedup:.2f}x (95% CI {advice.speedup_ci_low:.2f}–"
+                           f"{advice.speedup_ci_high:.2f}) with {advice.recommended_label} is left on the table: its "
+                           f"lower bound {advice.gain_left:.2f}x is at or above --fail-on-gain {gate.fail_on_gain:g}x")
     return GateResult(bool(reasons), reasons, allowed, notes)
 
 
@@ -118,14 +149,16 @@ class CiOptions:
 
     @classmethod
     def parse(cls, fail_on: str, max_transfer_bytes: str | int | None = None, allow: Iterable[str] = (),
-              sarif: Path | None = None, trace: Path | None = None) -> CiOptions:
+              sarif: Path | None = None, trace: Path | None = None, fail_on_gain: str | None = None) -> CiOptions:
         from .render.output import check_writable
 
         for path, flag in ((sarif, "--sarif"), (trace, "--trace")):
             if path is not None:
                 check_writable(path, flag)
         limit = None if max_transfer_bytes is None else parse_bytes(max_transfer_bytes)
-        return cls(Gate(fail_on=fail_on, max_transfer_bytes=limit, allow=resolve_allow(allow)), sarif, trace)
+        gain = None if fail_on_gain is None else parse_gain(fail_on_gain)
+        return cls(Gate(fail_on=fail_on, max_transfer_bytes=limit, allow=resolve_allow(allow), fail_on_gain=gain),
+                   sarif, trace)
 
     def write(self, report: Report, base: Path | None = None) -> list[Path]:
         """Write the SARIF and trace files asked for; SARIF model URIs are relative to ``base`` (default: cwd)."""
@@ -157,4 +190,4 @@ class CiOptions:
         return result.exit_code
 
 
-__all__ = ["CiOptions", "Gate", "GateResult", "evaluate", "is_allowed", "parse_bytes", "resolve_allow"]
+__all__ = ["CiOptions", "Gate", "GateResult", "evaluate", "is_allowed", "parse_bytes", "parse_gain", "resolve_allow"]

@@ -9,6 +9,8 @@ condition were checked on the H200 with ORT 1.31.1 (tests/fixtures/gpu).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 # (domain, op_type) -> indices of inputs read from host memory, for every opset the CUDA EP registers
 # unless a minimum opset is given as (since_version, indices) pairs, newest first.
 CUDA_HOST_INPUTS: dict[tuple[str, str], list[tuple[int, frozenset[int]]]] = {
@@ -60,10 +62,82 @@ CUDA_HOST_OUTPUTS: dict[tuple[str, str], frozenset[int]] = {
     ("", "MemcpyToHost"): frozenset({0}),
 }
 
-# Ops whose CUDA kernel moves data between host and device inside its own kernel time.
-CUDA_IN_KERNEL_TRANSFERS: dict[tuple[str, str], str] = {
-    ("", "NonZero"): "reads the count of non-zero elements back to the host (4 B device-to-host) to size its output",
+@dataclass(frozen=True)
+class InKernelTransfer:
+    """One kind of host<->device copy a CUDA kernel makes inside its own kernel time (not a Memcpy node).
+
+    ``size``: "fixed" (``bytes`` per call), "per_batch" (``bytes`` times the batch of the op's first input, per
+    call), or "data" (it depends on the data: only a census says how many and how large). ``host`` is the host
+    memory the kernel uses (pinned for ORT's CudaAsyncBuffer / AllocateBufferOnCPUPinned, pageable for a stack
+    variable). ``when``: the condition under which it happens at all.
+    """
+
+    direction: str  # host_to_device, device_to_host
+    host: str
+    size: str
+    reason: str
+    bytes: int | None = None
+    when: str = "every call"
+    source: str = ""
+
+
+_RNN = InKernelTransfer(
+    "host_to_device", "pinned", "per_batch",
+    "uploads the sequence lengths cuDNN's RNN data descriptor reads on the device (4 B host-to-device per batch "
+    "entry, from pinned memory)", bytes=4, when="every call (seen on the H200 with ORT 1.31.1: 4 B for batch 1, every LSTM run)",
+    source="onnxruntime/core/providers/cuda/rnn/cudnn_rnn_base.cc")
+_RNN_ZERO = InKernelTransfer(
+    "host_to_device", "pinned", "data",
+    "uploads the indices of zero-length sequences to mask their outputs (host-to-device, pinned)", when="a sequence_lens "
+    "entry is 0", source="onnxruntime/core/providers/cuda/rnn/cudnn_rnn_base.cc (SetZeroSequences)")
+_SUBGRAPH = InKernelTransfer(
+    "device_to_host", "pageable", "data",
+    "copies subgraph values back to the host where the subgraph reads them there (device-to-host, e.g. a 1 B "
+    "condition or an 8 B trip count)", when="the subgraph's inputs or outputs live "
+    "on another device than the node's", source="onnxruntime/core/framework/utils.cc (subgraph feeds/fetches copy)")
+_SUBGRAPH_UP = InKernelTransfer(
+    "host_to_device", "pinned", "data",
+    "uploads small subgraph parameters and loop-carried values that live in host memory to the device "
+    "(host-to-device, pinned)",
+    when="the subgraph reads on the device a value that lives on the host",
+    source="onnxruntime/core/framework/utils.cc (subgraph feeds/fetches copy)")
+
+# Ops whose CUDA kernel moves data between host and device inside its own kernel time, read from ORT's source
+# (paths in ``source``) and checked against CUPTI on the H200 where a fixture says so.
+CUDA_IN_KERNEL_RULES: dict[tuple[str, str], list[InKernelTransfer]] = {
+    ("", "NonZero"): [InKernelTransfer(
+        "device_to_host", "pageable", "fixed",
+        "reads the count of non-zero elements back to the host (4 B device-to-host) to size its output", bytes=4,
+        when="every call with a non-empty input (an empty input returns before the copy)",
+        source="onnxruntime/core/providers/cuda/tensor/nonzero_op.cc")],
+    ("", "NonMaxSuppression"): [
+        InKernelTransfer("device_to_host", "pinned", "data",
+                         "reads the number of boxes selected for each (batch, class) back to the host (4 B "
+                         "device-to-host each, pinned)",
+                         when="the input has boxes", source="onnxruntime/core/providers/cuda/object_detection/"
+                         "non_max_suppression.cc (h_number_selected, pinned)"),
+        InKernelTransfer("host_to_device", "pinned", "data",
+                         "uploads the concat tables of the selected indices (host-to-device, pinned: sizes, ranges, "
+                         "pointers, 8 B per (batch, class) with a selection, and an 8 B mapping per selected box)",
+                         when="at least one box is selected", source="onnxruntime/core/providers/cuda/"
+                         "object_detection/non_max_suppression.cc (CudaAsyncBuffer::CopyToGpu)")],
+    ("", "LSTM"): [_RNN, _RNN_ZERO],
+    ("", "GRU"): [_RNN, _RNN_ZERO],
+    ("", "RNN"): [_RNN, _RNN_ZERO,
+                  InKernelTransfer("host_to_device", "pinned", "data",
+                                   "uploads sequence_lens to mask the outputs past each sequence's end "
+                                   "(host-to-device, pinned)",
+                                   when="sequence_lens is given and Y and Y_h are produced",
+                                   source="onnxruntime/core/providers/cuda/rnn/cudnn_rnn_base.cc (RnnMaskImpl)")],
+    ("", "If"): [_SUBGRAPH, _SUBGRAPH_UP],
+    ("", "Loop"): [_SUBGRAPH, _SUBGRAPH_UP],
+    ("", "Scan"): [_SUBGRAPH, _SUBGRAPH_UP],
 }
+
+# The ones that happen on every call, predictable from the graph alone (the "data" ones only explain a census).
+CUDA_IN_KERNEL_TRANSFERS: dict[tuple[str, str], str] = {
+    key: "; ".join(r.reason for r in rules if r.size != "data")
+    for key, rules in CUDA_IN_KERNEL_RULES.items() if any(r.size != "data" for r in rules)}
 
 
 def _norm(domain: str) -> str:
@@ -85,3 +159,7 @@ def host_outputs(domain: str, op_type: str) -> frozenset[int]:
 
 def in_kernel_transfer(domain: str, op_type: str) -> str | None:
     return CUDA_IN_KERNEL_TRANSFERS.get((_norm(domain), op_type))
+
+
+def in_kernel_rules(domain: str, op_type: str) -> list[InKernelTransfer]:
+    return list(CUDA_IN_KERNEL_RULES.get((_norm(domain), op_type), []))

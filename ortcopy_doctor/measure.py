@@ -2,9 +2,12 @@
 
 All variants run in sessions without profiling (profiling roughly doubled the per-run time of a 1 ms model,
 ../shared/docs/ort-notes.md), on the same inputs and shapes, after warm-up, interleaved round by round so
-drift hits every variant alike. The plan is the generated code itself: it is executed as printed (in two
-chunks: the setup, then ``infer()``'s definition and first call), and ``plain`` and ``all_device`` reuse the
-session it created. The CUDA graph runs its own generated code, where nothing blocks capture.
+drift hits every variant alike. The number of rounds adapts (stats.Sampler): ``measure_runs`` rounds first,
+then more until the 95% interval of every variant's speed-up over plain run() is within ±3% or
+``measure_budget_s`` is spent. Every raw sample is kept in the record, with the same calls timed on the GPU
+clock (CUDA events, torch or cupy) where one is importable. The plan is the generated code itself: it is
+executed as printed (in two chunks: the setup, then ``infer()``'s definition and first call), and ``plain`` and
+``all_device`` reuse the session it created. The CUDA graph runs its own generated code, where nothing blocks capture.
 
 Transfers per call come from a CUPTI census where ``census.CuptiTracer`` works here, else from what the
 plan promises (advice.promised_transfers); ``transfer_source`` says which.
@@ -27,12 +30,14 @@ from .advice import VARIANT_LABELS, cuda_graph_blockers, promised_transfers
 from .analysis import find_copies
 from .binding import DEVICE, UNBOUND, BindingPlan, code_names, make_plan, render_code, render_cuda_graph_code
 from .evidence import BindingMeasurement, Evidence, PhaseTiming, PinnedTiming, VariantTiming
+from .stats import Sampler
 
 if TYPE_CHECKING:
     from .collect import CheckOptions
 
 CUDA = "CUDAExecutionProvider"
 DEFAULT_RUNS = 50
+DEFAULT_BUDGET_S = 5.0
 
 
 def decide(evidence: Evidence, requested: bool | None) -> str | None:
@@ -63,6 +68,58 @@ def _timed(fn: Callable[[], Any]) -> float:
     start = time.perf_counter_ns()
     fn()
     return (time.perf_counter_ns() - start) / 1e6
+
+
+def _host_timer(fn: Callable[[], Any]) -> tuple[float, float | None]:
+    return _timed(fn), None
+
+
+def gpu_event_timer(device_id: int = 0) -> tuple[str, Callable[[Callable[[], Any]], tuple[float, float | None]]]:
+    """(name, timer): the timer gives (host ms, GPU ms) of one call; GPU time from CUDA events (torch, else cupy).
+
+    The start event is recorded on the default stream just before the host clock starts and the end event just
+    after it stops; ORT returns from run() only when its stream is done, so the GPU clock spans the same call.
+    The events stay outside the host interval (their cost is not in the host time). Without torch or cupy the GPU
+    time is None and the name is "".
+    """
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.set_device(device_id)
+
+            def torch_timer(fn: Callable[[], Any]) -> tuple[float, float | None]:
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                host = _timed(fn)
+                end.record()
+                end.synchronize()
+                return host, float(start.elapsed_time(end))
+
+            torch_timer(lambda: None)
+            return "torch.cuda.Event", torch_timer
+    except Exception:  # noqa: BLE001 - try cupy
+        pass
+    try:
+        import cupy
+
+        with cupy.cuda.Device(device_id):
+            cupy.cuda.Event()
+
+        def cupy_timer(fn: Callable[[], Any]) -> tuple[float, float | None]:
+            with cupy.cuda.Device(device_id):
+                start, end = cupy.cuda.Event(), cupy.cuda.Event()
+                start.record()
+                host = _timed(fn)
+                end.record()
+                end.synchronize()
+                return host, float(cupy.cuda.get_elapsed_time(start, end))
+
+        cupy_timer(lambda: None)
+        return "cupy.cuda.Event", cupy_timer
+    except Exception:  # noqa: BLE001 - no GPU clock: host time only
+        pass
+    return "", _host_timer
 
 
 @contextlib.contextmanager
@@ -270,7 +327,8 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
         except Exception as exc:  # noqa: BLE001
             variants["cuda_graph"].skipped_reason = f"the CUDA graph code failed: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}"
 
-    # Warm-up, then interleaved timed rounds.
+    # Warm-up, then interleaved timed rounds: the calibration (runs rounds), then more until every speed-up
+    # interval is within ±3% or the budget is spent (stats.Sampler).
     for name, call in list(calls.items()):
         try:
             for _ in range(warmup):
@@ -278,15 +336,22 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
         except Exception as exc:  # noqa: BLE001
             variants[name].skipped_reason = f"failed during warm-up: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}"
             del calls[name]
-    samples: dict[str, list[float]] = {name: [] for name in calls}
-    for _ in range(runs):
-        for name, call in calls.items():
-            samples[name].append(_timed(call))
+    gpu_timer, timer = (("", _host_timer) if dry_run else gpu_event_timer(device_id))
+    budget = float(getattr(options, "measure_budget_s", DEFAULT_BUDGET_S))
+    sampler = Sampler(calls=dict(calls), timer=timer, base="plain", min_rounds=runs, budget_s=budget)
+    samples = sampler.run() if calls else {}
+    result.min_runs, result.budget_s, result.stop_reason, result.gpu_timer = runs, budget, sampler.stop_reason, gpu_timer
+    result.runs = len(next(iter(samples.values()))) if samples else 0
     for name, values in samples.items():
         v = variants[name]
         v.ran, v.runs = True, len(values)
         for key, value in stats(values).items():
             setattr(v, key, value)
+        v.samples_ms = [round(x, 4) for x in values]
+        gpu = sampler.gpu.get(name)
+        if gpu and len(gpu) == len(values):
+            v.gpu_samples_ms = [round(x, 4) for x in gpu]
+            v.gpu_median_ms = float(np.median(gpu))
 
     # Transfers of one call each.
     census = _Census(enabled=not dry_run)

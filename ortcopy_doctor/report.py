@@ -5,6 +5,9 @@ JSON format (``REPORT_FORMAT_VERSION``); the evidence inside carries its own ``f
 * 1: first version: {"format": "ortcopy-doctor-report", "format_version", "verdict", "summary",
   "copies", "findings", "binding", "evidence"}. Added later within version 1: "census" (null without a transfer
   census) and ``confirmed`` on each copy; "prediction" (absent in the oldest files).
+* 2: adds "advice" (recommend.Advice: the recommended binding variant, its speed-up over plain run() with the 95%
+  interval, per-variant medians and intervals, what the caller must keep fixed; null without a measurement
+  record). The binding comparisons now use that interval, not overlapping interquartile ranges.
 
 The JSON Schema ships as ``ortcopy_doctor/schema/report.schema.json``; docs/json-format.md has the layout and
 this change log. A field added or changed here needs the schema updated (tests/test_schema.py checks).
@@ -20,6 +23,7 @@ from typing import Any
 
 from .analysis import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, Copy, find_copies
 from .binding import BindingPlan, make_plan
+from .census_table import UNEXPLAINED_KIND, drop_empty, explain_in_kernel, reconcile
 from .errors import UsageError
 from .evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERSION, Evidence, from_jsonable, to_jsonable
 from .providers import CPU, is_device, short
@@ -27,7 +31,7 @@ from .rules import Finding, Severity, fmt_bytes, fmt_total_bytes, run_rules
 from .transfers import CensusReport, census_report, mark_confirmed
 
 REPORT_FORMAT = "ortcopy-doctor-report"
-REPORT_FORMAT_VERSION = 1
+REPORT_FORMAT_VERSION = 2
 
 
 @dataclass
@@ -88,8 +92,22 @@ class Report:
                 "findings": to_jsonable(self.prediction.findings),
             },
             "census": None if self.census is None else to_jsonable(self.census),
+            "advice": self.advice_dict(),
             "evidence": to_jsonable(self.evidence),
         }
+
+    def advice_dict(self) -> dict[str, Any] | None:
+        """The binding recommendation (recommend.py) as JSON; None without a measurement record."""
+        from .recommend import advice_json
+
+        return advice_json(self)
+
+    def headline(self) -> str:
+        """The line under the verdict: current latency → best attainable, with the variant that gets there."""
+        from .recommend import advise
+
+        advice = advise(self)
+        return advice.headline if advice is not None else ""
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
@@ -124,6 +142,7 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
     for f in findings:
         severities[f.severity] = severities.get(f.severity, 0) + 1
     primary = evidence.session.active_providers[0] if evidence.session.active_providers else CPU
+    copies = [c for c in copies if c.count_per_run]  # a predicted copy the census did not see counts as nothing
     return Summary(
         copies_per_run=sum(c.count_per_run for c in copies),
         bytes_per_run=sum(c.bytes_per_run or 0 for c in copies),
@@ -143,7 +162,8 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
     )
 
 
-def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], copies: list[Copy]) -> str:
+def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], copies: list[Copy],
+             unexplained: int = 0) -> str:
     if evidence.failure:
         return f"Incomplete: the check stopped early: {evidence.failure}"
     predicted = " (predicted)" if evidence.mode == "static" else ""
@@ -156,8 +176,21 @@ def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], copi
     compute = sum(summary.nodes_by_provider.values())
     if not is_device(primary):
         return f"CPU-only session: no host↔device copies (all {compute} nodes on CPU)."
+    on_device = summary.nodes_by_provider.get(short(primary), 0)
+    on_cpu = summary.nodes_by_provider.get(short(CPU), 0)
     if summary.copies_per_run == 0:
-        return f"No host↔device copies per run{predicted}: all {compute} nodes on {short(primary)}."
+        fallback = (f" ({summary.fallback_nodes} fall{'s' if summary.fallback_nodes == 1 else ''} back)"
+                    if summary.fallback_nodes else "")
+        if compute and on_cpu == compute:
+            falls = f"{summary.fallback_nodes} fall{'s' if summary.fallback_nodes == 1 else ''} back"
+            note = "; ".join(x for x in ("predicted" if predicted else "", falls if summary.fallback_nodes else "") if x)
+            return (f"All {compute} nodes run on CPU{f' ({note})' if note else ''}, none on {short(primary)}: no tensor "
+                    "crosses host↔device because the device does no work.")
+        if on_device == compute:
+            return f"No host↔device copies per run{predicted}: all {compute} nodes on {short(primary)}."
+        others = ", ".join(f"{k}: {v}" for k, v in summary.nodes_by_provider.items() if k != short(primary))
+        return (f"No host↔device copies per run{predicted}, but not every node is on {short(primary)}: "
+                f"{on_device} of {compute} there; {others}{fallback}.")
     parts = []
     if summary.feed_copies:
         parts.append(f"{summary.feed_copies} feed")
@@ -167,25 +200,36 @@ def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], copi
         parts.append(f"{summary.memcpy_nodes} Memcpy node")
     if summary.in_kernel_transfers:
         parts.append(f"{summary.in_kernel_transfers} in-kernel")
+    if unexplained:  # traced transfers no rule explains: counted, never dropped
+        parts.append(f"{unexplained} unexplained")
     fallback = f"; {summary.fallback_nodes} node(s) fall back to CPU" if summary.fallback_nodes else ""
     removable = (f"; IO binding removes {summary.removable_by_binding}" if summary.removable_by_binding else "")
-    total = fmt_total_bytes([c.bytes_per_run for c in copies])
+    total = fmt_total_bytes([c.bytes_per_run for c in copies if c.count_per_run])
     return (f"{summary.copies_per_run} host↔device copies per run{predicted} ({total}): "
             f"{', '.join(parts)}{fallback}{removable}.")
 
 
 def analyse(evidence: Evidence) -> Report:
     """Rules and plan over the evidence; no onnxruntime needed."""
-    copies = find_copies(evidence)
+    copies = drop_empty(find_copies(evidence))
     census = census_report(evidence, copies)  # the transfer census makes the copies ground truth
     if census is not None:
+        explained = explain_in_kernel(evidence, copies, census)
+        if explained:  # in-kernel transfers only the data decides: explained by a rule, attributed again
+            copies = copies + explained
+            census = census_report(evidence, copies)
+        assert census is not None
+        copies, notes = reconcile(copies, census)  # the table equals the census per run
+        census.notes += notes
         mark_confirmed(copies, census)
     findings = run_rules(evidence, copies)
     plan = make_plan(evidence)
     summary = _summary(evidence, copies, findings)
     prediction = analyse(evidence.predicted) if evidence.predicted is not None else None
     return Report(evidence=evidence, copies=copies, findings=findings, binding=plan, summary=summary,
-                  verdict=_verdict(evidence, summary, findings, copies), prediction=prediction, census=census)
+                  verdict=_verdict(evidence, summary, findings, copies,
+                                   sum(1 for c in copies if c.kind == UNEXPLAINED_KIND and c.count_per_run)),
+                  prediction=prediction, census=census)
 
 
 def load_report(path: Path | str) -> Report:

@@ -292,7 +292,9 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
         _match_phase([t for t in in_run if t.kind == FETCH], "device_to_host", [c for c in copies if c.kind == FETCH], [])
         for t in in_run:
             if t.kind in (MEMCPY_NODE, IN_KERNEL):
-                copy = by_node.get(t.node)
+                # A node may transfer both ways (NonMaxSuppression): the row of its kind and direction.
+                copy = next((c for c in copies if c.node == t.node and c.kind == t.kind and c.direction == t.direction),
+                            by_node.get(t.node))
                 if copy is not None and copy.kind == t.kind and copy.direction == t.direction:
                     t.tensor, t.confirms = copy.tensor, CONFIRMS[t.kind]
                 else:

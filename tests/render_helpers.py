@@ -115,6 +115,7 @@ def mask_text(text: str, report) -> str:
     text = re.sub(r"\d+\.\d+(?= %)|(?<=s, [+-])\d+(?=%; IQR)|(?<=Tracing overhead: [+-])\d+(?= %)", _hash_number, text)
     text = re.sub(r"\d+(?:\.\d+)?(?= GB/s)|\d+\.\d+(?=×)", _hash_number, text)
     text = re.sub(r"-?\d+(?= ns\b)", "#", text)
+    text = re.sub(r"\d+\.\d+(?=x\b)", _hash_number, text)  # speed-ups: "1.20x faster (95% CI 1.10–1.31)"
     # The timeline's horizontal geometry follows the measured times; its structure (lanes, one rect per node
     # event, transfer marks and their bytes) stays in the golden file.
     text = re.sub(r'<svg id="timeline-svg".*?</svg>', _mask_timeline, text, flags=re.DOTALL)
@@ -132,7 +133,11 @@ _TIME_KEYS = {"ts_us", "dur_us", "run_ms", "session_create_ms", "first_run_ms", 
               "traced_run_ms", "duration_ns", "start_ns", "end_ns", "api_start_ns", "at_us", "run_dur_us",
               "time_ns_per_run", "share_of_run", "gb_per_s", "largest_gb_per_s", "overhead", "clock_offset_ns",
               "clock_pairs", "correlation_id", "profiling_start_ns", "boundary_us",
-              "boundary_tolerance_us", "clock_error_ns"}
+              "boundary_tolerance_us", "clock_error_ns",
+              # the advice (recommend.py): medians, intervals and speed-ups follow the measured times
+              "median_ci_low_ms", "median_ci_high_ms", "speedup", "speedup_ci_low", "speedup_ci_high",
+              "gpu_median_ms", "gpu_speedup", "gpu_speedup_ci_low", "gpu_speedup_ci_high", "current_ms", "best_ms",
+              "gain_left", "samples_ms", "gpu_samples_ms"}
 
 
 def _mask_numbers(value: Any) -> Any:

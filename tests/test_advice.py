@@ -13,6 +13,7 @@ import importlib.util
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fixture_loader import recorded, recorded_report
@@ -307,12 +308,26 @@ def test_cuda_graph_promises_nothing_where_ready(tmp_path):
 # --- verdicts on synthetic measurements ------------------------------------------------------------------------
 
 
-def _v(variant, median, iqr=0.01, ran=True, h2d=0, d2h=0, spread=0.02, skipped=""):
-    return VariantTiming(variant=variant, label=variant, ran=ran, skipped_reason=skipped, runs=50,
+_SEEDS = {"plain": 1, "plan": 2, "all_device": 3, "cuda_graph": 4}
+
+
+def _samples(variant, median, iqr, n=51):
+    """n samples whose median is exactly ``median`` and whose quartiles are median ± iqr, in a seeded order."""
+    from statistics import NormalDist
+
+    sigma = iqr / NormalDist().inv_cdf(0.75)
+    values = [median + sigma * NormalDist().inv_cdf((i + 0.5) / n) for i in range(n)]
+    np.random.default_rng(_SEEDS[variant]).shuffle(values)
+    return values
+
+
+def _v(variant, median, iqr=0.01, ran=True, h2d=0, d2h=0, spread=0.02, skipped="", samples=True):
+    return VariantTiming(variant=variant, label=variant, ran=ran, skipped_reason=skipped, runs=51 if samples else 50,
                          median_ms=median if ran else None,
                          p10_ms=median - spread if ran else None, p25_ms=median - iqr if ran else None,
                          p75_ms=median + iqr if ran else None, p90_ms=median + spread if ran else None,
-                         h2d_count=h2d, h2d_bytes=100 * h2d, d2h_count=d2h, d2h_bytes=100 * d2h, transfer_source="census")
+                         h2d_count=h2d, h2d_bytes=100 * h2d, d2h_count=d2h, d2h_bytes=100 * d2h, transfer_source="census",
+                         samples_ms=_samples(variant, median, iqr) if ran and samples else None)
 
 
 def test_small_differences_print_in_microseconds():
@@ -322,12 +337,30 @@ def test_small_differences_print_in_microseconds():
     assert fmt_delta(-0.1, signed=False) == "0.100 ms"
 
 
-def test_compare_uses_the_interquartile_ranges():
-    assert compare(_v("plain", 1.0), _v("plan", 0.8)).verdict == "faster"
-    assert compare(_v("plain", 1.0), _v("plan", 1.3)).verdict == "slower"
-    assert compare(_v("plain", 1.0), _v("plan", 1.015)).verdict == "within_noise"
+@pytest.mark.parametrize("samples", [True, False], ids=["samples", "summary"])
+def test_compare_uses_the_interval_of_the_median_ratio(samples):
+    assert compare(_v("plain", 1.0, samples=samples), _v("plan", 0.8, samples=samples)).verdict == "faster"
+    assert compare(_v("plain", 1.0, samples=samples), _v("plan", 1.3, samples=samples)).verdict == "slower"
+    assert compare(_v("plain", 1.0, samples=samples), _v("plan", 1.001, samples=samples)).verdict == "within_noise"
     assert compare(_v("plain", 1.0), _v("plan", 0.0, ran=False, skipped="x")).verdict == "not_compared"
     assert compare(None, _v("plan", 1.0)).verdict == "not_compared"
+
+
+def test_overlapping_quartiles_can_still_be_measurably_faster():
+    # The old rule (IQRs overlap: within noise) missed real gains; the interval of the median ratio does not.
+    plain, plan = _v("plain", 1.0, iqr=0.1), _v("plan", 0.9, iqr=0.1)
+    assert plan.p75_ms > plain.p25_ms  # the quartile ranges overlap
+    result = compare(plain, plan)
+    assert result.verdict == "faster"
+    assert result.ci.low > 1.0 and "x faster (95% CI " in result.text
+
+
+def test_compare_text_gives_the_speed_up_with_its_interval():
+    result = compare(_v("plain", 0.30), _v("plan", 0.20))
+    ci = result.ci
+    assert result.text == f"0.200 ms vs 0.300 ms (-0.100 ms; 1.50x faster (95% CI {ci.low:.2f}–{ci.high:.2f}))"
+    approx = compare(_v("plain", 0.30, samples=False), _v("plan", 0.20, samples=False))
+    assert approx.ci.method == "summary" and "approximate: no raw samples recorded" in approx.text
 
 
 def _with_measurement(report, variants, **extra):
@@ -344,10 +377,15 @@ def test_faster_plan_is_reported_with_numbers(tmp_path):
         pinned=PinnedTiming("torch.empty(..., pin_memory=True)", 24576, 50, 0.040, 0.015, 0.004))
     view = binding_view(report)
     assert view.one_line == ("Binding measured (50 runs, median): plain 0.300 ms, plan 0.200 ms, all on device 0.200 ms, "
-                             "CUDA graph 0.120 ms; plan faster by 0.100 ms.")
-    assert view.conclusions[0].startswith("The recommended plan is faster than plain run(): 0.200 ms vs 0.300 ms")
+                             "CUDA graph 0.120 ms; recommended: CUDA graph, 2.50x faster.")
+    assert view.conclusions[0].startswith("The plan is faster than plain run(): 0.200 ms vs 0.300 ms")
     assert view.warnings == []
     assert view.graph_ready and "measured with enable_cuda_graph=1" in view.graph_text
+    assert view.graph_text.endswith("; recommended (its code under Binding code).")
+    assert view.graph_code == ""  # shown once, as the report's first code block
+    assert view.recommended == "cuda_graph"
+    assert view.recommended_code == render_cuda_graph_code(report.evidence, report.binding)
+    assert view.phase_rows[-1][0] == "whole call, CUDA graph (recommended)"
     assert "2.7×" in view.pinned
     assert [row["h2d"] for row in view.ab_rows] == ["1 (100 B)", "0", "0", "0"]
 
@@ -356,16 +394,19 @@ def test_slower_plan_is_said_not_hidden(tmp_path):
     report = _with_measurement(recorded_report("conv_net", tmp_path), [_v("plain", 0.20), _v("plan", 0.30)])
     view = binding_view(report)
     assert "plan SLOWER by 0.100 ms beyond noise" in view.one_line
+    assert "keep plain run(): no variant measurably faster" in view.one_line
     assert "slower than plain run() beyond the noise" in view.conclusions[0]
     assert "Keep plain run()" in view.conclusions[0]
+    assert view.recommended == "plain" and view.recommended_code == ""
 
 
 def test_overlapping_spread_warns_that_it_cannot_conclude(tmp_path):
     report = _with_measurement(recorded_report("conv_net", tmp_path),
                                [_v("plain", 0.200, iqr=0.05), _v("plan", 0.210, iqr=0.05)])
     view = binding_view(report)
-    assert "within noise" in view.one_line
-    assert any("too wide to conclude" in w for w in view.warnings)
+    assert view.one_line.endswith("; keep plain run(): no variant measurably faster.")
+    assert any(w.startswith("Within noise after 50 runs (the 95% interval of the speed-up includes 1") for w in view.warnings)
+    assert view.recommendation.startswith("Recommended: keep plain run() (no change): no variant is measurably faster")
 
 
 def test_noisy_variant_is_flagged(tmp_path):
@@ -391,9 +432,11 @@ def test_all_cpu_model_is_advised_not_to_bind_with_the_measured_reason(tmp_path)
     view = binding_view(analyse(evidence))
     assert view.all_cpu
     assert view.all_cpu_advice.startswith("Do not bind on CUDA: every compute node runs on CPU (BitShift, Reshape, Relu)")
-    assert "Measured: everything bound on CUDA took 0.120 ms vs 0.050 ms (+0.070 ms, +140%" in view.all_cpu_advice
+    assert "Measured: everything bound on CUDA took 0.120 ms vs 0.050 ms (+0.070 ms; 2.40x slower (95% CI" in view.all_cpu_advice
     assert "with 4 more host↔device transfer(s) per run" in view.all_cpu_advice
+    # The plan (every tensor on the host here) is not measurably faster: plain run() stays.
     assert view.one_line.endswith("; do not bind on CUDA (all nodes on CPU).")
+    assert view.all_cpu_advice.endswith("Use plain run() (or a CPU-only session).")
     assert not view.graph_ready
 
 
@@ -441,7 +484,7 @@ def test_html_and_text_show_the_measurement(tmp_path):
                 PhaseTiming("download", "copy_outputs_to_cpu()", 50, 0.03, 0.02, 0.04, 576)])
     html = report.to_html()
     for anchor in ('id="binding-measured"', 'id="binding-ab-table"', 'id="binding-phase-table"',
-                   'id="binding-graph-code"', "CUDA-graph readiness", "Binding code with torch"):
+                   'id="binding-plan-code"', "CUDA-graph readiness", "Binding code with torch"):
         assert anchor in html, anchor
     text = report.to_text(width=400)
     lines = [line for line in text.splitlines() if line.startswith("Binding measured")]
@@ -465,7 +508,7 @@ def ab(request, tmp_path):
     if request.param is None:
         pytest.skip("no recorded GPU binding fixtures yet")
     data = _load(request.param)
-    assert data["format"] == "ortcopy-doctor-binding-ab" and data["format_version"] == 1
+    assert data["format"] == "ortcopy-doctor-binding-ab" and data["format_version"] in (1, 2)
     assert "error" not in data, data.get("error")
     from render_helpers import write_report_json
 
@@ -596,33 +639,37 @@ def test_replay_plan_is_never_slower_than_plain_beyond_noise(ab):
     plain = next(v for v in m.variants if v.variant == "plain")
     plan = next(v for v in m.variants if v.variant == "plan")
     view = binding_view(report)
-    verdict = compare(plain, plan).verdict
-    assert verdict in ("faster", "within_noise"), view.one_line
-    # And the report says which, with the measured numbers.
-    said = compare(plain, plan).text
-    if verdict == "faster":
-        assert view.conclusions[0] == f"The recommended plan is faster than plain run(): {said}."
-        if not is_all_cpu(report.evidence):
-            assert "; plan faster by " in view.one_line
+    result = compare(plain, plan)
+    assert result.verdict in ("faster", "within_noise"), view.one_line
+    # And the report says which, with the measured numbers and the interval.
+    if result.verdict == "faster":
+        assert view.conclusions[0] == f"The plan is faster than plain run(): {result.text}."
     else:
-        assert view.conclusions[0].startswith("No difference between the recommended plan and plain run() beyond the noise")
-        assert any("too wide to conclude" in w for w in view.warnings)
+        assert view.conclusions[0].startswith("No difference between the plan and plain run() beyond the noise")
+        assert any(w.startswith("Within noise after") for w in view.warnings)
 
 
 def test_replay_a_slower_plan_would_be_reported(ab):
-    # The rule behind the test above: the same record with the plan's timings moved past plain's IQR says SLOWER.
+    # The rule behind the test above: the same record with the plan 30% slower says SLOWER and keeps plain run().
     _, report = ab
     evidence = copy.deepcopy(report.evidence)
     m = evidence.binding_measurement
     plain = next(v for v in m.variants if v.variant == "plain")
     plan = next(v for v in m.variants if v.variant == "plan")
-    shift = plain.p75_ms - plan.p25_ms + 0.01
+    factor = 1.3 * plain.median_ms / plan.median_ms
     for key in ("median_ms", "p10_ms", "p25_ms", "p75_ms", "p90_ms"):
-        setattr(plan, key, getattr(plan, key) + shift)
-    view = binding_view(analyse(evidence))
+        setattr(plan, key, getattr(plan, key) * factor)
+    if plan.samples_ms:
+        plan.samples_ms = [x * factor for x in plan.samples_ms]
+    for v in m.variants:  # and no CUDA graph to win instead
+        if v.variant == "cuda_graph":
+            v.ran, v.samples_ms = False, None
+    reanalysed = analyse(evidence)
+    view = binding_view(reanalysed)
     assert any("slower than plain run() beyond the noise" in c for c in view.conclusions)
     if not is_all_cpu(evidence):
         assert "plan SLOWER by" in view.one_line
+    assert view.recommended == "plain"
 
 
 def test_replay_all_cpu_model_is_advised_not_to_bind(ab):
@@ -644,7 +691,7 @@ def test_replay_all_cpu_model_is_advised_not_to_bind(ab):
     extra = everything.h2d_count + everything.d2h_count - plain.h2d_count - plain.d2h_count
     assert f"with {extra} more host↔device transfer(s) per run" in view.all_cpu_advice
     assert "plus 1 device→host copy (4.1 KB) each time the inputs are bound" in view.all_cpu_advice
-    assert view.one_line.endswith("; do not bind on CUDA (all nodes on CPU).")
+    assert "; do not bind on CUDA (all nodes on CPU)" in view.one_line
     # The plan keeps every tensor on the host.
     assert {e.place for e in report.binding.entries} == {"host"}
 
@@ -657,4 +704,4 @@ def test_replay_covers_every_model():
 
     expected = set(models.ALL) | {"demo", "all_cpu_ml"}
     assert {p.name.split(".")[0] for p in fixtures} == expected
-    assert _record_tool().FORMAT_VERSION == 1
+    assert all(_load(p)["format_version"] <= _record_tool().FORMAT_VERSION for p in fixtures)

@@ -136,7 +136,11 @@ def test_dom_after_load(report_file, tmp_path):
     assert len(nodes) == len(report.evidence.nodes)
     assert sum('class="cpu"' in row for row in nodes) == sum(
         n.provider == "CPUExecutionProvider" for n in report.evidence.nodes)
-    assert text_of(dom, "binding-code") == report.binding.code
+    from ortcopy_doctor.recommend import advise
+
+    advice = advise(report)  # the first code block is the recommended one: the CUDA graph's where it wins
+    graph = advice is not None and advice.recommended == "cuda_graph"
+    assert text_of(dom, "binding-code") == (advice.code if graph else report.binding.code)
     # The pictures are inline SVG elements of the DOM: one bar per node event of the run, the CPU island boxed.
     for svg_id in ("timeline-svg", "islands-svg"):
         assert re.search(rf'<svg [^>]*\bid="{svg_id}"', dom), f"#{svg_id} not in the DOM"

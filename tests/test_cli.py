@@ -69,7 +69,7 @@ def cuda_inactive(report_json) -> None:
 def test_check_writes_valid_json_report(report_json):
     assert_valid_report(report_json)  # the shipped JSON Schema (tests/test_schema.py)
     assert report_json["format"] == "ortcopy-doctor-report"
-    assert report_json["format_version"] == 1
+    assert report_json["format_version"] == 2
     assert isinstance(report_json["verdict"], str) and report_json["verdict"]
     assert report_json["evidence"]["model"]["path"].endswith("model.onnx")
 

@@ -58,7 +58,7 @@ def test_report_json_dash_writes_only_json_to_stdout(tmp_path):
 # --- -h ---------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", [[], ["check"], ["report"], ["diff"], ["env"], ["demo"]])
+@pytest.mark.parametrize("command", [[], ["check"], ["report"], ["diff"], ["env"], ["demo"], ["run"]])
 def test_short_h_is_help(command, tmp_path):
     short = _cli([*command, "-h"], tmp_path)
     long = _cli([*command, "--help"], tmp_path)

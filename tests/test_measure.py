@@ -135,7 +135,7 @@ def test_cli_flags(tmp_path):
 # --- dry run of the whole machinery on CPU, over the evidence recorded on the H200 -------------------------------
 
 
-def _dry_run(tmp_path: Path, name: str, runs: int = 8) -> Evidence:
+def _dry_run(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0) -> Evidence:
     report = recorded_report(name, tmp_path)
     evidence = copy.deepcopy(report.evidence)
     model = build_demo_model() if name == "demo" else models.ALL[name]()
@@ -149,7 +149,8 @@ def _dry_run(tmp_path: Path, name: str, runs: int = 8) -> Evidence:
     arrays, _ = build_feeds(evidence.model.inputs, dims, {}, inputs_file)
     with _quiet():
         evidence.binding_measurement = _measure(evidence, path, arrays,
-                                                CheckOptions(dims=dims, measure_runs=runs, inputs_file=inputs_file),
+                                                CheckOptions(dims=dims, measure_runs=runs, inputs_file=inputs_file,
+                                                             measure_budget_s=budget),
                                                 device_type="cpu")
     return evidence
 
@@ -184,6 +185,29 @@ def test_dry_run_times_every_runnable_variant(tmp_path, name):
     view = binding_view(report)
     assert view.one_line.startswith("Binding measured (8 runs, median): plain ")
     assert view.ab_rows and view.phase_rows
+
+
+def test_dry_run_keeps_every_raw_sample_interleaved(tmp_path):
+    evidence = _dry_run(tmp_path, "conv_net", runs=8)
+    m = evidence.binding_measurement
+    ran = [v for v in m.variants if v.ran]
+    assert {len(v.samples_ms) for v in ran} == {8} == {m.runs}
+    for v in ran:
+        assert v.median_ms == pytest.approx(float(np.median(v.samples_ms)), abs=1e-4)
+        assert v.gpu_samples_ms is None  # no CUDA events in a dry run
+    assert (m.min_runs, m.budget_s, m.gpu_timer) == (8, 0.0, "")
+    assert m.stop_reason.startswith(("every interval within ±3% after 8 rounds", "time budget of 0 s spent after 8 rounds"))
+
+
+def test_dry_run_samples_more_rounds_within_the_budget(tmp_path):
+    evidence = _dry_run(tmp_path, "conv_net", runs=5, budget=1.0)
+    m = evidence.binding_measurement
+    assert m.runs >= 5 and m.budget_s == 1.0
+    assert {len(v.samples_ms) for v in m.variants if v.ran} == {m.runs}
+    assert m.stop_reason.startswith(("every interval within ±3%", "time budget of 1 s spent"))
+    # The report compares the variants by the interval from these samples.
+    view = binding_view(analyse(evidence))
+    assert not any("summaries only" in w for w in view.warnings)
 
 
 @pytest.mark.parametrize("name", ["map_output", "sequence_output"])
@@ -276,6 +300,14 @@ def test_gpu_measurement_runs_and_every_flavor_runs_as_printed(tmp_path, name):
     m = report.evidence.binding_measurement
     assert m.status == "measured", m.reason
     assert {v.variant: v.ran for v in m.variants}["plan"]
+    # Adaptive sampling kept every raw sample, and timed the same calls with CUDA events where torch or cupy is here.
+    ran = [v for v in m.variants if v.ran]
+    assert m.runs >= 10 and {len(v.samples_ms) for v in ran} == {m.runs}
+    if importlib.util.find_spec("torch") or importlib.util.find_spec("cupy"):
+        assert m.gpu_timer in ("torch.cuda.Event", "cupy.cuda.Event")
+        assert {len(v.gpu_samples_ms) for v in ran} == {m.runs}
+        assert all(v.gpu_median_ms > 0 for v in ran)
+    assert report.to_dict()["advice"]["status"] == "measured"
     for flavor in ("onnxruntime", "torch", "cupy"):
         if flavor != "onnxruntime" and importlib.util.find_spec(flavor) is None:
             continue

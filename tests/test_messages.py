@@ -72,6 +72,7 @@ def test_total_bytes_say_unknown_instead_of_0_B():
 
 def test_verdict_with_unknown_sizes_says_so(tmp_path):
     evidence = load_fixture("demo", tmp_path).evidence
-    evidence.node_events = []  # no profile: the sizes of the Memcpy nodes' and the NonZero output are unknown
+    evidence.node_events = []  # no profile and no census: the sizes of the Memcpy nodes and NonZero output unknown
+    evidence.census = None
     report = analyse(evidence)
     assert report.verdict.startswith("6 host↔device copies per run (49.2 KB + 3 of unknown size): 1 feed, 2 fetch")

@@ -38,7 +38,8 @@ def test_schema_is_valid_draft_2020_12():
 def test_schema_versions_match_the_code():
     schema = load_schema()
     assert schema["properties"]["format"] == {"const": REPORT_FORMAT}
-    assert schema["properties"]["format_version"] == {"const": REPORT_FORMAT_VERSION}
+    # Version 2 added "advice"; version 1 files (the recorded fixtures) still validate.
+    assert schema["properties"]["format_version"] == {"enum": list(range(1, REPORT_FORMAT_VERSION + 1))}
     evidence_version = schema["$defs"]["evidence"]["properties"]["format_version"]
     assert evidence_version["maximum"] == EVIDENCE_FORMAT_VERSION, "evidence FORMAT_VERSION changed: update the schema"
 
@@ -137,7 +138,7 @@ def _errors_after(data, edit) -> list[str]:
     (lambda d: d["summary"].update(findings_by_severity={"fatal": 1}), "summary/findings_by_severity"),
     (lambda d: d["summary"].pop("bytes_per_run"), "summary"),
     (lambda d: d.pop("verdict"), "<root>"),
-    (lambda d: d.update(format_version=2), "format_version"),
+    (lambda d: d.update(format_version=3), "format_version"),
     (lambda d: d["evidence"].update(format_version=2), "evidence/format_version"),
     (lambda d: d["evidence"].update(mode="guessed"), "evidence/mode"),
     (lambda d: d["evidence"]["run_events"][0].update(warmup="no"), "evidence/run_events/0/warmup"),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything the GPU machine records for the fixtures, in one go (after the staged wheels are installed:
 # see ../shared/device/README.md). Usage: bash tools/gpu_session.sh PART OUTDIR
-#   PART: evidence | census | binding | watch | accuracy | tests
+#   PART: evidence | census | binding | watch | accuracy | tests | cli | corpus
 set -u
 part=$1; out=$2; mkdir -p "$out"
 export PYTHONUNBUFFERED=1
@@ -9,9 +9,14 @@ case "$part" in
   evidence) python3 tools/record_gpu_evidence.py "$out/gpu" ;;
   census)   python3 tools/verify_census.py "$out/census" --backend cupti-python
             python3 tools/verify_census.py "$out/census" --backend torch-profiler ;;
-  binding)  python3 tools/record_binding_ab.py "$out/binding" --runs 100 ;;
+  binding)  python3 tools/record_binding_ab.py "$out/binding_ab" --runs 50 --budget 3 ;;
   watch)    python3 tools/record_watch.py "$out/watch" ;;
+  pipelines) python3 tools/record_pipelines.py "$out/pipelines" ;;
   accuracy) python3 tools/accuracy_harness.py --tar .gpu_extra/onnx-node-models.tar.gz --out "$out/accuracy" ;;
   tests)    python3 -m pytest -q -m gpu -p no:cacheprovider ;;
+  corpus)   python3 tools/export_corpus.py /tmp/corpus --jobs 12 --timeout 150 --deadline 170 > "$out/export.log" 2>&1
+            python3 tools/record_corpus.py /tmp/corpus "$out/rec" --timeout 90 --runs 30 --parallel 2 --budget 230 \
+              --pack > "$out/record.log" 2>&1
+            mv "$out"/rec/corpus-*.tar.gz "$out"/; rm -rf "$out/rec" ;;
   cli)      python3 -m ortcopy_doctor env; python3 -m ortcopy_doctor demo --html "$out/demo.html" ;;
 esac

@@ -8,13 +8,23 @@ For the models of tests/models.py, the demo, an all-CPU ai.onnx.ml model and the
    as printed, its first outputs compared with plain run()'s, then one more ``infer()`` traced with CUPTI;
 4. what the plan promised for each variant (advice.promised_transfers), so the replay can compare.
 
-Writes one gzipped JSON per model into the folder given (default $OUT/binding):
+Writes one gzipped JSON per model into the folder given (default $OUT/binding_ab):
 
-    python tools/record_binding_ab.py OUT_DIR [--runs N] [--only name,name]
+    python tools/record_binding_ab.py OUT_DIR [--runs N] [--budget SECONDS] [--only name,name]
+
+``--runs`` is the minimum of interleaved rounds (the calibration), ``--budget`` the seconds of adaptive sampling
+per model after it (stats.Sampler: until every speed-up interval is within ±3%); the whole recording of the 11
+test models stays under 4 minutes (the budget shrinks to 1 s once 150 s are spent).
 
 Fixture format (``FORMAT``/``FORMAT_VERSION``), one object per model:
     format, format_version, model, recorded_utc, ort_version, torch_version, cupy_version, gpus,
-    report            the check --json report (evidence.binding_measurement holds the A/B record),
+    report            the check --json report (evidence.binding_measurement holds the A/B record: every raw
+                      interleaved per-run sample of every variant, host clock ``samples_ms`` and CUDA events
+                      ``gpu_samples_ms``; report.advice holds the recommendation with its intervals),
+    ab                (version 2) the A/B at a glance: {"winner", "cuda_graph_ready", "cuda_graph_ran",
+                      "gpu_timer", "runs", "min_runs", "budget_s", "stop_reason", "seconds",
+                      "ci": {variant: {"speedup", "low", "high", "verdict", "median_ms", "median_ci_low_ms",
+                      "median_ci_high_ms", "gpu_speedup", "gpu_low", "gpu_high"}}},
     census_plain_run  CUPTI census of one plain run() (census.Census as JSON) or null,
     promised          {variant: {"host_to_device": [count, bytes], "device_to_host": [...]}} from the plan,
     bind_promised     the same for the copies ORT makes when the variant binds its inputs (advice.bind_transfers);
@@ -36,6 +46,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -49,7 +60,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 FORMAT = "ortcopy-doctor-binding-ab"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: raw samples, CUDA-event timing, the "ab" summary (the recommendation and its intervals)
 DIMS = {"batch": 2, "rows": 4, "cols": 8}
 IR_VERSION = 10
 
@@ -170,7 +181,28 @@ def run_code(code: str, inputs_file: Path | None, want: list[Any], names: list[s
     return entry
 
 
-def record(name: str, model: onnx.ModelProto, dims: dict[str, int], runs: int) -> dict:
+def ab_summary(report: Any, seconds: float) -> dict:
+    """The A/B at a glance: the winner, whether the CUDA graph was ready and ran, every variant's interval."""
+    from ortcopy_doctor.recommend import advise
+
+    m = report.evidence.binding_measurement
+    advice = advise(report)
+    graph = next((v for v in m.variants if v.variant == "cuda_graph"), None) if m is not None else None
+    ci = {}
+    for v in (advice.variants if advice is not None else []):
+        ci[v.variant] = {"speedup": v.speedup, "low": v.speedup_ci_low, "high": v.speedup_ci_high,
+                         "verdict": v.verdict, "median_ms": v.median_ms, "median_ci_low_ms": v.median_ci_low_ms,
+                         "median_ci_high_ms": v.median_ci_high_ms, "gpu_speedup": v.gpu_speedup,
+                         "gpu_low": v.gpu_speedup_ci_low, "gpu_high": v.gpu_speedup_ci_high}
+    return {"winner": advice.recommended if advice is not None else "",
+            "cuda_graph_ready": bool(advice is not None and advice.cuda_graph_ready),
+            "cuda_graph_ran": bool(graph is not None and graph.ran),
+            "gpu_timer": m.gpu_timer if m is not None else "", "runs": m.runs if m is not None else 0,
+            "min_runs": m.min_runs if m is not None else None, "budget_s": m.budget_s if m is not None else None,
+            "stop_reason": m.stop_reason if m is not None else "", "seconds": round(seconds, 2), "ci": ci}
+
+
+def record(name: str, model: onnx.ModelProto, dims: dict[str, int], runs: int, budget: float = 3.0) -> dict:
     import onnxruntime as ort
 
     from ortcopy_doctor import check
@@ -182,10 +214,12 @@ def record(name: str, model: onnx.ModelProto, dims: dict[str, int], runs: int) -
     folder = Path(tempfile.mkdtemp(prefix=f"{name}-"))
     path = folder / f"{name}.onnx"
     onnx.save(model, str(path))
-    options = CheckOptions(dims=dims, inputs_file=inputs_for(name, folder), measure_binding=True, measure_runs=runs)
+    options = CheckOptions(dims=dims, inputs_file=inputs_for(name, folder), measure_binding=True, measure_runs=runs,
+                           measure_budget_s=budget)
+    started = time.perf_counter()
     report = check(path, options)
     ev, plan = report.evidence, report.binding
-    result: dict[str, Any] = {"report": report.to_dict()}
+    result: dict[str, Any] = {"report": report.to_dict(), "ab": ab_summary(report, time.perf_counter() - started)}
     arrays, _ = build_feeds(ev.model.inputs, dims, {}, options.inputs_file)
     session = ort.InferenceSession(str(path), providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
@@ -240,8 +274,9 @@ def versions() -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", nargs="?", default=os.path.join(os.environ.get("OUT", "/tmp/out"), "binding"))
-    parser.add_argument("--runs", type=int, default=100, help="timed runs per variant")
+    parser.add_argument("out", nargs="?", default=os.path.join(os.environ.get("OUT", "/tmp/out"), "binding_ab"))
+    parser.add_argument("--runs", type=int, default=50, help="minimum interleaved rounds per variant")
+    parser.add_argument("--budget", type=float, default=3.0, help="seconds of adaptive sampling per model")
     parser.add_argument("--only", default="", help="comma-separated model names")
     args = parser.parse_args()
     out = Path(args.out)
@@ -249,21 +284,26 @@ def main() -> None:
     common = {"format": FORMAT, "format_version": FORMAT_VERSION, **versions(),
               "recorded_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
     only = {n for n in args.only.split(",") if n}
+    started = time.perf_counter()
     for name, (model, dims) in todo().items():
         if only and name not in only:
             continue
+        budget = args.budget if time.perf_counter() - started < 150 else min(args.budget, 1.0)
         try:
-            result = {**common, "model": name, **record(name, model, dims, args.runs)}
+            result = {**common, "model": name, **record(name, model, dims, args.runs, budget)}
             m = result["report"]["evidence"].get("binding_measurement") or {}
-            medians = {v["variant"]: v["median_ms"] for v in m.get("variants", []) if v.get("ran")}
-            ran = {k: ("ran" if v["ran"] else (v["skipped"] or "ERROR")) for k, v in result["code_runs"].items()}
-            status = f"{m.get('status')} {medians} code={ran}"
+            medians = {v["variant"]: round(v["median_ms"], 4) for v in m.get("variants", []) if v.get("ran")}
+            ran = {k: ("ran" if v["ran"] else (v["skipped"] or "ERROR")[:40]) for k, v in result["code_runs"].items()}
+            ab = result["ab"]
+            status = (f"{m.get('status')} {medians} winner={ab['winner']} graph_ready={ab['cuda_graph_ready']} "
+                      f"rounds={ab['runs']} ({ab['stop_reason']}) gpu_timer={ab['gpu_timer'] or 'none'} "
+                      f"{ab['seconds']} s code={ran}")
         except Exception:  # noqa: BLE001
             result = {**common, "model": name, "error": traceback.format_exc()}
             status = "ERROR " + result["error"][-400:]
         with gzip.open(out / f"{name}.json.gz", "wt", encoding="utf-8") as f:
             json.dump(result, f)
-        print(name, status, flush=True)
+        print(name, status, f"[{time.perf_counter() - started:.0f} s total]", flush=True)
 
 
 if __name__ == "__main__":

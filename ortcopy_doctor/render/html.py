@@ -7,6 +7,7 @@ CPU islands) are inline SVG built by svg.py, which escapes every name itself; th
 
 from __future__ import annotations
 
+import functools
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,10 @@ def template_dir() -> Path:
     raise FileNotFoundError("report templates not found: reinstall ortcopy-doctor")
 
 
+@functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
+    """One jinja2 environment per process: it caches the compiled templates (compiling the report
+    template takes ~100x longer than rendering it from the cache)."""
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_dir())),
         autoescape=True,
@@ -152,11 +156,12 @@ def view_model(report: Report) -> dict[str, Any]:
         "title": f"ortcopy-doctor: {Path(model.path).name}",
         "model_name": Path(model.path).name,
         "verdict": report.verdict,
+        "headline": report.headline(),
         "verdict_class": verdict_class,
         "mode": ev.mode,
         "summary_rows": [
             ("copies per run", str(s.copies_per_run)),
-            ("bytes per run", fmt_total_bytes([c.bytes_per_run for c in report.copies])),
+            ("bytes per run", fmt_total_bytes([c.bytes_per_run for c in report.copies if c.count_per_run])),
             ("removable by IO binding", str(s.removable_by_binding)),
             ("CPU fallback nodes", str(s.fallback_nodes)),
             ("nodes by provider", ", ".join(f"{k} {v}" for k, v in s.nodes_by_provider.items()) or "none"),
@@ -173,7 +178,7 @@ def view_model(report: Report) -> dict[str, Any]:
              "reason": e.reason}
             for e in report.binding.entries
         ],
-        "binding_code": report.binding.code,
+        **_binding_code(report),
         "binding_measured": _binding_measured(report),
         "timing": timing,
         "environment": environment_rows,
@@ -252,6 +257,23 @@ def census_view(report: Report) -> dict[str, Any] | None:
         "overhead": "" if c.overhead is None else f"{c.overhead * 100:+.0f} % median run time while traced",
         "notes": list(c.notes),
     }
+
+
+def _binding_code(report: Report) -> dict[str, str]:
+    """The first code block: the recommended code (the CUDA graph's where it wins), the plan's otherwise."""
+    from ..recommend import advise
+
+    advice = advise(report)
+    if advice is None or advice.recommended != "cuda_graph" or not advice.code:
+        note = ""
+        if advice is not None and advice.recommended == "plan" and advice.speedup is not None:
+            note = (f"Recommended: this plan, {advice.speedup:.2f}x faster than plain run() (95% CI "
+                    f"{advice.speedup_ci_low:.2f}–{advice.speedup_ci_high:.2f}).")
+        return {"binding_code": report.binding.code, "binding_code_note": note, "binding_plan_code": ""}
+    note = (f"Recommended: the CUDA graph, {advice.speedup:.2f}x faster than plain run() (95% CI "
+            f"{advice.speedup_ci_low:.2f}–{advice.speedup_ci_high:.2f}). Keep fixed: "
+            + "; ".join(advice.needs) + ".")
+    return {"binding_code": advice.code, "binding_code_note": note, "binding_plan_code": report.binding.code}
 
 
 def _binding_measured(report: Report) -> Any:

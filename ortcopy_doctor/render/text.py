@@ -14,7 +14,8 @@ from ..rules import fmt_bytes
 if TYPE_CHECKING:
     from ..report import Report
 
-KIND_LABEL = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel"}
+KIND_LABEL = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel",
+              "unexplained": "unexplained"}
 DIRECTION_LABEL = {"host_to_device": "host→device", "device_to_host": "device→host"}
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -31,6 +32,9 @@ def print_report(report: Report, console: Console, details: bool = True) -> None
 def _print_one(report: Report, console: Console, details: bool, predicted: bool = False) -> None:
     style = "bold red" if report.worst_severity() == "error" else ("yellow" if report.copies else "green")
     console.print(f"[{style}]{_escape(report.verdict)}[/]")
+    headline = "" if predicted else report.headline()  # current latency → best attainable, with the variant
+    if headline:
+        console.print(_escape(headline))
     if not predicted and report.evidence.assumed_dims:
         from ..evidence import ASSUMED_DIMS_TITLE, describe_assumed_dims
 
@@ -70,6 +74,12 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
     measured = binding_view(report)  # one line: the A/B measurement of IO binding, or why it was not run
     if measured is not None:
         console.print(_escape(measured.one_line))
+        if measured.recommendation and details:
+            console.print(_escape(measured.recommendation))
+            for need in measured.needs:
+                console.print(f"  needs: {_escape(need)}")
+            if measured.host_jitter:
+                console.print(f"  host jitter explains it? {_escape(measured.host_jitter)}")
     if details and report.findings:
         console.print(f"\nFindings ({len(report.findings)}):")
         for f in report.findings:

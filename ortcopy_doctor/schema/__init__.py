@@ -17,7 +17,7 @@ from importlib import resources
 from typing import Any
 
 SCHEMA_FILE = "report.schema.json"
-SCHEMA_ID = "urn:ortcopy-doctor:report:1"
+SCHEMA_ID = "urn:ortcopy-doctor:report:2"
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,80 @@
+"""Replay of the real-model corpus recorded on the H200 (issue 11; tools/record_corpus.py, tests/fixtures/corpus).
+
+For every recorded model, re-analysed by the current code: the copies table and the verdict equal the CUPTI census
+per run (count and bytes by direction), no transfer is unexplained, the generated binding code and the CUDA-graph
+code ran as printed wherever the report offers them, and the A/B measurement ran every offered variant.
+Skips (saying so) while the fixtures are absent.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "corpus"
+RECORDED = sorted(FIXTURES.glob("*.json.gz")) if FIXTURES.exists() else []
+pytestmark = pytest.mark.skipif(not RECORDED, reason="tests/fixtures/corpus is absent: record it on a GPU with "
+                                "tools/export_corpus.py and tools/record_corpus.py (issue 11)")
+
+
+def _load(path: Path) -> dict:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _report(data: dict, tmp_path: Path):
+    from ortcopy_doctor.report import load_report
+
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(data["report"]), encoding="utf-8")
+    return load_report(path)
+
+
+def _recorded() -> list[Path]:
+    return [p for p in RECORDED if "report" in _load(p)]
+
+
+@pytest.mark.parametrize("path", _recorded(), ids=lambda p: p.name.split(".")[0])
+def test_copies_table_equals_the_census_per_run(path, tmp_path):
+    report = _report(_load(path), tmp_path)
+    assert report.census is not None, report.evidence.census_status
+    by_direction: dict[str, tuple[int, int]] = {}
+    for c in report.copies:
+        if c.count_per_run:
+            n, b = by_direction.get(c.direction, (0, 0))
+            by_direction[c.direction] = (n + c.count_per_run, b + (c.bytes_per_run or 0))
+    for run in report.census.traced_runs:
+        traced: dict[str, tuple[int, int]] = {}
+        for t in report.census.transfers:
+            if t.run == run and t.host_device:
+                n, b = traced.get(t.direction, (0, 0))
+                traced[t.direction] = (n + 1, b + t.bytes)
+        assert by_direction == traced, run
+    assert report.summary.copies_per_run == sum(n for n, _ in by_direction.values())
+
+
+@pytest.mark.parametrize("path", _recorded(), ids=lambda p: p.name.split(".")[0])
+def test_no_transfer_is_unexplained(path, tmp_path):
+    report = _report(_load(path), tmp_path)
+    assert [c.cause for c in report.copies if c.kind == "unexplained"] == []
+    assert [f.message for f in report.findings if f.rule == "OCD010"] == []
+
+
+@pytest.mark.parametrize("path", _recorded(), ids=lambda p: p.name.split(".")[0])
+def test_offered_code_ran_as_printed(path):
+    data = _load(path)
+    for flavor, run in data["code_runs"].items():
+        if run.get("offered", True) and not run.get("skipped"):
+            assert run["ran"], (flavor, run.get("error", "")[-600:])
+
+
+@pytest.mark.parametrize("path", _recorded(), ids=lambda p: p.name.split(".")[0])
+def test_measurement_ran_every_offered_variant(path):
+    m = _load(path)["report"]["evidence"].get("binding_measurement") or {}
+    assert m.get("status") == "measured", m.get("reason")
+    for v in m["variants"]:
+        assert v["ran"] or v.get("skipped_reason"), v["variant"]
+        assert "Traceback" not in (v.get("skipped_reason") or ""), v

@@ -1,0 +1,215 @@
+"""Defects seen on real exported models (issue 11), each reproduced on a tiny model built in code.
+
+- a literal ``dim_value: -1`` in an output's declared shape (paddle2onnx writes them) must not reach generated code;
+- with a census, the copies table and the verdict equal the census per run, unexplained transfers included;
+- zero-byte fetches are no copies, and data-dependent sizes come from the run.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import onnx
+
+import models
+from fixture_loader import recorded_report
+from ortcopy_doctor.binding import make_plan, render_code, render_cuda_graph_code
+from ortcopy_doctor.measure import _quiet, run_generated
+
+
+def _minus_one_conv_net() -> onnx.ModelProto:
+    """conv_net with its output declared as [-1, 10] (literal dim_value -1, as paddle2onnx writes)."""
+    model = models.conv_net()
+    dim = model.graph.output[0].type.tensor_type.shape.dim[0]
+    dim.Clear()
+    dim.dim_value = -1
+    return model
+
+
+def _negative_dims(code: str) -> list[str]:
+    return re.findall(r"ortvalue_from_shape_and_type\(\[[^\]]*-\d", code)
+
+
+def test_cpu_check_of_a_minus_one_output_runs_its_generated_code(tmp_path):
+    from ortcopy_doctor import check
+
+    path = tmp_path / "minus_one.onnx"
+    onnx.save(_minus_one_conv_net(), str(path))
+    report = check(path, dims={"batch": 2}, timed_runs=1)
+    assert report.evidence.model.outputs[0].shape == [-1, 10]
+    assert not _negative_dims(report.binding.code)
+    with _quiet():
+        namespace, _, _ = run_generated(report.binding.code, "plan", None)
+    assert [v.shape() for v in namespace["infer"]()] == [[2, 10]]
+
+
+def test_device_binding_code_treats_a_minus_one_dim_as_dynamic(tmp_path):
+    """Evidence recorded on the H200 (conv_net, batch 2) with the output declared [-1, 10]: the generated code
+    pre-allocates the shape the profiled run produced, never [-1, 10]; it runs (on CPU OrtValues)."""
+    evidence = copy.deepcopy(recorded_report("conv_net", tmp_path).evidence)
+    path = tmp_path / "minus_one.onnx"
+    onnx.save(_minus_one_conv_net(), str(path))
+    evidence.model.path = str(path)
+    evidence.model.outputs[0].shape = [-1, 10]
+    plan = make_plan(evidence)
+    (logits,) = plan.outputs
+    assert logits.shape == [2, 10] and logits.preallocate
+    assert not _negative_dims(plan.code)
+    assert not _negative_dims(render_cuda_graph_code(evidence, plan))
+    plan.device_type = "cpu"
+    with _quiet():
+        namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
+    assert [v.shape() for v in namespace["infer"]()] == [[2, 10]]
+
+
+def test_minus_one_dim_without_profile_shape_is_bound_by_ort(tmp_path):
+    """No profiled shape for the output: ``bind_output(name, device)`` and ORT allocates; no negative size."""
+    evidence = copy.deepcopy(recorded_report("conv_net", tmp_path).evidence)
+    path = tmp_path / "minus_one.onnx"
+    onnx.save(_minus_one_conv_net(), str(path))
+    evidence.model.path = str(path)
+    evidence.model.outputs[0].shape = [-1, 10]
+    evidence.node_events = []
+    plan = make_plan(evidence)
+    (logits,) = plan.outputs
+    assert not logits.preallocate and logits.shape == [None, 10]
+    assert "binding.bind_output('logits', 'cuda', 0)" in plan.code
+    assert not _negative_dims(plan.code)
+    plan.device_type = "cpu"
+    with _quiet():
+        namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
+    assert [v.shape() for v in namespace["infer"]()] == [[2, 10]]
+
+
+# --- with a census, the table and the verdict equal the census per run -------------------------------------------
+
+def _traced(name: str = "data_dependent_shape"):
+    from test_transfers import traced_evidence
+
+    return traced_evidence(name)
+
+
+def _add_record(evidence, node: str, direction: str, nbytes: int, host: str = "pinned") -> None:
+    """One transfer per traced run, issued in the middle of ``node``'s event (mapped back onto the tracer clock)."""
+    from ortcopy_doctor.census import TransferRecord
+    from ortcopy_doctor.transfers import clock_offset
+
+    offset = clock_offset(evidence.census.clock_pairs)
+    for event in evidence.node_events:
+        if event.name != node or event.run not in evidence.census.traced_runs:
+            continue
+        at = evidence.session.profiling_start_ns + int((event.ts_us + event.dur_us / 2) * 1000) + offset
+        src, dst = (host, "device") if direction == "host_to_device" else ("device", host)
+        evidence.census.records.append(TransferRecord(direction, nbytes, src, dst, at + 500, at + 900,
+                                                      900_000 + len(evidence.census.records), at, "runtime"))
+
+
+def _census_per_run(report) -> tuple[int, int]:
+    runs = [r for r in report.census.runs]
+    assert len({(r.host_device_count, r.host_device_bytes) for r in runs}) == 1
+    return runs[0].host_device_count, runs[0].host_device_bytes
+
+
+def _rename(evidence, node: str, op_type: str, input_shape: dict | None = None) -> None:
+    for n in evidence.nodes:
+        if n.name == node:
+            n.op_type = op_type
+    for e in evidence.node_events:
+        if e.name == node:
+            e.op_type = op_type
+            if input_shape is not None:
+                e.input_shapes = [input_shape]
+
+
+def test_an_unexplained_transfer_is_a_labelled_row_and_counted_in_the_verdict():
+    from ortcopy_doctor.analysis import IN_KERNEL
+    from ortcopy_doctor.report import analyse
+
+    evidence = _traced()
+    _add_record(evidence, "relu", "host_to_device", 8)  # Relu has no rule: nothing explains it
+    report = analyse(evidence)
+    count, nbytes = _census_per_run(report)
+    assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes) == (4, 2048 + 4 + 3920 + 8)
+    rows = [c for c in report.copies if c.kind == "unexplained"]
+    assert [(r.node, r.direction, r.count_per_run, r.bytes_per_run) for r in rows] == [("relu", "host_to_device", 1, 8)]
+    assert "in-kernel (unknown op Relu)" in rows[0].cause
+    assert "1 unexplained" in report.verdict and report.verdict.startswith("4 host↔device copies per run")
+    assert [c.node for c in report.copies if c.kind == IN_KERNEL] == ["nonzero"]
+    assert ("OCD010", "relu") in [(f.rule, f.location) for f in report.findings]
+
+
+def test_non_max_suppression_transfers_both_ways_are_explained_by_its_rule():
+    from ortcopy_doctor.analysis import IN_KERNEL
+    from ortcopy_doctor.report import analyse
+
+    evidence = _traced()
+    _rename(evidence, "relu", "NonMaxSuppression")
+    _add_record(evidence, "relu", "device_to_host", 4)  # the number selected, read back (pinned)
+    for _ in range(4):  # the concat tables, uploaded through pinned buffers
+        _add_record(evidence, "relu", "host_to_device", 8)
+    report = analyse(evidence)
+    count, nbytes = _census_per_run(report)
+    assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes)
+    nms = sorted((c.direction, c.count_per_run, c.bytes_per_run, c.confirmed) for c in report.copies
+                 if c.kind == IN_KERNEL and c.node == "relu")
+    assert nms == [("device_to_host", 1, 4, True), ("host_to_device", 4, 32, True)]
+    assert not [c for c in report.copies if c.kind == "unexplained"]
+    assert not [f for f in report.findings if f.rule == "OCD010"]
+
+
+def test_lstm_uploads_its_sequence_lengths_every_run():
+    """cuDNN RNN kernels upload one int32 sequence length per batch entry (4 B pinned for batch 1 on the H200)."""
+    from ortcopy_doctor.analysis import IN_KERNEL
+    from ortcopy_doctor.report import analyse
+
+    evidence = _traced()
+    _rename(evidence, "relu", "LSTM", {"float": [10, 3, 16]})  # X: [seq 10, batch 3, input 16]
+    _add_record(evidence, "relu", "host_to_device", 12)
+    report = analyse(evidence)
+    count, nbytes = _census_per_run(report)
+    assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes)
+    lstm = [(c.direction, c.bytes_per_run, c.confirmed) for c in report.copies if c.kind == IN_KERNEL and c.node == "relu"]
+    assert lstm == [("host_to_device", 12, True)]
+    assert not [f for f in report.findings if f.rule == "OCD010"]
+
+
+# --- zero-byte fetches are no copies; data-dependent sizes come from the run ---------------------------------------
+
+def _drop_records(evidence, direction: str, nbytes: int) -> None:
+    evidence.census.records = [r for r in evidence.census.records if (r.direction, r.bytes) != (direction, nbytes)]
+
+
+def test_a_fetch_of_an_empty_tensor_is_no_copy():
+    from ortcopy_doctor.analysis import FETCH
+    from ortcopy_doctor.report import analyse
+
+    evidence = _traced()
+    for e in evidence.node_events:  # NonZero found nothing: its output is [2, 0]
+        if e.name == "nonzero":
+            e.output_shapes = [{"int64": [2, 0]}]
+    _drop_records(evidence, "device_to_host", 3920)  # and ORT copied nothing back
+    report = analyse(evidence)
+    assert not [c for c in report.copies if c.kind == FETCH]
+    count, nbytes = _census_per_run(report)
+    assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes) == (2, 2048 + 4)
+    assert "fetch" not in report.verdict
+    evidence.census = None  # without a census too
+    assert not [c for c in analyse(evidence).copies if c.kind == FETCH]
+
+
+def test_non_zero_over_an_empty_input_makes_no_transfer_and_no_failed_check():
+    from ortcopy_doctor.analysis import IN_KERNEL
+    from ortcopy_doctor.report import analyse
+
+    evidence = _traced()
+    for e in evidence.node_events:
+        if e.name == "nonzero":
+            e.input_shapes = [{"float": [2, 0]}]
+    _drop_records(evidence, "device_to_host", 4)  # the kernel returned before reading a count back
+    report = analyse(evidence)
+    assert not [c for c in report.copies if c.kind == IN_KERNEL]
+    assert not [c for c in report.census.checks if not c.ok], [c.detail for c in report.census.checks if not c.ok]
+    count, nbytes = _census_per_run(report)
+    assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes)
