@@ -162,8 +162,8 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
     )
 
 
-def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], copies: list[Copy],
-             unexplained: int = 0) -> str:
+def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], unexplained: int = 0,
+             copies: list[Copy] | None = None) -> str:
     if evidence.failure:
         return f"Incomplete: the check stopped early: {evidence.failure}"
     predicted = " (predicted)" if evidence.mode == "static" else ""
@@ -204,7 +204,9 @@ def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], copi
         parts.append(f"{unexplained} unexplained")
     fallback = f"; {summary.fallback_nodes} node(s) fall back to CPU" if summary.fallback_nodes else ""
     removable = (f"; IO binding removes {summary.removable_by_binding}" if summary.removable_by_binding else "")
-    total = fmt_total_bytes([c.bytes_per_run for c in copies if c.count_per_run])
+    # where sizes are unknown the verdict says so, rather than counting them as 0 B
+    total = (fmt_total_bytes([c.bytes_per_run for c in copies if c.count_per_run]) if copies is not None
+             else fmt_bytes(summary.bytes_per_run))
     return (f"{summary.copies_per_run} host↔device copies per run{predicted} ({total}): "
             f"{', '.join(parts)}{fallback}{removable}.")
 
@@ -227,8 +229,9 @@ def analyse(evidence: Evidence) -> Report:
     summary = _summary(evidence, copies, findings)
     prediction = analyse(evidence.predicted) if evidence.predicted is not None else None
     return Report(evidence=evidence, copies=copies, findings=findings, binding=plan, summary=summary,
-                  verdict=_verdict(evidence, summary, findings, copies,
-                                   sum(1 for c in copies if c.kind == UNEXPLAINED_KIND and c.count_per_run)),
+                  verdict=_verdict(evidence, summary, findings,
+                                   sum(1 for c in copies if c.kind == UNEXPLAINED_KIND and c.count_per_run),
+                                   copies=copies),
                   prediction=prediction, census=census)
 
 
