@@ -285,7 +285,8 @@ def inputs_cases() -> list[Case]:
         c("nan-and-inf", _npz(x=np.full((2, 64), np.nan, np.float32)), expect=(0, 1)),
         c("extra-name", _npz(x=good, not_an_input=good), fragments=("not_an_input",)),
         c("only-extra-name", _npz(y=good), fragments=("'y'",)),
-        c("empty-npz", _npz()),  # x then needs --dim batch
+        c("empty-npz", _npz(), expect=(0, 1)),  # x is synthesized, its batch dim taken as 1
+        c("empty-npz-strict-shapes", _npz(), "--strict-shapes"),  # x then needs --dim batch
         c("corrupt-npz", bytes(corrupt)),
         c("truncated-npz", valid_npz[: len(valid_npz) // 2]),
         c("random-bytes", rng.bytes(512)),
