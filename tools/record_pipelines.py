@@ -86,7 +86,10 @@ def record(name: str, out: Path, cache: Path) -> bool:
     report_path = Path(tempfile.mkdtemp(prefix="ortcopy-pipeline-")) / "report.json"
     cmd = [sys.executable, "-m", "ortcopy_doctor", "run", "--json", str(report_path), "--no-html", "--",
            "python", str(ROOT / "examples" / f"{name}.py"), "--providers", "cuda", "--iterations", str(iterations)]
-    env = dict(os.environ, PYTHONPATH=str(ROOT), ORTCOPY_EXAMPLE_CACHE=str(cache))
+    # Keep the caller's PYTHONPATH behind the repo: on the GPU machine it is what puts onnxruntime-gpu ahead of the
+    # image's CPU-only onnxruntime (without it the examples silently ran on the CPU EP there).
+    pythonpath = os.pathsep.join([str(ROOT)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
+    env = dict(os.environ, PYTHONPATH=pythonpath, ORTCOPY_EXAMPLE_CACHE=str(cache))
     start = time.time()
     entry: dict[str, Any] = {"format": FIXTURE_FORMAT, "format_version": 1, "example": name, "command": cmd[3:],
                              "ort_version": _version("onnxruntime"), "cupti_python": _version("cupti"),
