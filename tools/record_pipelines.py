@@ -86,7 +86,10 @@ def record(name: str, out: Path, cache: Path) -> bool:
     report_path = Path(tempfile.mkdtemp(prefix="ortcopy-pipeline-")) / "report.json"
     cmd = [sys.executable, "-m", "ortcopy_doctor", "run", "--json", str(report_path), "--no-html", "--",
            "python", str(ROOT / "examples" / f"{name}.py"), "--providers", "cuda", "--iterations", str(iterations)]
-    env = dict(os.environ, PYTHONPATH=str(ROOT), ORTCOPY_EXAMPLE_CACHE=str(cache))
+    # Keep the caller's PYTHONPATH behind the repo: on the GPU machine it is what puts onnxruntime-gpu ahead of the
+    # image's CPU-only onnxruntime (without it the examples silently ran on the CPU EP there).
+    pythonpath = os.pathsep.join([str(ROOT)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
+    env = dict(os.environ, PYTHONPATH=pythonpath, ORTCOPY_EXAMPLE_CACHE=str(cache))
     start = time.time()
     entry: dict[str, Any] = {"format": FIXTURE_FORMAT, "format_version": 1, "example": name, "command": cmd[3:],
                              "ort_version": _version("onnxruntime"), "cupti_python": _version("cupti"),
@@ -108,7 +111,12 @@ def record(name: str, out: Path, cache: Path) -> bool:
     with gzip.open(out / f"{name}.json.gz", "wt", encoding="utf-8") as f:
         json.dump(entry, f, separators=(",", ":"))
     ok = entry.get("returncode") == 0 and ("report" in entry or skipped)
-    summary = entry.get("skipped") or (f"{len(entry['report']['round_trips'])} round trip(s); "
+    if "report" in entry:
+        on_cpu = [s["label"] for s in entry["report"]["sessions"] if "CUDAExecutionProvider" not in s["providers"]]
+        if on_cpu:  # a recording without the CUDA EP proves nothing about device copies
+            ok = False
+            entry["error"] = f"the CUDA EP was not active for {', '.join(on_cpu)}"
+    summary = entry.get("skipped") or entry.get("error") or (f"{len(entry['report']['round_trips'])} round trip(s); "
                                       f"{entry['report']['verdict']}" if "report" in entry else entry.get("error", "no report"))
     print(f"{'ok  ' if ok else 'FAIL'} {name} ({entry['seconds']} s): {summary}", flush=True)
     for rt in entry.get("cupti_per_round_trip", []):
