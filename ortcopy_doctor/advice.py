@@ -70,7 +70,7 @@ def cuda_graph_blockers(evidence: Evidence, plan: BindingPlan, copies: list[Copy
     """Everything that keeps this model from running as a captured CUDA graph, all at once.
 
     ORT refuses graph capture at session creation where a node is not on the CUDA EP or a Memcpy node was
-    inserted (../shared/docs/ort-notes.md); control flow, kernels that synchronise with the host and outputs
+    inserted (docs/ort-notes.md); control flow, kernels that synchronise with the host and outputs
     whose size depends on the data cannot be replayed; every input and output must sit at a fixed device address.
     """
     active = evidence.session.active_providers

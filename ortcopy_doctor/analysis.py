@@ -1,6 +1,6 @@
 """From evidence to the copies of one run: where each tensor lives, and what crosses host<->device.
 
-Four kinds of host<->device transfer (../shared/docs/ort-notes.md): feed copies (a host input
+Four kinds of host<->device transfer (docs/ort-notes.md): feed copies (a host input
 consumed on the device), fetch copies (an output produced on the device returned to host), Memcpy
 nodes ORT inserted at a CPU/device boundary, and transfers inside a kernel (NonZero reads its count
 back). Without a CUDA trace, feed and fetch copies are derived from placement and the kernels'

@@ -1,7 +1,7 @@
 """The binding plan: where each input and output should live, and runnable IO-binding code for it.
 
 An input is bound on the device only where a device kernel reads it from device memory; inputs
-read only in host memory stay on CPU (binding them on CUDA would add copies, ../shared/docs/ort-notes.md).
+read only in host memory stay on CPU (binding them on CUDA would add copies, docs/ort-notes.md).
 Outputs produced on the device are bound there: pre-allocated where the shape is known before the
 run, ``bind_output(name, "cuda")`` where it depends on the data. Sequence and map outputs cannot be
 bound at all. State carried between runs (an output that is the next run's input: RNN state, KV cache)

@@ -3,7 +3,7 @@
 Backend: ``cupti-python`` (``pip install ortcopy-doctor[cupti]``). MEMCPY activity records give
 direction, bytes, memory kinds and device timestamps; RUNTIME/DRIVER records with the same
 correlation id give the host time the copy was issued, which is what places it on ORT's timeline
-(../shared/docs/ort-notes.md). CUPTI and ``time.time_ns()`` clocks are sampled together so one
+(docs/ort-notes.md). CUPTI and ``time.time_ns()`` clocks are sampled together so one
 can be mapped onto the other: several times at the start and at the end of tracing, each CUPTI sample bracketed by
 two ``time.time_ns()`` reads; the tightest bracket at each end is kept, and half its width plus half the spread of
 the two offsets bounds the mapping error (``Census.clock_error_ns``).

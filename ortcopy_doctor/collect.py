@@ -2,7 +2,7 @@
 
 Two sessions are made. The evidence session logs at verbose level (captured from fd 2), records
 the provider assignment and profiles; the timing session does neither, because profiling roughly
-doubled the per-run time of a 1 ms model on the H200 (../shared/docs/ort-notes.md).
+doubled the per-run time of a 1 ms model on the H200 (docs/ort-notes.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A/B measurement of IO binding: plain run(), the recommended plan, everything on the device, a CUDA graph.
 
 All variants run in sessions without profiling (profiling roughly doubled the per-run time of a 1 ms model,
-../shared/docs/ort-notes.md), on the same inputs and shapes, after warm-up, interleaved round by round so
+docs/ort-notes.md), on the same inputs and shapes, after warm-up, interleaved round by round so
 drift hits every variant alike. The number of rounds adapts (stats.Sampler): ``measure_runs`` rounds first,
 then more until the 95% interval of every variant's speed-up over plain run() is within ±3% or
 ``measure_budget_s`` is spent. Every raw sample is kept in the record, with the same calls timed on the GPU

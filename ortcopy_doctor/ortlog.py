@@ -2,7 +2,7 @@
 
 ORT's logger writes from C++ straight to fd 2, so redirecting ``sys.stderr`` does not catch it;
 ``capture_native_stderr`` swaps fd 2 for a temporary file (``os.dup2``) and restores it. The lines
-parsed here were read on ORT 1.31.1 on an H200 (see ../shared/docs/ort-notes.md); each parser
+parsed here were read on ORT 1.31.1 on an H200 (see docs/ort-notes.md); each parser
 tolerates their absence, since other versions word things differently.
 """
 

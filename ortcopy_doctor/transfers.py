@@ -3,7 +3,7 @@
 Inputs are plain data: the census records (times in the tracer's clock, with the start of the runtime/driver
 API call that issued each copy), clock pairs ``(tracer ns, time.time_ns())``, and the ORT profile's run and node
 events (``ts``/``dur`` in microseconds since ``session.get_profiling_start_time_ns()``, which is epoch ns, the
-clock of ``time.time_ns()``; see ../shared/docs/ort-notes.md).
+clock of ``time.time_ns()``; see docs/ort-notes.md).
 
 A copy is placed by the start of its API call: the host issues it while the owning node runs, so that instant
 falls inside the node's ``kernel_time`` event. Inside a ``model_run`` event, before the run's first node it is a
