@@ -265,7 +265,9 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
     notes: list[str] = []
     if options.static:
         try:
-            _, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed)
+            # described, never allocated: a prediction runs nothing
+            _, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,
+                                   make_arrays=False)
         except UsageError:
             feeds = []  # sizes stay symbolic in a prediction; --dim makes them concrete
         return static_evidence(model, info, feeds, options, environment)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -132,6 +133,40 @@ def _tensor_bytes(t: onnx.TensorProto) -> int:
     return len(t.raw_data)
 
 
+def _external_offset(t: onnx.TensorProto) -> int:
+    for entry in t.external_data:
+        if entry.key == "offset":
+            try:
+                return max(0, int(entry.value))
+            except ValueError:
+                return 0
+    return 0
+
+
+def check_initializer_size(t: onnx.TensorProto, path: Path) -> None:
+    """Refuse a tensor whose dims declare more data than it stores (checked before shape inference or ORT
+    allocate what the dims say: 4 stored bytes declaring 2**26 elements drove shape inference to 24 GB).
+
+    Cheap: ``ByteSize()`` bounds what is stored (every stored element takes at least one byte of the message,
+    raw data takes its itemsize) without copying the data."""
+    count = 1
+    for d in t.dims:
+        if d < 0:
+            raise ModelError(f"initializer '{t.name}' of {path.name} has a negative dim ({list(t.dims)}): "
+                             "the model is corrupt; re-export it")
+        count *= d
+    if count == 0:
+        return
+    itemsize = dtype_itemsize(elem_dtype(t.data_type))
+    stored_max = t.ByteSize()
+    declared = count * itemsize if t.HasField("raw_data") and itemsize else count
+    if declared > stored_max:
+        raise ModelError(
+            f"initializer '{t.name}' of {path.name} declares shape {list(t.dims)} ({count} elements) but stores "
+            f"at most {stored_max} bytes: the model is corrupt or truncated; re-export it"
+        )
+
+
 def _external_location(t: onnx.TensorProto) -> str | None:
     if t.data_location != TensorProto.EXTERNAL:
         return None
@@ -160,11 +195,19 @@ def _sha256(path: Path) -> str:
 
 
 def check_model_path(path: Path) -> None:
-    """Refuse paths that are not a readable, non-empty file, with a message that says what to do."""
-    if not path.exists():
-        raise ModelError(f"model file not found: {path}: check the path")
-    if path.is_dir():
+    """Refuse paths that are not a readable, non-empty regular file, with a message that says what to do.
+
+    Only regular files: a device (/dev/zero) would be read without end and a FIFO would block."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise ModelError(f"model file not found: {path}: check the path") from None
+    except OSError as exc:
+        raise ModelError(f"cannot read {path}: {exc.strerror}: check the path and its permissions") from None
+    if stat.S_ISDIR(st.st_mode):
         raise ModelError(f"{path} is a directory: pass the path of an .onnx file")
+    if not stat.S_ISREG(st.st_mode):
+        raise ModelError(f"{path} is not a regular file (a device, FIFO or socket): pass the path of an .onnx file")
     try:
         with path.open("rb") as f:
             head = f.read(1)
@@ -215,6 +258,7 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
     init_bytes = 0
     init_count = 0
     external: dict[str, int] = {}
+    external_end: dict[str, tuple[int, str]] = {}  # location -> (end of the furthest tensor, its name)
     for t in _all_initializers(graph):
         init_count += 1
         nbytes = _tensor_bytes(t)
@@ -222,6 +266,11 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
         location = _external_location(t)
         if location is not None:
             external[location] = external.get(location, 0) + nbytes
+            end = _external_offset(t) + nbytes
+            if end > external_end.get(location, (0, ""))[0]:
+                external_end[location] = (end, t.name)
+        else:
+            check_initializer_size(t, path)
     base = path.parent
     for location in external:
         data_path = base / location
@@ -229,6 +278,13 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
             raise ModelError(
                 f"external data file '{location}' of {path.name} is missing (looked in {base}): "
                 "keep the weights file next to the model"
+            )
+        end, name = external_end.get(location, (0, ""))
+        size = os.path.getsize(data_path)
+        if end > size:
+            raise ModelError(
+                f"initializer '{name}' of {path.name} needs {end} bytes of external data file '{location}', which "
+                f"has {size}: the weights file is truncated or belongs to another model; re-export the model"
             )
     return ModelInfo(
         path=str(path),
