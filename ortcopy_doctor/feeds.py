@@ -11,7 +11,7 @@ import os
 import re
 import stat
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -132,20 +132,31 @@ _SYNTHESIZABLE = ("float32", "float64", "float16", "bool", "int8", "int16", "int
 def _make(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
     dtype = value.elem_type
     check_input_size(value.name, shape, dtype)
-    # Made in their own dtype (no float64 or int64 intermediate): memory is the input's bytes, not 3x that.
-    if dtype in ("float32", "float64"):
-        return rng.standard_normal(shape, dtype=dtype)
-    if dtype == "float16":
-        return rng.standard_normal(shape, dtype=np.float32).astype(np.float16)
+    if dtype in ("float32", "float64", "float16"):
+        return _filled(shape, dtype, rng.standard_normal)
     if dtype == "bool":
-        return rng.integers(0, 2, size=shape, dtype=np.int8).astype(bool)
+        return _filled(shape, "bool", lambda n: rng.integers(0, 2, size=n))
     if dtype in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
-        return rng.integers(0, 4, size=shape, dtype=dtype)
+        return _filled(shape, dtype, lambda n: rng.integers(0, 4, size=n))
     if dtype == "str":
         return np.full(shape, "a", dtype=object)
     raise UsageError(
         f"input '{value.name}' has element type {dtype}, which cannot be synthesized: pass it with --inputs FILE.npz"
     )
+
+
+_CHUNK = 1 << 18  # elements drawn at a time (even: integer draws then consume whole 64-bit words)
+
+
+def _filled(shape: list[int], dtype: str, draw: Callable[[int], np.ndarray]) -> np.ndarray:
+    """An array of ``dtype`` filled chunk by chunk from ``draw`` (float64 or int64 values): memory is the
+    input's own bytes plus one small chunk, not the 3x of a float64 draw and its copy; the values are exactly
+    those of one ``draw(count).astype(dtype)`` (numpy's generators give the same stream in pieces)."""
+    out = np.empty(shape, dtype=dtype)
+    flat = out.reshape(-1)
+    for start in range(0, flat.size, _CHUNK):
+        flat[start:start + _CHUNK] = draw(min(_CHUNK, flat.size - start))
+    return out
 
 
 def check_input_size(name: str, shape: Sequence[int], dtype: str | None, flag: str = "") -> int:
