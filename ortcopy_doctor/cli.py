@@ -41,8 +41,8 @@ class FailOn(str, Enum):
     never = "never"
 
 
-SARIF_HELP = "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs."
-TRACE_HELP = "Write the profiled runs as Chrome/Perfetto trace JSON here, transfers marked with their bytes."
+SARIF_HELP = "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs; - for stdout."
+TRACE_HELP = "Write the profiled runs as Chrome/Perfetto trace JSON here, transfers marked with their bytes; - for stdout."
 MAX_BYTES_HELP = "Exit 1 when the host<->device bytes per run exceed N (e.g. 500000, 500KB, 1.5MB)."
 ALLOW_HELP = ("A finding kind your team accepts, by rule id or slug (OCD004, feed-copy; repeatable): never fails "
               "--fail-on, and is a suppressed note in SARIF.")
@@ -189,7 +189,7 @@ def check(
     timed_runs: int = typer.Option(20, "--timed-runs", min=1, help="Unprofiled runs that give the timings."),
     html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path (default: <model>.ortcopy.html)."),
     no_html: bool = typer.Option(False, "--no-html", help="Write no HTML report."),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="Write evidence and report as JSON here."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write evidence and report as JSON here; - for stdout."),
     fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
     custom_op_library: list[Path] = typer.Option([], "--custom-op-library", help="Shared library of custom ops to register."),
     static: bool = typer.Option(False, "--static", help="Predict placement and copies from the model alone; create no session (works without a GPU)."),
@@ -251,7 +251,7 @@ def check(
 def report(
     evidence_json: Path = typer.Argument(..., help="A JSON file written by `check --json`."),
     html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path."),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the re-analysed report as JSON here."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the re-analysed report as JSON here; - for stdout."),
     fail_on: FailOn = typer.Option(FailOn.never, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
     sarif: Optional[Path] = typer.Option(None, "--sarif", help=SARIF_HELP),
     trace: Optional[Path] = typer.Option(None, "--trace", help=TRACE_HELP),

@@ -152,7 +152,7 @@ def check_initializer_size(t: onnx.TensorProto, path: Path) -> None:
     count = 1
     for d in t.dims:
         if d < 0:
-            raise ModelError(f"initializer '{t.name}' of {path.name} has a negative dim ({list(t.dims)}): "
+            raise ModelError(f"tensor '{t.name}' of {path.name} has a negative dim ({list(t.dims)}): "
                              "the model is corrupt; re-export it")
         count *= d
     if count == 0:
@@ -162,7 +162,7 @@ def check_initializer_size(t: onnx.TensorProto, path: Path) -> None:
     declared = count * itemsize if t.HasField("raw_data") and itemsize else count
     if declared > stored_max:
         raise ModelError(
-            f"initializer '{t.name}' of {path.name} declares shape {list(t.dims)} ({count} elements) but stores "
+            f"tensor '{t.name}' of {path.name} declares shape {list(t.dims)} ({count} elements) but stores "
             f"at most {stored_max} bytes: the model is corrupt or truncated; re-export it"
         )
 

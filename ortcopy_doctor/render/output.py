@@ -117,6 +117,13 @@ class OutputSet:
             raise UsageError(f"{flag} {shown} is a directory: give a file path")
         if st is not None and stat.S_ISSOCK(st.st_mode):
             raise UsageError(f"{flag} {shown} is a socket: give a file path")
+        if st is not None and _is_stdout(st):
+            # /dev/stdout, /proc/self/fd/1 or the very file stdout is redirected to: written through stdout
+            # (renaming over it or writing it by a second handle would clobber what else is printed there)
+            if any(o.kind == "stdout" for o in self.outputs):
+                raise UsageError(f"{flag} {shown}: another output already goes to stdout; give one of them a file path")
+            self.outputs.append(_Output(flag, shown, STDOUT, "stdout", identity))
+            return
         if st is not None and not stat.S_ISREG(st.st_mode):
             # a device (/dev/null, /dev/stdout) or a FIFO: written in place, never replaced
             if not os.access(shown, os.W_OK):
@@ -231,6 +238,17 @@ class OutputSet:
             except OSError:
                 pass
             out.tmp = None
+
+
+def _is_stdout(st: os.stat_result) -> bool:
+    """``st`` is stdout's file, where that is a regular file or a pipe (a terminal or /dev/null is written directly)."""
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        return False
+    try:
+        out = os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (out.st_dev, out.st_ino) == (st.st_dev, st.st_ino)
 
 
 def _same(a: tuple[str, tuple[int, int] | None], b: tuple[str, tuple[int, int] | None]) -> bool:
