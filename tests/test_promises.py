@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
@@ -145,6 +145,73 @@ def test_two_outputs_on_one_path_are_refused(work):
     result = cli(["check", "model.onnx", "--dim", "batch=2", "--json", "out", "-o", "./out", *FAST], work)
     assert_one_error(result, 2, "same file")
     assert not (work / "out").exists()
+
+
+SEGMENTS = st.sampled_from(["sub", "..", ".", "dlink", "file", "new"])
+LEAVES = st.sampled_from(["model.onnx", "link.onnx", "out.json", "sub", "dlink", "file", "-"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(segments=st.lists(SEGMENTS, max_size=4), leaf=LEAVES, stdout_ok=st.booleans())
+def test_any_output_path_is_accepted_only_when_it_is_safe(tmp_path, segments, leaf, stdout_ok):
+    """Paths made of folders, files, .., and symlinks to the model and to a folder: an output is refused with a
+    UsageError (never another exception) exactly when it is the model, a folder, or under a non-folder."""
+    from ortcopy_doctor.errors import UsageError
+    from ortcopy_doctor.render.output import OutputSet
+
+    root = tmp_path / "root"
+    if not root.exists():
+        (root / "sub").mkdir(parents=True)
+        (root / "model.onnx").write_bytes(b"model")
+        (root / "file").write_text("a file")
+        (root / "link.onnx").symlink_to(root / "model.onnx")
+        (root / "dlink").symlink_to(root / "sub")
+    path = "-" if leaf == "-" else str(root.joinpath(*segments, leaf))
+    outputs = OutputSet()
+    outputs.add_input("the model", root / "model.onnx")
+    try:
+        outputs.add("--json", path, stdout_ok=stdout_ok)
+    except UsageError as exc:
+        assert "\n" not in exc.message
+        refused = True
+    else:
+        refused = False
+    if path == "-":
+        assert refused == (not stdout_ok)
+        return
+    real = os.path.realpath(path)
+    parent_ok = os.path.isdir(os.path.dirname(path))  # as the system resolves it
+    expected_ok = parent_ok and real != str((root / "model.onnx").resolve()) and not os.path.isdir(real)
+    assert refused == (not expected_ok), (path, real)
+
+
+@given(st.text(max_size=30))
+def test_any_dim_text_is_a_size_or_a_usage_error(text):
+    from ortcopy_doctor.errors import UsageError
+    from ortcopy_doctor.feeds import MAX_DIM, parse_dims, parse_shapes
+
+    for parse in (parse_dims, parse_shapes):
+        try:
+            parsed = parse([text])
+        except UsageError:
+            continue
+        for value in parsed.values():
+            for dim in (value if isinstance(value, list) else [value]):
+                assert 0 <= dim <= MAX_DIM
+
+
+@given(st.lists(st.integers(min_value=0, max_value=1 << 40), max_size=6),
+       st.sampled_from(["float32", "int8", "bool", "float16", "str", "int64"]))
+def test_any_shape_is_bounded_in_bytes_before_allocation(shape, dtype):
+    from ortcopy_doctor.errors import UsageError
+    from ortcopy_doctor.feeds import MAX_INPUT_BYTES, check_input_size
+
+    try:
+        nbytes = check_input_size("x", shape, dtype)
+    except UsageError as exc:
+        assert "lower" in exc.message
+    else:
+        assert nbytes <= MAX_INPUT_BYTES
 
 
 # --- 2. device files and FIFOs are written in place, never replaced -------------------------------------------------
@@ -504,6 +571,21 @@ def test_output_files_get_the_umask_mode(work):
     assert result.returncode == 0, result.stderr
     assert stat.S_IMODE(os.stat(work / "a.json").st_mode) == 0o644
     assert stat.S_IMODE(os.stat(work / "a.html").st_mode) == 0o644
+
+
+def test_environment_failure_writes_only_the_partial_json(tmp_path):
+    from ortcopy_doctor import cli as cli_module
+    from ortcopy_doctor.errors import EnvironmentProblem
+    from ortcopy_doctor.evidence import Evidence, from_jsonable
+
+    exc = EnvironmentProblem("the device ran out of memory")
+    exc.partial_evidence = from_jsonable(Evidence, recorded("cpu_op_between")["report"]["evidence"])
+    exc.partial_evidence.failure = exc.message
+    outputs = cli_module._outputs([], [("--json", tmp_path / "p.json"), ("--html", tmp_path / "p.html"),
+                                       ("--sarif", tmp_path / "p.sarif")])
+    cli_module._keep_partial_evidence(exc, outputs)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json"]
+    assert json.loads((tmp_path / "p.json").read_text())["verdict"].startswith("Incomplete")
 
 
 def test_demo_does_not_replace_another_demo_onnx(tmp_path):

@@ -133,10 +133,13 @@ class OutputSet:
             parent = os.path.dirname(real) or "."
             name = os.path.basename(real)
             shown_parent = os.path.dirname(shown) or "."
-            if not os.path.lexists(parent):
+            if not os.path.lexists(parent) or (not os.path.isdir(shown_parent) and not os.path.lexists(shown_parent)):
                 raise UsageError(f"{flag} {shown}: folder {shown_parent} does not exist: create it or choose another path")
-            if not os.path.isdir(parent):
+            if not os.path.isdir(parent) or not os.path.isdir(shown_parent):
+                # (the second: "a/missing/../x" resolves on paper, but the system cannot open it)
                 raise UsageError(f"{flag} {shown}: {shown_parent} is not a folder: choose another path")
+            if os.path.isdir(real):
+                raise UsageError(f"{flag} {shown} is a directory: give a file path")
             if len(os.fsencode(name)) > _name_max(parent):
                 raise UsageError(f"{flag} {shown}: the file name is too long ({len(os.fsencode(name))} bytes): "
                                  "choose a shorter name")
