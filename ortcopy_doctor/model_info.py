@@ -159,7 +159,13 @@ def check_initializer_size(t: onnx.TensorProto, path: Path) -> None:
         return
     itemsize = dtype_itemsize(elem_dtype(t.data_type))
     stored_max = t.ByteSize()
-    declared = count * itemsize if t.HasField("raw_data") and itemsize else count
+    if not itemsize:
+        # 4-bit and 2-bit types pack several elements per byte (and an unknown type may too): a quarter byte each
+        declared = (count + 3) // 4
+    elif t.HasField("raw_data"):
+        declared = count * itemsize
+    else:
+        declared = count  # typed fields: at least one byte per element (a varint)
     if declared > stored_max:
         raise ModelError(
             f"tensor '{t.name}' of {path.name} declares shape {list(t.dims)} ({count} elements) but stores "

@@ -533,6 +533,23 @@ def test_ctrl_c_while_the_modules_load_is_one_line(tmp_path):
     assert result.stderr == "error: interrupted\n"
 
 
+def test_ctrl_c_during_argument_parsing_is_one_line(tmp_path):
+    """A real SIGINT delivered while click parses the options (from an option callback): click turns it into a
+    silent exit 130; main() still prints the one line."""
+    code = (
+        "import os, signal, typer; from ortcopy_doctor import cli\n"
+        "def interrupt(value):\n    os.kill(os.getpid(), signal.SIGINT)\n    return value\n"
+        "@cli.app.command('parse-probe')\n"
+        "def probe(x: str = typer.Option('a', callback=interrupt)) -> None:\n    pass\n"
+        "cli.main(['parse-probe', '--x', 'b'])\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 130, result.stderr
+    assert result.stderr == "error: interrupted\n"
+
+
 # --- 9. argument errors are one line ---------------------------------------------------------------------------------
 
 
