@@ -143,12 +143,16 @@ def _external_offset(t: onnx.TensorProto) -> int:
     return 0
 
 
-def check_initializer_size(t: onnx.TensorProto, path: Path) -> None:
-    """Refuse a tensor whose dims declare more data than it stores (checked before shape inference or ORT
-    allocate what the dims say: 4 stored bytes declaring 2**26 elements drove shape inference to 24 GB).
+_TYPED_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
 
-    Cheap: ``ByteSize()`` bounds what is stored (every stored element takes at least one byte of the message,
-    raw data takes its itemsize) without copying the data."""
+
+def check_initializer_size(t: onnx.TensorProto, path: Path) -> int:
+    """Refuse a tensor whose dims declare more data than it stores, before shape inference or ORT allocate what
+    the dims say (4 stored bytes declaring 2**26 elements drove shape inference to 24 GB). Returns the bytes a
+    ``raw_data`` tensor declares, which ``inspect_model`` bounds by the file size, all tensors together.
+
+    Cheap, and never copies the data: values in typed fields are counted (``len`` of a repeated field); the
+    length of ``raw_data`` cannot be read without copying it, so raw tensors are bounded by the file instead."""
     count = 1
     for d in t.dims:
         if d < 0:
@@ -156,21 +160,20 @@ def check_initializer_size(t: onnx.TensorProto, path: Path) -> None:
                              "the model is corrupt; re-export it")
         count *= d
     if count == 0:
-        return
+        return 0
     itemsize = dtype_itemsize(elem_dtype(t.data_type))
-    stored_max = t.ByteSize()
-    if not itemsize:
-        # 4-bit and 2-bit types pack several elements per byte (and an unknown type may too): a quarter byte each
-        declared = (count + 3) // 4
-    elif t.HasField("raw_data"):
-        declared = count * itemsize
-    else:
-        declared = count  # typed fields: at least one byte per element (a varint)
-    if declared > stored_max:
+    if t.HasField("raw_data"):
+        # 4-bit and 2-bit types pack several elements per byte (an unknown type may too): a quarter byte each
+        return count * itemsize if itemsize else (count + 3) // 4
+    stored = sum(len(getattr(t, name)) for name in _TYPED_FIELDS)
+    needed = 2 * count if t.data_type in (TensorProto.COMPLEX64, TensorProto.COMPLEX128) else (
+        count if itemsize or t.data_type == TensorProto.STRING else (count + 3) // 4)
+    if stored < needed:
         raise ModelError(
             f"tensor '{t.name}' of {path.name} declares shape {list(t.dims)} ({count} elements) but stores "
-            f"at most {stored_max} bytes: the model is corrupt or truncated; re-export it"
+            f"{stored} values: the model is corrupt or truncated; re-export it"
         )
+    return 0
 
 
 def _external_location(t: onnx.TensorProto) -> str | None:
@@ -263,6 +266,8 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
     ]
     init_bytes = 0
     init_count = 0
+    raw_declared = 0  # bytes the raw_data tensors declare: the file must hold at least that much
+    largest: tuple[int, onnx.TensorProto | None] = (0, None)
     external: dict[str, int] = {}
     external_end: dict[str, tuple[int, str]] = {}  # location -> (end of the furthest tensor, its name)
     for t in _all_initializers(graph):
@@ -276,7 +281,17 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
             if end > external_end.get(location, (0, ""))[0]:
                 external_end[location] = (end, t.name)
         else:
-            check_initializer_size(t, path)
+            declared = check_initializer_size(t, path)
+            raw_declared += declared
+            if declared > largest[0]:
+                largest = (declared, t)
+    file_bytes = os.path.getsize(path)
+    if raw_declared > file_bytes and largest[1] is not None:
+        t = largest[1]
+        raise ModelError(
+            f"the tensors of {path.name} declare {raw_declared} bytes of data but the file has {file_bytes} bytes "
+            f"(tensor '{t.name}' alone declares shape {list(t.dims)}, {largest[0]} bytes): the model is corrupt or "
+            "truncated; re-export it")
     base = path.parent
     for location in external:
         data_path = base / location
@@ -294,7 +309,7 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
             )
     return ModelInfo(
         path=str(path),
-        file_bytes=os.path.getsize(path),
+        file_bytes=file_bytes,
         sha256=_sha256(path),
         ir_version=int(model.ir_version),
         producer=" ".join(p for p in (model.producer_name, model.producer_version) if p),
