@@ -369,6 +369,25 @@ def test_safe_text_holds_no_control_character(text):
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c in "\u202e\u2028" for c in out)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(max_size=6) | CONTROL, min_size=1, max_size=6).map("".join))
+def test_terminal_report_escapes_any_name(name):
+    """The terminal report of a recorded run whose tensor, node and finding texts are replaced by ``name``."""
+    import tempfile
+
+    from fixture_loader import recorded_report
+    from ortcopy_doctor.render.text import render_text
+
+    with tempfile.TemporaryDirectory() as tmp:
+        report = recorded_report("cpu_op_between", Path(tmp))
+    for copy in report.copies:
+        copy.tensor = copy.node = name
+    for finding in report.findings:
+        finding.location = finding.message = finding.fix = name
+    text = render_text(report)
+    assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F or c in "\u202e\u2028" for c in text)
+
+
 def _escape_names_model() -> onnx.ModelProto:
     osc52 = "\x1b]52;c;ZXZpbA==\x07"
     nodes = [helper.make_node("Celu", [f"in{osc52}"], ["out\nerror: forged"], name=f"celu\x1b[2J", alpha=1.0)]
