@@ -418,7 +418,7 @@ def _nested(depth: int) -> str:
     return "[" * depth + "]" * depth
 
 
-@pytest.mark.parametrize("case", ["huge-dim", "huge-shape", "parent-is-file", "name-too-long", "not-a-library",
+@pytest.mark.parametrize("case", ["huge-dim", "huge-shape", "huge-byte-limit", "parent-is-file", "name-too-long", "not-a-library",
                                   "bad-npz-member", "format-version-string", "wrong-field-type", "deep-nesting"])
 def test_user_input_is_exit_2_not_internal(work, case):
     (work / "file").write_text("x")
@@ -434,6 +434,7 @@ def test_user_input_is_exit_2_not_internal(work, case):
     args = {
         "huge-dim": ["check", "model.onnx", "--dim", "batch=99999999999999999999", *FAST],
         "huge-shape": ["check", "model.onnx", "--shape", "x=99999999999999999999x64", *FAST],
+        "huge-byte-limit": ["check", "model.onnx", "--dim", "batch=2", "--max-transfer-bytes", "9" * 400 + "GB", *FAST],
         "parent-is-file": ["check", "model.onnx", "--dim", "batch=2", "-o", "file/out.html", *FAST],
         "name-too-long": ["check", "model.onnx", "--dim", "batch=2", "--json", "n" * 300 + ".json", *FAST],
         "not-a-library": ["check", "model.onnx", "--dim", "batch=2", "--custom-op-library", "lib.so", *FAST],
