@@ -32,6 +32,8 @@ import models
 from fixture_loader import recorded
 
 REPO = Path(__file__).resolve().parents[1]
+# Property tests: the same examples on every run (derandomized), nothing written to a .hypothesis folder.
+PROPERTY = settings(database=None, deadline=None, derandomize=True)
 FAST = ["--provider", "cpu", "--timed-runs", "1", "--runs", "1", "--warmup", "0", "--fail-on", "never"]
 
 
@@ -151,7 +153,7 @@ SEGMENTS = st.sampled_from(["sub", "..", ".", "dlink", "file", "new"])
 LEAVES = st.sampled_from(["model.onnx", "link.onnx", "out.json", "sub", "dlink", "file", "-"])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(PROPERTY, max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(segments=st.lists(SEGMENTS, max_size=4), leaf=LEAVES, stdout_ok=st.booleans())
 def test_any_output_path_is_accepted_only_when_it_is_safe(tmp_path, segments, leaf, stdout_ok):
     """Paths made of folders, files, .., and symlinks to the model and to a folder: an output is refused with a
@@ -185,6 +187,7 @@ def test_any_output_path_is_accepted_only_when_it_is_safe(tmp_path, segments, le
     assert refused == (not expected_ok), (path, real)
 
 
+@settings(PROPERTY)
 @given(st.text(max_size=30))
 def test_any_dim_text_is_a_size_or_a_usage_error(text):
     from ortcopy_doctor.errors import UsageError
@@ -200,6 +203,7 @@ def test_any_dim_text_is_a_size_or_a_usage_error(text):
                 assert 0 <= dim <= MAX_DIM
 
 
+@settings(PROPERTY)
 @given(st.lists(st.integers(min_value=0, max_value=1 << 40), max_size=6),
        st.sampled_from(["float32", "int8", "bool", "float16", "str", "int64"]))
 def test_any_shape_is_bounded_in_bytes_before_allocation(shape, dtype):
@@ -360,6 +364,7 @@ def test_static_allocates_no_inputs(tmp_path):
 CONTROL = st.characters(codec="utf-8", categories=("Cc",)) | st.sampled_from(["\u202e", "\u2028", "\x9b", "\x1b"])
 
 
+@settings(PROPERTY)
 @given(st.lists(st.text(max_size=5) | CONTROL, min_size=1, max_size=8).map("".join))
 def test_safe_text_holds_no_control_character(text):
     from ortcopy_doctor.terminal import safe
@@ -369,7 +374,7 @@ def test_safe_text_holds_no_control_character(text):
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c in "\u202e\u2028" for c in out)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(PROPERTY, max_examples=40)
 @given(st.lists(st.text(max_size=6) | CONTROL, min_size=1, max_size=6).map("".join))
 def test_terminal_report_escapes_any_name(name):
     """The terminal report of a recorded run whose tensor, node and finding texts are replaced by ``name``."""
@@ -481,7 +486,7 @@ def _render_all(names: list[str]) -> tuple[list[str], list[str]]:
     return codes, [*got.inputs.values(), *got.outputs.values()]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(PROPERTY, max_examples=60)
 @given(st.lists(st.text(min_size=1, max_size=12), min_size=4, max_size=4))
 def test_generated_code_compiles_for_any_names(names):
     codes, variables = _render_all(names)
