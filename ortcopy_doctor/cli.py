@@ -108,7 +108,7 @@ def _guard(func: Callable[[], int]) -> None:
         from .interrupts import quiet_teardown
 
         quiet_teardown(exc)  # an ORT session freed now logs nothing after the error line
-        _fail("interrupted", 130)
+        _fail("interrupted", int(ExitCode.INTERRUPTED))
     except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks
         if debug:
             raise
@@ -420,7 +420,7 @@ def main(args: Optional[list[str]] = None) -> None:
     except (KeyboardInterrupt, typer.Abort) as exc:
         quiet_teardown(exc)
         _print_error("interrupted")
-        code = 130
+        code = int(ExitCode.INTERRUPTED)
     except getattr(click_exc, "NoArgsIsHelpError", _Never) as exc:
         exc.show()  # `ortcopy-doctor` alone prints the help
         code = int(ExitCode.USAGE)
@@ -432,6 +432,6 @@ def main(args: Optional[list[str]] = None) -> None:
         code = int(getattr(exc, "exit_code", ExitCode.USAGE) or ExitCode.USAGE)
     if code is None:
         code = 0
-    if code == 130 and not _ERROR_PRINTED:  # interrupted inside click's parsing, which exits silently
+    if code == ExitCode.INTERRUPTED and not _ERROR_PRINTED:  # interrupted inside click's parsing, which exits silently
         _print_error("interrupted")
     sys.exit(int(code))
