@@ -22,7 +22,6 @@ import signal
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
