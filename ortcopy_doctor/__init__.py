@@ -9,6 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+from . import interrupts as _interrupts  # noqa: E402
+
+if _interrupts.is_cli_process():  # Ctrl-C while the modules load: one line and exit 130, no traceback
+    _interrupts.install_startup()
+
 if TYPE_CHECKING:
     from .api import CheckOptions, Report, analyse, check, load_report
     from .watch import WatchReport, instrumented_session, pytest_watch, watch

@@ -264,14 +264,23 @@ def _pair_state(evidence: Evidence, plan: BindingPlan) -> None:
 # --- code generation --------------------------------------------------------------------------------------------
 
 
+# A variable <v> of the generated code comes with <v>_host and <v>_on_device: all three are kept unique.
+_VAR_SUFFIXES = ("", "_host", "_on_device")
+
+
 def _identifier(name: str, used: set[str]) -> str:
-    ident = re.sub(r"\W", "_", name).strip("_") or "tensor"
-    if ident[0].isdigit() or keyword.iskeyword(ident):
+    """An ASCII Python identifier for an ONNX name (any string): never a keyword, a builtin, a module or
+    variable of the generated code (``used``), nor one that another name got; adds it to ``used``.
+
+    ASCII only, since Python folds non-ASCII identifiers by NFKC (a fullwidth ``ｎｐ`` would become ``np``) and
+    rejects many letters (``x²``)."""
+    ident = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "tensor"
+    if ident[0].isdigit() or keyword.iskeyword(ident) or keyword.issoftkeyword(ident):
         ident = "t_" + ident
     base, n = ident, 2
-    while ident in used:
+    while any(ident + suffix in used for suffix in _VAR_SUFFIXES):
         ident, n = f"{base}_{n}", n + 1
-    used.add(ident)
+    used.update(ident + suffix for suffix in _VAR_SUFFIXES)
     return ident
 
 
@@ -303,7 +312,9 @@ def _array_expr(entry: BindingEntry, evidence: Evidence) -> str:
 
 
 _RESERVED = {"np", "ort", "session", "binding", "rng", "outputs", "MODEL", "INPUTS_FILE", "infer", "torch", "cp",
-             "result", "values", "name", "value"}
+             "result", "values", "name", "value", "numpy", "onnxruntime", "cupy", "o", "feeds",
+             # builtins the generated code calls
+             "print", "zip", "type", "tuple", "list", "dict", "len", "range", "int", "float", "str"}
 
 
 @dataclass
@@ -606,6 +617,7 @@ def render_cuda_graph_code(evidence: Evidence, plan: BindingPlan) -> str:
     device = plan.device_type
     dev = plan.device_id
     names = code_names(plan)
+    used = set(_RESERVED) | {v + s for v in (*names.inputs.values(), *names.outputs.values()) for s in _VAR_SUFFIXES}
     lines = _header(evidence, plan, "CUDA graph", [], provider_options=", 'enable_cuda_graph': '1'")
     lines.append("# Every input and output lives at a fixed device address: the captured graph replays with these")
     lines.append("# buffers. Give new data with <name>_on_device.update_inplace(array); never rebind.")
@@ -615,7 +627,7 @@ def render_cuda_graph_code(evidence: Evidence, plan: BindingPlan) -> str:
         lines.append(f"{var}_on_device = ort.OrtValue.ortvalue_from_numpy({var}, {device!r}, {dev})  # fixed address")
         lines.append(f"binding.bind_ortvalue_input({entry.name!r}, {var}_on_device)  # {_comment(entry.reason)}")
     for entry in plan.outputs:
-        var = names.outputs.get(entry.name) or _identifier(entry.name, set(names.inputs.values()) | _RESERVED)
+        var = names.outputs.get(entry.name) or _identifier(entry.name, used)
         lines.append(f"{var}_on_device = ort.OrtValue.ortvalue_from_shape_and_type({list(entry.shape or [])!r}, "
                      f"{_np_dtype(entry.dtype)}, {device!r}, {dev})  # fixed address")
         lines.append(f"binding.bind_ortvalue_output({entry.name!r}, {var}_on_device)")

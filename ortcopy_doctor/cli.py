@@ -1,7 +1,8 @@
 """Command line: parses arguments, calls the API, prints, and exits with a documented code.
 
 Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or model error; 3 environment error
-(onnxruntime cannot create the session or run here); 4 internal error (a bug: please report it).
+(onnxruntime cannot create the session or run here); 4 internal error (a bug: please report it);
+130 interrupted (Ctrl-C); 143 / 129 terminated by SIGTERM / SIGHUP.
 """
 
 from __future__ import annotations
@@ -12,13 +13,17 @@ import sys
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 from rich.console import Console
 
 from . import __version__
 from .errors import DoctorError, ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from .gate import CiOptions
+    from .render.output import OutputSet
 
 app = typer.Typer(
     name="ortcopy-doctor",
@@ -40,8 +45,8 @@ class FailOn(str, Enum):
     never = "never"
 
 
-SARIF_HELP = "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs."
-TRACE_HELP = "Write the profiled runs as Chrome/Perfetto trace JSON here, transfers marked with their bytes."
+SARIF_HELP = "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs; - for stdout."
+TRACE_HELP = "Write the profiled runs as Chrome/Perfetto trace JSON here, transfers marked with their bytes; - for stdout."
 MAX_BYTES_HELP = "Exit 1 when the host<->device bytes per run exceed N (e.g. 500000, 500KB, 1.5MB)."
 GAIN_HELP = ("Exit 1 when the binding A/B measured a speed-up of at least this factor (e.g. 1.2x; by the lower bound "
              "of its 95% CI) that the current code leaves on the table.")
@@ -49,22 +54,35 @@ ALLOW_HELP = ("A finding kind your team accepts, by rule id or slug (OCD004, fee
               "--fail-on, and is a suppressed note in SARIF.")
 
 
-def _stdout(to_stderr: bool = False) -> Console:
+def _stdout(stderr: bool = False) -> Console:
     # soft_wrap: a line (the verdict, a finding) stays one line when piped; tables still fit the width.
-    # to_stderr: with `--json -` stdout carries the JSON alone.
-    return Console(highlight=False, soft_wrap=True, stderr=to_stderr)
+    # stderr: an output (--json -) goes to stdout, so the terminal report goes to stderr.
+    return Console(highlight=False, soft_wrap=True, stderr=stderr)
+
+
+_ERROR_PRINTED = False
+
+
+def _print_error(message: str) -> None:
+    """The one ``error:`` line on stderr (control characters escaped, so it stays one line)."""
+    global _ERROR_PRINTED
+    _ERROR_PRINTED = True
+    # soft_wrap: one line whatever the terminal width, as DoctorError promises.
+    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_esc(message)}", soft_wrap=True)
 
 
 def _fail(message: str, code: int) -> None:
-    # soft_wrap: one line whatever the terminal width, as DoctorError promises.
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_esc(message)}", soft_wrap=True)
+    _print_error(message)
     raise typer.Exit(code)
 
 
 def _esc(text: str) -> str:
+    """Rich markup and terminal control characters escaped: untrusted text prints as itself, on one line."""
     from rich.markup import escape
 
-    return escape(text)
+    from .terminal import safe
+
+    return escape(safe(text))
 
 
 @contextlib.contextmanager
@@ -92,8 +110,11 @@ def _guard(func: Callable[[], int]) -> None:
         raise
     except DoctorError as exc:
         _fail(exc.message, int(exc.exit_code))
-    except KeyboardInterrupt:
-        _fail("interrupted", 130)
+    except KeyboardInterrupt as exc:
+        from .interrupts import quiet_teardown
+
+        quiet_teardown(exc)  # an ORT session freed now logs nothing after the error line
+        _fail("interrupted", int(ExitCode.INTERRUPTED))
     except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks
         if debug:
             raise
@@ -113,43 +134,51 @@ def _parse_kv(values: list[str], flag: str) -> dict[str, str]:
     return result
 
 
-def _json_to_stdout(json_path: Optional[Path]) -> bool:
-    """``--json -``: the JSON goes to stdout, and everything else that would go there to stderr."""
-    return json_path is not None and str(json_path) == "-"
+def _outputs(inputs: list[tuple[str, Optional[Path]]], outputs: list[tuple[str, Optional[Path]]]) -> OutputSet:
+    """Every output path checked before any work (render/output.py): not an input, not another output."""
+    from .render.output import OutputSet
+
+    result = OutputSet()
+    for what, path in inputs:
+        result.add_input(what, path)
+    for flag, path in outputs:
+        result.add(flag, path, stdout_ok=flag in ("--json", "--sarif", "--trace"))
+    return result
 
 
-def _write_outputs(report: object, html: Optional[Path], json_path: Optional[Path]) -> list[Path]:
-    from .render.output import write_atomic
-
-    written = []
-    if _json_to_stdout(json_path):
-        sys.stdout.write(report.to_json() + "\n")  # type: ignore[attr-defined]
-        sys.stdout.flush()
-    elif json_path is not None:
-        write_atomic(json_path, report.to_json())  # type: ignore[attr-defined]
-        written.append(json_path)
-    if html is not None:
-        write_atomic(html, report.to_html())  # type: ignore[attr-defined]
-        written.append(html)
-    return written
+def _write_outputs(outputs: OutputSet, report: Any, ci: Optional[CiOptions] = None) -> list[str]:
+    """Render every output asked for, then write them all (or, on any failure, none)."""
+    try:
+        if outputs.asked("--json"):
+            outputs.stage("--json", report.to_json())
+        if outputs.asked("--html"):
+            outputs.stage("--html", report.to_html())
+        for flag, text in (ci.render(report) if ci is not None else []):
+            outputs.stage(flag, text)
+        return outputs.commit()
+    finally:
+        outputs.discard()
 
 
-def _keep_partial_evidence(exc: DoctorError, json_path: Optional[Path]) -> None:
+def _keep_partial_evidence(exc: DoctorError, outputs: OutputSet) -> None:
     """On a failure after the session existed (e.g. out of device memory), keep what was gathered: the JSON
-    report of the partial evidence, marked incomplete, where --json asked for one. No HTML is written."""
+    report of the partial evidence, marked incomplete, where --json asked for one. No other output is written."""
     # Only environment failures (exit 3): bad input (exit 2) leaves no file behind.
-    if exc.partial_evidence is None or json_path is None or exc.exit_code != ExitCode.ENVIRONMENT:
+    if exc.partial_evidence is None or not outputs.asked("--json") or exc.exit_code != ExitCode.ENVIRONMENT:
         return
-    from .render.output import write_atomic
     from .report import analyse
 
     partial = analyse(exc.partial_evidence)  # type: ignore[arg-type]
-    if _json_to_stdout(json_path):
-        sys.stdout.write(partial.to_json() + "\n")
-        exc.message = f"{exc.message} (evidence gathered so far: on stdout)"
-        return
-    write_atomic(json_path, partial.to_json())
-    exc.message = f"{exc.message} (evidence gathered so far: {json_path})"
+    try:
+        outputs.stage("--json", partial.to_json())
+        for out in outputs.outputs:
+            if out.flag != "--json":
+                out.text = None
+                outputs._drop_tmp(out)
+        written = outputs.commit()
+    finally:
+        outputs.discard()
+    exc.message = f"{exc.message} (evidence gathered so far: {written[0] if written else 'stdout'})"
 
 
 @app.command(short_help="Run the model and report every host<->device copy.")
@@ -168,7 +197,7 @@ def check(
     timed_runs: int = typer.Option(20, "--timed-runs", min=1, help="Unprofiled runs that give the timings."),
     html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path (default: <model>.ortcopy.html)."),
     no_html: bool = typer.Option(False, "--no-html", help="Write no HTML report."),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="Write evidence and report as JSON here ('-': to stdout, the rest to stderr)."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write evidence and report as JSON here; - for stdout."),
     fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
     custom_op_library: list[Path] = typer.Option([], "--custom-op-library", help="Shared library of custom ops to register."),
     static: bool = typer.Option(False, "--static", help="Predict placement and copies from the model alone; create no session (works without a GPU)."),
@@ -189,16 +218,14 @@ def check(
         from .feeds import parse_dims, parse_shapes, parse_values
         from .model_info import check_model_path
         from .providers import resolve
-        from .render.output import check_writable
         from .render.text import print_report
         from .api import check as run_check
 
         check_model_path(model)
         html_path = None if no_html else (html or Path(f"{model.stem}.ortcopy.html"))
-        if html_path is not None:
-            check_writable(html_path, "--html")
-        if json_path is not None and not _json_to_stdout(json_path):
-            check_writable(json_path, "--json")
+        outputs = _outputs([("the model", model), ("the --inputs file", inputs),
+                            *(("the --custom-op-library", lib) for lib in custom_op_library)],
+                           [("--json", json_path), ("--html", html_path), ("--sarif", sarif), ("--trace", trace)])
         from .gate import CiOptions
 
         ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
@@ -214,11 +241,12 @@ def check(
             try:
                 report = run_check(model, options, progress=progress)
             except DoctorError as exc:
-                _keep_partial_evidence(exc, json_path)
+                _keep_partial_evidence(exc, outputs)
                 raise
-        written = _write_outputs(report, html_path, json_path)
-        written += ci.write(report)
-        out = _stdout(to_stderr=_json_to_stdout(json_path))
+        for name in report.evidence.model.external_data_files:  # known once the model is read
+            outputs.add_input("the model's external data", model.parent / name)
+        written = _write_outputs(outputs, report, ci)
+        out = _stdout(outputs.uses_stdout)
         if quiet:
             out.print(_esc(report.verdict))
         else:
@@ -234,7 +262,7 @@ def check(
 def report(
     evidence_json: Path = typer.Argument(..., help="A JSON file written by `check --json`."),
     html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path."),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the re-analysed report as JSON here ('-': to stdout, the rest to stderr)."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the re-analysed report as JSON here; - for stdout."),
     fail_on: FailOn = typer.Option(FailOn.never, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
     sarif: Optional[Path] = typer.Option(None, "--sarif", help=SARIF_HELP),
     trace: Optional[Path] = typer.Option(None, "--trace", help=TRACE_HELP),
@@ -245,20 +273,17 @@ def report(
     """Re-analyse and re-render recorded evidence; needs no ORT session and no GPU."""
 
     def body() -> int:
-        from .render.output import check_writable
         from .render.text import print_report
         from .report import load_report
 
-        for path, flag in ((html, "--html"), (json_path, "--json")):
-            if path is not None and not _json_to_stdout(path):
-                check_writable(path, flag)
+        outputs = _outputs([("the evidence JSON", evidence_json)],
+                           [("--json", json_path), ("--html", html), ("--sarif", sarif), ("--trace", trace)])
         from .gate import CiOptions
 
         ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
         loaded = load_report(evidence_json)
-        written = _write_outputs(loaded, html, json_path)
-        written += ci.write(loaded)
-        out = _stdout(to_stderr=_json_to_stdout(json_path))
+        written = _write_outputs(outputs, loaded, ci)
+        out = _stdout(outputs.uses_stdout)
         print_report(loaded, out)
         for path in written:
             out.print(f"wrote {_esc(str(path))}")
@@ -280,15 +305,14 @@ def diff(
 
     def body() -> int:
         from .diff import diff_files, render_diff_text
-        from .render.output import check_writable, write_atomic
+        from .terminal import safe
 
-        if html is not None:
-            check_writable(html, "--html")
+        outputs = _outputs([("report a", a_json), ("report b", b_json)], [("--html", html)])
         result = diff_files(a_json, b_json)
+        written = _write_outputs(outputs, result)
         typer.echo(render_diff_text(result, show_unchanged=show_unchanged), nl=False)
-        if html is not None:
-            write_atomic(html, result.to_html())
-            typer.echo(f"wrote {html}")
+        for path in written:
+            typer.echo(f"wrote {safe(path)}")
         if fail_on_model_change and result.model_changed:
             return int(ExitCode.FINDINGS)
         return int(ExitCode.FINDINGS) if fail_on_regression and result.regressions else int(ExitCode.CLEAN)
@@ -345,19 +369,23 @@ def demo(
     def body() -> int:
         from .api import check as run_check
         from .collect import CheckOptions
-        from .demo import DEMO_DIMS, write_demo_model
+        from .demo import DEMO_DIMS, write_demo_model_once
         from .providers import resolve
-        from .render.output import check_writable, write_atomic
         from .render.text import print_report
 
-        output.parent.mkdir(parents=True, exist_ok=True)
-        check_writable(output, "--html")
+        if not output.parent.exists() and not output.parent.is_symlink():
+            try:
+                output.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise UsageError(f"--html {output}: cannot create folder {output.parent} ({exc.strerror}): "
+                                 "choose another path") from None
         model_path = output.parent / "demo.onnx"
-        write_demo_model(model_path)
+        outputs = _outputs([("the demo model", model_path)], [("--html", output)])
+        write_demo_model_once(model_path)  # never replaces a different demo.onnx
         options = CheckOptions(providers=resolve(provider), dims=dict(DEMO_DIMS))
         with _progress(sys.stderr.isatty()) as progress:
             result = run_check(model_path, options, progress=progress)
-        write_atomic(output, result.to_html())
+        _write_outputs(outputs, result)
         out = _stdout()
         print_report(result, out)
         out.print(f"\nDemo report: [bold]{_esc(str(output.resolve()))}[/]  (model: {_esc(str(model_path))})")
@@ -394,5 +422,55 @@ def _main(version: bool = typer.Option(False, "--version", help="Print the versi
         raise typer.Exit(0)
 
 
-def main() -> None:
-    app()
+class _Never(Exception):
+    """Matches nothing: stands in for an exception class this click version lacks."""
+
+
+def _click_exceptions() -> Any:
+    try:
+        from typer import _click as click_module  # typer >= 0.25 vendors click
+    except ImportError:  # pragma: no cover - older typer
+        import click as click_module
+    return click_module.exceptions
+
+
+def _usage_line(exc: Any) -> str:
+    """click's usage error as one line, with the fix: the --help of the command."""
+    message = " ".join(str(exc.format_message()).split()).rstrip(".")
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None and ctx.command_path else "ortcopy-doctor"
+    return f"{message}: see `{command} --help`"
+
+
+def main(args: Optional[list[str]] = None) -> None:
+    """The ``ortcopy-doctor`` command: every outcome is an exit code with at most one ``error:`` line."""
+    from .interrupts import Terminated, install, quiet_teardown
+
+    global _ERROR_PRINTED
+    _ERROR_PRINTED = False
+    install()
+    click_exc = _click_exceptions()
+    try:
+        code = app(args=args, standalone_mode=False)
+    except Terminated as exc:  # SIGTERM/SIGHUP: every with/finally has run (temporary folders removed)
+        quiet_teardown(exc)
+        _print_error(exc.message)
+        code = exc.exit_code
+    except (KeyboardInterrupt, typer.Abort) as exc:
+        quiet_teardown(exc)
+        _print_error("interrupted")
+        code = int(ExitCode.INTERRUPTED)
+    except getattr(click_exc, "NoArgsIsHelpError", _Never) as exc:
+        exc.show()  # `ortcopy-doctor` alone prints the help
+        code = int(ExitCode.USAGE)
+    except click_exc.UsageError as exc:
+        _print_error(_usage_line(exc))
+        code = int(ExitCode.USAGE)
+    except click_exc.ClickException as exc:
+        _print_error(" ".join(str(exc.format_message()).split()))
+        code = int(getattr(exc, "exit_code", ExitCode.USAGE) or ExitCode.USAGE)
+    if code is None:
+        code = 0
+    if code == ExitCode.INTERRUPTED and not _ERROR_PRINTED:  # interrupted inside click's parsing, which exits silently
+        _print_error("interrupted")
+    sys.exit(int(code))

@@ -80,7 +80,16 @@ def _session_options(ort: Any, options: CheckOptions, *, verbose: bool, profile_
     for library in options.custom_op_libraries:
         if not Path(library).is_file():
             raise UsageError(f"--custom-op-library {library} not found: pass the path of the shared library")
-        so.register_custom_ops_library(str(library))
+        # Always an absolute path: ORT dlopen()s it, and dlopen searches the system paths for a name without
+        # a slash, and ORT drops a leading "./", so "./lib.so" would load another library of that name.
+        absolute = os.path.abspath(library)
+        try:
+            so.register_custom_ops_library(absolute)
+        except Exception as exc:  # noqa: BLE001 - not a shared library, wrong architecture, missing symbol
+            text = str(exc).strip()
+            reason = text.splitlines()[0][:300] if text else type(exc).__name__
+            raise UsageError(f"--custom-op-library {library} could not be loaded ({reason}): pass a custom-op "
+                             "shared library built for this onnxruntime") from None
     return so
 
 
@@ -274,7 +283,9 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
     notes: list[str] = []
     if options.static:
         try:
-            _, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed)
+            # described, never allocated: a prediction runs nothing
+            _, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,
+                                   make_arrays=False)
         except UsageError:
             feeds = []  # sizes stay symbolic in a prediction; --dim makes them concrete
         return static_evidence(model, info, feeds, options, environment)

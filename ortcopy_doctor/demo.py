@@ -45,4 +45,46 @@ def write_demo_model(path: Path) -> Path:
     return path
 
 
+def write_demo_model_once(path: Path) -> Path:
+    """Write the demo model to ``path``, where no file is, or where the file there already is the demo model;
+    any other file is left alone and refused (exit 2), never replaced silently."""
+    from .errors import UsageError
+
+    data = build_demo_model().SerializeToString()
+    if path.exists() or path.is_symlink():
+        try:
+            same = path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+        except OSError:
+            same = False
+        if same:
+            return path
+        raise UsageError(f"{path} exists and is not the demo model: move it away, or give demo another folder "
+                         "with --html DIR/demo.html")
+    _write_bytes(path, data)
+    return path
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=".ortcopy-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        try:
+            os.link(tmp, path)  # fails if a file appeared meanwhile: never replaces one
+        except FileExistsError:
+            raise
+        except OSError:  # a file system without hard links
+            os.replace(tmp, path)
+            return
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
 DEMO_DIMS = {"batch": 32}

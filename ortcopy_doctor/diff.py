@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .analysis import Copy
+from .terminal import safe
 from .rules import Finding, fmt_bytes
 
 if TYPE_CHECKING:
@@ -280,7 +281,14 @@ def _counts_text(counts: dict[str, int]) -> str:
 
 def render_diff_text(d: ReportDiff, show_unchanged: bool = False) -> str:
     out = io.StringIO()
-    w = out.write
+
+    def w(text: str) -> None:
+        # names from the reports are untrusted: control characters escaped between the line breaks put here
+        body = text.strip("\n")
+        lead = text[: len(text) - len(text.lstrip("\n"))]
+        trail = text[len(text.rstrip("\n")):] if body else ""
+        out.write(lead + safe(body) + trail)
+
     w(f"ortcopy-doctor diff: {d.a_name} → {d.b_name}\n")
     if d.model_change:
         w(f"warning: {d.model_change}\n")

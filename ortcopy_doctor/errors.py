@@ -17,6 +17,7 @@ class ExitCode(enum.IntEnum):
     USAGE = 2  # bad arguments, or a model / inputs file that cannot be used
     ENVIRONMENT = 3  # onnxruntime cannot run here (session creation failed, out of memory, ...)
     INTERNAL = 4  # a bug in ortcopy-doctor: please report it
+    INTERRUPTED = 130  # Ctrl-C (SIGINT); SIGTERM and SIGHUP give 128 + the signal number (143, 129)
 
 
 class DoctorError(Exception):

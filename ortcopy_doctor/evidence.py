@@ -373,8 +373,11 @@ def _default(f: dataclasses.Field) -> Any:  # type: ignore[type-arg]
     return f.default
 
 
-def from_jsonable(cls: Any, data: Any) -> Any:
-    """Rebuild ``cls`` (a dataclass or a typing annotation) from ``to_jsonable`` output."""
+def from_jsonable(cls: Any, data: Any, where: str = "") -> Any:
+    """Rebuild ``cls`` (a dataclass or a typing annotation) from ``to_jsonable`` output.
+
+    JSON from a file is untrusted: a value of the wrong type (a string for an int, a list for an object) raises
+    ``TypeError`` naming its place, rather than failing later inside the analysis."""
     origin = typing.get_origin(cls)
     if origin in (Union, types.UnionType):
         args = [a for a in typing.get_args(cls) if a is not type(None)]
@@ -382,8 +385,44 @@ def from_jsonable(cls: Any, data: Any) -> Any:
             return None
         for arg in args:
             if dataclasses.is_dataclass(arg) and isinstance(data, dict):
-                return from_jsonable(arg, data)
-        return data
+                return from_jsonable(arg, data, where)
+        for arg in args:
+            try:
+                return from_jsonable(arg, data, where)
+            except TypeError:
+                continue
+        raise TypeError(f"{where or 'value'}: {_json_type(data)} is not allowed here")
+    if origin is list:
+        (item,) = typing.get_args(cls) or (Any,)
+        if not isinstance(data, list):
+            raise TypeError(f"{where or 'value'}: expected a list, got {_json_type(data)}")
+        return [from_jsonable(item, v, f"{where}[{i}]") for i, v in enumerate(data)]
+    if origin is dict:
+        _, value = typing.get_args(cls) or (Any, Any)
+        if not isinstance(data, dict):
+            raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
+        return {k: from_jsonable(value, v, f"{where}.{k}") for k, v in data.items()}
+    if dataclasses.is_dataclass(cls):
+        if not isinstance(data, dict):
+            raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
+        hints = typing.get_type_hints(cls)
+        kwargs = {}
+        for f in dataclasses.fields(cls):
+            if f.name in data:
+                kwargs[f.name] = from_jsonable(hints[f.name], data[f.name], f"{where}.{f.name}".lstrip("."))
+        return cls(**kwargs)
+    expected = _SCALARS.get(cls)
+    if expected is not None and (not isinstance(data, expected) or (cls is not bool and isinstance(data, bool))):
+        raise TypeError(f"{where or 'value'}: expected {cls.__name__}, got {_json_type(data)}")
+    return data
+
+
+_SCALARS: dict[Any, Any] = {int: int, float: (int, float), str: str, bool: bool}
+
+
+def _json_type(data: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(data), type(data).__name__)
     if origin is list:
         (item,) = typing.get_args(cls) or (Any,)
         return [from_jsonable(item, v) for v in data]

@@ -9,9 +9,12 @@ gives a scalar (or one-element) control input, such as a sample rate, its value 
 
 from __future__ import annotations
 
+import math
+import os
 import re
+import stat
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +27,10 @@ _SHAPE_RE = re.compile(r"^([^=]+)=(\d+(?:x\d+)*|)$")
 
 # Upper bound on the elements of one synthesized input: more is certainly a typo in --dim.
 MAX_SYNTHESIZED_ELEMENTS = 1 << 31
+# Upper bound on the bytes of one input array, synthesized or read from --inputs (checked before allocating).
+MAX_INPUT_BYTES = 4 << 30
+# Largest value of one --dim or --shape dim (ORT's dims are int64; anything near this is a typo).
+MAX_DIM = 1 << 40
 
 
 def parse_dims(values: Sequence[str]) -> dict[str, int]:
@@ -33,8 +40,14 @@ def parse_dims(values: Sequence[str]) -> dict[str, int]:
         match = _DIM_RE.match(value.strip())
         if not match:
             raise UsageError(f"--dim {value!r} is not SYMBOL=N with N a non-negative integer, e.g. --dim batch=8")
-        dims[match.group(1)] = int(match.group(2))
+        dims[match.group(1)] = _dim_value(match.group(2), f"--dim {value}")
     return dims
+
+
+def _dim_value(text: str, flag: str) -> int:
+    if len(text) > 15 or int(text) > MAX_DIM:
+        raise UsageError(f"{flag}: {text[:30]} is too large for a dim (at most {MAX_DIM}): give the real size")
+    return int(text)
 
 
 def parse_shapes(values: Sequence[str]) -> dict[str, list[int]]:
@@ -45,7 +58,7 @@ def parse_shapes(values: Sequence[str]) -> dict[str, list[int]]:
         if not match:
             raise UsageError(f"--shape {value!r} is not NAME=AxBxC, e.g. --shape image=1x3x224x224")
         text = match.group(2)
-        shapes[match.group(1)] = [int(v) for v in text.split("x")] if text else []
+        shapes[match.group(1)] = [_dim_value(v, f"--shape {value}") for v in text.split("x")] if text else []
     return shapes
 
 
@@ -153,6 +166,11 @@ def _show(shape: Sequence[object]) -> str:
 
 def synthesize(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
     """A deterministic array for one input. Integers are small and non-negative (valid as ids and indices)."""
+    _check_synthesizable(value)
+    return _make(value, shape, rng)
+
+
+def _check_synthesizable(value: ValueInfo) -> None:
     if value.kind in ("sequence", "map"):
         # an .npz holds named arrays only: there is no way to pass a sequence or map with --inputs
         raise UsageError(
@@ -164,18 +182,24 @@ def synthesize(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> 
             f"input '{value.name}' is a {value.type_string}: inputs that are not tensors cannot be synthesized; "
             "pass them with --inputs FILE.npz"
         )
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    if count > MAX_SYNTHESIZED_ELEMENTS:
-        raise UsageError(
-            f"input '{value.name}' would have shape {_show(shape)} ({count} elements): lower the --dim or --shape values"
-        )
+    if value.elem_type not in _SYNTHESIZABLE:
+        raise UsageError(f"input '{value.name}' has element type {value.elem_type}, which cannot be synthesized: "
+                         "pass it with --inputs FILE.npz")
+
+
+_SYNTHESIZABLE = ("float32", "float64", "float16", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                  "uint32", "uint64", "str")
+
+
+def _make(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
     dtype = value.elem_type
+    check_input_size(value.name, shape, dtype)
     if dtype in ("float32", "float64", "float16"):
-        return rng.standard_normal(shape).astype(dtype)
+        return _filled(shape, dtype, rng.standard_normal)
     if dtype == "bool":
-        return rng.integers(0, 2, size=shape).astype(bool)
+        return _filled(shape, "bool", lambda n: rng.integers(0, 2, size=n))
     if dtype in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
-        return rng.integers(0, 4, size=shape).astype(dtype)
+        return _filled(shape, dtype, lambda n: rng.integers(0, 4, size=n))
     if dtype == "str":
         return np.full(shape, "a", dtype=object)
     raise UsageError(
@@ -183,18 +207,87 @@ def synthesize(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> 
     )
 
 
-def load_inputs_file(path: Path) -> dict[str, np.ndarray]:
-    if not path.is_file():
-        raise UsageError(f"--inputs file not found: {path}")
+_CHUNK = 1 << 18  # elements drawn at a time (even: integer draws then consume whole 64-bit words)
+
+
+def _filled(shape: list[int], dtype: str, draw: Callable[[int], np.ndarray]) -> np.ndarray:
+    """An array of ``dtype`` filled chunk by chunk from ``draw`` (float64 or int64 values): memory is the
+    input's own bytes plus one small chunk, not the 3x of a float64 draw and its copy; the values are exactly
+    those of one ``draw(count).astype(dtype)`` (numpy's generators give the same stream in pieces)."""
+    out = np.empty(shape, dtype=dtype)
+    flat = out.reshape(-1)
+    for start in range(0, flat.size, _CHUNK):
+        flat[start:start + _CHUNK] = draw(min(_CHUNK, flat.size - start))
+    return out
+
+
+def check_input_size(name: str, shape: Sequence[int], dtype: str | None, flag: str = "") -> int:
+    """The bytes of an input of this shape and dtype; a ``UsageError`` above ``MAX_INPUT_BYTES``."""
+    count = math.prod(int(d) for d in shape)
+    if count > MAX_SYNTHESIZED_ELEMENTS:
+        raise UsageError(
+            f"input '{name}' would have shape {_show(shape)} ({count} elements): lower the --dim or --shape values"
+        )
+    itemsize = _ITEMSIZE.get(dtype or "", 8)
+    nbytes = count * itemsize
+    if nbytes > MAX_INPUT_BYTES:
+        where = flag or "the --dim or --shape values"
+        raise UsageError(f"input '{name}' would take {nbytes} bytes (shape {_show(shape)}, {dtype}), more than the "
+                         f"{MAX_INPUT_BYTES >> 30} GiB limit: lower {where}")
+    return nbytes
+
+
+_ITEMSIZE = {"bool": 1, "uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "float16": 2, "bfloat16": 2, "uint32": 4,
+             "int32": 4, "float32": 4, "uint64": 8, "int64": 8, "float64": 8, "complex64": 8, "complex128": 16}
+
+
+def load_inputs_file(path: Path, names: set[str] | None = None) -> dict[str, np.ndarray]:
+    """The arrays of an .npz file. Before any array is read: the file must be a regular file, its member names
+    (checked against ``names``, the model's inputs, where given) and each member's header (dtype, shape, hence
+    bytes) must be acceptable, so a small compressed file cannot expand into gigabytes first."""
     try:
-        loaded = np.load(path, allow_pickle=False)
-        if not isinstance(loaded, np.lib.npyio.NpzFile):  # a .npy file: one bare array, no names
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UsageError(f"--inputs file not found: {path}") from None
+    except OSError as exc:
+        raise UsageError(f"--inputs {path} cannot be read ({exc.strerror}): check the path") from None
+    if not stat.S_ISREG(st.st_mode):
+        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise UsageError(f"--inputs {path} is {what}: pass an .npz file written with numpy.savez")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(6)
+        if head.startswith(b"\x93NUMPY"):  # a .npy file: one bare array, no names
             raise UsageError(f"--inputs {path} holds one array, not named arrays: write it with "
                              "numpy.savez(path, input_name=array)")
-        with loaded as data:
+        with zipfile.ZipFile(path) as archive:
+            members = {(m[:-4] if m.endswith(".npy") else m): m for m in archive.namelist()}
+            if names is not None:
+                for name in members:
+                    if name not in names:
+                        shown = ", ".join(sorted(names)) or "none"
+                        raise UsageError(f"--inputs has '{name}', which is not an input of the model (inputs: {shown})")
+            for name, member in members.items():
+                with archive.open(member) as f:
+                    version = np.lib.format.read_magic(f)
+                    header = (np.lib.format.read_array_header_1_0(f) if version == (1, 0)
+                              else np.lib.format.read_array_header_2_0(f))
+                shape, _, dtype = header
+                if dtype.hasobject:
+                    raise UsageError(f"--inputs '{name}' is an object array, which cannot be read safely: "
+                                     "save numeric or string arrays")
+                count = math.prod(shape)
+                if count * dtype.itemsize > MAX_INPUT_BYTES:
+                    raise UsageError(f"--inputs '{name}' declares shape {_show(shape)} of {dtype} "
+                                     f"({count * dtype.itemsize} bytes), more than the {MAX_INPUT_BYTES >> 30} GiB "
+                                     "limit: pass a smaller array")
+        with np.load(path, allow_pickle=False) as data:
             return {name: data[name] for name in data.files}
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError, KeyError) as exc:
-        raise UsageError(f"--inputs {path} is not a readable .npz file ({exc}): write it with numpy.savez") from None
+    except UsageError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any malformed member (zip, header, data) is the file's fault
+        text = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise UsageError(f"--inputs {path} is not a readable .npz file ({text}): write it with numpy.savez") from None
 
 
 def build_feeds(
@@ -203,13 +296,15 @@ def build_feeds(
     shapes: dict[str, list[int]] | None = None,
     inputs_file: Path | None = None,
     seed: int = 0,
+    make_arrays: bool = True,
     *,
     values: dict[str, str] | None = None,
     assumed: list[AssumedDim] | None = None,
 ) -> tuple[dict[str, np.ndarray], list[Feed]]:
     """Arrays to feed and their descriptions. Inputs missing from ``inputs_file`` and ``values`` (--value) are
     synthesized; a dynamic dim nothing sizes is 1 and appended to ``assumed``, or an error where ``assumed`` is
-    None (the default here; ``check`` passes a list unless --strict-shapes)."""
+    None (the default here; ``check`` passes a list unless --strict-shapes). With ``make_arrays=False``
+    (``--static``, which runs nothing) synthesized inputs are only described, never allocated."""
     dims = dims or {}
     shapes = shapes or {}
     values = values or {}
@@ -220,7 +315,7 @@ def build_feeds(
     for name in values:
         if name not in by_name:
             raise UsageError(f"--value names '{name}', which is not an input of the model (inputs: {_names(inputs)})")
-    given = load_inputs_file(inputs_file) if inputs_file else {}
+    given = load_inputs_file(inputs_file, set(by_name)) if inputs_file else {}
     for name in given:
         if name not in by_name:
             raise UsageError(f"--inputs has '{name}', which is not an input of the model (inputs: {_names(inputs)})")
@@ -240,6 +335,12 @@ def build_feeds(
         else:
             # a non-tensor input has no shape to resolve: synthesize() says why it cannot be made
             shape = resolve_shape(value, dims, shapes, assumed) if value.kind == "tensor" else []
+            if not make_arrays:
+                _check_synthesizable(value)
+                nbytes = check_input_size(value.name, shape, value.elem_type)
+                feeds.append(Feed(name=value.name, dtype=value.elem_type or "str", shape=list(shape),
+                                  bytes=nbytes if value.elem_type != "str" else 0, source="synthesized"))
+                continue
             array = synthesize(value, shape, rng)
             source = "synthesized"
         arrays[value.name] = array

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -132,6 +133,49 @@ def _tensor_bytes(t: onnx.TensorProto) -> int:
     return len(t.raw_data)
 
 
+def _external_offset(t: onnx.TensorProto) -> int:
+    for entry in t.external_data:
+        if entry.key == "offset":
+            try:
+                return max(0, int(entry.value))
+            except ValueError:
+                return 0
+    return 0
+
+
+_TYPED_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
+
+
+def check_initializer_size(t: onnx.TensorProto, path: Path) -> int:
+    """Refuse a tensor whose dims declare more data than it stores, before shape inference or ORT allocate what
+    the dims say (4 stored bytes declaring 2**26 elements drove shape inference to 24 GB). Returns the bytes a
+    ``raw_data`` tensor declares, which ``inspect_model`` bounds by the file size, all tensors together.
+
+    Cheap, and never copies the data: values in typed fields are counted (``len`` of a repeated field); the
+    length of ``raw_data`` cannot be read without copying it, so raw tensors are bounded by the file instead."""
+    count = 1
+    for d in t.dims:
+        if d < 0:
+            raise ModelError(f"tensor '{t.name}' of {path.name} has a negative dim ({list(t.dims)}): "
+                             "the model is corrupt; re-export it")
+        count *= d
+    if count == 0:
+        return 0
+    itemsize = dtype_itemsize(elem_dtype(t.data_type))
+    if t.HasField("raw_data"):
+        # 4-bit and 2-bit types pack several elements per byte (an unknown type may too): a quarter byte each
+        return count * itemsize if itemsize else (count + 3) // 4
+    stored = sum(len(getattr(t, name)) for name in _TYPED_FIELDS)
+    needed = 2 * count if t.data_type in (TensorProto.COMPLEX64, TensorProto.COMPLEX128) else (
+        count if itemsize or t.data_type == TensorProto.STRING else (count + 3) // 4)
+    if stored < needed:
+        raise ModelError(
+            f"tensor '{t.name}' of {path.name} declares shape {list(t.dims)} ({count} elements) but stores "
+            f"{stored} values: the model is corrupt or truncated; re-export it"
+        )
+    return 0
+
+
 def _external_location(t: onnx.TensorProto) -> str | None:
     if t.data_location != TensorProto.EXTERNAL:
         return None
@@ -160,11 +204,19 @@ def _sha256(path: Path) -> str:
 
 
 def check_model_path(path: Path) -> None:
-    """Refuse paths that are not a readable, non-empty file, with a message that says what to do."""
-    if not path.exists():
-        raise ModelError(f"model file not found: {path}: check the path")
-    if path.is_dir():
+    """Refuse paths that are not a readable, non-empty regular file, with a message that says what to do.
+
+    Only regular files: a device (/dev/zero) would be read without end and a FIFO would block."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise ModelError(f"model file not found: {path}: check the path") from None
+    except OSError as exc:
+        raise ModelError(f"cannot read {path}: {exc.strerror}: check the path and its permissions") from None
+    if stat.S_ISDIR(st.st_mode):
         raise ModelError(f"{path} is a directory: pass the path of an .onnx file")
+    if not stat.S_ISREG(st.st_mode):
+        raise ModelError(f"{path} is not a regular file (a device, FIFO or socket): pass the path of an .onnx file")
     try:
         with path.open("rb") as f:
             head = f.read(1)
@@ -214,7 +266,10 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
     ]
     init_bytes = 0
     init_count = 0
+    raw_declared = 0  # bytes the raw_data tensors declare: the file must hold at least that much
+    largest: tuple[int, onnx.TensorProto | None] = (0, None)
     external: dict[str, int] = {}
+    external_end: dict[str, tuple[int, str]] = {}  # location -> (end of the furthest tensor, its name)
     for t in _all_initializers(graph):
         init_count += 1
         nbytes = _tensor_bytes(t)
@@ -222,6 +277,21 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
         location = _external_location(t)
         if location is not None:
             external[location] = external.get(location, 0) + nbytes
+            end = _external_offset(t) + nbytes
+            if end > external_end.get(location, (0, ""))[0]:
+                external_end[location] = (end, t.name)
+        else:
+            declared = check_initializer_size(t, path)
+            raw_declared += declared
+            if declared > largest[0]:
+                largest = (declared, t)
+    file_bytes = os.path.getsize(path)
+    if raw_declared > file_bytes and largest[1] is not None:
+        t = largest[1]
+        raise ModelError(
+            f"the tensors of {path.name} declare {raw_declared} bytes of data but the file has {file_bytes} bytes "
+            f"(tensor '{t.name}' alone declares shape {list(t.dims)}, {largest[0]} bytes): the model is corrupt or "
+            "truncated; re-export it")
     base = path.parent
     for location in external:
         data_path = base / location
@@ -230,9 +300,16 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
                 f"external data file '{location}' of {path.name} is missing (looked in {base}): "
                 "keep the weights file next to the model"
             )
+        end, name = external_end.get(location, (0, ""))
+        size = os.path.getsize(data_path)
+        if end > size:
+            raise ModelError(
+                f"initializer '{name}' of {path.name} needs {end} bytes of external data file '{location}', which "
+                f"has {size}: the weights file is truncated or belongs to another model; re-export the model"
+            )
     return ModelInfo(
         path=str(path),
-        file_bytes=os.path.getsize(path),
+        file_bytes=file_bytes,
         sha256=_sha256(path),
         ir_version=int(model.ir_version),
         producer=" ".join(p for p in (model.producer_name, model.producer_version) if p),

@@ -243,12 +243,18 @@ def load_report(path: Path | str) -> Report:
     except FileNotFoundError:
         raise UsageError(f"{path} not found: pass a JSON file written by `ortcopy-doctor check --json`") from None
     except (OSError, ValueError) as exc:
-        raise UsageError(f"{path} is not readable JSON ({exc}): pass a file written by `check --json`") from None
+        reason = " ".join(str(exc).split())[:200]
+        raise UsageError(f"{path} is not readable JSON ({reason}): pass a file written by `check --json`") from None
+    except RecursionError:
+        raise UsageError(f"{path} is nested too deeply to be a report: pass a file written by `check --json`") from None
     if isinstance(data, dict) and data.get("format") == REPORT_FORMAT:
         data = data.get("evidence")
     if not isinstance(data, dict) or "model" not in data or "session" not in data:
         raise UsageError(f"{path} is not an ortcopy-doctor report: pass a file written by `check --json`")
     version = data.get("format_version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise UsageError(f"{path} has evidence format_version {str(version)[:40]!r}, not a version number: "
+                         "pass a file written by `check --json`")
     if version > EVIDENCE_FORMAT_VERSION:
         raise UsageError(f"{path} has evidence format {version}, newer than this ortcopy-doctor reads "
                          f"({EVIDENCE_FORMAT_VERSION}): upgrade ortcopy-doctor")
@@ -256,6 +262,9 @@ def load_report(path: Path | str) -> Report:
         data["model"]["sha256"] = ""  # written without the model hash: unknown (diff says so)
     try:
         evidence = from_jsonable(Evidence, data)
-    except (TypeError, KeyError, ValueError) as exc:
-        raise UsageError(f"{path} does not match the evidence format ({exc})") from None
-    return analyse(evidence)
+        # the values (kinds, directions, sizes) are checked by the analysis itself
+        return analyse(evidence)
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError) as exc:
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise UsageError(f"{path} does not match the evidence format ({reason}): pass a file written by "
+                         "`check --json`") from None

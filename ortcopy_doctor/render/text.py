@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..rules import fmt_bytes
+from ..terminal import safe
 
 if TYPE_CHECKING:
     from ..report import Report
@@ -48,8 +49,8 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
             table.add_column(column, overflow="fold", no_wrap=False)
         for c in report.copies:
             # Text(), not str: a str cell is parsed as rich markup, and tensor/node names are untrusted.
-            table.add_row(KIND_LABEL[c.kind], DIRECTION_LABEL[c.direction], Text(c.tensor), fmt_bytes(c.bytes_per_run),
-                          Text(c.node or ""), "yes" if c.removable_by_binding else "no")
+            table.add_row(KIND_LABEL[c.kind], DIRECTION_LABEL[c.direction], Text(safe(c.tensor)), fmt_bytes(c.bytes_per_run),
+                          Text(safe(c.node or "")), "yes" if c.removable_by_binding else "no")
         console.print(table)
     s = report.summary
     if predicted:
@@ -90,9 +91,10 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
 
 
 def _escape(text: str) -> str:
+    """Markup and terminal control characters escaped (names from the model are untrusted)."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(safe(text))
 
 
 def render_text(report: Report, width: int = 120) -> str:
