@@ -213,3 +213,30 @@ def test_non_zero_over_an_empty_input_makes_no_transfer_and_no_failed_check():
     assert not [c for c in report.census.checks if not c.ok], [c.detail for c in report.census.checks if not c.ok]
     count, nbytes = _census_per_run(report)
     assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes)
+
+
+# --- a declared output dim named like an input dim of another size (roberta_tiny on the H200) --------------------
+
+def test_an_output_declared_with_a_wrong_dim_name_is_allocated_by_ort(tmp_path):
+    """The exporter declared roberta's logits [batch, seq] while they are [batch, 2]: pre-allocating [1, 16] made
+    run_with_iobinding fail ("Got invalid dimensions for output: logits ... Got: 16 Expected: 2"). Reproduced on
+    conv_net with the output declared [batch, side] where the input's dim ``side`` is 32 and the output's is 10."""
+    evidence = copy.deepcopy(recorded_report("conv_net", tmp_path).evidence)
+    model = models.conv_net()
+    model.graph.input[0].type.tensor_type.shape.dim[2].Clear()
+    model.graph.input[0].type.tensor_type.shape.dim[2].dim_param = "side"
+    model.graph.output[0].type.tensor_type.shape.dim[1].Clear()
+    model.graph.output[0].type.tensor_type.shape.dim[1].dim_param = "side"
+    path = tmp_path / "wrong_dim_name.onnx"
+    onnx.save(model, str(path))
+    evidence.model.path = str(path)
+    evidence.model.inputs[0].shape = ["batch", 3, "side", 32]
+    evidence.model.outputs[0].shape = ["batch", "side"]
+    plan = make_plan(evidence)
+    (logits,) = plan.outputs
+    assert not logits.preallocate and "[2, 10]" in logits.reason
+    assert "ortvalue_from_shape_and_type([2, 32]" not in plan.code
+    plan.device_type = "cpu"
+    with _quiet():
+        namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
+    assert [v.shape() for v in namespace["infer"]()] == [[2, 10]]
