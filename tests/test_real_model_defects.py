@@ -240,3 +240,35 @@ def test_an_output_declared_with_a_wrong_dim_name_is_allocated_by_ort(tmp_path):
     with _quiet():
         namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
     assert [v.shape() for v in namespace["infer"]()] == [[2, 10]]
+
+
+def test_split_with_unequal_sizes_uploads_its_tables():
+    """retinanet's head on the H200: a Split fused from Slices (unequal sizes) uploads output pointers, sizes, running
+    sums (24 B each for 3 outputs) and the per-element output index (8 B each) through pinned CudaAsyncBuffers."""
+    from ortcopy_doctor.analysis import IN_KERNEL
+    from ortcopy_doctor.report import analyse
+
+    evidence = _traced()
+    _rename(evidence, "relu", "Split")
+    for nbytes in (24, 24, 24, 10368):
+        _add_record(evidence, "relu", "host_to_device", nbytes)
+    report = analyse(evidence)
+    count, nbytes = _census_per_run(report)
+    assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes)
+    split = [(c.direction, c.count_per_run, c.bytes_per_run) for c in report.copies if c.kind == IN_KERNEL and c.node == "relu"]
+    assert split == [("host_to_device", 4, 10440)]
+    assert not [c for c in report.copies if c.kind == "unexplained"]
+
+
+def test_concat_of_more_than_32_inputs_uploads_its_input_pointers():
+    """ssdlite's 90-input Concat on the H200: 720 B of input pointers, host-to-device from pinned memory."""
+    from ortcopy_doctor.analysis import IN_KERNEL
+    from ortcopy_doctor.report import analyse
+
+    evidence = _traced()
+    _rename(evidence, "relu", "Concat")
+    _add_record(evidence, "relu", "host_to_device", 720)
+    report = analyse(evidence)
+    concat = [(c.direction, c.count_per_run, c.bytes_per_run) for c in report.copies if c.kind == IN_KERNEL and c.node == "relu"]
+    assert concat == [("host_to_device", 1, 720)]
+    assert not [c for c in report.copies if c.kind == "unexplained"]
