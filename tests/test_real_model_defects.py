@@ -272,3 +272,37 @@ def test_concat_of_more_than_32_inputs_uploads_its_input_pointers():
     concat = [(c.direction, c.count_per_run, c.bytes_per_run) for c in report.copies if c.kind == IN_KERNEL and c.node == "relu"]
     assert concat == [("host_to_device", 1, 720)]
     assert not [c for c in report.copies if c.kind == "unexplained"]
+
+
+# --- unnamed nodes keep their own provider (ml_tree_matmul on the H200) ------------------------------------------
+
+def _unnamed_two_nodes() -> onnx.ModelProto:
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Relu", ["X"], ["a"]), helper.make_node("Neg", ["a"], ["Y"])], "g",
+                              [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=9)
+
+
+def test_the_assignment_of_unnamed_nodes_is_kept_per_node():
+    """skl2onnx/onnx.helper leave node names empty: ml_tree_matmul's TreeEnsembleRegressor (CPU) and MatMul (CUDA)
+    both were looked up as "" and the MatMul was listed on CPU, so its fetch was 'unexplained'. Each unnamed node
+    now gets the provider ORT assigned to it (by op type and rank)."""
+    import onnxruntime as ort
+
+    from ortcopy_doctor import ortlog
+    from ortcopy_doctor.collect import _assignment, _runtime_nodes
+
+    model = _unnamed_two_nodes()
+    so = ort.SessionOptions()
+    so.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    found = _assignment(session)
+    assert found is not None and found[("", "Relu", 0)] == found[("", "Neg", 0)] == "CPUExecutionProvider"
+    # what the H200 reported for ml_tree_matmul, in the same form: the nodes on different providers
+    assignment = {"": "CUDAExecutionProvider", ("", "Relu", 0): "CPUExecutionProvider",
+                  ("", "Neg", 0): "CUDAExecutionProvider"}
+    nodes = _runtime_nodes(model, assignment, ortlog.LogFacts(), ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    assert [(n.op_type, n.provider) for n in nodes] == [("Relu", "CPUExecutionProvider"), ("Neg", "CUDAExecutionProvider")]
