@@ -125,3 +125,14 @@ def test_the_corpus_has_30_recorded_models_with_the_ort_version():
     for path in recorded:
         data = _load(path)
         assert data["ort_version"] == data["versions"]["onnxruntime"] and data["ort_version"], path.name
+
+
+def test_docs_accuracy_table_is_generated_from_the_fixtures():
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("corpus_table", root / "tools" / "corpus_table.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.section() in (root / "docs" / "accuracy.md").read_text(encoding="utf-8"), \
+        "docs/accuracy.md is stale: run python tools/corpus_table.py --write"
