@@ -219,8 +219,16 @@ def make_plan(evidence: Evidence) -> BindingPlan:
             plan.entries.append(BindingEntry(value.name, "output", HOST, value.elem_type, value.shape,
                                              reason="produced in host memory: bound on CPU, no copy"))
             continue
-        shape = _resolved_output_shape(value, dims, _observed_output_shape(evidence, view, value.name))
-        if shape is not None:
+        observed = _observed_output_shape(evidence, view, value.name)
+        shape = _resolved_output_shape(value, dims, observed)
+        seen = _observed_shape(observed, len(value.shape)) if value.shape is not None else None
+        if shape is not None and seen is not None and seen != shape:
+            # the declaration lies (an exporter reused a dim name for a dim of another size): ORT allocates
+            plan.entries.append(BindingEntry(
+                value.name, "output", DEVICE, value.elem_type, _dynamic(value.shape),
+                reason=f"produced on the device; its declared shape {value.shape} gives {shape} for these inputs but "
+                       f"the profiled run produced {seen}: ORT allocates it on the device"))
+        elif shape is not None:
             plan.entries.append(BindingEntry(value.name, "output", DEVICE, value.elem_type, shape, preallocate=True,
                                              reason="produced on the device with a shape known before the run: pre-allocated once"))
         else:

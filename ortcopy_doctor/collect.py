@@ -222,7 +222,7 @@ def _run(session: Any, feeds: dict[str, np.ndarray], model_path: Path) -> list[A
     raise error from None
 
 
-def _assignment(session: Any) -> dict[str, str] | None:
+def _assignment(session: Any) -> dict[Any, str] | None:
     """node name -> provider, from get_provider_graph_assignment_info() where this ORT has it."""
     getter = getattr(session, "get_provider_graph_assignment_info", None)
     if getter is None:
@@ -231,14 +231,19 @@ def _assignment(session: Any) -> dict[str, str] | None:
         info = getter()
     except Exception:  # noqa: BLE001 - older builds raise when the config entry is unknown
         return None
-    result: dict[str, str] = {}
+    result: dict[Any, str] = {}
+    seen: dict[tuple[str, str], int] = {}
     for subgraph in info:
         for node in subgraph.get_nodes():
             result[node.name] = subgraph.ep_name
+            # nodes without a name (onnx.helper, skl2onnx) all share the name "": also keyed by op type and rank
+            key = (node.name, getattr(node, "op_type", ""))
+            result[key + (seen.get(key, 0),)] = subgraph.ep_name
+            seen[key] = seen.get(key, 0) + 1
     return result or None
 
 
-def _runtime_nodes(graph_model: onnx.ModelProto, assignment: dict[str, str] | None, facts: ortlog.LogFacts,
+def _runtime_nodes(graph_model: onnx.ModelProto, assignment: dict[Any, str] | None, facts: ortlog.LogFacts,
                    active: list[str]) -> list[RuntimeNode]:
     """Nodes of the graph ORT ran, each with its provider and, for CPU nodes, why they are there."""
     log_placement = {name: ep for ep, nodes in facts.placement.items() for _, name in nodes}
@@ -246,10 +251,14 @@ def _runtime_nodes(graph_model: onnx.ModelProto, assignment: dict[str, str] | No
     only_ep = next(iter(facts.placement_counts)) if len(facts.placement_counts) == 1 else None
     primary = active[0] if active else provider_names.CPU
     nodes: list[RuntimeNode] = []
+    rank: dict[tuple[str, str], int] = {}
     for graph_path, node in walk_nodes(graph_model.graph):
         provider = None
         if assignment is not None:
-            provider = assignment.get(node.name)
+            key = (node.name, node.op_type)
+            provider = assignment.get(key + (rank.get(key, 0),)) if not node.name else None
+            rank[key] = rank.get(key, 0) + 1
+            provider = provider or assignment.get(node.name)
             if provider is None and "/" in node.name:
                 provider = assignment.get(node.name.split("/")[0])
         if provider is None:
@@ -309,7 +318,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
             session = None
             census_run = CensusCollector(options.warmup_runs, options.profiled_runs)
             active: list[str] = []
-            assignment: dict[str, str] | None = None
+            assignment: dict[Any, str] | None = None
             failure: DoctorError | None = None
             try:
                 session, _ = _create_session(ort, model_path, so, options)

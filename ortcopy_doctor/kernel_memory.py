@@ -121,6 +121,24 @@ CUDA_IN_KERNEL_RULES: dict[tuple[str, str], list[InKernelTransfer]] = {
                          "pointers, 8 B per (batch, class) with a selection, and an 8 B mapping per selected box)",
                          when="at least one box is selected", source="onnxruntime/core/providers/cuda/"
                          "object_detection/non_max_suppression.cc (CudaAsyncBuffer::CopyToGpu)")],
+    # Split/Concat pass their tables by value (TArray, no copy) only when the split/concat sizes along the axis are
+    # all equal and there are at most 32 outputs/inputs; otherwise CudaAsyncBuffer uploads them from pinned memory.
+    # Seen on the H200 with ORT 1.31.1 (tests/fixtures/corpus): retinanet/fcos heads' Split (fused from Slices,
+    # unequal sizes) 24 + 24 + 24 B and 8 B per axis element; ssdlite's 90-input Concat 720 B (8 B per input).
+    ("", "Split"): [InKernelTransfer(
+        "host_to_device", "pinned", "data",
+        "uploads its tables to the device (host-to-device, pinned): the output pointers (8 B each) where there are "
+        "more than 32 outputs or the split sizes differ, and then also the split sizes, their running sums (8 B per "
+        "output each) and the output index of every element along the axis (8 B each)",
+        when="the split sizes differ or there are more than 32 outputs",
+        source="onnxruntime/core/providers/cuda/tensor/split.cc (CudaAsyncBuffer::CopyToGpu)")],
+    ("", "Concat"): [InKernelTransfer(
+        "host_to_device", "pinned", "data",
+        "uploads its tables to the device (host-to-device, pinned): the input pointers (8 B each) where there are "
+        "more than 32 inputs or their sizes along the axis differ, and then also the concat sizes, their running sums "
+        "(8 B per input each) and the input index of every element along the axis (8 B each)",
+        when="the inputs' sizes along the axis differ or there are more than 32 inputs",
+        source="onnxruntime/core/providers/cuda/tensor/concat.cc (CudaAsyncBuffer::CopyToGpu)")],
     ("", "LSTM"): [_RNN, _RNN_ZERO],
     ("", "GRU"): [_RNN, _RNN_ZERO],
     ("", "RNN"): [_RNN, _RNN_ZERO,

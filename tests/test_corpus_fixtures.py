@@ -8,6 +8,7 @@ Skips (saying so) while the fixtures are absent.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 from pathlib import Path
@@ -20,9 +21,26 @@ pytestmark = pytest.mark.skipif(not RECORDED, reason="tests/fixtures/corpus is a
                                 "tools/export_corpus.py and tools/record_corpus.py (issue 11)")
 
 
-def _load(path: Path) -> dict:
+# Recorded before a fix that changes what the recording holds: the lead re-records them (round 2). Strict: once the
+# re-recorded fixture is in, the mark must go.
+RERECORD = {
+    ("test_offered_code_ran_as_printed", "roberta_tiny"): "recorded before the fix for outputs whose declared shape "
+    "disagrees with the run (logits [batch, seq] vs [1, 2]): the code run must be re-recorded",
+    ("test_measurement_ran_every_offered_variant", "roberta_tiny"): "the A/B measurement's plan variant ran the "
+    "same failing code: re-recorded with it",
+    ("test_no_transfer_is_unexplained", "ml_tree_matmul"): "recorded before the fix for unnamed nodes' placement "
+    "(its CUDA MatMul was listed on CPU): the evidence must be re-recorded",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _text(path: Path) -> str:
     with gzip.open(path, "rt", encoding="utf-8") as f:
-        return json.load(f)
+        return f.read()
+
+
+def _load(path: Path) -> dict:
+    return json.loads(_text(path))
 
 
 def _report(data: dict, tmp_path: Path):
@@ -34,7 +52,13 @@ def _report(data: dict, tmp_path: Path):
 
 
 def _recorded() -> list[Path]:
-    return [p for p in RECORDED if "report" in _load(p)]
+    return [p for p in RECORDED if '"report"' in _text(p) and "report" in _load(p)]
+
+
+def _rerecord(request, path: Path) -> None:
+    reason = RERECORD.get((request.function.__name__, path.name.split(".")[0]))
+    if reason:
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
 
 
 @pytest.mark.parametrize("path", _recorded(), ids=lambda p: p.name.split(".")[0])
@@ -57,14 +81,16 @@ def test_copies_table_equals_the_census_per_run(path, tmp_path):
 
 
 @pytest.mark.parametrize("path", _recorded(), ids=lambda p: p.name.split(".")[0])
-def test_no_transfer_is_unexplained(path, tmp_path):
+def test_no_transfer_is_unexplained(path, tmp_path, request):
+    _rerecord(request, path)
     report = _report(_load(path), tmp_path)
     assert [c.cause for c in report.copies if c.kind == "unexplained"] == []
     assert [f.message for f in report.findings if f.rule == "OCD010"] == []
 
 
 @pytest.mark.parametrize("path", _recorded(), ids=lambda p: p.name.split(".")[0])
-def test_offered_code_ran_as_printed(path):
+def test_offered_code_ran_as_printed(path, request):
+    _rerecord(request, path)
     data = _load(path)
     for flavor, run in data["code_runs"].items():
         if run.get("offered", True) and not run.get("skipped"):
@@ -72,9 +98,45 @@ def test_offered_code_ran_as_printed(path):
 
 
 @pytest.mark.parametrize("path", _recorded(), ids=lambda p: p.name.split(".")[0])
-def test_measurement_ran_every_offered_variant(path):
+def test_measurement_ran_every_offered_variant(path, request):
+    _rerecord(request, path)
     m = _load(path)["report"]["evidence"].get("binding_measurement") or {}
     assert m.get("status") == "measured", m.get("reason")
     for v in m["variants"]:
         assert v["ran"] or v.get("skipped_reason"), v["variant"]
         assert "Traceback" not in (v.get("skipped_reason") or ""), v
+        assert "generated code failed" not in (v.get("skipped_reason") or ""), v
+
+
+@pytest.mark.parametrize("path", _recorded(), ids=lambda p: p.name.split(".")[0])
+def test_recommended_median_is_within_the_interval_of_the_best(path, tmp_path):
+    """Issue 12's check over the corpus: the best measured variant is not measurably faster than the recommended one
+    (the 95% interval of their ratio, paired by round, reaches 1)."""
+    from ortcopy_doctor.recommend import advise
+    from ortcopy_doctor.stats import ratio_ci
+
+    report = _report(_load(path), tmp_path)
+    ran = {v.variant: v for v in report.evidence.binding_measurement.variants if v.ran}
+    best = min((ran[n] for n in ("plain", "plan", "cuda_graph") if n in ran), key=lambda v: v.median_ms)
+    chosen = ran[advise(report).recommended]
+    ci = ratio_ci(chosen.samples_ms, best.samples_ms)
+    assert chosen is best or ci.low <= 1.0, (chosen.variant, best.variant, ci.text())
+
+
+def test_the_corpus_has_30_recorded_models_with_the_ort_version():
+    recorded = _recorded()
+    assert len(recorded) >= 30
+    for path in recorded:
+        data = _load(path)
+        assert data["ort_version"] == data["versions"]["onnxruntime"] and data["ort_version"], path.name
+
+
+def test_docs_accuracy_table_is_generated_from_the_fixtures():
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("corpus_table", root / "tools" / "corpus_table.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.section() in (root / "docs" / "accuracy.md").read_text(encoding="utf-8"), \
+        "docs/accuracy.md is stale: run python tools/corpus_table.py --write"

@@ -64,3 +64,28 @@ def test_record_packs_one_result_per_model(corpus, tmp_path):
     assert tree["code_runs"]["onnxruntime"]["ran"] and tree["code_runs"]["onnxruntime"]["outputs_match_plain"]
     assert tree["census_plain_run"] is None  # no CUDA here
     assert results["ml_linear_zipmap"]["code_runs"]["onnxruntime"]["ran"]
+
+
+def test_fp16_post_step_makes_a_mixed_half_model_loadable():
+    """bert_tiny_fp16 on the H200: the TorchScript export of a .half() BERT upcasts (Cast to float) and ORT rejected
+    it ("Type parameter (T) ... bound to different types"). The post step keeps it fp16; ORT loads and runs it."""
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    export = _tool("export_corpus")
+    scale = numpy_helper.from_array(np.ones(4, np.float16), "scale")
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["x32"], to=TensorProto.FLOAT),
+         helper.make_node("LayerNormalization", ["x32", "scale", "scale"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])], [scale])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=9)
+    with pytest.raises(Exception, match="bound to different types"):
+        ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    notes = export._fp16_types_agree(model)
+    assert notes == ["1 Cast(to=float) of the exporter retargeted to fp16"]
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (y,) = session.run(None, {"x": np.arange(8, dtype=np.float16).reshape(2, 4)})
+    assert y.dtype == np.float16 and y.shape == (2, 4)

@@ -213,3 +213,96 @@ def test_non_zero_over_an_empty_input_makes_no_transfer_and_no_failed_check():
     assert not [c for c in report.census.checks if not c.ok], [c.detail for c in report.census.checks if not c.ok]
     count, nbytes = _census_per_run(report)
     assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes)
+
+
+# --- a declared output dim named like an input dim of another size (roberta_tiny on the H200) --------------------
+
+def test_an_output_declared_with_a_wrong_dim_name_is_allocated_by_ort(tmp_path):
+    """The exporter declared roberta's logits [batch, seq] while they are [batch, 2]: pre-allocating [1, 16] made
+    run_with_iobinding fail ("Got invalid dimensions for output: logits ... Got: 16 Expected: 2"). Reproduced on
+    conv_net with the output declared [batch, side] where the input's dim ``side`` is 32 and the output's is 10."""
+    evidence = copy.deepcopy(recorded_report("conv_net", tmp_path).evidence)
+    model = models.conv_net()
+    model.graph.input[0].type.tensor_type.shape.dim[2].Clear()
+    model.graph.input[0].type.tensor_type.shape.dim[2].dim_param = "side"
+    model.graph.output[0].type.tensor_type.shape.dim[1].Clear()
+    model.graph.output[0].type.tensor_type.shape.dim[1].dim_param = "side"
+    path = tmp_path / "wrong_dim_name.onnx"
+    onnx.save(model, str(path))
+    evidence.model.path = str(path)
+    evidence.model.inputs[0].shape = ["batch", 3, "side", 32]
+    evidence.model.outputs[0].shape = ["batch", "side"]
+    plan = make_plan(evidence)
+    (logits,) = plan.outputs
+    assert not logits.preallocate and "[2, 10]" in logits.reason
+    assert "ortvalue_from_shape_and_type([2, 32]" not in plan.code
+    plan.device_type = "cpu"
+    with _quiet():
+        namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
+    assert [v.shape() for v in namespace["infer"]()] == [[2, 10]]
+
+
+def test_split_with_unequal_sizes_uploads_its_tables():
+    """retinanet's head on the H200: a Split fused from Slices (unequal sizes) uploads output pointers, sizes, running
+    sums (24 B each for 3 outputs) and the per-element output index (8 B each) through pinned CudaAsyncBuffers."""
+    from ortcopy_doctor.analysis import IN_KERNEL
+    from ortcopy_doctor.report import analyse
+
+    evidence = _traced()
+    _rename(evidence, "relu", "Split")
+    for nbytes in (24, 24, 24, 10368):
+        _add_record(evidence, "relu", "host_to_device", nbytes)
+    report = analyse(evidence)
+    count, nbytes = _census_per_run(report)
+    assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes)
+    split = [(c.direction, c.count_per_run, c.bytes_per_run) for c in report.copies if c.kind == IN_KERNEL and c.node == "relu"]
+    assert split == [("host_to_device", 4, 10440)]
+    assert not [c for c in report.copies if c.kind == "unexplained"]
+
+
+def test_concat_of_more_than_32_inputs_uploads_its_input_pointers():
+    """ssdlite's 90-input Concat on the H200: 720 B of input pointers, host-to-device from pinned memory."""
+    from ortcopy_doctor.analysis import IN_KERNEL
+    from ortcopy_doctor.report import analyse
+
+    evidence = _traced()
+    _rename(evidence, "relu", "Concat")
+    _add_record(evidence, "relu", "host_to_device", 720)
+    report = analyse(evidence)
+    concat = [(c.direction, c.count_per_run, c.bytes_per_run) for c in report.copies if c.kind == IN_KERNEL and c.node == "relu"]
+    assert concat == [("host_to_device", 1, 720)]
+    assert not [c for c in report.copies if c.kind == "unexplained"]
+
+
+# --- unnamed nodes keep their own provider (ml_tree_matmul on the H200) ------------------------------------------
+
+def _unnamed_two_nodes() -> onnx.ModelProto:
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Relu", ["X"], ["a"]), helper.make_node("Neg", ["a"], ["Y"])], "g",
+                              [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=9)
+
+
+def test_the_assignment_of_unnamed_nodes_is_kept_per_node():
+    """skl2onnx/onnx.helper leave node names empty: ml_tree_matmul's TreeEnsembleRegressor (CPU) and MatMul (CUDA)
+    both were looked up as "" and the MatMul was listed on CPU, so its fetch was 'unexplained'. Each unnamed node
+    now gets the provider ORT assigned to it (by op type and rank)."""
+    import onnxruntime as ort
+
+    from ortcopy_doctor import ortlog
+    from ortcopy_doctor.collect import _assignment, _runtime_nodes
+
+    model = _unnamed_two_nodes()
+    so = ort.SessionOptions()
+    so.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    found = _assignment(session)
+    assert found is not None and found[("", "Relu", 0)] == found[("", "Neg", 0)] == "CPUExecutionProvider"
+    # what the H200 reported for ml_tree_matmul, in the same form: the nodes on different providers
+    assignment = {"": "CUDAExecutionProvider", ("", "Relu", 0): "CPUExecutionProvider",
+                  ("", "Neg", 0): "CUDAExecutionProvider"}
+    nodes = _runtime_nodes(model, assignment, ortlog.LogFacts(), ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    assert [(n.op_type, n.provider) for n in nodes] == [("Relu", "CPUExecutionProvider"), ("Neg", "CUDAExecutionProvider")]

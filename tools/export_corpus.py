@@ -83,6 +83,61 @@ def _minus_one_all(model: Any) -> list[str]:
     return _minus_one_outputs(model, "both")
 
 
+def _fp16_types_agree(model: Any) -> list[str]:
+    """Keep a ``.half()`` model fp16 throughout: ORT rejects the TorchScript export of a half BERT as is.
+
+    The exporter writes ``Cast(to=float)`` on fp16 tensors inside the attention (the upcast of its SDPA symbolic) and
+    the rest of the layer then mixes float32 activations with fp16 weights ("Type parameter (T) of Optype
+    (LayerNormalization)/(MatMul) bound to different types"). Such a Cast is retargeted to fp16, and any
+    LayerNormalization whose X still differs from its scale gets a Cast of X to the scale's type.
+    """
+    from onnx import AttributeProto, TensorProto, helper, shape_inference
+
+    def types() -> dict[str, int]:
+        inferred = shape_inference.infer_shapes(model)
+        found = {v.name: v.type.tensor_type.elem_type for v in list(inferred.graph.value_info)
+                 + list(inferred.graph.input) + list(inferred.graph.output)}
+        found.update({i.name: i.data_type for i in model.graph.initializer})
+        return found
+
+    import numpy as np
+    from onnx import numpy_helper
+
+    def half(t: Any) -> None:
+        if t.data_type == TensorProto.FLOAT:
+            t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name))
+
+    casts = 0
+    for node in model.graph.node:  # in a .half() model every float32 is the exporter's: the mask, SDPA's upcast
+        for a in node.attribute:
+            if node.op_type == "Cast" and a.name == "to" and a.i == TensorProto.FLOAT:
+                a.i = TensorProto.FLOAT16
+                casts += 1
+            elif a.type == AttributeProto.TENSOR:
+                half(a.t)
+    for init in model.graph.initializer:
+        half(init)
+    for v in list(model.graph.input) + list(model.graph.output):
+        if v.type.tensor_type.elem_type == TensorProto.FLOAT:
+            v.type.tensor_type.elem_type = TensorProto.FLOAT16
+    del model.graph.value_info[:]  # stale float32 declarations of what the Casts made
+    known = types()
+    nodes, fixed = [], 0
+    for node in model.graph.node:
+        if node.op_type == "LayerNormalization" and len(node.input) > 1:
+            x, scale = known.get(node.input[0]), known.get(node.input[1])
+            if x and scale and x != scale:
+                cast = f"{node.input[0]}_as_scale_type_{fixed}"
+                nodes.append(helper.make_node("Cast", [node.input[0]], [cast], name=f"{node.name}/CastX", to=scale))
+                node.input[0] = cast
+                fixed += 1
+        nodes.append(node)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    notes = [f"{casts} Cast(to=float) of the exporter retargeted to fp16"] if casts else []
+    return notes + ([f"{fixed} LayerNormalization input(s) cast to their scale's type"] if fixed else [])
+
+
 # --- torch models ---------------------------------------------------------------------------------------------------
 
 def _tv(fn: str, **kw: Any) -> Callable[[], Any]:
@@ -369,12 +424,14 @@ def _ocr_rec_like():
             super().__init__()
             self.conv = torch.nn.Sequential(torch.nn.Conv2d(3, 32, 3, padding=1), torch.nn.ReLU(),
                                             torch.nn.MaxPool2d((2, 2)), torch.nn.Conv2d(32, 64, 3, padding=1),
-                                            torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d((1, None)))
+                                            torch.nn.ReLU())
             self.rnn = torch.nn.LSTM(64, 32, bidirectional=True, batch_first=True)
             self.fc = torch.nn.Linear(64, 40)
 
         def forward(self, x):
-            f = self.conv(x).squeeze(2).permute(0, 2, 1)
+            # mean over the height = AdaptiveAvgPool2d((1, None)), which the TorchScript exporter of torch 2.11
+            # rejects ("output_size is not constant") for a dynamic width
+            f = self.conv(x).mean(dim=2).permute(0, 2, 1)
             y, _ = self.rnn(f)
             return torch.softmax(self.fc(y), dim=-1)
 
@@ -648,6 +705,7 @@ def corpus() -> list[Entry]:
     e.append(Entry("resnet18_fp16", _half(_with_args(_tv("resnet18"), img64)), ["classification", "fp16"],
                    input_names=["image"], output_names=["logits"]))
     e.append(Entry("bert_tiny_fp16", _half(_hf("bert")), ["transformer", "fp16"], input_names=_hf_io("bert")[0],
+                   post=_fp16_types_agree,
                    output_names=_hf_io("bert")[1], dynamic_axes=_hf_io("bert")[2], inputs=_hf_inputs("bert")))
     e.append(Entry("ml_linear_zipmap", _ml_linear_zipmap, ["ai.onnx.ml", "map_output"], dims={"N": 5}))
     e.append(Entry("ml_normalizer_regressor", _ml_normalizer_regressor, ["ai.onnx.ml"], dims={"N": 5}))
