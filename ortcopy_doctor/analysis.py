@@ -234,12 +234,20 @@ def _in_kernel(evidence: Evidence, events: list[NodeEvent], profiled_runs: int) 
     batch): NonZero reads its count back, cuDNN RNNs upload their sequence lengths. Sizes come from the profiled
     runs where they depend on the data: a NonZero over an empty input makes no transfer."""
     copies: list[Copy] = []
+    by_node: dict[str, list[NodeEvent]] | None = None  # built on first need: one pass over the events, not one a node
     for node in evidence.nodes:
         if not is_device(node.provider):
             continue
-        own = [e for e in events if e.name == node.name]
+        rules = kernel_memory.in_kernel_rules(node.domain, node.op_type)
+        if not rules:
+            continue
+        if by_node is None:
+            by_node = {}
+            for e in events:
+                by_node.setdefault(e.name, []).append(e)
+        own = by_node.get(node.name, [])
         calls = max(1, len(own) // profiled_runs) if own else 1
-        for rule in kernel_memory.in_kernel_rules(node.domain, node.op_type):
+        for rule in rules:
             if rule.size == "data":
                 continue  # explained from a census only (census_table.explain_in_kernel)
             nbytes: int | None = None
