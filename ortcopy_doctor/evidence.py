@@ -405,12 +405,8 @@ def from_jsonable(cls: Any, data: Any, where: str = "") -> Any:
     if dataclasses.is_dataclass(cls):
         if not isinstance(data, dict):
             raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
-        hints = typing.get_type_hints(cls)
-        kwargs = {}
-        for f in dataclasses.fields(cls):
-            if f.name in data:
-                kwargs[f.name] = from_jsonable(hints[f.name], data[f.name], f"{where}.{f.name}".lstrip("."))
-        return cls(**kwargs)
+        return cls(**{name: from_jsonable(hint, data[name], f"{where}.{name}".lstrip("."))
+                      for name, hint in _field_hints(cls) if name in data})
     expected = _SCALARS.get(cls)
     if expected is not None and (not isinstance(data, expected) or (cls is not bool and isinstance(data, bool))):
         raise TypeError(f"{where or 'value'}: expected {cls.__name__}, got {_json_type(data)}")
@@ -423,15 +419,6 @@ _SCALARS: dict[Any, Any] = {int: int, float: (int, float), str: str, bool: bool}
 def _json_type(data: Any) -> str:
     return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
             float: "a number", type(None): "null"}.get(type(data), type(data).__name__)
-    if origin is list:
-        (item,) = typing.get_args(cls) or (Any,)
-        return [from_jsonable(item, v) for v in data]
-    if origin is dict:
-        _, value = typing.get_args(cls) or (Any, Any)
-        return {k: from_jsonable(value, v) for k, v in data.items()}
-    if dataclasses.is_dataclass(cls):
-        return cls(**{name: from_jsonable(hint, data[name]) for name, hint in _field_hints(cls) if name in data})
-    return data
 
 
 @functools.lru_cache(maxsize=None)

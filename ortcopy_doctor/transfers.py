@@ -25,6 +25,7 @@ node, OCD009 in-kernel) or is "unexplained"; consistency checks compare bytes wi
 
 from __future__ import annotations
 
+import bisect
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -213,30 +214,76 @@ class _Place:
     node: Optional[NodeEvent] = None
 
 
-def _place(at_us: float, runs: list[RunEvent], nodes_by_run: dict[int, list[NodeEvent]]) -> _Place:
+class _RunNodes:
+    """The node events of one run, indexed so that placing a transfer costs a bisection, not a scan of every event
+    (maskrcnn's runs hold thousands of events and thousands of transfers). Answers exactly what a scan in event
+    order would: ties go to the earlier event."""
+
+    def __init__(self, nodes: list[NodeEvent]) -> None:
+        self.nodes = nodes
+        order = sorted(range(len(nodes)), key=lambda i: nodes[i].ts_us)
+        self.by_start = order
+        self.starts = [nodes[i].ts_us for i in order]
+        ends = sorted(range(len(nodes)), key=lambda i: nodes[i].ts_us + nodes[i].dur_us)
+        self.by_end = ends
+        self.ends = [nodes[i].ts_us + nodes[i].dur_us for i in ends]
+        durations = sorted(n.dur_us for n in nodes)
+        # Events longer than most (control-flow nodes holding their subgraph's events) are checked one by one; the
+        # others are found among the events that start at most `short` before the transfer.
+        self.short = durations[int(0.99 * (len(durations) - 1))] if durations else 0.0
+        self.long = [i for i, n in enumerate(nodes) if n.dur_us > self.short]
+        self.first = self.starts[0] if nodes else 0.0
+        self.last = max(self.ends) if nodes else 0.0
+
+    def inside(self, at_us: float) -> list[int]:
+        found = set(i for i in self.long if self.nodes[i].ts_us <= at_us <= self.nodes[i].ts_us + self.nodes[i].dur_us
+                    + END_SLACK_US)
+        k = bisect.bisect_right(self.starts, at_us) - 1
+        while k >= 0 and self.starts[k] >= at_us - self.short - END_SLACK_US:
+            i = self.by_start[k]
+            n = self.nodes[i]
+            if at_us <= n.ts_us + n.dur_us + END_SLACK_US:
+                found.add(i)
+            k -= 1
+        return sorted(found)
+
+    def nearest(self, at_us: float) -> int:
+        """The event whose start or end is closest to ``at_us`` (the earliest in event order on a tie, as a scan)."""
+        candidates: set[int] = set()
+        for keys, order in ((self.starts, self.by_start), (self.ends, self.by_end)):
+            k = bisect.bisect_left(keys, at_us)
+            for j in (k - 1, k):
+                if 0 <= j < len(keys):
+                    # every event with that same start (or end): equal keys give equal distances
+                    lo, hi = bisect.bisect_left(keys, keys[j]), bisect.bisect_right(keys, keys[j])
+                    candidates.update(order[lo:hi])
+        best = min(self._gap(i, at_us) for i in candidates)
+        return min(i for i in candidates if self._gap(i, at_us) == best)
+
+    def _gap(self, i: int, at_us: float) -> float:
+        n = self.nodes[i]
+        return min(abs(at_us - n.ts_us), abs(at_us - (n.ts_us + n.dur_us)))
+
+
+def _place(at_us: float, runs: list[RunEvent], nodes_by_run: dict[int, _RunNodes]) -> _Place:
     run = next((r for r in runs if r.ts_us <= at_us <= r.ts_us + r.dur_us + END_SLACK_US), None)
     if run is None:
         return _Place(-1, OUTSIDE)
-    nodes = nodes_by_run.get(run.run, [])
-    if not nodes:
+    index = nodes_by_run.get(run.run)
+    if index is None or not index.nodes:
         return _Place(run.run, BETWEEN_NODES)
-    inside = [n for n in nodes if n.ts_us <= at_us <= n.ts_us + n.dur_us + END_SLACK_US]
+    nodes = index.nodes
+    inside = index.inside(at_us)
     if inside:
         # The innermost event: a subgraph node of an If/Loop runs inside the control-flow node's event.
-        return _Place(run.run, "node", min(inside, key=lambda n: (n.dur_us, -n.ts_us)))
-    first = min(n.ts_us for n in nodes)
-    last = max(n.ts_us + n.dur_us for n in nodes)
-    if at_us < first:
+        return _Place(run.run, "node", nodes[min(inside, key=lambda i: (nodes[i].dur_us, -nodes[i].ts_us, i))])
+    if at_us < index.first:
         return _Place(run.run, FEED)
-    if at_us > last:
+    if at_us > index.last:
         return _Place(run.run, FETCH)
-
-    def gap(n: NodeEvent) -> float:
-        return min(abs(at_us - n.ts_us), abs(at_us - (n.ts_us + n.dur_us)))
-
-    nearest = min(nodes, key=gap)
-    if gap(nearest) <= GAP_TOLERANCE_US:
-        return _Place(run.run, "node", nearest)
+    nearest = index.nearest(at_us)
+    if index._gap(nearest, at_us) <= GAP_TOLERANCE_US:
+        return _Place(run.run, "node", nodes[nearest])
     return _Place(run.run, BETWEEN_NODES)
 
 
@@ -260,9 +307,10 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
     offset = clock_offset(clock_pairs)
     tolerance = boundary_tolerance(clock_pairs, clock_error_ns)
     runs = sorted(run_events, key=lambda r: r.ts_us)
-    nodes_by_run: dict[int, list[NodeEvent]] = defaultdict(list)
+    events_by_run: dict[int, list[NodeEvent]] = defaultdict(list)
     for event in node_events:
-        nodes_by_run[event.run].append(event)
+        events_by_run[event.run].append(event)
+    nodes_by_run = {run: _RunNodes(events) for run, events in events_by_run.items()}
     if traced_runs is None or not traced_runs:
         traced_runs = [r.run for r in runs if not r.warmup]
     by_node = {c.node: c for c in copies if c.kind in (MEMCPY_NODE, IN_KERNEL) and c.node}
@@ -317,7 +365,7 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
 
 
 def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEvent],
-                          nodes_by_run: dict[int, list[NodeEvent]], copies: list[Copy], by_node: dict[str, Copy],
+                          nodes_by_run: dict[int, _RunNodes], copies: list[Copy], by_node: dict[str, Copy],
                           tolerance_us: float) -> list[str]:
     """Feeds and fetches the clock error put just inside the first/last node or just outside the run (module doc).
 
@@ -335,7 +383,8 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
                 fetch_sizes[c.bytes_per_run] += 1
     notes: list[str] = []
     for run in runs:
-        nodes = nodes_by_run.get(run.run, [])
+        index = nodes_by_run.get(run.run)
+        nodes = index.nodes if index is not None else []
         if not nodes:
             continue
         first = min(n.ts_us for n in nodes)
@@ -486,9 +535,13 @@ def _checks(transfers: list[AttributedTransfer], traced_runs: list[int], node_ev
     sizes = {f.name: f.bytes for f in feeds}
     for run in traced_runs:
         in_run = [t for t in transfers if t.run == run and t.host_device]
+        memcpy_bytes: dict[str, int] = defaultdict(int)
+        for t in in_run:
+            if t.kind == MEMCPY_NODE:
+                memcpy_bytes[t.node] += t.bytes
         # Memcpy nodes: bytes copied inside each event == the profile's output_size of that node.
         for event in sorted((e for e in node_events if e.run == run and e.op_type in MEMCPY_OPS), key=lambda e: e.ts_us):
-            observed = sum(t.bytes for t in in_run if t.kind == MEMCPY_NODE and t.node == event.name)
+            observed = memcpy_bytes.get(event.name, 0)
             checks.append(ConsistencyCheck(
                 "memcpy_node_bytes", event.name, run, event.output_bytes, observed, observed == event.output_bytes,
                 f"{event.op_type} '{event.name}': profile output_size {event.output_bytes} B, traced {observed} B"))

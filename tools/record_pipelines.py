@@ -82,7 +82,7 @@ def cupti_per_round_trip(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def record(name: str, out: Path, cache: Path) -> bool:
-    iterations = ITERATIONS.get(name, DEFAULT_ITERATIONS)
+    iterations = ITERATIONS.get(name.removesuffix("_fixed"), DEFAULT_ITERATIONS)  # the same work for both versions
     report_path = Path(tempfile.mkdtemp(prefix="ortcopy-pipeline-")) / "report.json"
     cmd = [sys.executable, "-m", "ortcopy_doctor", "run", "--json", str(report_path), "--no-html", "--",
            "python", str(ROOT / "examples" / f"{name}.py"), "--providers", "cuda", "--iterations", str(iterations)]
