@@ -111,14 +111,16 @@ def test_make_demo_fails_on_a_real_error(tmp_path) -> None:
 
 
 def test_nothing_refers_outside_the_repository() -> None:
-    """The code, tests, tools and docs name no ../shared path: a fresh clone has every file they read or cite."""
+    """The code, tests, tools and docs name no path into the shared folder beside the checkout: a fresh clone has
+    every file they read or cite."""
+    outside = "/".join(("..", "shared"))  # spelt so that this file does not name it itself
     offenders = []
     for folder in ("ortcopy_doctor", "tests", "docs"):
         for path in (REPO / folder).rglob("*"):
             if path.suffix in (".py", ".md", ".toml", ".j2") and path.is_file():
-                if "../shared" in path.read_text(encoding="utf-8", errors="replace") and path.name != "test_project.py":
+                if outside in path.read_text(encoding="utf-8", errors="replace"):
                     offenders.append(str(path.relative_to(REPO)))
     for name in ("Makefile", "pyproject.toml", "README.md", "tools/gen_kernel_table.py", "tools/backend_suite.py"):
-        if "../shared" in (REPO / name).read_text(encoding="utf-8"):
+        if outside in (REPO / name).read_text(encoding="utf-8"):
             offenders.append(name)
     assert offenders == []
