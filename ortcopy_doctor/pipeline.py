@@ -633,16 +633,19 @@ def handoff_code(h: HandOff, *, libraries: list[str] = ()) -> str:  # type: igno
 import numpy as np
 import onnxruntime as ort
 
-binding = {p}.io_binding()
 device = "cuda"  # the session's device
 state = [ort.OrtValue.ortvalue_from_numpy(initial_state, device, 0),  # copied to the device once
          ort.OrtValue.ortvalue_from_numpy(np.empty_like(initial_state), device, 0)]
-for step, x in enumerate(stream):
-    src, dst = state[step % 2], state[(step + 1) % 2]
-    binding.bind_cpu_input("x", x)                          # the per-step input: one small upload
+bindings = []                                               # made once: state[0] -> state[1], and back
+for src, dst in ((state[0], state[1]), (state[1], state[0])):
+    binding = {p}.io_binding()
+    binding.bind_output("y", "cpu")                         # only what the host needs
     binding.bind_ortvalue_input("{h.input}", src)
     binding.bind_ortvalue_output("{h.output}", dst)         # written on the device, never copied to host
-    binding.bind_output("y", "cpu")                         # only what the host needs
+    bindings.append(binding)
+for step, x in enumerate(stream):
+    binding = bindings[step % 2]
+    binding.bind_cpu_input("x", x)                          # the per-step input: one small upload
     {p}.run_with_iobinding(binding)"""
     else:
         code = f"""# {h.producer} -> {h.consumer}: hand `{h.output}` over as an OrtValue on the device
@@ -725,17 +728,21 @@ def pipeline_code(pipeline: Pipeline, obs: PipelineObservations) -> str:
             continue
         s = _var(h.producer)
         ins, outs = _io_names(obs, h.producer)
-        lines = [f"# {h.producer}: the state `{h.output}` -> `{h.input}` stays on the device (two OrtValues, swapped)",
+        lines = [f"# {h.producer}: the state `{h.output}` -> `{h.input}` stays on the device (two OrtValues, and",
+                 "# two bindings made once: one reads state[0] and writes state[1], the other the reverse)",
                  "import numpy as np", "import onnxruntime as ort", "", 'device = "cuda"  # the session\'s device',
-                 f"binding = {s}.io_binding()",
                  f"state = [ort.OrtValue.ortvalue_from_numpy(initial_{_ident(h.input)}, device, 0),  # copied once",
                  f"         ort.OrtValue.ortvalue_from_numpy(np.empty_like(initial_{_ident(h.input)}), device, 0)]",
-                 "for step in range(steps):",
-                 "    src, dst = state[step % 2], state[(step + 1) % 2]"]
-        lines += [f'    binding.bind_ortvalue_input("{n}", src)' if n == h.input else
-                  f'    binding.bind_cpu_input("{n}", {_ident(n)})' for n in ins]
-        lines += [f'    binding.bind_ortvalue_output("{o}", dst)  # written on the device, never copied to host'
-                  if o == h.output else f'    binding.bind_output("{o}", "cpu")  # only what the host needs' for o in outs]
+                 "bindings = []",
+                 "for src, dst in ((state[0], state[1]), (state[1], state[0])):",
+                 f"    binding = {s}.io_binding()"]
+        lines += [f'    binding.bind_output("{o}", "cpu")  # only what the host needs' for o in outs if o != h.output]
+        lines += [f'    binding.bind_ortvalue_input("{h.input}", src)',
+                  f'    binding.bind_ortvalue_output("{h.output}", dst)  # written on the device, never copied to host',
+                  "    bindings.append(binding)",
+                  "for step in range(steps):",
+                  "    binding = bindings[step % 2]"]
+        lines += [f'    binding.bind_cpu_input("{n}", {_ident(n)})  # the per-step input' for n in ins if n != h.input]
         lines += [f"    {s}.run_with_iobinding(binding)"]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

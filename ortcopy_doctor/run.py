@@ -127,7 +127,7 @@ class PipelineRecorder:
         self._by_root: dict[int, _Produced] = {}
         self._by_ptr: dict[int, _Produced] = {}
         self._by_digest: dict[str, _Produced] = {}
-        self._bound: dict[int, tuple[Any, dict[str, tuple[ValueInfo, Any]]]] = {}
+        self._bound: dict[int, tuple[Any, dict[str, tuple[Any, str, int]]]] = {}
         self._saved: list[tuple[Any, str, Any]] = []
         self._labels: dict[str, int] = {}
         self._installed = False
@@ -490,25 +490,27 @@ class PipelineRecorder:
                     return result
                 name = str(a.get("name"))
                 if method == "bind_cpu_input":
-                    info = recorder._input_info(name, a.get("arr_on_cpu"))
-                    table[name] = (info, a.get("arr_on_cpu"))
+                    table[name] = (a.get("arr_on_cpu"), "", 0)
                 elif method == "bind_ortvalue_input":
-                    info = recorder._input_info(name, a.get("ortvalue"))
-                    table[name] = (info, a.get("ortvalue"))
+                    table[name] = (a.get("ortvalue"), "", 0)
                 else:  # bind_input(buffer_ptr=...)
-                    device = str(a.get("device_type", "")).lower()
-                    ptr = int(a.get("buffer_ptr") or 0)
-                    host = device == "cpu"
-                    info = ValueInfo(name, "input", "host_pointer" if host else "device_pointer", device)
-                    hit = recorder._by_ptr.get(ptr) or (recorder._in_host_range(ptr) if host else None)
-                    if hit is not None:
-                        info.link = ValueLink(hit.seq, hit.output, HOW_POINTER)
-                    table[name] = (info, None)
+                    table[name] = (None, str(a.get("device_type", "")).lower(), int(a.get("buffer_ptr") or 0))
             return result
 
         wrapper.__name__ = method
         wrapper.__wrapped__ = original  # type: ignore[attr-defined]
         return wrapper
+
+    def _bound_input(self, name: str, value: Any, device: str, ptr: int) -> ValueInfo:
+        """What a bound input is at the time of a run: a bound object, or a raw pointer (``bind_input``)."""
+        if value is not None:
+            return self._input_info(name, value)
+        host = device == "cpu"
+        info = ValueInfo(name, "input", "host_pointer" if host else "device_pointer", device)
+        hit = self._by_ptr.get(ptr) or (self._in_host_range(ptr) if host else None)
+        if hit is not None:
+            info.link = ValueLink(hit.seq, hit.output, HOW_POINTER)
+        return info
 
     def _time_bindings(self) -> None:
         """Time the IOBinding methods from outside the watch's wrappers (installed by the first watch): what the
@@ -544,8 +546,10 @@ class PipelineRecorder:
             if method == "run_with_iobinding":
                 binding = args[0] if args else kwargs.get("iobinding")
                 entry = self._bound.get(id(binding))
-                inputs = [ValueInfo(**{**vars(info), "link": info.link}) for info, _ in
-                          (entry[1].values() if entry is not None and entry[0] is binding else [])]
+                bound = entry[1] if entry is not None and entry[0] is binding else {}
+                # Resolved now, not when bound: a binding made once and run many times (state ping-pong between
+                # two OrtValues) feeds, at each run, whatever its bound values hold by then.
+                inputs = [self._bound_input(name, *spec) for name, spec in bound.items()]
 
                 def outputs_of(_: Any) -> list[tuple[str, Any]]:
                     values = binding.get_outputs()

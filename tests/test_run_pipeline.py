@@ -219,3 +219,30 @@ def test_subprocess_mode_ctrl_c_writes_the_report(tmp_path, model_cache):
     assert proc.returncode == 130, err
     data = json.loads(report.read_text())
     assert data["ended_by"] == "interrupt"
+
+
+def test_generated_state_code_runs_and_carries_the_state(tmp_path, model_cache):
+    """The state hand-off code of the report, run as printed (device set to this machine's CPU), gives the same
+    outputs as the program's own loop."""
+    import numpy as np
+    import onnxruntime as ort
+
+    proc, data = _run(tmp_path, model_cache, _example("streaming_state", 3))
+    assert proc.returncode == 0, proc.stderr
+    code = data["pipelines"][0]["code"]
+    block = code[code.index("# cell.onnx: the state"):]
+    session = ort.InferenceSession(str(model_cache / "cell.onnx"), providers=["CPUExecutionProvider"])
+    shapes = {i.name: list(i.shape) for i in session.get_inputs()}
+    shape_h, shape_x = shapes["h_in"], shapes["x"]
+    rng = np.random.default_rng(1)
+    xs = [rng.standard_normal(shape_x).astype(np.float32) for _ in range(3)]
+    namespace = {"sess_cell": session, "initial_h_in": np.zeros(shape_h, np.float32), "steps": 3}
+    lines = block.replace('device = "cuda"', 'device = "cpu"').splitlines()
+    # the per-step input comes from the caller's stream
+    source = "\n".join(line.replace('bind_cpu_input("x", x)', 'bind_cpu_input("x", xs[step])') for line in lines)
+    namespace["xs"] = xs
+    exec(compile(source, "<state code>", "exec"), namespace)  # noqa: S102 - generated code under test
+    h = np.zeros(shape_h, np.float32)
+    for x in xs:
+        _, h = session.run(None, {"x": x, "h_in": h})
+    assert np.array_equal(namespace["state"][3 % 2].numpy(), h)

@@ -108,14 +108,14 @@ def record(name: str, out: Path, cache: Path) -> bool:
         entry["cupti_per_round_trip"] = cupti_per_round_trip(report)
     elif skipped:
         entry["skipped"] = next(line for line in entry["stderr_tail"].splitlines() if "skipped: this example needs" in line)
-    with gzip.open(out / f"{name}.json.gz", "wt", encoding="utf-8") as f:
-        json.dump(entry, f, separators=(",", ":"))
     ok = entry.get("returncode") == 0 and ("report" in entry or skipped)
     if "report" in entry:
         on_cpu = [s["label"] for s in entry["report"]["sessions"] if "CUDAExecutionProvider" not in s["providers"]]
         if on_cpu:  # a recording without the CUDA EP proves nothing about device copies
             ok = False
             entry["error"] = f"the CUDA EP was not active for {', '.join(on_cpu)}"
+    with gzip.open(out / f"{name}.json.gz", "wt", encoding="utf-8") as f:  # written last: with the reason it failed
+        json.dump(entry, f, separators=(",", ":"))
     summary = entry.get("skipped") or entry.get("error") or (f"{len(entry['report']['round_trips'])} round trip(s); "
                                       f"{entry['report']['verdict']}" if "report" in entry else entry.get("error", "no report"))
     print(f"{'ok  ' if ok else 'FAIL'} {name} ({entry['seconds']} s): {summary}", flush=True)
