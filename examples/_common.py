@@ -45,6 +45,25 @@ def iterations(default: int = 8) -> int:
     return int(_option("--iterations", str(default)) or default)
 
 
+def loop(count: int):
+    """range(count) for the example's main loop. With $ORTCOPY_EXAMPLE_TIMES set to a path, the wall time of each
+    iteration (ns) is written there as JSON at the end: tools/record_pipelines.py times the examples without the
+    recorder this way, so a fixed version is compared with its broken one on the program's own clock."""
+    path = os.environ.get("ORTCOPY_EXAMPLE_TIMES")
+    if not path:
+        yield from range(count)
+        return
+    import json
+    import time
+
+    times = []
+    for i in range(count):
+        start = time.perf_counter_ns()
+        yield i
+        times.append(time.perf_counter_ns() - start)
+    Path(path).write_text(json.dumps(times))
+
+
 def device_of(session) -> str:
     """The device the session computes on: where the fixed examples keep their OrtValues."""
     return "cuda" if "CUDAExecutionProvider" in session.get_providers() else "cpu"

@@ -34,7 +34,7 @@ std = torch.tensor([0.229, 0.224, 0.225], device=device).view(1, 3, 1, 1)
 
 rng = np.random.default_rng(0)
 labels = []
-for _ in range(frames):
+for _ in _common.loop(frames):
     frame = torch.from_numpy(rng.integers(0, 256, (_torch_models.IMAGE, _torch_models.IMAGE, 3), dtype=np.uint8))
     x = (frame.to(device).permute(2, 0, 1)[None].float() / 255.0 - mean) / std  # torch pre-processing
     features, boxes, scores = det.run(None, {"image": x.cpu().numpy()})

@@ -34,7 +34,7 @@ det_binding, cls_binding = det.io_binding(), cls.io_binding()
 
 rng = np.random.default_rng(0)
 labels = []
-for _ in range(frames):
+for _ in _common.loop(frames):
     frame = torch.from_numpy(rng.integers(0, 256, (_torch_models.IMAGE, _torch_models.IMAGE, 3), dtype=np.uint8))
     x = ((frame.to(device).permute(2, 0, 1)[None].float() / 255.0 - mean) / std).contiguous()
     det_binding.bind_ortvalue_input("image", ort.OrtValue.from_dlpack(x))  # torch -> ORT, no copy

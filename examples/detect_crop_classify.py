@@ -19,7 +19,7 @@ cls = ort.InferenceSession(_common.model_path("cls"), providers=providers)
 
 rng = np.random.default_rng(0)
 labels = []
-for _ in range(frames):
+for _ in _common.loop(frames):
     image = _common.preprocess(_common.image(rng))
     features, boxes, scores = det.run(None, {"image": image})
     rois = boxes.reshape(-1, 4)  # "post-processing": a view of the same numpy array

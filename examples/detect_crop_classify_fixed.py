@@ -23,7 +23,7 @@ batch_indices = ort.OrtValue.ortvalue_from_numpy(np.zeros(_common.BOXES, np.int6
 
 rng = np.random.default_rng(0)
 labels = []
-for _ in range(frames):
+for _ in _common.loop(frames):
     image = _common.preprocess(_common.image(rng))
     det_binding.bind_cpu_input("image", image)
     det_binding.bind_output("features", device)

@@ -18,7 +18,7 @@ cell = ort.InferenceSession(_common.model_path("cell"), providers=providers)
 rng = np.random.default_rng(0)
 h = np.zeros((_common.STREAMS, _common.STATE), np.float32)
 outputs = []
-for _ in range(steps):
+for _ in _common.loop(steps):
     x = rng.standard_normal((_common.STREAMS, _common.STEP_IN)).astype(np.float32)
     y, h = cell.run(None, {"x": x, "h_in": h})
     outputs.append(float(y.mean()))

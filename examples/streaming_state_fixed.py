@@ -29,7 +29,7 @@ for src, dst in ((state[0], state[1]), (state[1], state[0])):
 
 rng = np.random.default_rng(0)
 outputs = []
-for step in range(steps):
+for step in _common.loop(steps):
     x = rng.standard_normal((_common.STREAMS, _common.STEP_IN)).astype(np.float32)
     binding = bindings[step % 2]
     binding.bind_cpu_input("x", x)  # the per-step input: its one upload

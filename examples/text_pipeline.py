@@ -19,7 +19,7 @@ head = ort.InferenceSession(_common.model_path("head"), providers=providers)
 
 texts = [f"request {i} about item {i % 7} and order {i * 3}" for i in range(_common.BATCH)]
 predictions = []
-for _ in range(batches):
+for _ in _common.loop(batches):
     input_ids = _common.tokenize(texts)
     (hidden,) = encoder.run(None, {"input_ids": input_ids})
     hidden_states = hidden.astype(np.float32)  # a copy: the same bytes in a new array

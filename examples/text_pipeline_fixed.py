@@ -17,7 +17,7 @@ head_binding = head.io_binding()
 
 texts = [f"request {i} about item {i % 7} and order {i * 3}" for i in range(_common.BATCH)]
 predictions = []
-for _ in range(batches):
+for _ in _common.loop(batches):
     input_ids = _common.tokenize(texts)
     encoder_binding.bind_cpu_input("input_ids", input_ids)
     encoder_binding.bind_output("hidden", device)

@@ -110,6 +110,9 @@ class PipelineCall:
     # The ORT call alone (the session's method, inside the census when there is one).
     start_ns: int = 0
     end_ns: int = 0
+    # ORT's own time in the bind_* calls made on this call's IOBinding since its previous run (bind_cpu_input
+    # uploads its array there): the session's work, so counted in its stage and not in the host time before it.
+    bind_ns: int = 0
     inputs: list[ValueInfo] = field(default_factory=list)
     outputs: list[ValueInfo] = field(default_factory=list)
     error: str = ""
@@ -288,8 +291,9 @@ def _ms(ns: float) -> float:
 
 
 def _gap(a: PipelineCall, b: PipelineCall) -> float:
-    """Host time of the program between the end of call a and the start of call b, less the recorder's (ms)."""
-    return _ms((b.wrap_start_ns - a.wrap_end_ns) - (b.overhead_start_ns - a.overhead_end_ns))
+    """Host time of the program between the end of call a and the start of call b, less the recorder's and less
+    ORT's time in b's bind_* calls (ms)."""
+    return _ms(max(0, (b.wrap_start_ns - a.wrap_end_ns) - (b.overhead_start_ns - a.overhead_end_ns) - b.bind_ns))
 
 
 def _span(a: PipelineCall, b: PipelineCall) -> float:
@@ -594,9 +598,10 @@ def _stages(views: _Views, obs: PipelineObservations, members: list[int],
             if c.session not in order:
                 order.append(c.session)
     for s in order:
-        durations = [_ms(c.end_ns - c.start_ns) for it in iterations for c in it if c.session == s]
+        durations = [_ms(c.end_ns - c.start_ns + c.bind_ns) for it in iterations for c in it if c.session == s]
         rows.append(StageRow(f"{labels[s]}: inference", "inference", len(durations), _median(durations),
-                             sum(durations), "the ORT call (for run(): including the copies of its inputs and outputs)"))
+                             sum(durations), "the ORT call with its bind_* calls (where the bound inputs are copied), "
+                             "or for run() with the copies of its inputs and outputs"))
         record = obs.sessions[s].observations
         traced = [c for c in record.calls if c.traced]
         if traced:

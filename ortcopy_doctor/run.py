@@ -128,6 +128,7 @@ class PipelineRecorder:
         self._by_ptr: dict[int, _Produced] = {}
         self._by_digest: dict[str, _Produced] = {}
         self._bound: dict[int, tuple[Any, dict[str, tuple[Any, str, int]]]] = {}
+        self._bind_time: dict[int, int] = {}  # ORT's time in bind_* calls per IOBinding since its last run (ns)
         self._saved: list[tuple[Any, str, Any]] = []
         self._labels: dict[str, int] = {}
         self._installed = False
@@ -471,6 +472,9 @@ class PipelineRecorder:
                         recorder._on_download(value, arr)
                 return result
             result = timed(binding, *args, **kwargs)
+            with recorder._lock:
+                spent = getattr(recorder._local, "bind_ns", None) or 0
+                recorder._bind_time[id(binding)] = recorder._bind_time.get(id(binding), 0) + spent
             if method not in ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "clear_binding_inputs"):
                 return result
             try:
@@ -550,6 +554,7 @@ class PipelineRecorder:
                 # Resolved now, not when bound: a binding made once and run many times (state ping-pong between
                 # two OrtValues) feeds, at each run, whatever its bound values hold by then.
                 inputs = [self._bound_input(name, *spec) for name, spec in bound.items()]
+                self._local.bind_ns_of_call = self._bind_time.pop(id(binding), 0)
 
                 def outputs_of(_: Any) -> list[tuple[str, Any]]:
                     values = binding.get_outputs()
@@ -587,6 +592,9 @@ class PipelineRecorder:
                     call.outputs = [self._register(seq, index, n, v) for n, v in outputs_of(result)]
                 except Exception as exc:  # noqa: BLE001
                     self.observations.notes.append(f"call {seq}: outputs not traced ({type(exc).__name__}: {exc})")
+            if method == "run_with_iobinding":
+                call.bind_ns = getattr(self._local, "bind_ns_of_call", 0) or 0
+                self._local.bind_ns_of_call = 0
             call.wrap_start_ns = wrap_start
             call.overhead_start_ns = overhead_start
             self.observations.calls.append(call)

@@ -6,7 +6,7 @@ For each example in examples/ and its fixed version, runs
 the raw CUPTI records of the observations, the memcpys behind each round trip the report names: per consuming call,
 a device->host record of the output's size in the producing call and a host->device record of the input's size in
 the consuming call. Writes OUT_DIR/<example>.json.gz: {format, ort_version, cupti/torch versions, returncode, the
-report (with its observations), cupti_per_round_trip}. tests/test_pipeline_fixtures.py replays them.
+report (with its observations), cupti_per_round_trip, plain (the example timed again without the recorder)}. tests/test_pipeline_fixtures.py replays them.
 
 A failing example is recorded (returncode, stderr tail) and the others go on; exit status 1 if any failed.
 About 2 minutes on an H200 (the torch example exports two torchvision networks first; skipped without torch).
@@ -30,6 +30,8 @@ EXAMPLES = ["detect_crop_classify", "text_pipeline", "streaming_state", "detect_
 ITERATIONS = {"streaming_state": 30}
 DEFAULT_ITERATIONS = 20
 TIMEOUT_S = 90
+PLAIN_WARMUP = 20  # iterations left out of the plain timing (first calls: allocations, cuDNN algorithm search)
+PLAIN_ITERATIONS = 300
 
 
 def _version(module: str) -> str:
@@ -81,6 +83,25 @@ def cupti_per_round_trip(report: dict[str, Any]) -> list[dict[str, Any]]:
     return result
 
 
+def plain_timing(name: str, env: dict[str, str]) -> dict[str, Any]:
+    """The example run again without the recorder, timing each iteration on the program's own clock
+    (examples/_common.loop): the whole iteration of a fixed version against its broken one, with nothing added."""
+    times_path = Path(tempfile.mkdtemp(prefix="ortcopy-plain-")) / "times.json"
+    cmd = [sys.executable, str(ROOT / "examples" / f"{name}.py"), "--providers", "cuda",
+           "--iterations", str(PLAIN_WARMUP + PLAIN_ITERATIONS)]
+    try:
+        proc = subprocess.run(cmd, cwd=ROOT, env=dict(env, ORTCOPY_EXAMPLE_TIMES=str(times_path)), capture_output=True,
+                              text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {TIMEOUT_S} s"}
+    if proc.returncode != 0 or not times_path.is_file():
+        return {"error": f"exit {proc.returncode}: {proc.stderr[-1000:]}"}
+    times = sorted(json.loads(times_path.read_text())[PLAIN_WARMUP:])
+    n = len(times)
+    return {"iterations": n, "warmup": PLAIN_WARMUP, "median_ms": times[n // 2] / 1e6,
+            "p10_ms": times[n // 10] / 1e6, "p90_ms": times[(9 * n) // 10] / 1e6}
+
+
 def record(name: str, out: Path, cache: Path) -> bool:
     iterations = ITERATIONS.get(name.removesuffix("_fixed"), DEFAULT_ITERATIONS)  # the same work for both versions
     report_path = Path(tempfile.mkdtemp(prefix="ortcopy-pipeline-")) / "report.json"
@@ -108,6 +129,8 @@ def record(name: str, out: Path, cache: Path) -> bool:
         entry["cupti_per_round_trip"] = cupti_per_round_trip(report)
     elif skipped:
         entry["skipped"] = next(line for line in entry["stderr_tail"].splitlines() if "skipped: this example needs" in line)
+    if "report" in entry:
+        entry["plain"] = plain_timing(name, env)
     ok = entry.get("returncode") == 0 and ("report" in entry or skipped)
     if "report" in entry:
         on_cpu = [s["label"] for s in entry["report"]["sessions"] if "CUDAExecutionProvider" not in s["providers"]]
@@ -119,6 +142,8 @@ def record(name: str, out: Path, cache: Path) -> bool:
     summary = entry.get("skipped") or entry.get("error") or (f"{len(entry['report']['round_trips'])} round trip(s); "
                                       f"{entry['report']['verdict']}" if "report" in entry else entry.get("error", "no report"))
     print(f"{'ok  ' if ok else 'FAIL'} {name} ({entry['seconds']} s): {summary}", flush=True)
+    if "plain" in entry:
+        print(f"       without the recorder: {entry['plain']}", flush=True)
     for rt in entry.get("cupti_per_round_trip", []):
         print(f"       {rt}", flush=True)
     return ok
