@@ -213,6 +213,7 @@ class Pipeline:
     stages: list[StageRow]
     iteration_ms: Optional[float]  # median wall time of one iteration (first session's call to the next)
     code: str = ""
+    timing_note: str = ""  # what the times include (the CUPTI census, where it was taken)
 
 
 @dataclass
@@ -574,8 +575,14 @@ def _pipeline(views: _Views, obs: PipelineObservations, members: list[int], hand
                         host_hand_offs=[h for h in mine if h.kind == "host"],
                         uploads=edges(uploads, HOST_TO_DEVICE), downloads=edges(downloads, DEVICE_TO_HOST),
                         stages=stages, iteration_ms=_median(spans))
+    if any(c.traced for m in members for c in obs.sessions[m].observations.calls):
+        pipeline.timing_note = (TIMING_UNDER_CENSUS)
     pipeline.code = pipeline_code(pipeline, obs)
     return pipeline
+
+
+TIMING_UNDER_CENSUS = ("these times include the CUPTI census, which slows every traced call and bind_* call: "
+                       "`ortcopy-doctor run --no-census` times the stages without it")
 
 
 def _stages(views: _Views, obs: PipelineObservations, members: list[int],
@@ -802,6 +809,8 @@ def render_text(report: PipelineReport) -> str:
             lines.append(f"  download to host code: output `{e.tensor}` of {e.session}, {fmt_bytes(e.bytes_per_call)}/call, "
                          f"{e.calls} call(s) [{e.basis}]")
         lines.append("  stage table (median ms per call, measured in this run):")
+        if p.timing_note:
+            lines.append(f"    ({p.timing_note})")
         width = max((len(r.stage) for r in p.stages), default=10)
         lines.append(f"    {'stage':<{width}}  {'ms/call':>9}  {'calls':>6}  {'total ms':>10}")
         for r in p.stages:
@@ -846,7 +855,10 @@ def render_html(report: PipelineReport) -> str:
             for cls, message, fix in items:
                 out.append(f"<li class='{cls}'>{e(message)}" + (f"<br>fix: {e(fix)}" if fix else "") + "</li>")
             out.append("</ul>")
-        out.append("<h3>Stage table</h3><table><tr><th>stage</th><th>ms/call (median)</th><th>calls</th><th>total ms</th><th>what</th></tr>")
+        out.append("<h3>Stage table</h3>")
+        if p.timing_note:
+            out.append(f"<p>{e(p.timing_note)}</p>")
+        out.append("<table><tr><th>stage</th><th>ms/call (median)</th><th>calls</th><th>total ms</th><th>what</th></tr>")
         for r in p.stages:
             out.append(f"<tr><td>{e(r.stage)}</td><td class='n'>{_fmt_ms(r.median_ms)}</td><td class='n'>{r.calls}</td>"
                        f"<td class='n'>{_fmt_ms(r.total_ms)}</td><td>{e(r.note)}</td></tr>")

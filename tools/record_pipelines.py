@@ -6,7 +6,8 @@ For each example in examples/ and its fixed version, runs
 the raw CUPTI records of the observations, the memcpys behind each round trip the report names: per consuming call,
 a device->host record of the output's size in the producing call and a host->device record of the input's size in
 the consuming call. Writes OUT_DIR/<example>.json.gz: {format, ort_version, cupti/torch versions, returncode, the
-report (with its observations), cupti_per_round_trip, plain (the example timed again without the recorder)}. tests/test_pipeline_fixtures.py replays them.
+report (with its observations), cupti_per_round_trip, no_census (the stage table of `run --no-census`), plain (the example timed again without
+the recorder)}. tests/test_pipeline_fixtures.py replays them.
 
 A failing example is recorded (returncode, stderr tail) and the others go on; exit status 1 if any failed.
 About 2 minutes on an H200 (the torch example exports two torchvision networks first; skipped without torch).
@@ -32,6 +33,7 @@ DEFAULT_ITERATIONS = 20
 TIMEOUT_S = 90
 PLAIN_WARMUP = 20  # iterations left out of the plain timing (first calls: allocations, cuDNN algorithm search)
 PLAIN_ITERATIONS = 300
+NO_CENSUS_ITERATIONS = 100
 
 
 def _version(module: str) -> str:
@@ -83,6 +85,23 @@ def cupti_per_round_trip(report: dict[str, Any]) -> list[dict[str, Any]]:
     return result
 
 
+def no_census_timing(name: str, iterations: int, env: dict[str, str]) -> dict[str, Any]:
+    """The example under `run --no-census`: the stage table with the recorder but without CUPTI, which slows every
+    call it traces (bind_* calls included), so the stages of a fixed version compare with the broken one's."""
+    report_path = Path(tempfile.mkdtemp(prefix="ortcopy-pipeline-")) / "report.json"
+    cmd = [sys.executable, "-m", "ortcopy_doctor", "run", "--no-census", "--json", str(report_path), "--no-html", "--",
+           "python", str(ROOT / "examples" / f"{name}.py"), "--providers", "cuda",
+           "--iterations", str(max(iterations, NO_CENSUS_ITERATIONS))]
+    try:
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {TIMEOUT_S} s"}
+    if proc.returncode != 0 or not report_path.is_file():
+        return {"error": f"exit {proc.returncode}: {proc.stderr[-1000:]}"}
+    pipeline = json.loads(report_path.read_text())["pipelines"][0]
+    return {"iterations": pipeline["iterations"], "iteration_ms": pipeline["iteration_ms"], "stages": pipeline["stages"]}
+
+
 def plain_timing(name: str, env: dict[str, str]) -> dict[str, Any]:
     """The example run again without the recorder, timing each iteration on the program's own clock
     (examples/_common.loop): the whole iteration of a fixed version against its broken one, with nothing added."""
@@ -130,6 +149,7 @@ def record(name: str, out: Path, cache: Path) -> bool:
     elif skipped:
         entry["skipped"] = next(line for line in entry["stderr_tail"].splitlines() if "skipped: this example needs" in line)
     if "report" in entry:
+        entry["no_census"] = no_census_timing(name, iterations, env)
         entry["plain"] = plain_timing(name, env)
     ok = entry.get("returncode") == 0 and ("report" in entry or skipped)
     if "report" in entry:
@@ -143,6 +163,9 @@ def record(name: str, out: Path, cache: Path) -> bool:
                                       f"{entry['report']['verdict']}" if "report" in entry else entry.get("error", "no report"))
     print(f"{'ok  ' if ok else 'FAIL'} {name} ({entry['seconds']} s): {summary}", flush=True)
     if "plain" in entry:
+        nc = entry["no_census"]
+        print(f"       without the census: iteration {nc.get('iteration_ms')} ms, stages "
+              f"{[(r['kind'], r['median_ms']) for r in nc.get('stages', [])] or nc}", flush=True)
         print(f"       without the recorder: {entry['plain']}", flush=True)
     for rt in entry.get("cupti_per_round_trip", []):
         print(f"       {rt}", flush=True)
