@@ -124,7 +124,7 @@ def _in_process(path: Path, repeats: int) -> tuple[float, float, float]:
     import onnxruntime as ort
 
     from ortcopy_doctor.api import check
-    from ortcopy_doctor.collect import CheckOptions
+    from ortcopy_doctor.collect.check import CheckOptions
     from ortcopy_doctor.render.output import write_atomic
 
     def bare() -> float:
@@ -187,7 +187,7 @@ def overhead(work: Path, repeats: int) -> str:
 _PARSE = textwrap.dedent("""
     import json, resource, sys, time
     from pathlib import Path
-    from ortcopy_doctor.profile import parse_profile
+    from ortcopy_doctor.analysis.profile import parse_profile
     before = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     runs, nodes = parse_profile(Path(sys.argv[1]), 1)
@@ -221,11 +221,11 @@ def profiles(work: Path, sizes: list[int]) -> str:
 
 
 def static(work: Path, nodes: int = 10_000) -> str:
-    from ortcopy_doctor.collect import CheckOptions, static_evidence
-    from ortcopy_doctor.environment import collect_environment
-    from ortcopy_doctor.feeds import build_feeds
-    from ortcopy_doctor.model_info import inspect_model, load_model
-    from ortcopy_doctor.report import analyse
+    from ortcopy_doctor.collect.check import CheckOptions, static_evidence
+    from ortcopy_doctor.collect.environment import collect_environment
+    from ortcopy_doctor.collect.feeds import build_feeds
+    from ortcopy_doctor.knowledge.model_file import inspect_model, load_model
+    from ortcopy_doctor.report.core import analyse
 
     path = work / f"chain_{nodes}.onnx"
     onnx.save(synth.chain_model(nodes), str(path))
@@ -295,7 +295,7 @@ def big(folder: Path, gigabytes: float) -> str:
         assert static_run[2] == 0, static_run[3]
         rows.append(["check --static", f"{static_run[0]:.1f}", f"{static_run[1]:,.0f}"])
         insp = _popen_rusage([sys.executable, "-c", "import sys; from pathlib import Path; "
-                              "from ortcopy_doctor.model_info import inspect_model; inspect_model(Path(sys.argv[1]))",
+                              "from ortcopy_doctor.knowledge.model_file import inspect_model; inspect_model(Path(sys.argv[1]))",
                               str(path)])
         rows.append(["inspect_model only (graph without weights)", f"{insp[0]:.1f}", f"{insp[1]:,.0f}"])
     data_gb = (folder / "big.onnx.data").stat().st_size / 1e9

@@ -7,16 +7,15 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
-from . import interrupts as _interrupts  # noqa: E402
+from ortcopy_doctor.model.version import __version__
+from ortcopy_doctor.cli import interrupts as _interrupts
 
 if _interrupts.is_cli_process():  # Ctrl-C while the modules load: one line and exit 130, no traceback
     _interrupts.install_startup()
 
 if TYPE_CHECKING:
-    from .api import CheckOptions, Report, analyse, check, load_report
-    from .watch import WatchReport, instrumented_session, pytest_watch, watch
+    from ortcopy_doctor.api import CheckOptions, Report, analyse, check, load_report
+    from ortcopy_doctor.watch import WatchReport, instrumented_session, pytest_watch, watch
 
 # The public names are imported on first use (PEP 562): `check` loads numpy, onnx and onnxruntime, and
 # `ortcopy-doctor --help` should not.
@@ -37,8 +36,8 @@ def __dir__() -> list[str]:
 
 
 class _Package(types.ModuleType):
-    """``ortcopy_doctor.watch`` is the function, as it was when it was imported eagerly: importing the submodule of
-    the same name (``from ortcopy_doctor.watch import ...``) must not replace it with the module."""
+    """``ortcopy_doctor.watch.core`` is the function, as it was when it was imported eagerly: importing the submodule of
+    the same name (``from ortcopy_doctor.watch.core import ...``) must not replace it with the module."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in _LAZY and isinstance(value, types.ModuleType):

@@ -1,6 +1,6 @@
 """``python -m ortcopy_doctor``."""
 
-from .cli import main
+from ortcopy_doctor.cli.app import main
 
 if __name__ == "__main__":
     main()

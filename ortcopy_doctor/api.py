@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .collect import CheckOptions, Progress, collect
-from .report import Report, analyse, load_report
+from ortcopy_doctor.collect.check import CheckOptions, Progress, collect
+from ortcopy_doctor.report.core import Report, analyse, load_report
 
 
 def check(

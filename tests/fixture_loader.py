@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ortcopy_doctor.report import Report, load_report
+from ortcopy_doctor.report.core import Report, load_report
 
 GPU_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "gpu"
 RAW_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "raw"

@@ -50,7 +50,7 @@ def fixture_json(name: str, tmp_path: Path) -> Path:
 
 
 def load_fixture(name: str, tmp_path: Path):
-    from ortcopy_doctor.report import load_report
+    from ortcopy_doctor.report.core import load_report
 
     return load_report(fixture_json(name, tmp_path))
 
@@ -72,7 +72,7 @@ def evil_report(tmp_path: Path):
     Only the evidence is renamed: ``load_report`` re-analyses it, so copies, findings and binding code
     are all derived from the hostile names.
     """
-    from ortcopy_doctor.report import load_report
+    from ortcopy_doctor.report.core import load_report
 
     report = fixture_report_dict("cpu_op_between")
     mapping = {"celu": EVIL_NODE, "h1": EVIL_TENSOR, "x": EVIL_INPUT, "y": EVIL_OUTPUT}
@@ -271,8 +271,8 @@ def big_report(tmp_path: Path, n_nodes: int = 10_000, island_every: int = 400):
     into every run (a few µs each, run events stretched to fit); the census is dropped (its times would not
     match), so the timeline marks the analysis copies. Re-analysed with ``report.analyse``.
     """
-    from ortcopy_doctor.evidence import NodeEvent, RunEvent, RuntimeNode
-    from ortcopy_doctor.report import analyse
+    from ortcopy_doctor.model.evidence import NodeEvent, RunEvent, RuntimeNode
+    from ortcopy_doctor.report.core import analyse
 
     base = load_fixture("demo", tmp_path)
     ev = base.evidence

@@ -2,7 +2,7 @@
 
 Every test that writes a report JSON (``check --json``, ``report --json``, ``Report.to_json``) calls
 ``assert_valid_report`` on it, so the suite as a whole checks that everything it writes matches
-ortcopy_doctor/schema/report.schema.json.
+ortcopy_doctor/model/schema/report.schema.json.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema
 
-from ortcopy_doctor.schema import load_schema, validation_errors
+from ortcopy_doctor.model.schema import load_schema, validation_errors
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -35,7 +35,7 @@ def assert_valid_report(path_or_data: Any) -> dict[str, Any]:
     """Fail with every schema violation listed; returns the parsed report."""
     data = _data(path_or_data)
     errors = validation_errors(data)
-    assert not errors, "report JSON does not match ortcopy_doctor/schema/report.schema.json:\n" + "\n".join(errors[:30])
+    assert not errors, "report JSON does not match ortcopy_doctor/model/schema/report.schema.json:\n" + "\n".join(errors[:30])
     return data
 
 

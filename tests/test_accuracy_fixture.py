@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ortcopy_doctor.predict import OBSERVED_CORRECTIONS
+from ortcopy_doctor.knowledge.prediction import OBSERVED_CORRECTIONS
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "tests" / "fixtures" / "accuracy" / "accuracy.h200.json.gz"

@@ -73,7 +73,7 @@ def _assert_clean(t: backend_suite.Tally) -> None:
 
 
 def _cuda_inactive() -> bool:
-    from ortcopy_doctor.environment import provider_loadable
+    from ortcopy_doctor.collect.environment import provider_loadable
 
     return not provider_loadable("CUDAExecutionProvider").loadable
 

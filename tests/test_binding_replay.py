@@ -30,12 +30,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ortcopy_doctor.advice import cuda_graph_blockers
-from ortcopy_doctor.evidence import BindingMeasurement, VariantTiming
-from ortcopy_doctor.recommend import advise
-from ortcopy_doctor.report import analyse, load_report
-from ortcopy_doctor.stats import TARGET, median_ci, ratio_ci
+from ortcopy_doctor.report.advice import cuda_graph_blockers
+from ortcopy_doctor.model.evidence import BindingMeasurement, VariantTiming
+from ortcopy_doctor.report.recommend import advise
+from ortcopy_doctor.report.core import analyse, load_report
+from ortcopy_doctor.analysis.stats import TARGET, median_ci, ratio_ci
 from render_helpers import write_report_json
+from ortcopy_doctor.render.text import render_text
 
 REPO = Path(__file__).resolve().parent.parent
 AB_FIXTURES = REPO / "tests" / "fixtures" / "binding_ab"
@@ -140,9 +141,9 @@ def test_replay_never_recommends_a_variant_slower_than_plain(ab):
 def test_replay_headline_and_gate_agree(ab):
     _, report = ab
     advice = advise(report)
-    assert report.to_text(width=1000).splitlines()[1] == advice.headline
+    assert render_text(report, width=1000).splitlines()[1] == advice.headline
     if advice.recommended != "plain":
-        from ortcopy_doctor.gate import Gate, evaluate
+        from ortcopy_doctor.report.gate import Gate, evaluate
 
         assert evaluate(report, Gate(fail_on="never", fail_on_gain=advice.speedup_ci_low)).failed
         assert not evaluate(report, Gate(fail_on="never", fail_on_gain=advice.speedup_ci_low + 0.01)).failed

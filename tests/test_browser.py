@@ -29,6 +29,7 @@ import pytest
 from markupsafe import escape
 
 from render_helpers import ARTIFACTS, GOLDEN_FIXTURES, big_report, evil_report, load_fixture, network_references
+from ortcopy_doctor.render.html import render_html
 
 CHROMIUM_TIMEOUT_S = 60
 
@@ -106,7 +107,7 @@ def tbody_rows(dom: str, table_id: str) -> list[str]:
 def report_file(request, tmp_path):
     report = load_fixture(request.param, tmp_path)
     path = tmp_path / f"{request.param}.html"
-    path.write_text(report.to_html(), encoding="utf-8")
+    path.write_text(render_html(report), encoding="utf-8")
     return request.param, report, path
 
 
@@ -136,7 +137,7 @@ def test_dom_after_load(report_file, tmp_path):
     assert len(nodes) == len(report.evidence.nodes)
     assert sum('class="cpu"' in row for row in nodes) == sum(
         n.provider == "CPUExecutionProvider" for n in report.evidence.nodes)
-    from ortcopy_doctor.recommend import advise
+    from ortcopy_doctor.report.recommend import advise
 
     advice = advise(report)  # the first code block is the recommended one: the CUDA graph's where it wins
     graph = advice is not None and advice.recommended == "cuda_graph"
@@ -229,7 +230,7 @@ def test_evil_names_stay_text_in_the_browser(tmp_path):
 
     report = evil_report(tmp_path)
     path = tmp_path / "evil.html"
-    path.write_text(report.to_html(), encoding="utf-8")
+    path.write_text(render_html(report), encoding="utf-8")
     proc = run_chromium(["--dump-dom", page_url(path)], tmp_path, "evil")
     dom = proc.stdout
     assert console_problems(proc.stderr) == []
@@ -291,7 +292,7 @@ def test_big_report_sorts_and_filters(tmp_path):
     """10,000 nodes: the report opens with both pictures, and sorting and filtering the node table complete."""
     report = big_report(tmp_path, n_nodes=10_000)
     n = len(report.evidence.nodes)
-    html = report.to_html()
+    html = render_html(report)
     page = tmp_path / "big-harness.html"
     page.write_text(html.replace("</body>", BIG_HARNESS + "</body>"), encoding="utf-8")
     proc = run_chromium(["--dump-dom", page_url(page)], tmp_path, "big")

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from ortcopy_doctor.census import CLOCK_MARKER, census_from_torch_trace, kineto_base_ns
-from ortcopy_doctor.evidence import Evidence, from_jsonable
-from ortcopy_doctor.report import analyse
+from ortcopy_doctor.model.census import CLOCK_MARKER, census_from_torch_trace, kineto_base_ns
+from ortcopy_doctor.model.evidence import Evidence, from_jsonable
+from ortcopy_doctor.report.core import analyse
 from test_transfers import EXPECTED, MODELS
 
 LIVE = Path(__file__).resolve().parent / "fixtures" / "census_live"

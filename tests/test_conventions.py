@@ -117,7 +117,7 @@ def _fake_distribution(root: Path, name: str, version: str) -> None:
 
 
 def test_env_warns_when_two_onnxruntime_distributions_are_installed(tmp_path):
-    from ortcopy_doctor.environment import installed_ort_distributions
+    from ortcopy_doctor.collect.environment import installed_ort_distributions
 
     installed = installed_ort_distributions()
     if len(installed) != 1 or not installed[0].startswith("onnxruntime-gpu "):
@@ -132,7 +132,7 @@ def test_env_warns_when_two_onnxruntime_distributions_are_installed(tmp_path):
 
 
 def test_env_says_nothing_with_one_onnxruntime_distribution(tmp_path):
-    from ortcopy_doctor.environment import installed_ort_distributions
+    from ortcopy_doctor.collect.environment import installed_ort_distributions
 
     if len(installed_ort_distributions()) != 1:
         pytest.skip("more than one onnxruntime distribution is installed here")

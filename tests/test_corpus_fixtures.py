@@ -42,7 +42,7 @@ def _report_at(fixture: Path):
     re-analysing maskrcnn's 1,525 transfers per run for each test was most of this file's time)."""
     import tempfile
 
-    from ortcopy_doctor.report import load_report
+    from ortcopy_doctor.report.core import load_report
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "report.json"
@@ -111,8 +111,8 @@ def test_measurement_ran_every_offered_variant(path, request):
 def test_recommended_median_is_within_the_interval_of_the_best(path, tmp_path):
     """Issue 12's check over the corpus: the best measured variant is not measurably faster than the recommended one
     (the 95% interval of their ratio, paired by round, reaches 1)."""
-    from ortcopy_doctor.recommend import advise
-    from ortcopy_doctor.stats import ratio_ci
+    from ortcopy_doctor.report.recommend import advise
+    from ortcopy_doctor.analysis.stats import ratio_ci
 
     report = _report_at(path)
     ran = {v.variant: v for v in report.evidence.binding_measurement.variants if v.ran}

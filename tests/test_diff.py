@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import copy
 import re
+import dataclasses
 from pathlib import Path
 
 import pytest
 from markupsafe import escape
 
-from ortcopy_doctor.diff import ADDED, CHANGED, REMOVED, UNCHANGED, Delta, diff_files, diff_reports
+from ortcopy_doctor.report.diff import diff_files, diff_reports
+from ortcopy_doctor.model.diff import ADDED, CHANGED, REMOVED, UNCHANGED, Delta
 from render_helpers import (
     EVIL_NODE,
     EVIL_TENSOR,
@@ -28,6 +30,7 @@ from render_helpers import (
     write_report_json,
 )
 from schema_helpers import assert_valid_report, run_cli
+from ortcopy_doctor.render.diff import render_diff_html, render_diff_text
 
 PAIR = ("cpu_op_between", "conv_net")
 
@@ -61,18 +64,18 @@ def upgraded(tmp_path: Path, name: str = "demo", version: str = "1.32.0", slower
 
 def test_diff_text_golden(pair):
     a, b, d = pair
-    check_golden("diff_cpu_op_between_conv_net.txt", mask_diff(d.to_text(), a, b))
+    check_golden("diff_cpu_op_between_conv_net.txt", mask_diff(render_diff_text(d), a, b))
 
 
 def test_diff_html_golden(pair):
     a, b, d = pair
-    check_golden("diff_cpu_op_between_conv_net.html", mask_diff(d.to_html(), a, b))
+    check_golden("diff_cpu_op_between_conv_net.html", mask_diff(render_diff_html(d), a, b))
 
 
 def test_upgrade_diff_text_golden(tmp_path):
     a = load_fixture("demo", tmp_path)
     d = diff_files(tmp_path / "demo.json", upgraded(tmp_path))
-    text = d.to_text().replace(str(tmp_path) + "/", "")
+    text = render_diff_text(d).replace(str(tmp_path) + "/", "")
     check_golden("diff_demo_upgrade.txt", mask_diff(text, a))
 
 
@@ -88,7 +91,7 @@ def test_different_models_added_and_removed(pair):
     assert (bytes_delta.before, bytes_delta.after) == (a.summary.bytes_per_run, b.summary.bytes_per_run)
     envs = {what for what, _, _ in d.environment}
     assert {"model file", "model sha256"} <= envs
-    text = d.to_text()
+    text = render_diff_text(d)
     assert text.splitlines()[1].startswith("warning: Different models: ")
     assert text.splitlines()[2] == f"Regression: {len(b.copies)} transfer(s) and {len(b.findings)} finding(s) added."
     for c in b.copies:
@@ -100,8 +103,8 @@ def test_same_report_has_no_changes(tmp_path):
     d = diff_reports(a, load_fixture("demo", tmp_path))
     assert {c.status for c in d.copies + d.findings} == {UNCHANGED}
     assert d.regressions == [] and d.environment == []
-    assert "No new transfers or findings." in d.to_text()
-    assert "(no change)" in d.to_text()
+    assert "No new transfers or findings." in render_diff_text(d)
+    assert "(no change)" in render_diff_text(d)
 
 
 def test_ort_upgrade_shows_version_opset_and_latency(tmp_path):
@@ -113,35 +116,34 @@ def test_ort_upgrade_shows_version_opset_and_latency(tmp_path):
     latency = next(x for x in d.deltas if x.label == "median run")
     assert latency.percent == pytest.approx(25.0, abs=0.01)
     assert d.regressions == []
-    assert "onnxruntime: 1.31.1 → 1.32.0" in d.to_text()
+    assert "onnxruntime: 1.31.1 → 1.32.0" in render_diff_text(d)
 
 
 def test_changed_copy_and_finding(tmp_path):
     a = load_fixture("cpu_op_between", tmp_path)
     b = load_fixture("cpu_op_between", tmp_path)
     b.copies[0].bytes_per_run = (b.copies[0].bytes_per_run or 0) * 4
-    b.findings[0].severity = "error"
+    b.findings[0] = dataclasses.replace(b.findings[0], severity="error")
     d = diff_reports(a, b)
     changed = [c for c in d.copies if c.status == CHANGED]
     assert len(changed) == 1 and changed[0].what == ["bytes per run 512 B → 2.0 KB"]
     changed = [f for f in d.findings if f.status == CHANGED]
     assert len(changed) == 1 and changed[0].what == ["severity warning → error"]
     assert d.regressions == []
-    assert "~ feed copy host→device x: bytes per run 512 B → 2.0 KB" in d.to_text()
+    assert "~ feed copy host→device x: bytes per run 512 B → 2.0 KB" in render_diff_text(d)
 
 
 def test_memcpy_findings_match_by_tensor_not_by_ort_node_name(tmp_path):
     a = load_fixture("cpu_op_between", tmp_path)
     b = load_fixture("cpu_op_between", tmp_path)
-    for f in b.findings:
-        if f.slug == "memcpy-node":
-            f.location = f.location + "_renamed_by_ort"
+    b.findings = [dataclasses.replace(f, location=f.location + "_renamed_by_ort") if f.slug == "memcpy-node" else f
+                  for f in b.findings]
     d = diff_reports(a, b)
     assert all(f.status != ADDED for f in d.findings)
 
 
 def test_duplicate_keys_pair_in_order():
-    from ortcopy_doctor.diff import _match
+    from ortcopy_doctor.report.diff import _match
 
     changes = _match(["x", "x", "y"], ["x", "z"], key=lambda s: (s,), compare=lambda p, q: [])
     assert sorted((c.status, c.key) for c in changes) == [
@@ -158,7 +160,7 @@ def test_delta_text():
 def test_diff_html_is_self_contained_and_escapes_names(tmp_path):
     a = load_fixture("cpu_op_between", tmp_path)
     evil = evil_report(tmp_path)
-    html = diff_reports(a, evil, "<a>.json", "b&.json").to_html()
+    html = render_diff_html(diff_reports(a, evil, "<a>.json", "b&.json"))
     assert html.startswith("<!DOCTYPE html>")
     assert network_references(html) == [] and script_tags(html) == []
     assert "<script>alert" not in html and "<img src=x" not in html
@@ -221,13 +223,13 @@ def test_diff_html_in_headless_chromium(pair, tmp_path):
         pytest.skip("chromium is not installed (/usr/bin/chromium): `make test` installs it")
     a, b, d = pair
     path = tmp_path / "diff.html"
-    path.write_text(d.to_html(), encoding="utf-8")
+    path.write_text(render_diff_html(d), encoding="utf-8")
     proc = run_chromium(["--dump-dom", page_url(path)], tmp_path, "diff")
     assert console_problems(proc.stderr) == []
     dom = proc.stdout
     assert dom.lstrip().startswith("<!DOCTYPE html>")
-    assert text_of(dom, "headline") == d.to_text().splitlines()[2]
-    assert "warning: " + text_of(dom, "model-change") == d.to_text().splitlines()[1]
+    assert text_of(dom, "headline") == render_diff_text(d).splitlines()[2]
+    assert "warning: " + text_of(dom, "model-change") == render_diff_text(d).splitlines()[1]
     assert len(tbody_rows(dom, "copies-diff")) == len(d.copies)
     assert len(tbody_rows(dom, "findings-diff")) == len(d.findings)
     assert "<script" not in dom

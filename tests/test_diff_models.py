@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from ortcopy_doctor.diff import diff_files
+from ortcopy_doctor.render.diff import render_diff_html, render_diff_text
+from ortcopy_doctor.report.diff import diff_files
 from render_helpers import fixture_report_dict, write_report_json
 from schema_helpers import run_cli
 
@@ -24,13 +25,13 @@ def test_same_model_has_no_model_warning(tmp_path):
     a, b = _pair(tmp_path, None)
     d = diff_files(a, b)
     assert d.model_change is None
-    assert "warning:" not in d.to_text()
+    assert "warning:" not in render_diff_text(d)
 
 
 def test_different_models_are_named_first_in_the_text(tmp_path):
     sha_a = fixture_report_dict("demo")["evidence"]["model"]["sha256"]
     a, b = _pair(tmp_path, "f" * 64)
-    lines = diff_files(a, b).to_text().splitlines()
+    lines = render_diff_text(diff_files(a, b)).splitlines()
     assert lines[1] == (f"warning: Different models: a is demo.onnx (sha256 {sha_a[:12]}…), b is demo.onnx "
                         "(sha256 ffffffffffff…): this compares two models, not two runs of one "
                         "(--fail-on-model-change exits 1 on this)")
@@ -39,7 +40,7 @@ def test_different_models_are_named_first_in_the_text(tmp_path):
 
 def test_different_models_are_a_banner_in_the_html(tmp_path):
     a, b = _pair(tmp_path, "f" * 64)
-    page = diff_files(a, b).to_html()
+    page = render_diff_html(diff_files(a, b))
     assert '<div class="verdict bad" id="model-change">Different models: a is demo.onnx' in page
 
 

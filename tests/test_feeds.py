@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ortcopy_doctor.errors import UsageError
-from ortcopy_doctor.evidence import AssumedDim, ValueInfo, describe_assumed_dims
-from ortcopy_doctor.feeds import build_feeds, parse_dims, parse_shapes, parse_values
+from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.model.evidence import AssumedDim, ValueInfo, describe_assumed_dims
+from ortcopy_doctor.collect.feeds import build_feeds, parse_dims, parse_shapes, parse_values
 
 IMAGE = ValueInfo("image", "tensor", "float32", ["batch", 3, 8, 8], "tensor(float)")
 IDS = ValueInfo("ids", "tensor", "int64", ["batch", "seq"], "tensor(int64)")

@@ -382,7 +382,7 @@ def _json_ok(path: Path) -> bool:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    from ortcopy_doctor.schema import validation_errors
+    from ortcopy_doctor.model.schema import validation_errors
 
     return data.get("format") == "ortcopy-doctor-report" and bool(data.get("verdict")) and not validation_errors(data)
 
@@ -480,7 +480,7 @@ def _ort_style(event: dict, rng: np.random.Generator) -> str:
 def test_profile_fast_path_matches_json(tmp_path, seed):
     """parse_profile streams ORT's one-event-per-line layout with a fast reader: on fuzzed events (escapes,
     unicode, missing fields, shuffled args, both spacings) it gives exactly what the plain JSON path gives."""
-    from ortcopy_doctor.profile import _Reducer, load_events, parse_events, parse_profile
+    from ortcopy_doctor.analysis.profile import _Reducer, load_events, parse_events, parse_profile
 
     rng = np.random.default_rng(SEED + 100 + seed)
     events = _profile_events(rng, 40)

@@ -22,7 +22,7 @@ def tracer_cls():
     ort = pytest.importorskip("onnxruntime")
     if "CUDAExecutionProvider" not in ort.get_available_providers():
         pytest.skip("no CUDA EP in this onnxruntime")
-    from ortcopy_doctor.census import CuptiTracer, CuptiUnavailable
+    from ortcopy_doctor.collect.census import CuptiTracer, CuptiUnavailable
 
     try:
         CuptiTracer()
@@ -45,8 +45,8 @@ def _check(tmp_path: Path, name: str):
 def test_reported_copies_equal_cupti_census_of_plain_run(tmp_path, tracer_cls, name):
     import onnxruntime as ort
 
-    from ortcopy_doctor.evidence import to_jsonable
-    from ortcopy_doctor.feeds import build_feeds
+    from ortcopy_doctor.model.evidence import to_jsonable
+    from ortcopy_doctor.collect.feeds import build_feeds
 
     path, report = _check(tmp_path, name)
     arrays, _ = build_feeds(report.evidence.model.inputs, {"batch": 2})
@@ -60,7 +60,7 @@ def test_reported_copies_equal_cupti_census_of_plain_run(tmp_path, tracer_cls, n
 
 @pytest.mark.parametrize("name", MODELS)
 def test_binding_code_runs_and_leaves_only_unremovable_copies(tmp_path, tracer_cls, name):
-    from ortcopy_doctor.evidence import to_jsonable
+    from ortcopy_doctor.model.evidence import to_jsonable
 
     _, report = _check(tmp_path, name)
     namespace: dict = {}

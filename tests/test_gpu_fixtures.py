@@ -11,7 +11,7 @@ import json
 import pytest
 
 from fixture_loader import recorded, recorded_report
-from ortcopy_doctor.evidence import to_jsonable
+from ortcopy_doctor.model.evidence import to_jsonable
 from transfer_checks import census_totals, report_totals
 
 MODELS = ["conv_net", "cpu_op_between", "data_dependent_shape", "sequence_output", "map_output", "if_on_device",

@@ -1,4 +1,4 @@
-"""The kernel table (tools/gen_kernel_table.py -> ortcopy_doctor/data/kernels.json) and its lookups."""
+"""The kernel table (tools/gen_kernel_table.py -> ortcopy_doctor/knowledge/data/kernels.json) and its lookups."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ortcopy_doctor.kernels import KernelTable
+from ortcopy_doctor.knowledge.kernels import KernelTable
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
@@ -89,7 +89,7 @@ def test_generated_file_is_up_to_date() -> None:
 
 
 def test_generated_file_is_compact() -> None:
-    text = (REPO / "ortcopy_doctor" / "data" / "kernels.json").read_text(encoding="utf-8")
+    text = (REPO / "ortcopy_doctor" / "knowledge" / "data" / "kernels.json").read_text(encoding="utf-8")
     assert text.count("\n") == 1
     assert set(json.loads(text)) == {"source", "providers"}
 

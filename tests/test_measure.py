@@ -21,13 +21,15 @@ import pytest
 
 import models
 from fixture_loader import recorded_report
-from ortcopy_doctor.advice import binding_view, promised_transfers
-from ortcopy_doctor.collect import CheckOptions
-from ortcopy_doctor.demo import build_demo_model
-from ortcopy_doctor.evidence import BindingMeasurement, Evidence, from_jsonable, to_jsonable
-from ortcopy_doctor.feeds import build_feeds
-from ortcopy_doctor.measure import _measure, _quiet, decide, split_code, stats
-from ortcopy_doctor.report import analyse
+from ortcopy_doctor.report.advice import binding_view, promised_transfers
+from ortcopy_doctor.collect.check import CheckOptions
+from ortcopy_doctor.collect.demo_model import build_demo_model
+from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, from_jsonable, to_jsonable
+from ortcopy_doctor.collect.feeds import build_feeds
+from ortcopy_doctor.collect.binding_ab import _measure, _quiet, decide, split_code, stats
+from ortcopy_doctor.report.core import analyse
+from ortcopy_doctor.render.html import render_html
+from ortcopy_doctor.render.text import render_text
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -108,9 +110,9 @@ def test_cpu_check_records_why_binding_was_not_measured(tmp_path):
     m = report.evidence.binding_measurement
     assert m.status == "skipped"
     assert "the CUDA EP is not active here" in m.reason
-    line = [x for x in report.to_text(width=1000).splitlines() if x.startswith("Binding not measured: ")]
+    line = [x for x in render_text(report, width=1000).splitlines() if x.startswith("Binding not measured: ")]
     assert len(line) == 1
-    html = report.to_html()
+    html = render_html(report)
     assert 'id="binding-measured"' in html and "Binding not measured: the CUDA EP is not active here" in html
     off = check(_save(tmp_path, "conv_net2", models.conv_net()), dims={"batch": 2}, timed_runs=2, measure_binding=False)
     assert off.evidence.binding_measurement.status == "off"
@@ -222,12 +224,12 @@ def test_dry_run_skips_everything_bound_for_non_tensor_outputs(tmp_path, name):
 
 def test_dry_run_plan_code_gets_the_same_inputs(tmp_path):
     """The generated code synthesizes the inputs with the same generator as check: identical arrays."""
-    from ortcopy_doctor.measure import run_generated
+    from ortcopy_doctor.collect.binding_ab import run_generated
 
     report = recorded_report("demo", tmp_path)
     evidence = copy.deepcopy(report.evidence)
     evidence.model.path = str(_save(tmp_path, "demo", build_demo_model()))
-    from ortcopy_doctor.binding import make_plan, render_code
+    from ortcopy_doctor.analysis.binding import make_plan, render_code
 
     plan = make_plan(evidence)
     plan.device_type = "cpu"
@@ -238,8 +240,8 @@ def test_dry_run_plan_code_gets_the_same_inputs(tmp_path):
 
 
 def test_stateful_plan_swaps_buffers_between_runs(tmp_path):
-    from ortcopy_doctor.binding import make_plan, render_code
-    from ortcopy_doctor.measure import run_generated
+    from ortcopy_doctor.analysis.binding import make_plan, render_code
+    from ortcopy_doctor.collect.binding_ab import run_generated
 
     report = recorded_report("stateful", tmp_path)
     evidence = copy.deepcopy(report.evidence)
@@ -290,8 +292,8 @@ def test_gpu_measurement_runs_and_every_flavor_runs_as_printed(tmp_path, name):
     if "CUDAExecutionProvider" not in ort.get_available_providers():
         pytest.skip("no CUDA EP in this onnxruntime")
     from ortcopy_doctor import check
-    from ortcopy_doctor.binding import render_code
-    from ortcopy_doctor.measure import run_generated
+    from ortcopy_doctor.analysis.binding import render_code
+    from ortcopy_doctor.collect.binding_ab import run_generated
 
     path = _save(tmp_path, name, build_demo_model() if name == "demo" else models.ALL[name]())
     report = check(path, dims={"batch": 32} if name == "demo" else {"batch": 2}, timed_runs=3, measure_runs=10)

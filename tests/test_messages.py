@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from ortcopy_doctor import measure, rules
-from ortcopy_doctor.report import analyse
+from ortcopy_doctor.collect import binding_ab as measure
+
+from ortcopy_doctor import rules
+from ortcopy_doctor.analysis.copies import GraphView
+from ortcopy_doctor.model.format import fmt_total_bytes
+from ortcopy_doctor.report.core import analyse
 from render_helpers import load_fixture
 from schema_helpers import run_cli
 
@@ -49,10 +53,15 @@ def test_cpu_on_purpose_prints_nothing_about_an_inactive_cuda_ep(tmp_path):
     assert "OCD001" not in result.stdout
 
 
+def _context(report, copies):
+    return rules.RuleContext(evidence=report.evidence, copies=copies, graph=GraphView.of(report.evidence),
+                             census=report.census)
+
+
 def test_memcpy_finding_with_no_shape_says_shape_unknown(tmp_path):
     report = load_fixture("demo", tmp_path)
     copies = [dataclasses.replace(c, shape=None) for c in report.copies]
-    messages = [f.message for f in rules.memcpy_nodes(report.evidence, copies)]
+    messages = [f.message for f in rules.memcpy_node.memcpy_nodes(_context(report, copies))]
     assert len(messages) == 2
     assert all("shape unknown)" in m and "None" not in m for m in messages)
 
@@ -60,14 +69,14 @@ def test_memcpy_finding_with_no_shape_says_shape_unknown(tmp_path):
 def test_feed_finding_with_no_shape_says_shape_unknown(tmp_path):
     report = load_fixture("demo", tmp_path)
     copies = [dataclasses.replace(c, shape=None) for c in report.copies]
-    (finding,) = rules.feed_copies(report.evidence, copies)
+    (finding,) = rules.feed_copy.feed_copies(_context(report, copies))
     assert finding.message.startswith("Input 'features' (float32, shape unknown) is copied host→device on every run")
 
 
 def test_total_bytes_say_unknown_instead_of_0_B():
-    assert rules.fmt_total_bytes([None, None]) == "size unknown"
-    assert rules.fmt_total_bytes([16, None]) == "16 B + 1 of unknown size"
-    assert rules.fmt_total_bytes([16, 4]) == "20 B"
+    assert fmt_total_bytes([None, None]) == "size unknown"
+    assert fmt_total_bytes([16, None]) == "16 B + 1 of unknown size"
+    assert fmt_total_bytes([16, 4]) == "20 B"
 
 
 def test_verdict_with_unknown_sizes_says_so(tmp_path):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from ortcopy_doctor.cli import app
+from ortcopy_doctor.cli.app import app
 from ortcopy_doctor.render.text import render_text
 from render_helpers import load_fixture
 

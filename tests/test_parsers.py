@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from fixture_loader import RAW_FIXTURES, raw_text
-from ortcopy_doctor import ortlog
-from ortcopy_doctor.evidence import MemcpyInsertion
-from ortcopy_doctor.profile import parse_events, parse_profile, tensor_bytes
+from ortcopy_doctor.collect import ortlog
+from ortcopy_doctor.model.evidence import MemcpyInsertion
+from ortcopy_doctor.analysis.profile import parse_events, parse_profile, tensor_bytes
 
 
 def _facts(name: str) -> ortlog.LogFacts:

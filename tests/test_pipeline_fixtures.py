@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from ortcopy_doctor.census import TransferRecord
-from ortcopy_doctor.pipeline import (
+from ortcopy_doctor.model.census import TransferRecord
+from ortcopy_doctor.watch.pipeline import (
     PipelineCall,
     PipelineObservations,
     SessionRecord,
@@ -25,7 +25,7 @@ from ortcopy_doctor.pipeline import (
     analyse_pipeline,
     load_pipeline_observations,
 )
-from ortcopy_doctor.watch import CallObservation, Placement, TensorUse, WatchObservations
+from ortcopy_doctor.watch.core import CallObservation, Placement, TensorUse, WatchObservations
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pipelines"
@@ -154,7 +154,7 @@ def test_round_trip_missing_from_the_census_is_not_claimed_as_confirmed():
 
 
 def test_observations_round_trip_through_json():
-    from ortcopy_doctor.evidence import to_jsonable
+    from ortcopy_doctor.model.evidence import to_jsonable
 
     obs = _two_stage()
     again = load_pipeline_observations(json.loads(json.dumps(to_jsonable(obs))))

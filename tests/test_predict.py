@@ -1,4 +1,4 @@
-"""Static placement and Memcpy prediction (ortcopy_doctor/predict.py).
+"""Static placement and Memcpy prediction (ortcopy_doctor/knowledge/prediction.py).
 
 Expected values for the tests/models.py models are what ORT 1.31.1 did on an H200 (CUDA EP and
 CPU EP, verbose log and assignment info). Tests marked "from ORT's source" cover rules read from
@@ -13,7 +13,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import models
-from ortcopy_doctor.predict import CPU, CUDA, OBSERVED_CORRECTIONS, Prediction, predict
+from ortcopy_doctor.knowledge.prediction import CPU, CUDA, OBSERVED_CORRECTIONS, Prediction, predict
 
 
 def _placement(p: Prediction) -> dict[str, tuple[str, str | None]]:

@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import keyword
+import dataclasses
 import os
 import signal
 import stat
@@ -158,7 +159,7 @@ LEAVES = st.sampled_from(["model.onnx", "link.onnx", "out.json", "sub", "dlink",
 def test_any_output_path_is_accepted_only_when_it_is_safe(tmp_path, segments, leaf, stdout_ok):
     """Paths made of folders, files, .., and symlinks to the model and to a folder: an output is refused with a
     UsageError (never another exception) exactly when it is the model, a folder, or under a non-folder."""
-    from ortcopy_doctor.errors import UsageError
+    from ortcopy_doctor.model.errors import UsageError
     from ortcopy_doctor.render.output import OutputSet
 
     root = tmp_path / "root"
@@ -190,8 +191,8 @@ def test_any_output_path_is_accepted_only_when_it_is_safe(tmp_path, segments, le
 @settings(PROPERTY)
 @given(st.text(max_size=30))
 def test_any_dim_text_is_a_size_or_a_usage_error(text):
-    from ortcopy_doctor.errors import UsageError
-    from ortcopy_doctor.feeds import MAX_DIM, parse_dims, parse_shapes
+    from ortcopy_doctor.model.errors import UsageError
+    from ortcopy_doctor.collect.feeds import MAX_DIM, parse_dims, parse_shapes
 
     for parse in (parse_dims, parse_shapes):
         try:
@@ -207,8 +208,8 @@ def test_any_dim_text_is_a_size_or_a_usage_error(text):
 @given(st.lists(st.integers(min_value=0, max_value=1 << 40), max_size=6),
        st.sampled_from(["float32", "int8", "bool", "float16", "str", "int64"]))
 def test_any_shape_is_bounded_in_bytes_before_allocation(shape, dtype):
-    from ortcopy_doctor.errors import UsageError
-    from ortcopy_doctor.feeds import MAX_INPUT_BYTES, check_input_size
+    from ortcopy_doctor.model.errors import UsageError
+    from ortcopy_doctor.collect.feeds import MAX_INPUT_BYTES, check_input_size
 
     try:
         nbytes = check_input_size("x", shape, dtype)
@@ -319,9 +320,9 @@ def test_npz_member_declaring_too_many_bytes_is_refused_from_its_header(work):
 
 
 def test_synthesized_input_bound_is_in_bytes():
-    from ortcopy_doctor.errors import UsageError
-    from ortcopy_doctor.evidence import ValueInfo
-    from ortcopy_doctor.feeds import build_feeds
+    from ortcopy_doctor.model.errors import UsageError
+    from ortcopy_doctor.model.evidence import ValueInfo
+    from ortcopy_doctor.collect.feeds import build_feeds
 
     x = ValueInfo(name="x", kind="tensor", elem_type="float32", shape=["batch"], type_string="tensor(float)")
     with pytest.raises(UsageError, match="GiB limit"):
@@ -329,8 +330,8 @@ def test_synthesized_input_bound_is_in_bytes():
 
 
 def test_synthesized_float32_input_needs_no_float64_copy():
-    from ortcopy_doctor.evidence import ValueInfo
-    from ortcopy_doctor.feeds import synthesize
+    from ortcopy_doctor.model.evidence import ValueInfo
+    from ortcopy_doctor.collect.feeds import synthesize
 
     x = ValueInfo(name="x", kind="tensor", elem_type="float32", shape=[1 << 22], type_string="tensor(float)")
     tracemalloc.start()
@@ -345,7 +346,7 @@ def test_synthesized_float32_input_needs_no_float64_copy():
 
 
 def test_static_allocates_no_inputs(tmp_path):
-    from ortcopy_doctor.collect import CheckOptions, collect
+    from ortcopy_doctor.collect.check import CheckOptions, collect
 
     onnx.save(models.cpu_op_between(), str(tmp_path / "m.onnx"))
     tracemalloc.start()
@@ -367,7 +368,7 @@ CONTROL = st.characters(codec="utf-8", categories=("Cc",)) | st.sampled_from(["\
 @settings(PROPERTY)
 @given(st.lists(st.text(max_size=5) | CONTROL, min_size=1, max_size=8).map("".join))
 def test_safe_text_holds_no_control_character(text):
-    from ortcopy_doctor.terminal import safe
+    from ortcopy_doctor.render.terminal import safe
 
     out = safe(text)
     assert "\n" not in out and "\r" not in out and "\x1b" not in out
@@ -387,8 +388,7 @@ def test_terminal_report_escapes_any_name(name):
         report = recorded_report("cpu_op_between", Path(tmp))
     for copy in report.copies:
         copy.tensor = copy.node = name
-    for finding in report.findings:
-        finding.location = finding.message = finding.fix = name
+    report.findings = [dataclasses.replace(f, location=name, message=name, fix=name) for f in report.findings]
     text = render_text(report)
     assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F or c in "\u202e\u2028" for c in text)
 
@@ -471,8 +471,8 @@ RESERVED = {"np", "ort", "torch", "cp", "numpy", "onnxruntime", "cupy", "session
 
 def _render_all(names: list[str]) -> tuple[list[str], list[str]]:
     """The code of every flavor for the recorded stateful model, its four inputs and outputs renamed."""
-    from ortcopy_doctor.binding import FLAVORS, BindingPlan, code_names, render_code, render_cuda_graph_code
-    from ortcopy_doctor.evidence import Evidence, from_jsonable
+    from ortcopy_doctor.analysis.binding import FLAVORS, BindingPlan, code_names, render_code, render_cuda_graph_code
+    from ortcopy_doctor.model.evidence import Evidence, from_jsonable
 
     base = recorded("stateful")["report"]
     evidence = from_jsonable(Evidence, base["evidence"])
@@ -549,8 +549,8 @@ def test_signal_mid_run_gives_one_line_and_removes_the_temporary_folder(work, si
 
 
 def test_ctrl_c_while_the_modules_load_is_one_line(tmp_path):
-    code = ("import os, signal, sys; sys.argv[0] = '-m'; import ortcopy_doctor.interrupts as i; i.install_startup(); "
-            "os.kill(os.getpid(), signal.SIGINT); import ortcopy_doctor.cli")
+    code = ("import os, signal, sys; sys.argv[0] = '-m'; import ortcopy_doctor.cli.interrupts as i; i.install_startup(); "
+            "os.kill(os.getpid(), signal.SIGINT); import ortcopy_doctor.cli.app")
     env = dict(os.environ, PYTHONPATH=str(REPO))
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                             timeout=120, check=False)
@@ -562,7 +562,7 @@ def test_ctrl_c_during_argument_parsing_is_one_line(tmp_path):
     """A real SIGINT delivered while click parses the options (from an option callback): click turns it into a
     silent exit 130; main() still prints the one line."""
     code = (
-        "import os, signal, typer; from ortcopy_doctor import cli\n"
+        "import os, signal, typer; from ortcopy_doctor.cli import app as cli\n"
         "def interrupt(value):\n    os.kill(os.getpid(), signal.SIGINT)\n    return value\n"
         "@cli.app.command('parse-probe')\n"
         "def probe(x: str = typer.Option('a', callback=interrupt)) -> None:\n    pass\n"
@@ -616,9 +616,9 @@ def test_output_files_get_the_umask_mode(work):
 
 
 def test_environment_failure_writes_only_the_partial_json(tmp_path):
-    from ortcopy_doctor import cli as cli_module
-    from ortcopy_doctor.errors import EnvironmentProblem
-    from ortcopy_doctor.evidence import Evidence, from_jsonable
+    from ortcopy_doctor.cli import app as cli_module
+    from ortcopy_doctor.model.errors import EnvironmentProblem
+    from ortcopy_doctor.model.evidence import Evidence, from_jsonable
 
     exc = EnvironmentProblem("the device ran out of memory")
     exc.partial_evidence = from_jsonable(Evidence, recorded("cpu_op_between")["report"]["evidence"])

@@ -15,8 +15,8 @@ import onnx
 
 import models
 from fixture_loader import recorded_report
-from ortcopy_doctor.binding import make_plan, render_code, render_cuda_graph_code
-from ortcopy_doctor.measure import _quiet, run_generated
+from ortcopy_doctor.analysis.binding import make_plan, render_code, render_cuda_graph_code
+from ortcopy_doctor.collect.binding_ab import _quiet, run_generated
 
 
 def _minus_one_conv_net() -> onnx.ModelProto:
@@ -93,8 +93,8 @@ def _traced(name: str = "data_dependent_shape"):
 
 def _add_record(evidence, node: str, direction: str, nbytes: int, host: str = "pinned") -> None:
     """One transfer per traced run, issued in the middle of ``node``'s event (mapped back onto the tracer clock)."""
-    from ortcopy_doctor.census import TransferRecord
-    from ortcopy_doctor.transfers import clock_offset
+    from ortcopy_doctor.model.census import TransferRecord
+    from ortcopy_doctor.analysis.attribution import clock_offset
 
     offset = clock_offset(evidence.census.clock_pairs)
     for event in evidence.node_events:
@@ -124,8 +124,8 @@ def _rename(evidence, node: str, op_type: str, input_shape: dict | None = None) 
 
 
 def test_an_unexplained_transfer_is_a_labelled_row_and_counted_in_the_verdict():
-    from ortcopy_doctor.analysis import IN_KERNEL
-    from ortcopy_doctor.report import analyse
+    from ortcopy_doctor.model.vocabulary import IN_KERNEL
+    from ortcopy_doctor.report.core import analyse
 
     evidence = _traced()
     _add_record(evidence, "relu", "host_to_device", 8)  # Relu has no rule: nothing explains it
@@ -141,8 +141,8 @@ def test_an_unexplained_transfer_is_a_labelled_row_and_counted_in_the_verdict():
 
 
 def test_non_max_suppression_transfers_both_ways_are_explained_by_its_rule():
-    from ortcopy_doctor.analysis import IN_KERNEL
-    from ortcopy_doctor.report import analyse
+    from ortcopy_doctor.model.vocabulary import IN_KERNEL
+    from ortcopy_doctor.report.core import analyse
 
     evidence = _traced()
     _rename(evidence, "relu", "NonMaxSuppression")
@@ -161,8 +161,8 @@ def test_non_max_suppression_transfers_both_ways_are_explained_by_its_rule():
 
 def test_lstm_uploads_its_sequence_lengths_every_run():
     """cuDNN RNN kernels upload one int32 sequence length per batch entry (4 B pinned for batch 1 on the H200)."""
-    from ortcopy_doctor.analysis import IN_KERNEL
-    from ortcopy_doctor.report import analyse
+    from ortcopy_doctor.model.vocabulary import IN_KERNEL
+    from ortcopy_doctor.report.core import analyse
 
     evidence = _traced()
     _rename(evidence, "relu", "LSTM", {"float": [10, 3, 16]})  # X: [seq 10, batch 3, input 16]
@@ -182,8 +182,8 @@ def _drop_records(evidence, direction: str, nbytes: int) -> None:
 
 
 def test_a_fetch_of_an_empty_tensor_is_no_copy():
-    from ortcopy_doctor.analysis import FETCH
-    from ortcopy_doctor.report import analyse
+    from ortcopy_doctor.model.vocabulary import FETCH
+    from ortcopy_doctor.report.core import analyse
 
     evidence = _traced()
     for e in evidence.node_events:  # NonZero found nothing: its output is [2, 0]
@@ -200,8 +200,8 @@ def test_a_fetch_of_an_empty_tensor_is_no_copy():
 
 
 def test_non_zero_over_an_empty_input_makes_no_transfer_and_no_failed_check():
-    from ortcopy_doctor.analysis import IN_KERNEL
-    from ortcopy_doctor.report import analyse
+    from ortcopy_doctor.model.vocabulary import IN_KERNEL
+    from ortcopy_doctor.report.core import analyse
 
     evidence = _traced()
     for e in evidence.node_events:
@@ -245,8 +245,8 @@ def test_an_output_declared_with_a_wrong_dim_name_is_allocated_by_ort(tmp_path):
 def test_split_with_unequal_sizes_uploads_its_tables():
     """retinanet's head on the H200: a Split fused from Slices (unequal sizes) uploads output pointers, sizes, running
     sums (24 B each for 3 outputs) and the per-element output index (8 B each) through pinned CudaAsyncBuffers."""
-    from ortcopy_doctor.analysis import IN_KERNEL
-    from ortcopy_doctor.report import analyse
+    from ortcopy_doctor.model.vocabulary import IN_KERNEL
+    from ortcopy_doctor.report.core import analyse
 
     evidence = _traced()
     _rename(evidence, "relu", "Split")
@@ -262,8 +262,8 @@ def test_split_with_unequal_sizes_uploads_its_tables():
 
 def test_concat_of_more_than_32_inputs_uploads_its_input_pointers():
     """ssdlite's 90-input Concat on the H200: 720 B of input pointers, host-to-device from pinned memory."""
-    from ortcopy_doctor.analysis import IN_KERNEL
-    from ortcopy_doctor.report import analyse
+    from ortcopy_doctor.model.vocabulary import IN_KERNEL
+    from ortcopy_doctor.report.core import analyse
 
     evidence = _traced()
     _rename(evidence, "relu", "Concat")
@@ -291,8 +291,8 @@ def test_the_assignment_of_unnamed_nodes_is_kept_per_node():
     now gets the provider ORT assigned to it (by op type and rank)."""
     import onnxruntime as ort
 
-    from ortcopy_doctor import ortlog
-    from ortcopy_doctor.collect import _assignment, _runtime_nodes
+    from ortcopy_doctor.collect import ortlog
+    from ortcopy_doctor.collect.check import _assignment, _runtime_nodes
 
     model = _unnamed_two_nodes()
     so = ort.SessionOptions()

@@ -21,12 +21,14 @@ import pytest
 
 import models
 from fixture_loader import recorded_report
-from ortcopy_doctor.advice import binding_view
-from ortcopy_doctor.errors import UsageError
-from ortcopy_doctor.evidence import BindingMeasurement, VariantTiming
-from ortcopy_doctor.gate import Gate, evaluate, parse_gain
-from ortcopy_doctor.recommend import advise
-from ortcopy_doctor.report import Report, analyse, load_report
+from ortcopy_doctor.render.html import render_html
+from ortcopy_doctor.render.text import render_text
+from ortcopy_doctor.report.advice import binding_view
+from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.model.evidence import BindingMeasurement, VariantTiming
+from ortcopy_doctor.report.gate import Gate, evaluate, parse_gain
+from ortcopy_doctor.report.recommend import advise
+from ortcopy_doctor.report.core import Report, analyse, load_report
 from render_helpers import write_report_json
 from schema_helpers import assert_valid_report, run_cli
 
@@ -155,10 +157,10 @@ def test_headline_is_the_second_line_of_text_and_html(tmp_path):
     report = _measured("conv_net", tmp_path, [_v("plain", 1.678, h2d=1, d2h=1), _v("plan", 1.255),
                                               _v("cuda_graph", 0.843)])
     headline = advise(report).headline
-    lines = report.to_text(width=1000).splitlines()
+    lines = render_text(report, width=1000).splitlines()
     assert lines[0] == report.verdict
     assert lines[1] == headline
-    html = report.to_html()
+    html = render_html(report)
     assert html.index('id="verdict"') < html.index('id="headline"') < html.index('id="copies"')
     assert 'class="recommended"' in html
     # The first code block is the recommended one: the CUDA graph's, the plan's folded below it.
@@ -302,7 +304,7 @@ def test_all_cpu_ml_static_verdict_does_not_claim_cuda(tmp_path):
 
 
 def test_partly_cpu_verdict_names_the_split(tmp_path):
-    from ortcopy_doctor.report import _verdict
+    from ortcopy_doctor.report.core import _verdict
 
     report = recorded_report("conv_net", tmp_path)
     summary = copy.deepcopy(report.summary)
@@ -327,7 +329,7 @@ def test_check_on_cpu_notes_that_the_gain_is_not_judged(tmp_path):
 
 
 def test_zero_or_missing_timings_give_no_interval_rather_than_a_crash(tmp_path):
-    from ortcopy_doctor.advice import compare
+    from ortcopy_doctor.report.advice import compare
 
     zero = _v("plan", 0.5)
     zero.samples_ms = [0.0] * len(zero.samples_ms)

@@ -13,7 +13,7 @@ import re
 import pytest
 from markupsafe import escape
 
-from ortcopy_doctor.report import load_report
+from ortcopy_doctor.report.core import load_report
 from render_helpers import (
     EVIL_INPUT,
     EVIL_NODE,
@@ -30,6 +30,8 @@ from render_helpers import (
     script_tags,
     write_report_json,
 )
+from ortcopy_doctor.render.html import render_html
+from ortcopy_doctor.render.text import render_text
 
 EVILS = [EVIL_NODE, EVIL_TENSOR, EVIL_INPUT, EVIL_OUTPUT]
 
@@ -44,12 +46,12 @@ def fixture_report(request, tmp_path):
 
 def test_text_golden(fixture_report):
     name, report = fixture_report
-    check_golden(f"{name}.txt", mask_text(report.to_text(width=120), report))
+    check_golden(f"{name}.txt", mask_text(render_text(report, width=120), report))
 
 
 def test_html_golden(fixture_report):
     name, report = fixture_report
-    check_golden(f"{name}.html", mask_text(report.to_html(), report))
+    check_golden(f"{name}.html", mask_text(render_html(report), report))
 
 
 def test_json_golden(fixture_report):
@@ -60,14 +62,14 @@ def test_json_golden(fixture_report):
 def test_masking_hides_only_volatile_parts(fixture_report):
     """The masks must not eat the content: the verdict and every copied tensor survive them."""
     _, report = fixture_report
-    for masked in (mask_text(report.to_text(width=120), report), mask_text(report.to_html(), report)):
+    for masked in (mask_text(render_text(report, width=120), report), mask_text(render_html(report), report)):
         assert report.evidence.created_utc not in masked
         assert report.evidence.model.path not in masked
         assert not re.search(r"\d\.\d{3} ms", masked)
         for c in report.copies:
             assert c.tensor in masked
-    assert str(escape(report.verdict)) in mask_text(report.to_html(), report)
-    assert report.verdict in mask_text(report.to_text(width=1000), report)
+    assert str(escape(report.verdict)) in mask_text(render_html(report), report)
+    assert report.verdict in mask_text(render_text(report, width=1000), report)
 
 
 # --- what the renderers must say, golden files or not -------------------------------------------------------------
@@ -94,7 +96,7 @@ def test_json_round_trip(fixture_report, tmp_path):
 
 def test_text_has_verdict_and_every_copy(fixture_report):
     _, report = fixture_report
-    text = report.to_text(width=200)
+    text = render_text(report, width=200)
     assert text.startswith(report.verdict)
     for c in report.copies:
         assert c.tensor in text
@@ -105,13 +107,13 @@ def test_text_has_verdict_and_every_copy(fixture_report):
 def test_text_width_is_respected(fixture_report):
     _, report = fixture_report
     for width in (80, 120):
-        lines = report.to_text(width=width).splitlines()
+        lines = render_text(report, width=width).splitlines()
         assert max(len(line) for line in lines) <= width
 
 
 def test_html_has_verdict_sections_and_every_node(fixture_report):
     _, report = fixture_report
-    html = report.to_html()
+    html = render_html(report)
     assert html.startswith("<!DOCTYPE html>")
     assert f'id="verdict">{escape(report.verdict)}</div>' in html
     for section in ("copies", "placement", "findings", "binding", "measurements", "model", "environment"):
@@ -140,7 +142,7 @@ def test_evil_names_reach_the_report(evil, tmp_path):
 
 
 def test_html_escapes_names(evil):
-    html = evil.to_html()
+    html = render_html(evil)
     assert "<script>alert" not in html
     assert "<img src=x" not in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; ü" in html
@@ -154,7 +156,7 @@ def test_html_escapes_names(evil):
 
 def test_text_shows_names_verbatim(evil):
     """The terminal renderer prints names as they are: no rich markup interpreted, nothing dropped."""
-    text = evil.to_text(width=400)
+    text = render_text(evil, width=400)
     for name in EVILS:
         assert name in text, name
     assert f"at {EVIL_NODE}" in text
@@ -162,7 +164,7 @@ def test_text_shows_names_verbatim(evil):
 
 def test_text_of_evil_names_at_default_width(evil):
     # At 120 columns the table wraps names; it must still render (rich markup errors would raise here).
-    text = evil.to_text(width=120)
+    text = render_text(evil, width=120)
     assert "[/]" in text
     assert "Host↔device copies per run" in text
 
@@ -184,7 +186,7 @@ def test_binding_code_with_evil_names_is_valid_python(evil):
 
 def test_html_has_no_network_references(fixture_report):
     _, report = fixture_report
-    html = report.to_html()
+    html = render_html(report)
     assert network_references(html) == []
     assert "http://" not in html and "https://" not in html
     assert not re.search(r"<link\b[^>]*stylesheet", html, re.IGNORECASE)

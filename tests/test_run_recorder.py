@@ -10,8 +10,8 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
-from ortcopy_doctor.errors import UsageError
-from ortcopy_doctor.run import parse_command, run_program
+from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.watch.program import parse_command, run_program
 
 
 def _double(path: Path, name: str) -> str:
@@ -115,7 +115,7 @@ def test_another_interpreter_runs_in_a_child():
 
 
 def test_html_escapes_names_from_the_program(tmp_path):
-    from ortcopy_doctor.pipeline import PipelineReport, SessionSummary
+    from ortcopy_doctor.watch.pipeline import PipelineReport, SessionSummary
 
     report = PipelineReport(program=["python", "<script>.py"], exit_code=0, ended_by="exit", error="",
                             sessions=[SessionSummary("<img src=x>.onnx", "", ["CPUExecutionProvider"], 1, "host_only",

@@ -16,8 +16,8 @@ import pytest
 
 import models
 from ortcopy_doctor import __version__
-from ortcopy_doctor.errors import UsageError
-from ortcopy_doctor.gate import Gate, evaluate, parse_bytes, resolve_allow
+from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.report.gate import Gate, evaluate, parse_bytes, resolve_allow
 from ortcopy_doctor.render.sarif import LEVEL, artifact_location, sarif_log
 from ortcopy_doctor.rules import RULES
 from render_helpers import (

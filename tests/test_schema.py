@@ -1,4 +1,4 @@
-"""The published JSON Schema of the report (ortcopy_doctor/schema/report.schema.json).
+"""The published JSON Schema of the report (ortcopy_doctor/model/schema/report.schema.json).
 
 Everything the tool writes validates: the GPU fixtures as recorded, their re-analysis, the golden files, a static
 and a CPU check; the schema catches drift (a wrong kind, direction or severity, a missing key, a wrong type) and
@@ -18,10 +18,10 @@ import onnx
 import pytest
 
 import models
-from ortcopy_doctor.evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERSION
-from ortcopy_doctor.report import REPORT_FORMAT, REPORT_FORMAT_VERSION, load_report
+from ortcopy_doctor.model.evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERSION
+from ortcopy_doctor.report.core import REPORT_FORMAT, REPORT_FORMAT_VERSION, load_report
 from ortcopy_doctor.rules import RULES
-from ortcopy_doctor.schema import SCHEMA_ID, load_schema, validation_errors
+from ortcopy_doctor.model.schema import SCHEMA_ID, load_schema, validation_errors
 from render_helpers import FIXTURES, GOLDEN, REPO, fixture_report_dict, write_report_json
 from schema_helpers import assert_valid_report, run_cli
 
@@ -46,7 +46,7 @@ def test_schema_versions_match_the_code():
 
 def test_schema_ships_in_the_package_directory():
     # hatchling puts every file under ortcopy_doctor/ into the wheel (tests/test_wheel.py checks the wheel).
-    assert (REPO / "ortcopy_doctor" / "schema" / "report.schema.json").is_file()
+    assert (REPO / "ortcopy_doctor" / "model" / "schema" / "report.schema.json").is_file()
 
 
 def test_format_doc_names_the_versions():

@@ -8,7 +8,7 @@ import pytest
 import models
 from fixture_loader import recorded_report
 from ortcopy_doctor import check
-from ortcopy_doctor.demo import DEMO_DIMS, build_demo_model
+from ortcopy_doctor.collect.demo_model import DEMO_DIMS, build_demo_model
 
 CASES = {name: (build, {"batch": 2}) for name, build in models.ALL.items()}
 CASES["demo"] = (build_demo_model, DEMO_DIMS)

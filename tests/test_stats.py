@@ -1,4 +1,4 @@
-"""The statistics of the binding A/B (ortcopy_doctor/stats.py) on synthetic distributions with known answers.
+"""The statistics of the binding A/B (ortcopy_doctor/analysis/stats.py) on synthetic distributions with known answers.
 
 Every distribution is drawn from a seeded generator and every interval from a seeded bootstrap, so each
 assertion is deterministic. A "known 1.25x" sample is the base sample divided by 1.25 with its own noise.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ortcopy_doctor.stats import Sampler, median_ci, precise_enough, ratio_ci, summary_ratio_ci
+from ortcopy_doctor.analysis.stats import Sampler, median_ci, precise_enough, ratio_ci, summary_ratio_ci
 
 
 def _rng(seed: int = 1) -> np.random.Generator:
@@ -92,7 +92,7 @@ def test_text_says_speed_up_with_interval():
 
 def test_intervals_are_deterministic():
     rng = _rng(6)
-    from ortcopy_doctor import stats
+    from ortcopy_doctor.analysis import stats
 
     base, other = _bimodal(rng, 1.0, 150), _bimodal(rng, 0.9, 150)
     first, first_median = ratio_ci(base, other), median_ci(base)

@@ -13,9 +13,10 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from ortcopy_doctor.render import svg
-from ortcopy_doctor.report import analyse
-from ortcopy_doctor.rules import fmt_bytes
+from ortcopy_doctor.report.core import analyse
+from ortcopy_doctor.model.format import fmt_bytes
 from render_helpers import EVIL_NODE, EVIL_TENSOR, big_report, evil_report, load_fixture
+from ortcopy_doctor.render.html import render_html
 
 
 def parse(text: str) -> ET.Element:
@@ -112,7 +113,7 @@ def test_static_evidence_has_no_timeline(tmp_path):
     figure = svg.timeline_figure(report)
     assert figure.svg == ""
     assert "no timeline" in figure.note
-    html = report.to_html()
+    html = render_html(report)
     assert 'id="timeline-svg"' not in html
     assert figure.note in html.replace("&#39;", "'")
     assert 'id="islands-svg"' in html  # placement is still there to draw (predicted)
@@ -263,7 +264,7 @@ def test_big_timeline_stays_small(big):
 
 def test_big_report_renders_quickly(big):
     start = time.perf_counter()
-    html = big.to_html()
+    html = render_html(big)
     seconds = time.perf_counter() - start
     print(f"\nHTML report of {len(big.evidence.nodes)} nodes: {seconds * 1000:.0f} ms, {len(html.encode()) / 1e6:.1f} MB")
     assert 'id="islands-svg"' in html and 'id="timeline-svg"' in html

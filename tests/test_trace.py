@@ -15,7 +15,7 @@ import pytest
 
 import models
 from ortcopy_doctor.render.trace import TID_OTHER, TID_RUNS, TID_TRANSFERS, render_trace, trace
-from ortcopy_doctor.report import load_report
+from ortcopy_doctor.report.core import load_report
 from render_helpers import (
     FIXTURES,
     GOLDEN_FIXTURES,

@@ -1,4 +1,4 @@
-"""Transfer census attribution (ortcopy_doctor.transfers), replayed from CUPTI data recorded on the H200.
+"""Transfer census attribution (ortcopy_doctor.analysis.attribution), replayed from CUPTI data recorded on the H200.
 
 tests/fixtures/census/<model>.json.gz (tools/convert_probe_census.py) hold what CUPTI (cupti-python 13.4.0) saw
 during the 2 profiled runs of an ORT 1.31.1 CUDA session, the clock pair, the profiling start and that session's
@@ -16,29 +16,18 @@ from pathlib import Path
 import pytest
 
 from fixture_loader import recorded
-from ortcopy_doctor.analysis import Copy
-from ortcopy_doctor.census import (
-    KINETO_BASE_INTERVAL_S,
-    Census,
-    TransferRecord,
-    census_from_torch_trace,
-    clock_error_ns,
-    kineto_base_ns,
-    start_tracer,
-)
-from ortcopy_doctor.census_run import CensusCollector
-from ortcopy_doctor.evidence import CensusEvidence, Evidence, Feed, NodeEvent, RunEvent, from_jsonable, to_jsonable
-from ortcopy_doctor.profile import parse_events
-from ortcopy_doctor.report import analyse, load_report
-from ortcopy_doctor.transfers import (
-    PROFILE_CLOCK_ALLOWANCE_US,
-    PROFILE_QUANTUM_US,
-    attribute,
-    boundary_tolerance,
-    clock_offset,
-    one_line,
-    to_profile_us,
-)
+from ortcopy_doctor.model.copies import Copy
+from ortcopy_doctor.collect.census import clock_error_ns, start_tracer
+from ortcopy_doctor.model.census import KINETO_BASE_INTERVAL_S
+from ortcopy_doctor.model.census import Census, TransferRecord, census_from_torch_trace, kineto_base_ns
+from ortcopy_doctor.collect.census_run import CensusCollector
+from ortcopy_doctor.model.evidence import CensusEvidence, Evidence, Feed, NodeEvent, RunEvent, from_jsonable, to_jsonable
+from ortcopy_doctor.analysis.profile import parse_events
+from ortcopy_doctor.report.core import analyse, load_report
+from ortcopy_doctor.analysis.attribution import PROFILE_CLOCK_ALLOWANCE_US, PROFILE_QUANTUM_US, attribute, boundary_tolerance, clock_offset, to_profile_us
+from ortcopy_doctor.render.text import census_line as one_line
+from ortcopy_doctor.render.html import render_html
+from ortcopy_doctor.render.text import render_text
 
 CENSUS_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "census"
 H2D, D2H, D2D = "host_to_device", "device_to_host", "device_to_device"
@@ -235,16 +224,16 @@ def test_old_evidence_without_census_still_loads(tmp_path):
     report = load_report(path)
     assert report.census is None and report.evidence.census_status == ""
     assert all(c.confirmed is None for c in report.copies)
-    assert "Transfer census" not in report.to_html() and "Transfer census" not in report.to_text()
+    assert "Transfer census" not in render_html(report) and "Transfer census" not in render_text(report)
 
 
 def test_html_and_text_show_the_census():
     report = analyse(traced_evidence("if_on_device"))
-    html = report.to_html()
+    html = render_html(report)
     assert 'id="census"' in html and "Transfer census" in html
     assert "Memcpy node" in html and "OCD003" in html and "pinned" in html
     assert "None: every traced transfer confirms a finding" in html
-    text = report.to_text(width=200)
+    text = render_text(report, width=200)
     assert report.census is not None and one_line(report.census) in text
     assert one_line(report.census) == ("Transfer census (cupti-python, 2 traced runs): per run 1 feed (64 B), "
                                        "1 fetch (64 B), 1 Memcpy node (1 B); 100% of host↔device transfers attributed.")
@@ -470,7 +459,7 @@ def test_census_rules_report_unexplained_transfers_and_mismatches():
     assert unexplained.severity == "warning" and "4 B" in unexplained.message and "NonZero 'nonzero'" in unexplained.message
     in_kernel = [c for c in report.copies if c.kind == "in_kernel"]
     assert in_kernel == []
-    html = report.to_html()
+    html = render_html(report)
     assert 'id="census-unexplained"' in html and 'id="census-mismatches"' in html
 
 
@@ -581,7 +570,7 @@ def test_check_here_records_why_the_census_was_skipped(tmp_path):
 
     import models
     from ortcopy_doctor import check
-    from ortcopy_doctor.collect import CheckOptions
+    from ortcopy_doctor.collect.check import CheckOptions
 
     path = tmp_path / "conv_net.onnx"
     onnx.save(models.conv_net(), str(path))
@@ -591,8 +580,8 @@ def test_check_here_records_why_the_census_was_skipped(tmp_path):
     assert report.evidence.census is None and report.census is None
     if "CUDAExecutionProvider" not in report.evidence.session.active_providers:
         assert "CUDA" in status
-    assert f"Transfer census: {status}" in report.to_text(width=400)
-    assert "Transfer census" in report.to_html()
+    assert f"Transfer census: {status}" in render_text(report, width=400)
+    assert "Transfer census" in render_html(report)
     again = json.loads(report.to_json())
     assert again["evidence"]["census_status"] == status and again["evidence"]["census"] is None
 
@@ -699,7 +688,7 @@ def _cuda_loads() -> bool:
     model.ir_version = 8
     options = ort.SessionOptions()
     options.log_severity_level = 4
-    from ortcopy_doctor.ortlog import capture_native_stderr
+    from ortcopy_doctor.collect.ortlog import capture_native_stderr
 
     with capture_native_stderr():
         session = ort.InferenceSession(model.SerializeToString(), options,

@@ -17,10 +17,11 @@ import pytest
 
 import models
 from fixture_loader import recorded
-from ortcopy_doctor import instrumented_session, pytest_watch, watch
-from ortcopy_doctor.census import Census, TransferRecord
-from ortcopy_doctor.evidence import RuntimeNode, to_jsonable
-from ortcopy_doctor.watch import (
+from ortcopy_doctor import instrumented_session, pytest_watch
+from ortcopy_doctor import watch
+from ortcopy_doctor.model.census import Census, TransferRecord
+from ortcopy_doctor.model.evidence import RuntimeNode, to_jsonable
+from ortcopy_doctor.watch.core import (
     FEED,
     FETCH,
     MEMCPY_NODE,
@@ -401,13 +402,13 @@ def gpu_ready(tmp_path_factory):
     onnx.save(models.stateful(), str(path))
     if not _cuda_active(path):
         pytest.skip("the CUDA EP does not load here")
-    from ortcopy_doctor.census import CuptiTracer
+    from ortcopy_doctor.collect.census import CuptiTracer
 
     try:
         with CuptiTracer():
             pass
     except Exception as exc:  # noqa: BLE001 - CuptiUnavailable, NotSupportedError without a driver
-        from ortcopy_doctor.census import _abandon
+        from ortcopy_doctor.collect.census import _abandon
 
         _abandon(None)
         pytest.skip(f"CUPTI cannot trace here: {exc}")
@@ -450,7 +451,7 @@ def test_docs_test_suite_example_runs(tmp_path):
 
 
 def test_session_placement_maps_fused_and_memcpy_nodes():
-    from ortcopy_doctor.watch import _session_placement
+    from ortcopy_doctor.watch.core import _session_placement
 
     cuda = "CUDAExecutionProvider"
     # The graph ORT ran, as the H200 recorded it (Memcpy nodes included), with an assignment that lacks them.

@@ -20,13 +20,15 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from ortcopy_doctor.render.html import render_html
 from markupsafe import escape
 
 from render_helpers import REPO, fixture_json, load_fixture
 
-REQUIRED = ["ortcopy_doctor/templates/report.html.j2", "ortcopy_doctor/data/kernels.json", "ortcopy_doctor/py.typed",
+REQUIRED = ["ortcopy_doctor/templates/report.html.j2", "ortcopy_doctor/knowledge/data/kernels.json", "ortcopy_doctor/py.typed",
             "ortcopy_doctor/__init__.py", "ortcopy_doctor/render/html.py",
-            "ortcopy_doctor/schema/report.schema.json", "ortcopy_doctor/templates/diff.html.j2"]
+            "ortcopy_doctor/model/schema/report.schema.json", "ortcopy_doctor/templates/diff.html.j2"]
 FIXTURE = "cpu_op_between"
 
 
@@ -92,7 +94,7 @@ def test_wheel_contents(wheel):
         entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
         scripts = zf.read(entry_points).decode()
     assert template == (REPO / "reports" / "templates" / "report.html.j2").read_bytes()
-    assert "ortcopy-doctor = ortcopy_doctor.cli:main" in scripts
+    assert "ortcopy-doctor = ortcopy_doctor.cli.app:main" in scripts
     assert not any(n.startswith(("tests/", "reports/")) for n in names), "test or report files leaked into the wheel"
 
 
@@ -104,10 +106,10 @@ for entry in sys.path:
     if entry and Path(entry).resolve() == repo:
         raise SystemExit(f"source tree on sys.path: {entry}")
 import ortcopy_doctor
-from ortcopy_doctor.render.html import template_dir
-from ortcopy_doctor.report import load_report
+from ortcopy_doctor.render.html import render_html, template_dir
+from ortcopy_doctor.report.core import load_report
 report = load_report(fixture)
-out.write_text(report.to_html(), encoding="utf-8")
+out.write_text(render_html(report), encoding="utf-8")
 print(ortcopy_doctor.__file__)
 print(template_dir())
 print(report.verdict)
@@ -130,7 +132,7 @@ def test_render_from_installed_wheel(clean_venv, tmp_path):
     assert verdict == expected.verdict
     html = out.read_text(encoding="utf-8")
     assert str(escape(expected.verdict)) in html
-    assert html == expected.to_html(), "the wheel renders differently from the source tree"
+    assert html == render_html(expected), "the wheel renders differently from the source tree"
 
 
 def test_console_script_from_wheel(clean_venv, tmp_path):

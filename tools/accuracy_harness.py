@@ -4,7 +4,7 @@ For every model of a corpus (the ONNX backend node models, from the tarball ``to
 writes or from its cache folder; or a folder of .onnx files) it
 
 1. gives every node a unique name where it has none (both sides then speak of the same nodes),
-2. predicts placement and Memcpy insertions with ``ortcopy_doctor.predict.predict`` (no session),
+2. predicts placement and Memcpy insertions with ``ortcopy_doctor.knowledge.prediction.predict`` (no session),
 3. creates a real session (CUDA then CPU; ``--dry-run``: CPU only, predicting for CPU, to check the
    harness itself on a machine without a GPU) with the verbose log captured from fd 2 and
    ``session.record_ep_graph_assignment_info=1``, and reads the actual placement (assignment info,
@@ -112,7 +112,7 @@ def _node_facts(model: Any) -> dict[str, dict[str, Any]]:
     """name -> op, domain, opset (schema since_version) and input types, for the disagreement list."""
     import onnx
 
-    from ortcopy_doctor.model_info import elem_dtype, _type_string
+    from ortcopy_doctor.knowledge.model_file import elem_dtype, _type_string
 
     try:
         inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
@@ -152,7 +152,7 @@ def _actual(model_path: Path, providers: list[str], opt_level: str = "all") -> d
 
     import onnxruntime as ort
 
-    from ortcopy_doctor import ortlog
+    from ortcopy_doctor.collect import ortlog
 
     so = ort.SessionOptions()
     so.log_severity_level = 0
@@ -201,7 +201,7 @@ def _actual(model_path: Path, providers: list[str], opt_level: str = "all") -> d
 
 
 def _prediction(model: Any, provider: str, corrections: bool = True, ort_version: str | None = None) -> dict[str, Any]:
-    from ortcopy_doctor.predict import predict
+    from ortcopy_doctor.knowledge.prediction import predict
 
     prediction = predict(model, provider, ort_version=ort_version or _ort_version(), corrections=corrections)
     return {
@@ -530,7 +530,7 @@ def main(argv: list[str] | None = None) -> int:
     import onnx
     import onnxruntime as ort
 
-    from ortcopy_doctor.environment import ort_package
+    from ortcopy_doctor.collect.environment import ort_package
 
     args.provider_name = CPU if args.dry_run else CUDA
     session_providers = [CPU] if args.dry_run else [CUDA, CPU]

@@ -309,7 +309,7 @@ def reason_key(line: str, words: int = 8) -> str:
 def _schema_errors(data: object) -> list[str]:
     """Validation errors of a report against the shipped JSON Schema ([] where jsonschema is not installed)."""
     try:
-        from ortcopy_doctor.schema import validation_errors
+        from ortcopy_doctor.model.schema import validation_errors
     except ImportError:
         return []
     return list(validation_errors(data))

@@ -5,7 +5,7 @@ Input: a probe folder (default /tmp/probe_out/probe) with one folder per model h
 runtime/driver records with cbid/start/corr), ``meta.json`` (``start_ns``: the session's profiling start, epoch ns)
 and ``profile.json`` (the ORT profile: 1 warm-up run, then the runs CUPTI traced), and ``summary.json`` (ORT
 version). Output keeps what the attribution needs: each memcpy with the start of the API call that issued it
-(as ``ortcopy_doctor.census.TransferRecord``), the clock pairs, and the profile's model_run and *_kernel_time events.
+(as ``ortcopy_doctor.collect.census.TransferRecord``), the clock pairs, and the profile's model_run and *_kernel_time events.
 
     python tools/convert_probe_census.py [PROBE_DIR] [--out tests/fixtures/census] [--cupti-version 13.4.0]
 """
@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ortcopy_doctor.census import COPY_KINDS, MEMORY_KINDS, TransferRecord  # noqa: E402
-from ortcopy_doctor.evidence import to_jsonable  # noqa: E402
+from ortcopy_doctor.model.census import COPY_KINDS, MEMORY_KINDS, TransferRecord  # noqa: E402
+from ortcopy_doctor.model.evidence import to_jsonable  # noqa: E402
 
 # The probe's models.py had an older shape_subgraph than tests/models.py: its recording is not comparable.
 SKIP = {"shape_subgraph"}

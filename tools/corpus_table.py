@@ -31,7 +31,7 @@ def _load(path: Path) -> dict:
 
 
 def _report(data: dict):
-    from ortcopy_doctor.report import load_report
+    from ortcopy_doctor.report.core import load_report
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "report.json"
@@ -74,8 +74,8 @@ def _ran(run: dict | None) -> str:
 
 
 def _plan_vs_best(report) -> str:
-    from ortcopy_doctor.recommend import advise
-    from ortcopy_doctor.stats import ratio_ci
+    from ortcopy_doctor.report.recommend import advise
+    from ortcopy_doctor.analysis.stats import ratio_ci
 
     m = report.evidence.binding_measurement
     ran = {v.variant: v for v in (m.variants if m else []) if v.ran}

@@ -1,4 +1,4 @@
-"""Generate ortcopy_doctor/data/kernels.json from ORT's OperatorKernels.md.
+"""Generate ortcopy_doctor/knowledge/data/kernels.json from ORT's OperatorKernels.md.
 
 OperatorKernels.md is ORT's generated list of the kernels each execution provider registers
 (op, domain, opset range, type constraints). We keep the CPU and CUDA sections as compact JSON so
@@ -6,7 +6,7 @@ that the predictor can ask "does the CUDA EP have a kernel for this node?" witho
 
 Usage (from the repository root)::
 
-    python tools/gen_kernel_table.py [--source tools/data/ort/OperatorKernels.md] [--out ortcopy_doctor/data/kernels.json]
+    python tools/gen_kernel_table.py [--source tools/data/ort/OperatorKernels.md] [--out ortcopy_doctor/knowledge/data/kernels.json]
 
 Output layout::
 
@@ -31,7 +31,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCE = "tools/data/ort/OperatorKernels.md"
-DEFAULT_OUT = "ortcopy_doctor/data/kernels.json"
+DEFAULT_OUT = "ortcopy_doctor/knowledge/data/kernels.json"
 PROVIDERS = ("CPUExecutionProvider", "CUDAExecutionProvider")
 
 # ORT's scalar type names -> the numpy-style names the rest of the project uses (model_info.elem_dtype).

@@ -93,7 +93,7 @@ def all_cpu_ml_model() -> onnx.ModelProto:
 def todo() -> dict[str, tuple[onnx.ModelProto, dict[str, int]]]:
     import models
 
-    from ortcopy_doctor.demo import DEMO_DIMS, build_demo_model
+    from ortcopy_doctor.collect.demo_model import DEMO_DIMS, build_demo_model
 
     result = {name: (build(), dict(DIMS)) for name, build in models.ALL.items()}
     result["demo"] = (build_demo_model(), dict(DEMO_DIMS))
@@ -110,8 +110,8 @@ def inputs_for(name: str, folder: Path) -> Path | None:
 
 
 def census_of(fn: Any) -> dict | None:
-    from ortcopy_doctor.census import CuptiTracer, CuptiUnavailable
-    from ortcopy_doctor.evidence import to_jsonable
+    from ortcopy_doctor.collect.census import CuptiTracer, CuptiUnavailable
+    from ortcopy_doctor.model.evidence import to_jsonable
 
     try:
         with CuptiTracer() as tracer:
@@ -183,7 +183,7 @@ def run_code(code: str, inputs_file: Path | None, want: list[Any], names: list[s
 
 def ab_summary(report: Any, seconds: float) -> dict:
     """The A/B at a glance: the winner, whether the CUDA graph was ready and ran, every variant's interval."""
-    from ortcopy_doctor.recommend import advise
+    from ortcopy_doctor.report.recommend import advise
 
     m = report.evidence.binding_measurement
     advice = advise(report)
@@ -206,10 +206,10 @@ def record(name: str, model: onnx.ModelProto, dims: dict[str, int], runs: int, b
     import onnxruntime as ort
 
     from ortcopy_doctor import check
-    from ortcopy_doctor.advice import bind_transfers, cuda_graph_blockers, promised_transfers
-    from ortcopy_doctor.binding import UNBOUND, render_code, render_cuda_graph_code
-    from ortcopy_doctor.collect import CheckOptions
-    from ortcopy_doctor.feeds import build_feeds
+    from ortcopy_doctor.report.advice import bind_transfers, cuda_graph_blockers, promised_transfers
+    from ortcopy_doctor.analysis.binding import UNBOUND, render_code, render_cuda_graph_code
+    from ortcopy_doctor.collect.check import CheckOptions
+    from ortcopy_doctor.collect.feeds import build_feeds
 
     folder = Path(tempfile.mkdtemp(prefix=f"{name}-"))
     path = folder / f"{name}.onnx"
@@ -260,7 +260,7 @@ def record(name: str, model: onnx.ModelProto, dims: dict[str, int], runs: int, b
 def versions() -> dict[str, Any]:
     import onnxruntime as ort
 
-    from ortcopy_doctor.environment import collect_environment
+    from ortcopy_doctor.collect.environment import collect_environment
 
     found: dict[str, Any] = {"ort_version": ort.__version__, "torch_version": None, "cupy_version": None}
     for module, key in (("torch", "torch_version"), ("cupy", "cupy_version")):

@@ -46,7 +46,7 @@ MAX_TARS = 6
 
 
 def _options(side: dict, corpus: Path, runs: int, measure: bool):
-    from ortcopy_doctor.collect import CheckOptions
+    from ortcopy_doctor.collect.check import CheckOptions
 
     inputs = corpus / side["inputs"] if side.get("inputs") else None
     return CheckOptions(dims=dict(side.get("dims") or {}), shapes={k: list(v) for k, v in (side.get("shapes") or {}).items()},
@@ -102,9 +102,9 @@ def record_one(corpus: Path, name: str, runs: int, result: dict) -> dict:
     from record_binding_ab import census_of, run_code
 
     from ortcopy_doctor import check
-    from ortcopy_doctor.advice import cuda_graph_blockers, promised_transfers
-    from ortcopy_doctor.binding import UNBOUND, render_code, render_cuda_graph_code
-    from ortcopy_doctor.feeds import build_feeds
+    from ortcopy_doctor.report.advice import cuda_graph_blockers, promised_transfers
+    from ortcopy_doctor.analysis.binding import UNBOUND, render_code, render_cuda_graph_code
+    from ortcopy_doctor.collect.feeds import build_feeds
 
     side = json.loads((corpus / f"{name}.json").read_text(encoding="utf-8"))
     result.update({"sidecar": side, "timings": {}})
@@ -178,7 +178,7 @@ def versions(modules: tuple[str, ...] = ("onnxruntime", "onnx", "numpy")) -> dic
     except Exception:  # noqa: BLE001
         found["cupti-python"] = None
     try:
-        from ortcopy_doctor.environment import collect_environment
+        from ortcopy_doctor.collect.environment import collect_environment
 
         found["gpus"] = collect_environment().gpus
     except Exception:  # noqa: BLE001

@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 import models  # noqa: E402
 
 from ortcopy_doctor import check  # noqa: E402
-from ortcopy_doctor.census import CuptiTracer  # noqa: E402
-from ortcopy_doctor.collect import CheckOptions  # noqa: E402
-from ortcopy_doctor.demo import DEMO_DIMS, build_demo_model  # noqa: E402
-from ortcopy_doctor.evidence import to_jsonable  # noqa: E402
+from ortcopy_doctor.collect.census import CuptiTracer  # noqa: E402
+from ortcopy_doctor.collect.check import CheckOptions  # noqa: E402
+from ortcopy_doctor.collect.demo_model import DEMO_DIMS, build_demo_model  # noqa: E402
+from ortcopy_doctor.model.evidence import to_jsonable  # noqa: E402
 
 DIMS = {"batch": 2, "rows": 4, "cols": 8}
 
@@ -59,7 +59,7 @@ def record(name: str, model: onnx.ModelProto, dims: dict, out: Path) -> dict:
     report = check(path, options)
     result["report"] = report.to_dict()
     # Ground truth: one plain run() with the same feeds, after warm-up.
-    from ortcopy_doctor.feeds import build_feeds
+    from ortcopy_doctor.collect.feeds import build_feeds
 
     arrays, _ = build_feeds(report.evidence.model.inputs, dims, {}, options.inputs_file)
     session = ort.InferenceSession(str(path), providers=["CUDAExecutionProvider", "CPUExecutionProvider"])

@@ -39,8 +39,8 @@ SKIP = {"shape_subgraph"}  # a shape computation kept on CPU: no class of its ow
 
 def verify(name: str, out: Path, backend: str) -> bool:
     from ortcopy_doctor import check
-    from ortcopy_doctor.feeds import build_feeds
-    from ortcopy_doctor.transfers import one_line
+    from ortcopy_doctor.collect.feeds import build_feeds
+    from ortcopy_doctor.render.text import census_line as one_line
 
     folder = Path(tempfile.mkdtemp(prefix=name))
     path = folder / f"{name}.onnx"
@@ -74,7 +74,7 @@ def verify(name: str, out: Path, backend: str) -> bool:
     for c in census.mismatches:
         print("  MISMATCH", c)
     if backend == "torch-profiler":
-        from ortcopy_doctor.census import TorchProfilerTracer
+        from ortcopy_doctor.collect.census import TorchProfilerTracer
         import onnxruntime as ort
 
         arrays, _ = build_feeds(report.evidence.model.inputs, DIMS, {}, inputs)

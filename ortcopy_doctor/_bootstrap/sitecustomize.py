@@ -9,7 +9,7 @@ import sys
 
 if os.environ.get("ORTCOPY_DOCTOR_RUN_OBSERVATIONS"):
     try:
-        from ortcopy_doctor.run import start_in_child
+        from ortcopy_doctor.watch.program import start_in_child
 
         start_in_child(os.environ["ORTCOPY_DOCTOR_RUN_OBSERVATIONS"])
     except Exception as exc:  # noqa: BLE001 - the program still runs, unrecorded; the parent says why

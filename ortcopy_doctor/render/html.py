@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from markupsafe import Markup
 
-from ..evidence import ASSUMED_DIMS_TITLE, describe_assumed_dims
-from ..providers import short
-from ..rules import fmt_bytes, fmt_total_bytes
-from . import svg
-from .text import DIRECTION_LABEL, KIND_LABEL
+from ortcopy_doctor.model.evidence import ASSUMED_DIMS_TITLE, describe_assumed_dims
+from ortcopy_doctor.knowledge.providers import short
+from ortcopy_doctor.model.format import fmt_bytes, fmt_total_bytes
+from ortcopy_doctor.render import svg
+from ortcopy_doctor.render.text import DIRECTION_LABEL, KIND_LABEL
 
 if TYPE_CHECKING:
-    from ..report import Report
+    from ortcopy_doctor.report.core import Report
 
 TEMPLATE = "report.html.j2"
 
@@ -211,7 +211,7 @@ def _share(value: float | None) -> str:
 
 def census_view(report: Report) -> dict[str, Any] | None:
     """The "Transfer census" section; None where the evidence says nothing about a census (older evidence)."""
-    from ..transfers import fmt_rate
+    from ortcopy_doctor.model.format import fmt_rate
 
     ev = report.evidence
     c = report.census
@@ -261,9 +261,7 @@ def census_view(report: Report) -> dict[str, Any] | None:
 
 def _binding_code(report: Report) -> dict[str, str]:
     """The first code block: the recommended code (the CUDA graph's where it wins), the plan's otherwise."""
-    from ..recommend import advise
-
-    advice = advise(report)
+    advice = report.advice
     if advice is None or advice.recommended != "cuda_graph" or not advice.code:
         note = ""
         if advice is not None and advice.recommended == "plan" and advice.speedup is not None:
@@ -277,10 +275,8 @@ def _binding_code(report: Report) -> dict[str, str]:
 
 
 def _binding_measured(report: Report) -> Any:
-    """The "Binding: measured" section (advice.binding_view); None where the evidence has no measurement record."""
-    from ..advice import binding_view
-
-    return binding_view(report)
+    """The "Binding: measured" section (computed by analyse); None where the evidence has no measurement record."""
+    return report.measured
 
 
 def render_html(report: Report) -> str:

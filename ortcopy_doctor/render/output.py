@@ -25,7 +25,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import EnvironmentProblem, UsageError
+from ortcopy_doctor.model.errors import EnvironmentProblem, UsageError
 
 STDOUT = "-"
 _PATH_MAX = 4096

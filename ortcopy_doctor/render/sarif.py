@@ -5,7 +5,7 @@ as help), one result per finding: level error/warning/note (the rules' info is S
 specific fix, the model file as the physical location (a URI relative to the base folder, the current directory
 for the CLI, where the model lies under it) and the node or tensor as the logical location, and the bytes per run
 in the result's properties. Findings of a kind passed with ``--allow`` keep their result, at level "note" with an
-accepted external suppression (see ``ortcopy_doctor.gate``). Predicted findings (static analysis for a requested
+accepted external suppression (see ``ortcopy_doctor.report.gate``). Predicted findings (static analysis for a requested
 provider that was not active) are results too, marked ``"predicted": true``.
 """
 
@@ -17,13 +17,13 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
-from ..gate import is_allowed
-from ..providers import short
-from ..rules import RULES, Finding, Rule, rule_help_uri
+from ortcopy_doctor.model.version import __version__
+from ortcopy_doctor.knowledge.providers import short
+from ortcopy_doctor.model.findings import Finding
+from ortcopy_doctor.rules import RULES, Rule, is_allowed, rule_help_uri
 
 if TYPE_CHECKING:
-    from ..report import Report
+    from ortcopy_doctor.report.core import Report
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -33,37 +33,10 @@ LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 # GitHub code scanning reads this property for its severity column.
 PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "info": "recommendation"}
 
-# What to do about each kind of finding in general; each result's message carries the specific fix.
-RULE_HELP = {
-    "ep-not-active": "The requested execution provider did not load, so the session runs elsewhere. Install the "
-                     "libraries the onnxruntime-gpu build needs (`ortcopy-doctor env` lists them), or request the "
-                     "provider you mean to audit.",
-    "cpu-fallback": "A node has no kernel on the device provider and runs on CPU, which costs a copy to it and one "
-                    "back. Replace the op with ones the provider has kernels for, or move it out of the model.",
-    "memcpy-node": "ORT inserted a MemcpyToHost/MemcpyFromHost node at a CPU/device boundary. Only a model or "
-                   "placement change removes it: give the CPU node(s) a device kernel. IO binding cannot remove it.",
-    "feed-copy": "A host input is copied to the device on every run. Bind it on the device with IO binding "
-                 "(`bind_ortvalue_input` with an OrtValue on the device) and run with `run_with_iobinding`.",
-    "fetch-copy": "An output produced on the device is copied back to host on every run. Bind it on the device "
-                  "(`bind_output(name, 'cuda')`) and copy to host only where the caller needs host data.",
-    "unbindable-output": "A sequence, map or optional output cannot be bound on the device. Leave it out of the "
-                         "IO binding or change the model to output a tensor.",
-    "cpu-only-input": "The input is read only in host memory: keep it there (`bind_cpu_input`); binding it on the "
-                      "device would add a copy.",
-    "cpu-preferred-node": "ORT placed a small shape computation on CPU on purpose; it adds no Memcpy node. Nothing "
-                          "to do.",
-    "in-kernel-transfer": "The kernel transfers data inside its own run (e.g. NonZero reads its count back). Nothing "
-                          "to bind; avoid the op on the hot path if its latency matters.",
-    "unexplained-transfer": "The transfer census traced a host<->device copy that no other finding predicted. Look "
-                            "at the node it was issued in (the trace export shows it on the timeline).",
-    "census-mismatch": "A consistency check of the transfer census failed (bytes traced vs the profile's output "
-                      "sizes or the inputs fed). Re-run the check; if it persists the attribution needs a look.",
-}
-
 # Which logical location a finding's ``location`` names.
-_NODE_SLUGS = {"cpu-fallback", "memcpy-node", "cpu-preferred-node", "in-kernel-transfer"}  # others: looked up
-_INPUT_SLUGS = {"feed-copy", "cpu-only-input"}
-_OUTPUT_SLUGS = {"fetch-copy", "unbindable-output"}
+_NODE_SLUGS = {r.slug for r in RULES if r.location == "node"}  # census findings: looked up by name
+_INPUT_SLUGS = {r.slug for r in RULES if r.location == "input"}
+_OUTPUT_SLUGS = {r.slug for r in RULES if r.location == "output"}
 
 
 def artifact_location(model_path: str, base: Path | None) -> dict[str, Any]:
@@ -83,7 +56,7 @@ def artifact_location(model_path: str, base: Path | None) -> dict[str, Any]:
 
 
 def _rule_descriptor(rule: Rule) -> dict[str, Any]:
-    help_text = RULE_HELP.get(rule.slug, rule.title)
+    help_text = rule.help or rule.title
     return {
         "id": rule.id,
         "name": rule.slug,

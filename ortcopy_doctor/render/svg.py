@@ -1,6 +1,6 @@
 """Inline SVG pictures for the HTML report: the timeline of one run, and where the CPU islands sit in the graph.
 
-Pure functions of a :class:`~ortcopy_doctor.report.Report` (no onnxruntime). Node and tensor names are untrusted
+Pure functions of a :class:`~ortcopy_doctor.report.core.Report` (no onnxruntime). Node and tensor names are untrusted
 model text: every text node and attribute value goes through :func:`esc` (``html.escape(quote=True)``); the only
 other things written into the markup are numbers formatted here and constant strings.
 
@@ -23,12 +23,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
-from ..providers import CPU, is_device, short
-from ..rules import fmt_bytes
+from ortcopy_doctor.knowledge.providers import CPU, is_device, short
+from ortcopy_doctor.model.format import fmt_bytes
 
 if TYPE_CHECKING:
-    from ..evidence import Evidence, NodeEvent, RunEvent, RuntimeNode
-    from ..report import Report
+    from ortcopy_doctor.model.evidence import Evidence, NodeEvent, RunEvent, RuntimeNode
+    from ortcopy_doctor.report.core import Report
 
 MEMCPY_OPS = ("MemcpyToHost", "MemcpyFromHost")
 

@@ -9,11 +9,22 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..rules import fmt_bytes
-from ..terminal import safe
+from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.vocabulary import (
+    BETWEEN_NODES,
+    DEVICE_TO_DEVICE,
+    FEED,
+    FETCH,
+    IN_KERNEL,
+    MEMCPY_NODE,
+    OTHER_COPY,
+    OUTSIDE,
+)
+from ortcopy_doctor.render.terminal import safe
 
 if TYPE_CHECKING:
-    from ..report import Report
+    from ortcopy_doctor.analysis.attribution import CensusReport
+    from ortcopy_doctor.report.core import Report
 
 KIND_LABEL = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel",
               "unexplained": "unexplained"}
@@ -37,7 +48,7 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
     if headline:
         console.print(_escape(headline))
     if not predicted and report.evidence.assumed_dims:
-        from ..evidence import ASSUMED_DIMS_TITLE, describe_assumed_dims
+        from ortcopy_doctor.model.evidence import ASSUMED_DIMS_TITLE, describe_assumed_dims
 
         console.print(f"[yellow]{_escape(ASSUMED_DIMS_TITLE)}[/]")
         for line in describe_assumed_dims(report.evidence.assumed_dims):
@@ -65,14 +76,10 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
     timing = f"median {s.median_run_ms:.3f} ms (p10 {s.p10_run_ms:.3f}, p90 {s.p90_run_ms:.3f})" if s.median_run_ms is not None and s.p10_run_ms is not None else "not measured"
     console.print(f"Nodes by provider: {_escape(placed) or 'none'}   Run time: {timing}")
     if report.census is not None:
-        from ..transfers import one_line
-
-        console.print(_escape(one_line(report.census)))
+        console.print(_escape(census_line(report.census)))
     elif report.evidence.census_status:
         console.print(f"Transfer census: {_escape(report.evidence.census_status)}")
-    from ..advice import binding_view
-
-    measured = binding_view(report)  # one line: the A/B measurement of IO binding, or why it was not run
+    measured = report.measured  # one line: the A/B measurement of IO binding, or why it was not run
     if measured is not None:
         console.print(_escape(measured.one_line))
         if measured.recommendation and details:
@@ -102,3 +109,20 @@ def render_text(report: Report, width: int = 120) -> str:
     console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
     print_report(report, console)
     return buffer.getvalue()
+
+
+def census_line(report: CensusReport) -> str:
+    """A one-line summary: per-run counts by class, unexplained transfers and failed checks."""
+    labels = {FEED: "feed", FETCH: "fetch", MEMCPY_NODE: "Memcpy node", IN_KERNEL: "in-kernel",
+              DEVICE_TO_DEVICE: "device-to-device", OTHER_COPY: "other", OUTSIDE: "outside runs",
+              BETWEEN_NODES: "between nodes"}
+    parts = [f"{c.count} {labels[k]} ({fmt_bytes(c.bytes)})" for k, c in report.per_run.items()]
+    runs = len(report.runs)
+    text = (f"Transfer census ({report.backend}, {runs} traced run{'s' if runs != 1 else ''}): per run "
+            + (", ".join(parts) if parts else "no transfers")
+            + f"; {report.attributed_share:.0%} of host↔device transfers attributed")
+    if report.unexplained:
+        text += f"; {len(report.unexplained)} unexplained"
+    if report.mismatches:
+        text += f"; {len(report.mismatches)} consistency check(s) failed"
+    return text + "."

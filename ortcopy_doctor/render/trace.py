@@ -22,12 +22,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
-from ..providers import is_device, short
-from ..rules import fmt_bytes
+from ortcopy_doctor.model.version import __version__
+from ortcopy_doctor.knowledge.providers import is_device, short
+from ortcopy_doctor.model.format import fmt_bytes
 
 if TYPE_CHECKING:
-    from ..report import Report
+    from ortcopy_doctor.report.core import Report
 
 PID = 1
 TID_RUNS = 1

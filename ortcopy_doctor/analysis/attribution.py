@@ -1,0 +1,633 @@
+"""Attribution of a transfer census: every traced memcpy placed on ORT's timeline and given its cause.
+
+Inputs are plain data: the census records (times in the tracer's clock, with the start of the runtime/driver
+API call that issued each copy), clock pairs ``(tracer ns, time.time_ns())``, and the ORT profile's run and node
+events (``ts``/``dur`` in microseconds since ``session.get_profiling_start_time_ns()``, which is epoch ns, the
+clock of ``time.time_ns()``; see docs/ort-notes.md).
+
+A copy is placed by the start of its API call: the host issues it while the owning node runs, so that instant
+falls inside the node's ``kernel_time`` event. Inside a ``model_run`` event, before the run's first node it is a
+feed copy, after its last node a fetch copy, inside a MemcpyToHost/MemcpyFromHost event a Memcpy node, inside any
+other node event an in-kernel transfer. Device-to-device copies are kept apart: they do not cross the bus.
+Anything else (outside every run, or in a gap between nodes) is unexplained and listed, never dropped.
+
+Run boundaries: ORT issues the feed copies right before the first node (often < 2 µs before its event starts) and the
+fetches right after the last, so an error of the clock mapping can put one just inside that node (or just outside
+the run). The clock tolerance (``boundary_tolerance``: the profile's 1 µs truncation, the clock error measured while
+tracing, and an allowance for ORT's profile clock) bounds that: a host-to-device copy from pageable memory issued
+within it of the run's first node start, with the size of an input the analysis expects to be copied to the device
+and not yet seen copied in that run, is that feed (symmetric for fetches near the end of the last node). Such
+transfers keep how far past the boundary they mapped (``boundary_us``); the tolerance is in the report.
+
+Each host<->device transfer then confirms the finding that predicted it (OCD004 feed, OCD005 fetch, OCD003 Memcpy
+node, OCD009 in-kernel) or is "unexplained"; consistency checks compare bytes with the profile and the feeds.
+"""
+
+from __future__ import annotations
+
+import bisect
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.vocabulary import (
+    BETWEEN_NODES,
+    CENSUS_CLASSES,
+    DEVICE_TO_DEVICE,
+    HOST_DEVICE,
+    MEMCPY_OPS,
+    OTHER_COPY,
+    OUTSIDE,
+    UNEXPLAINED,
+)
+from ortcopy_doctor.model.copies import Copy
+from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
+from ortcopy_doctor.model.census import TransferRecord, kineto_base_ns
+from ortcopy_doctor.model.evidence import Evidence, Feed, NodeEvent, RunEvent
+
+
+CLASSES = list(CENSUS_CLASSES)
+CONFIRMS = {FEED: "OCD004", FETCH: "OCD005", MEMCPY_NODE: "OCD003", IN_KERNEL: "OCD009"}
+
+# Profile ts/dur are whole microseconds (truncated), and the clock pairs are sampled one call apart: an event
+# is taken to end this much later than it says, and a copy in a gap this close to a node belongs to it.
+END_SLACK_US = 1.0
+GAP_TOLERANCE_US = 2.0
+# Run boundaries (see the module doc): profile ts truncated to whole µs, plus ORT's profile clock (steady_clock
+# since the session's profiling start, epoch ns read once) drifting from time.time_ns(): not measured, allowed for.
+PROFILE_QUANTUM_US = 1.0
+PROFILE_CLOCK_ALLOWANCE_US = 5.0
+
+
+@dataclass
+class AttributedTransfer:
+    """One traced memcpy, placed on the ORT timeline and given its cause."""
+
+    run: int  # profile run index, -1 outside every run
+    kind: str  # feed, fetch, memcpy_node, in_kernel, device_to_device, other_copy, outside, between_nodes
+    direction: str
+    bytes: int
+    src_kind: str  # pageable, pinned, device, ...
+    dst_kind: str
+    duration_ns: int  # on the device, from the memcpy record
+    node: str = ""  # the node event it was issued in ("" for feeds, fetches and unplaced copies)
+    op_type: str = ""
+    tensor: str = ""  # feeds/fetches: matched by bytes to the input/output; Memcpy node/in-kernel: from the analysis
+    confirms: str = ""  # the rule id of the finding it confirms, "unexplained", or "" (device-to-device, other)
+    at_us: Optional[float] = None  # issue time on the profile's clock (µs since profiling start)
+    placed_by: str = "api"  # api (start of the issuing API call), device (memcpy start: no API record), none
+    correlation_id: int = 0
+    # Feeds/fetches taken at a run boundary: how far (µs) the issue time mapped past it (into the first/last node,
+    # or outside the run), within the clock tolerance; None for every other transfer.
+    boundary_us: Optional[float] = None
+
+    @property
+    def host_device(self) -> bool:
+        return self.direction in HOST_DEVICE
+
+    @property
+    def unexplained(self) -> bool:
+        return self.confirms == UNEXPLAINED
+
+
+@dataclass
+class ClassTotal:
+    count: int = 0
+    bytes: int = 0
+    duration_ns: int = 0
+    share_of_run: Optional[float] = None  # device copy time / model_run wall time
+
+
+@dataclass
+class RunTotals:
+    run: int
+    run_dur_us: int
+    classes: dict[str, ClassTotal] = field(default_factory=dict)
+    host_device_count: int = 0
+    host_device_bytes: int = 0
+
+
+@dataclass
+class TransferGroup:
+    """Transfers of one cause (class, node or tensor, direction), per traced run on average."""
+
+    kind: str
+    direction: str
+    node: str
+    op_type: str
+    tensor: str
+    confirms: str
+    src_kind: str
+    dst_kind: str
+    count_per_run: float
+    bytes_per_run: float
+    time_ns_per_run: float
+    share_of_run: Optional[float]
+
+
+@dataclass
+class Bandwidth:
+    """Measured copy rate by direction and host memory kind (small copies are latency-bound: read with bytes)."""
+
+    direction: str
+    host_kind: str  # pageable, pinned, ...
+    count: int
+    bytes: int
+    duration_ns: int
+    gb_per_s: Optional[float]
+    largest_bytes: int
+    largest_gb_per_s: Optional[float]
+
+
+@dataclass
+class ConsistencyCheck:
+    check: str  # memcpy_node_bytes, feed_bytes, fetch_bytes, in_kernel_bytes
+    subject: str  # node or tensor
+    run: int
+    expected: Optional[int]
+    observed: int
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class CensusReport:
+    backend: str
+    backend_version: str
+    traced_runs: list[int]
+    clock_offset_ns: int  # tracer clock minus time.time_ns()
+    clock_verified: bool
+    transfers: list[AttributedTransfer]
+    runs: list[RunTotals]
+    per_run: dict[str, ClassTotal]  # class -> mean over traced runs
+    groups: list[TransferGroup]
+    bandwidth: list[Bandwidth]
+    checks: list[ConsistencyCheck]
+    attributed_share: float  # host<->device transfers placed in a run and class / all host<->device transfers
+    overhead: Optional[float] = None  # median traced / median untraced run time - 1
+    notes: list[str] = field(default_factory=list)
+    clock_error_ns: Optional[int] = None  # measured bound on the clock mapping error (None: not measured)
+    boundary_tolerance_us: float = 0.0  # how far past a run boundary a feed/fetch copy may map (see boundary_tolerance)
+
+    @property
+    def unexplained(self) -> list[AttributedTransfer]:
+        return [t for t in self.transfers if t.unexplained]
+
+    @property
+    def mismatches(self) -> list[ConsistencyCheck]:
+        return [c for c in self.checks if not c.ok]
+
+
+# --- clocks -------------------------------------------------------------------------------------------------------
+
+
+def clock_offset(clock_pairs: list[list[int]] | list[tuple[int, int]]) -> int:
+    """Tracer clock minus ``time.time_ns()``, the mean over the pairs (0 without pairs: same clock assumed)."""
+    if not clock_pairs:
+        return 0
+    offsets = [int(c) - int(t) for c, t in clock_pairs]  # integers: the clocks may be 1e18 ns apart
+    return (2 * sum(offsets) + len(offsets)) // (2 * len(offsets))
+
+
+def to_profile_us(tracer_ns: int, offset_ns: int, profiling_start_ns: int) -> float:
+    """A tracer timestamp on the ORT profile's clock: µs since profiling start."""
+    return (tracer_ns - offset_ns - profiling_start_ns) / 1000.0
+
+
+def clock_spread_ns(clock_pairs: list[list[int]] | list[tuple[int, int]]) -> int:
+    """Max minus min of the pairs' offsets: how much the clocks moved apart while tracing (0 with < 2 pairs)."""
+    offsets = [int(c) - int(t) for c, t in clock_pairs]
+    return (max(offsets) - min(offsets)) if offsets else 0
+
+
+def boundary_tolerance(clock_pairs: list[list[int]] | list[tuple[int, int]], clock_error_ns: Optional[int]) -> float:
+    """µs a feed/fetch copy may map past its run boundary: the profile's truncation, the clock error (measured, or
+    half the spread of the pairs where the evidence predates that measurement) and ORT's profile clock allowance."""
+    measured = clock_error_ns if clock_error_ns is not None else (clock_spread_ns(clock_pairs) + 1) // 2
+    return round(PROFILE_QUANTUM_US + max(0, measured) / 1000.0 + PROFILE_CLOCK_ALLOWANCE_US, 3)
+
+
+# --- placement ----------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Place:
+    run: int
+    kind: str
+    node: Optional[NodeEvent] = None
+
+
+class _RunNodes:
+    """The node events of one run, indexed so that placing a transfer costs a bisection, not a scan of every event
+    (maskrcnn's runs hold thousands of events and thousands of transfers). Answers exactly what a scan in event
+    order would: ties go to the earlier event."""
+
+    def __init__(self, nodes: list[NodeEvent]) -> None:
+        self.nodes = nodes
+        order = sorted(range(len(nodes)), key=lambda i: nodes[i].ts_us)
+        self.by_start = order
+        self.starts = [nodes[i].ts_us for i in order]
+        ends = sorted(range(len(nodes)), key=lambda i: nodes[i].ts_us + nodes[i].dur_us)
+        self.by_end = ends
+        self.ends = [nodes[i].ts_us + nodes[i].dur_us for i in ends]
+        durations = sorted(n.dur_us for n in nodes)
+        # Events longer than most (control-flow nodes holding their subgraph's events) are checked one by one; the
+        # others are found among the events that start at most `short` before the transfer.
+        self.short = durations[int(0.99 * (len(durations) - 1))] if durations else 0.0
+        self.long = [i for i, n in enumerate(nodes) if n.dur_us > self.short]
+        self.first = self.starts[0] if nodes else 0.0
+        self.last = max(self.ends) if nodes else 0.0
+
+    def inside(self, at_us: float) -> list[int]:
+        found = set(i for i in self.long if self.nodes[i].ts_us <= at_us <= self.nodes[i].ts_us + self.nodes[i].dur_us
+                    + END_SLACK_US)
+        k = bisect.bisect_right(self.starts, at_us) - 1
+        while k >= 0 and self.starts[k] >= at_us - self.short - END_SLACK_US:
+            i = self.by_start[k]
+            n = self.nodes[i]
+            if at_us <= n.ts_us + n.dur_us + END_SLACK_US:
+                found.add(i)
+            k -= 1
+        return sorted(found)
+
+    def nearest(self, at_us: float) -> int:
+        """The event whose start or end is closest to ``at_us`` (the earliest in event order on a tie, as a scan)."""
+        candidates: set[int] = set()
+        for keys, order in ((self.starts, self.by_start), (self.ends, self.by_end)):
+            k = bisect.bisect_left(keys, at_us)
+            for j in (k - 1, k):
+                if 0 <= j < len(keys):
+                    # every event with that same start (or end): equal keys give equal distances
+                    lo, hi = bisect.bisect_left(keys, keys[j]), bisect.bisect_right(keys, keys[j])
+                    candidates.update(order[lo:hi])
+        best = min(self._gap(i, at_us) for i in candidates)
+        return min(i for i in candidates if self._gap(i, at_us) == best)
+
+    def _gap(self, i: int, at_us: float) -> float:
+        n = self.nodes[i]
+        return min(abs(at_us - n.ts_us), abs(at_us - (n.ts_us + n.dur_us)))
+
+
+def _place(at_us: float, runs: list[RunEvent], nodes_by_run: dict[int, _RunNodes]) -> _Place:
+    run = next((r for r in runs if r.ts_us <= at_us <= r.ts_us + r.dur_us + END_SLACK_US), None)
+    if run is None:
+        return _Place(-1, OUTSIDE)
+    index = nodes_by_run.get(run.run)
+    if index is None or not index.nodes:
+        return _Place(run.run, BETWEEN_NODES)
+    nodes = index.nodes
+    inside = index.inside(at_us)
+    if inside:
+        # The innermost event: a subgraph node of an If/Loop runs inside the control-flow node's event.
+        return _Place(run.run, "node", nodes[min(inside, key=lambda i: (nodes[i].dur_us, -nodes[i].ts_us, i))])
+    if at_us < index.first:
+        return _Place(run.run, FEED)
+    if at_us > index.last:
+        return _Place(run.run, FETCH)
+    nearest = index.nearest(at_us)
+    if index._gap(nearest, at_us) <= GAP_TOLERANCE_US:
+        return _Place(run.run, "node", nodes[nearest])
+    return _Place(run.run, BETWEEN_NODES)
+
+
+def _host_kind(t: AttributedTransfer) -> str:
+    return t.src_kind if t.direction == "host_to_device" else t.dst_kind
+
+
+# --- attribution --------------------------------------------------------------------------------------------------
+
+
+def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list[tuple[int, int]],
+              profiling_start_ns: int, run_events: list[RunEvent], node_events: list[NodeEvent],
+              copies: list[Copy] | None = None, feeds: list[Feed] | None = None,
+              traced_runs: list[int] | None = None, backend: str = "", backend_version: str = "",
+              clock_verified: bool = True, clock_error_ns: Optional[int] = None) -> CensusReport:
+    """Place and classify every record; totals, bandwidth and consistency checks. ``copies`` and ``feeds`` name
+    tensors and say which finding each transfer confirms; without them every host<->device transfer is unexplained.
+    ``clock_error_ns`` (measured while tracing) sets the tolerance at run boundaries."""
+    copies = copies or []
+    feeds = feeds or []
+    offset = clock_offset(clock_pairs)
+    tolerance = boundary_tolerance(clock_pairs, clock_error_ns)
+    runs = sorted(run_events, key=lambda r: r.ts_us)
+    events_by_run: dict[int, list[NodeEvent]] = defaultdict(list)
+    for event in node_events:
+        events_by_run[event.run].append(event)
+    nodes_by_run = {run: _RunNodes(events) for run, events in events_by_run.items()}
+    if traced_runs is None or not traced_runs:
+        traced_runs = [r.run for r in runs if not r.warmup]
+    by_node = {c.node: c for c in copies if c.kind in (MEMCPY_NODE, IN_KERNEL) and c.node}
+
+    transfers: list[AttributedTransfer] = []
+    for record in sorted(records, key=lambda r: (r.api_start_ns if r.api_start_ns is not None else r.start_ns)):
+        issued, placed_by = (record.api_start_ns, "api") if record.api_start_ns is not None else (record.start_ns, "device")
+        at = to_profile_us(issued, offset, profiling_start_ns)
+        place = _place(at, runs, nodes_by_run)
+        t = AttributedTransfer(run=place.run, kind=place.kind, direction=record.direction, bytes=record.bytes,
+                               src_kind=record.src_kind, dst_kind=record.dst_kind,
+                               duration_ns=max(0, record.end_ns - record.start_ns), at_us=round(at, 3),
+                               placed_by=placed_by, correlation_id=record.correlation_id)
+        if place.node is not None:
+            t.node, t.op_type = place.node.name, place.node.op_type
+            t.kind = MEMCPY_NODE if place.node.op_type in MEMCPY_OPS else IN_KERNEL
+        if not t.host_device:
+            t.kind = DEVICE_TO_DEVICE if record.direction == "device_to_device" else OTHER_COPY
+        transfers.append(t)
+    notes = _take_boundary_copies(transfers, runs, nodes_by_run, copies, by_node, tolerance)
+
+    # What each host<->device transfer confirms.
+    for run in {t.run for t in transfers}:
+        in_run = [t for t in transfers if t.run == run and t.host_device]
+        _match_phase([t for t in in_run if t.kind == FEED], "host_to_device",
+                     [c for c in copies if c.kind == FEED], [(f.name, f.bytes) for f in feeds])
+        _match_phase([t for t in in_run if t.kind == FETCH], "device_to_host", [c for c in copies if c.kind == FETCH], [])
+        for t in in_run:
+            if t.kind in (MEMCPY_NODE, IN_KERNEL):
+                # A node may transfer both ways (NonMaxSuppression): the row of its kind and direction.
+                copy = next((c for c in copies if c.node == t.node and c.kind == t.kind and c.direction == t.direction),
+                            by_node.get(t.node))
+                if copy is not None and copy.kind == t.kind and copy.direction == t.direction:
+                    t.tensor, t.confirms = copy.tensor, CONFIRMS[t.kind]
+                else:
+                    t.tensor = copy.tensor if copy is not None else ""
+                    t.confirms = UNEXPLAINED
+            elif t.kind in (OUTSIDE, BETWEEN_NODES):
+                t.confirms = UNEXPLAINED
+
+    run_dur = {r.run: r.dur_us for r in runs}
+    totals = _run_totals(transfers, traced_runs, run_dur)
+    host_device = [t for t in transfers if t.host_device]
+    placed = [t for t in host_device if t.kind in (FEED, FETCH, MEMCPY_NODE, IN_KERNEL)]
+    return CensusReport(
+        backend=backend, backend_version=backend_version, traced_runs=list(traced_runs), clock_offset_ns=offset,
+        clock_verified=clock_verified, transfers=transfers, runs=totals, per_run=_mean_classes(totals),
+        groups=_groups(transfers, traced_runs, run_dur), bandwidth=_bandwidth(host_device),
+        checks=_checks(transfers, traced_runs, node_events, copies, feeds),
+        attributed_share=(len(placed) / len(host_device)) if host_device else 1.0, notes=notes,
+        clock_error_ns=clock_error_ns, boundary_tolerance_us=tolerance)
+
+
+def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEvent],
+                          nodes_by_run: dict[int, _RunNodes], copies: list[Copy], by_node: dict[str, Copy],
+                          tolerance_us: float) -> list[str]:
+    """Feeds and fetches the clock error put just inside the first/last node or just outside the run (module doc).
+
+    A candidate must be host<->device in the phase's direction with its host side pageable, lie within
+    ``tolerance_us`` of the boundary, not be an in-kernel copy the analysis predicts for its node, and have the size
+    of a feed (fetch) copy the analysis predicts that the run has not shown yet. Returns notes naming each one.
+    """
+    feed_sizes = defaultdict(int)
+    fetch_sizes = defaultdict(int)
+    for c in copies:
+        if c.bytes_per_run is not None and c.count_per_run:
+            if c.kind == FEED and c.direction == "host_to_device":
+                feed_sizes[c.bytes_per_run] += 1
+            elif c.kind == FETCH and c.direction == "device_to_host":
+                fetch_sizes[c.bytes_per_run] += 1
+    notes: list[str] = []
+    for run in runs:
+        index = nodes_by_run.get(run.run)
+        nodes = index.nodes if index is not None else []
+        if not nodes:
+            continue
+        first = min(n.ts_us for n in nodes)
+        last = max(n.ts_us + n.dur_us for n in nodes)
+        run_end = run.ts_us + run.dur_us
+        for phase, direction, sizes in ((FEED, "host_to_device", feed_sizes), (FETCH, "device_to_host", fetch_sizes)):
+            if not sizes:
+                continue
+            seen = defaultdict(int)
+            for t in transfers:
+                if t.run == run.run and t.kind == phase and t.direction == direction:
+                    seen[t.bytes] += 1
+            candidates: list[tuple[float, AttributedTransfer]] = []
+            for t in transfers:
+                if t.direction != direction or t.at_us is None or sizes.get(t.bytes, 0) == 0:
+                    continue
+                if (t.src_kind if phase == FEED else t.dst_kind) != "pageable":
+                    continue
+                if t.kind == IN_KERNEL and t.run == run.run:
+                    predicted = by_node.get(t.node)
+                    if (predicted is not None and predicted.kind == IN_KERNEL and predicted.direction == t.direction
+                            and predicted.bytes_per_run in (None, t.bytes)):
+                        continue  # the in-kernel copy the analysis expects there
+                    past = (t.at_us - first) if phase == FEED else (last - t.at_us)
+                    past = max(past, 0.0)
+                elif t.kind == OUTSIDE:
+                    past = (run.ts_us - t.at_us) if phase == FEED else (t.at_us - run_end)
+                    if past <= 0:
+                        continue
+                else:
+                    continue
+                if past <= tolerance_us:
+                    candidates.append((past, t))
+            for past, t in sorted(candidates, key=lambda c: c[0]):
+                if seen[t.bytes] >= sizes[t.bytes] or t.kind not in (IN_KERNEL, OUTSIDE):
+                    continue
+                where = f"inside {t.op_type} '{t.node}'" if t.kind == IN_KERNEL else "outside the run"
+                seen[t.bytes] += 1
+                t.run, t.kind, t.node, t.op_type, t.boundary_us = run.run, phase, "", "", round(past, 3)
+                notes.append(f"run {run.run}: a {t.bytes} B {'host→device' if phase == FEED else 'device→host'} copy "
+                             f"(correlation id {t.correlation_id}) mapped {past:.1f} µs {where}, within the clock "
+                             f"tolerance of {tolerance_us:.1f} µs of the run's "
+                             f"{'first node start' if phase == FEED else 'last node end'}: taken as a {phase} copy")
+    return notes
+
+
+def _match_phase(transfers: list[AttributedTransfer], direction: str, predicted: list[Copy],
+                 others: list[tuple[str, int]]) -> None:
+    """Feeds/fetches: the k-th transfer of N bytes is the first unmatched predicted copy of N bytes, in order."""
+    used: set[int] = set()
+    used_other: set[int] = set()
+    for t in sorted(transfers, key=lambda x: x.at_us or 0.0):
+        if t.direction != direction:
+            t.confirms = UNEXPLAINED
+            continue
+        k = next((i for i, c in enumerate(predicted) if i not in used and c.bytes_per_run == t.bytes), None)
+        if k is None:  # a copy of unknown size predicted for this phase
+            k = next((i for i, c in enumerate(predicted) if i not in used and c.bytes_per_run is None), None)
+        if k is not None:
+            used.add(k)
+            t.tensor, t.confirms = predicted[k].tensor, CONFIRMS[t.kind]
+            continue
+        j = next((i for i, (_, n) in enumerate(others) if i not in used_other and n == t.bytes), None)
+        if j is not None:
+            used_other.add(j)
+            t.tensor = others[j][0]  # an input of that size no rule predicted a copy for
+        t.confirms = UNEXPLAINED
+
+
+def _run_totals(transfers: list[AttributedTransfer], traced_runs: list[int], run_dur: dict[int, int]) -> list[RunTotals]:
+    result = []
+    for run in traced_runs:
+        dur = run_dur.get(run, 0)
+        totals = RunTotals(run=run, run_dur_us=dur)
+        for t in transfers:
+            if t.run != run:
+                continue
+            c = totals.classes.setdefault(t.kind, ClassTotal())
+            c.count += 1
+            c.bytes += t.bytes
+            c.duration_ns += t.duration_ns
+            if t.host_device:
+                totals.host_device_count += 1
+                totals.host_device_bytes += t.bytes
+        for c in totals.classes.values():
+            c.share_of_run = (c.duration_ns / (dur * 1000.0)) if dur else None
+        totals.classes = {k: totals.classes[k] for k in CLASSES if k in totals.classes}
+        result.append(totals)
+    return result
+
+
+def _mean_classes(totals: list[RunTotals]) -> dict[str, ClassTotal]:
+    if not totals:
+        return {}
+    n = len(totals)
+    result: dict[str, ClassTotal] = {}
+    for kind in CLASSES:
+        rows = [r.classes[kind] for r in totals if kind in r.classes]
+        if not rows:
+            continue
+        shares = [r.share_of_run for r in rows if r.share_of_run is not None]
+        result[kind] = ClassTotal(count=round(sum(r.count for r in rows) / n), bytes=round(sum(r.bytes for r in rows) / n),
+                                  duration_ns=round(sum(r.duration_ns for r in rows) / n),
+                                  share_of_run=(sum(shares) / n) if shares else None)
+    return result
+
+
+def _groups(transfers: list[AttributedTransfer], traced_runs: list[int], run_dur: dict[int, int]) -> list[TransferGroup]:
+    traced = set(traced_runs)
+    n = max(1, len(traced))
+    buckets: dict[tuple[str, ...], list[AttributedTransfer]] = defaultdict(list)
+    for t in transfers:
+        if t.run in traced or t.kind == OUTSIDE:
+            key = (t.kind, t.direction, t.node, t.op_type, t.tensor, t.confirms, t.src_kind, t.dst_kind)
+            buckets[key].append(t)
+    groups = []
+    for key, items in buckets.items():
+        time_ns = sum(t.duration_ns for t in items) / n
+        # Like ClassTotal.share_of_run: the mean over traced runs of (copy time in the run / the run's wall time).
+        shares = [sum(t.duration_ns for t in items if t.run == r) / (run_dur[r] * 1000.0) for r in traced if run_dur.get(r)]
+        groups.append(TransferGroup(
+            kind=key[0], direction=key[1], node=key[2], op_type=key[3], tensor=key[4], confirms=key[5],
+            src_kind=key[6], dst_kind=key[7], count_per_run=len(items) / n,
+            bytes_per_run=sum(t.bytes for t in items) / n, time_ns_per_run=time_ns,
+            share_of_run=(sum(shares) / n) if shares and key[0] != OUTSIDE else None))
+    order = {k: i for i, k in enumerate(CLASSES)}
+    return sorted(groups, key=lambda g: (order.get(g.kind, 99), g.direction, -g.bytes_per_run, g.node, g.tensor))
+
+
+def _bandwidth(host_device: list[AttributedTransfer]) -> list[Bandwidth]:
+    buckets: dict[tuple[str, str], list[AttributedTransfer]] = defaultdict(list)
+    for t in host_device:
+        buckets[(t.direction, _host_kind(t))].append(t)
+    result = []
+    for (direction, kind), items in sorted(buckets.items()):
+        nbytes = sum(t.bytes for t in items)
+        dur = sum(t.duration_ns for t in items)
+        largest = max(items, key=lambda t: (t.bytes, -t.duration_ns))
+        result.append(Bandwidth(direction=direction, host_kind=kind, count=len(items), bytes=nbytes, duration_ns=dur,
+                                gb_per_s=(nbytes / dur) if dur else None, largest_bytes=largest.bytes,
+                                largest_gb_per_s=(largest.bytes / largest.duration_ns) if largest.duration_ns else None))
+    return result
+
+
+def _checks(transfers: list[AttributedTransfer], traced_runs: list[int], node_events: list[NodeEvent],
+            copies: list[Copy], feeds: list[Feed]) -> list[ConsistencyCheck]:
+    checks: list[ConsistencyCheck] = []
+    sizes = {f.name: f.bytes for f in feeds}
+    for run in traced_runs:
+        in_run = [t for t in transfers if t.run == run and t.host_device]
+        memcpy_bytes: dict[str, int] = defaultdict(int)
+        for t in in_run:
+            if t.kind == MEMCPY_NODE:
+                memcpy_bytes[t.node] += t.bytes
+        # Memcpy nodes: bytes copied inside each event == the profile's output_size of that node.
+        for event in sorted((e for e in node_events if e.run == run and e.op_type in MEMCPY_OPS), key=lambda e: e.ts_us):
+            observed = memcpy_bytes.get(event.name, 0)
+            checks.append(ConsistencyCheck(
+                "memcpy_node_bytes", event.name, run, event.output_bytes, observed, observed == event.output_bytes,
+                f"{event.op_type} '{event.name}': profile output_size {event.output_bytes} B, traced {observed} B"))
+        # Feeds: the bytes copied for each input consumed on the device == the size of the array fed.
+        for copy in (c for c in copies if c.kind == FEED):
+            expected = sizes.get(copy.tensor, copy.bytes_per_run)
+            observed = sum(t.bytes for t in in_run if t.kind == FEED and t.tensor == copy.tensor
+                           and t.confirms == CONFIRMS[FEED])
+            checks.append(ConsistencyCheck(
+                "feed_bytes", copy.tensor, run, expected, observed, observed == expected,
+                f"input '{copy.tensor}': fed {expected} B, traced {observed} B host→device before the first node"))
+        for t in in_run:
+            if t.kind == FEED and t.unexplained:
+                what = (f"input '{t.tensor}', which the analysis expected to stay where it was fed" if t.tensor
+                        else "no input tensor")
+                checks.append(ConsistencyCheck(
+                    "feed_bytes", t.tensor or "(feed phase)", run, None, t.bytes, False,
+                    f"a {t.bytes} B {'host→device' if t.direction == 'host_to_device' else 'device→host'} copy "
+                    f"before the first node has the size of {what}"))
+        for kind, name in ((FETCH, "fetch_bytes"), (IN_KERNEL, "in_kernel_bytes")):
+            for copy in (c for c in copies if c.kind == kind and c.bytes_per_run is not None):
+                observed = sum(t.bytes for t in in_run if t.kind == kind and t.confirms != UNEXPLAINED
+                               and (t.tensor == copy.tensor if kind == FETCH else t.node == copy.node))
+                subject = copy.tensor if kind == FETCH else copy.node
+                checks.append(ConsistencyCheck(
+                    name, subject, run, copy.bytes_per_run, observed, observed == copy.bytes_per_run,
+                    f"{'output' if kind == FETCH else 'node'} '{subject}': expected {copy.bytes_per_run} B, traced {observed} B"))
+    return checks
+
+
+def mark_confirmed(copies: list[Copy], report: CensusReport) -> None:
+    """Set ``Copy.confirmed``: the census shows it in every traced run with its count and bytes."""
+    runs = report.traced_runs or sorted({t.run for t in report.transfers if t.run >= 0})
+    for copy in copies:
+        ok = bool(runs)
+        for run in runs:
+            seen = [t for t in report.transfers if t.run == run and t.kind == copy.kind and t.direction == copy.direction
+                    and t.confirms == CONFIRMS.get(copy.kind)
+                    and (t.tensor == copy.tensor if copy.kind in (FEED, FETCH) else t.node == copy.node)]
+            nbytes = sum(t.bytes for t in seen)
+            if len(seen) != copy.count_per_run or (copy.bytes_per_run is not None and nbytes != copy.bytes_per_run):
+                ok = False
+        copy.confirmed = ok
+
+
+def census_report(evidence: Evidence, copies: list[Copy]) -> CensusReport | None:
+    """The attribution of ``evidence.census`` (None without a census)."""
+    census = evidence.census
+    if census is None:
+        return None
+    pairs, clock_note = _clock_pairs(census)
+    report = attribute(census.records, pairs, evidence.session.profiling_start_ns, evidence.run_events,
+                       evidence.node_events, copies, evidence.feeds, census.traced_runs, census.backend,
+                       census.backend_version, census.clock_verified, getattr(census, "clock_error_ns", None))
+    untraced = evidence.timings.run_ms if evidence.timings else []
+    if census.traced_run_ms and untraced:
+        report.overhead = statistics.median(census.traced_run_ms) / statistics.median(untraced) - 1.0
+    report.notes = list(census.notes) + ([clock_note] if clock_note else []) + report.notes
+    if not census.clock_verified:
+        report.notes.append(f"the {census.backend} clock mapping has not been verified on a GPU: check the placement")
+    return report
+
+
+def _clock_pairs(census: Any) -> tuple[list[list[int]], str]:
+    """The clock pairs to map with, and a note where they differ from the evidence's.
+
+    PyTorch-profiler evidence recorded before ortcopy-doctor read Kineto's ``baseTimeNanoseconds`` paired each
+    record_function marker with the ``time.time_ns()`` read before it; the marker starts tens to hundreds of µs after
+    that read, so those pairs place copies early. Its base time is recovered from them (``census.kineto_base_ns``).
+    """
+    pairs = [list(p) for p in census.clock_pairs]
+    if census.backend != "torch-profiler" or not pairs or any(int(c) == 0 for c, _ in pairs):
+        return pairs, ""
+    base = kineto_base_ns(pairs)
+    if base is None:
+        return pairs, ""
+    lags = [(int(c) + base - int(t)) / 1000.0 for c, t in pairs]
+    return [[0, base]], (f"clock: mapped with Kineto's base time {base} ns recovered from the record_function "
+                         f"markers (they start {min(lags):.1f}..{max(lags):.1f} µs after the time.time_ns() read "
+                         "before them; evidence recorded before the base time was read from the trace)")
+
+
+def _bytes(n: int) -> str:
+    return fmt_bytes(n)

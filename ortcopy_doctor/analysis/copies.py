@@ -1,0 +1,341 @@
+"""From evidence to the copies of one run: where each tensor lives, and what crosses host<->device.
+
+Four kinds of host<->device transfer (docs/ort-notes.md): feed copies (a host input
+consumed on the device), fetch copies (an output produced on the device returned to host), Memcpy
+nodes ORT inserted at a CPU/device boundary, and transfers inside a kernel (NonZero reads its count
+back). Without a CUDA trace, feed and fetch copies are derived from placement and the kernels'
+host-memory arguments; Memcpy nodes come from the profile and the log.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from ortcopy_doctor.knowledge import kernel_memory
+from ortcopy_doctor.model.copies import Copy
+from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, FEED, FETCH, HOST_TO_DEVICE, IN_KERNEL, MEMCPY_NODE
+from ortcopy_doctor.model.evidence import Evidence, NodeEvent, RuntimeNode, ValueInfo
+from ortcopy_doctor.knowledge.model_file import dtype_itemsize
+from ortcopy_doctor.analysis.profile import tensor_bytes
+from ortcopy_doctor.knowledge.providers import CPU, is_device, short
+
+@dataclass
+class TensorUse:
+    node: RuntimeNode
+    index: int
+
+
+@dataclass
+class GraphView:
+    """Producers and consumers of each tensor in the graph ORT ran."""
+
+    producers: dict[str, TensorUse]
+    consumers: dict[str, list[TensorUse]]
+    opsets: dict[str, int]
+
+    @classmethod
+    def of(cls, evidence: Evidence) -> GraphView:
+        producers: dict[str, TensorUse] = {}
+        consumers: dict[str, list[TensorUse]] = defaultdict(list)
+        for node in evidence.nodes:
+            for i, name in enumerate(node.outputs):
+                if name:
+                    producers[name] = TensorUse(node, i)
+            for i, name in enumerate(node.inputs):
+                if name:
+                    consumers[name].append(TensorUse(node, i))
+        return cls(producers, dict(consumers), evidence.model.opsets)
+
+    def opset(self, domain: str) -> int | None:
+        return self.opsets.get(domain or "ai.onnx")
+
+    def reads_on_device(self, use: TensorUse) -> bool:
+        """Whether this use reads the tensor from device memory."""
+        if not is_device(use.node.provider):
+            return False
+        return use.index not in kernel_memory.host_inputs(use.node.domain, use.node.op_type, self.opset(use.node.domain))
+
+    def writes_on_device(self, use: TensorUse) -> bool:
+        if not is_device(use.node.provider):
+            return False
+        return use.index not in kernel_memory.host_outputs(use.node.domain, use.node.op_type)
+
+
+def _describe(nodes: list[RuntimeNode]) -> list[str]:
+    return [f"{n.op_type} '{n.name}' ({short(n.provider) or '?'})" for n in nodes]
+
+
+def _output_event(events: list[NodeEvent], node_name: str) -> NodeEvent | None:
+    for event in reversed(events):
+        if event.name == node_name:
+            return event
+    return None
+
+
+def _shape_and_bytes(entry: object) -> tuple[list[object] | None, str | None, int | None]:
+    if isinstance(entry, dict) and len(entry) == 1:
+        ((type_name, dims),) = entry.items()
+        from ortcopy_doctor.analysis.profile import _PROFILE_TYPES
+
+        return list(dims), _PROFILE_TYPES.get(type_name, type_name), tensor_bytes(entry)
+    return None, None, None
+
+
+def input_dims(evidence: Evidence) -> dict[str, int]:
+    """Symbol -> size as fixed by the inputs fed in this check."""
+    dims: dict[str, int] = {}
+    feeds = {f.name: f for f in evidence.feeds}
+    for value in evidence.model.inputs:
+        feed = feeds.get(value.name)
+        if feed is None or value.shape is None or len(value.shape) != len(feed.shape):
+            continue
+        for declared, size in zip(value.shape, feed.shape):
+            if isinstance(declared, str):
+                dims.setdefault(declared, size)
+    return dims
+
+
+def _declarations(evidence: Evidence) -> tuple[dict[str, ValueInfo], dict[str, int]]:
+    """The declared values by name and the input dims, built once per evidence (declared_size is called per copy:
+    rebuilding them each time made analysis quadratic in the number of fallbacks)."""
+    key = (len(evidence.value_infos), len(evidence.model.outputs), len(evidence.feeds))
+    cached = evidence.__dict__.get("_declarations")
+    if cached is None or cached[0] != key:
+        known = {v.name: v for v in list(evidence.value_infos) + list(evidence.model.outputs)}
+        cached = (key, known, input_dims(evidence))
+        evidence.__dict__["_declarations"] = cached
+    return cached[1], cached[2]
+
+
+def declared_size(evidence: Evidence, tensor: str) -> tuple[list[object] | None, str | None, int | None]:
+    """Shape, dtype and bytes of ``tensor`` from the model's declarations and inferred shapes."""
+    known, dims = _declarations(evidence)
+    value = known.get(tensor)
+    if value is None or value.kind != "tensor":
+        return None, None, None
+    shape = None if value.shape is None else [dims.get(d, d) if isinstance(d, str) else d for d in value.shape]
+    return shape, value.elem_type, element_bytes(value.elem_type, shape)
+
+
+def measured_events(evidence: Evidence) -> list[NodeEvent]:
+    """Node events of the profiled (not warm-up) runs."""
+    warm = {r.run for r in evidence.run_events if r.warmup}
+    return [e for e in evidence.node_events if e.run not in warm and e.run >= 0]
+
+
+def memcpy_node_names(evidence: Evidence) -> list[tuple[str, str]]:
+    """(name, op_type) of the Memcpy nodes seen in the profile, in ORT's insertion order."""
+    seen: dict[str, str] = {}
+    for event in measured_events(evidence) or evidence.node_events:
+        if event.op_type in ("MemcpyToHost", "MemcpyFromHost"):
+            seen.setdefault(event.name, event.op_type)
+
+    def order(name: str) -> int:
+        # ORT names them Memcpy, Memcpy_token_0, Memcpy_token_1, ... in the order it inserts them.
+        if name == "Memcpy":
+            return -1
+        tail = name.rsplit("_", 1)[-1]
+        return int(tail) if tail.isdigit() else 1 << 30
+
+    return sorted(seen.items(), key=lambda item: (order(item[0]), item[0]))
+
+
+def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]:
+    """Every host<->device copy of one run that the evidence shows or implies."""
+    view = view if view is not None else GraphView.of(evidence)
+    events = measured_events(evidence)
+    profiled_runs = len({e.run for e in events}) or 1
+    copies: list[Copy] = []
+    host_side = {m.tensor for m in evidence.memcpy_insertions}
+    feeds = {f.name: f for f in evidence.feeds}
+
+    # Feed copies: a host array consumed by a device kernel that reads it from device memory.
+    for value in evidence.model.inputs:
+        uses = view.consumers.get(value.name, [])
+        device_uses = [u for u in uses if view.reads_on_device(u)]
+        if not device_uses:
+            continue
+        feed = feeds.get(value.name)
+        copies.append(Copy(
+            kind=FEED, direction=HOST_TO_DEVICE, tensor=value.name,
+            bytes_per_run=feed.bytes if feed else None, shape=list(feed.shape) if feed else value.shape,
+            dtype=feed.dtype if feed else value.elem_type, consumers=_describe([u.node for u in device_uses]),
+            cause=f"'{value.name}' is given as a numpy array (host memory) and consumed on the device by "
+                  + ", ".join(_describe([u.node for u in device_uses])),
+            removable_by_binding=True, source="placement"))
+
+    # Fetch copies: an output produced on the device and returned as numpy.
+    input_names = {v.name for v in evidence.model.inputs}
+    for value in evidence.model.outputs:
+        if value.name in host_side or value.name in input_names:
+            continue
+        producer = view.producers.get(value.name)
+        if producer is None or not view.writes_on_device(producer):
+            continue
+        event = _output_event(events, producer.node.name)
+        shape, dtype, nbytes = declared_size(evidence, value.name)
+        if event is not None and producer.index < len(event.output_shapes):
+            shape, dtype, nbytes = _shape_and_bytes(event.output_shapes[producer.index])
+        copies.append(Copy(
+            kind=FETCH, direction=DEVICE_TO_HOST, tensor=value.name, bytes_per_run=nbytes,
+            shape=shape if shape is not None else value.shape, dtype=dtype or value.elem_type,
+            producers=_describe([producer.node]),
+            cause=f"'{value.name}' is produced on the device by {_describe([producer.node])[0]} and returned to the caller as numpy",
+            removable_by_binding=value.kind == "tensor", source="placement"))
+
+    # Memcpy nodes. ORT 1.31.1 keeps them in the optimized model it saves (seen on the H200), which
+    # names their tensors exactly; otherwise the k-th insertion the log names pairs with the k-th
+    # Memcpy node of that type in the profile (ORT names them Memcpy, Memcpy_token_0, ... in order).
+    in_graph = [n for n in evidence.nodes if n.op_type in ("MemcpyToHost", "MemcpyFromHost")]
+    if in_graph:
+        for node in in_graph:
+            host_name = node.outputs[0] if node.op_type == "MemcpyToHost" else node.inputs[0]
+            copies.append(_memcpy_copy(node.op_type, node.name, host_name, view, events, profiled_runs, evidence,
+                                       graph_node=node))
+        copies.sort(key=lambda c: (c.kind != FEED, c.kind != FETCH, c.kind == MEMCPY_NODE and c.direction != DEVICE_TO_HOST))
+        return copies + _in_kernel(evidence, events, profiled_runs)
+    by_type: dict[str, list[str]] = defaultdict(list)
+    for name, op_type in memcpy_node_names(evidence):
+        by_type[op_type].append(name)
+    inserted: dict[str, list[str]] = defaultdict(list)
+    for insertion in evidence.memcpy_insertions:
+        inserted[insertion.op_type].append(insertion.tensor)
+    for op_type in ("MemcpyToHost", "MemcpyFromHost"):
+        names = by_type.get(op_type, [])
+        tensors = inserted.get(op_type, [])
+        for k in range(max(len(names), len(tensors))):
+            name = names[k] if k < len(names) else ""
+            tensor = tensors[k] if k < len(tensors) else ""
+            copies.append(_memcpy_copy(op_type, name, tensor, view, events, profiled_runs, evidence))
+    return copies + _in_kernel(evidence, events, profiled_runs)
+
+
+def _in_kernel(evidence: Evidence, events: list[NodeEvent], profiled_runs: int) -> list[Copy]:
+    """Transfers inside kernels that happen on every call (kernel_memory.CUDA_IN_KERNEL_RULES, size fixed or per
+    batch): NonZero reads its count back, cuDNN RNNs upload their sequence lengths. Sizes come from the profiled
+    runs where they depend on the data: a NonZero over an empty input makes no transfer."""
+    copies: list[Copy] = []
+    by_node: dict[str, list[NodeEvent]] | None = None  # built on first need: one pass over the events, not one a node
+    for node in evidence.nodes:
+        if not is_device(node.provider):
+            continue
+        rules = kernel_memory.in_kernel_rules(node.domain, node.op_type)
+        if not rules:
+            continue
+        if by_node is None:
+            by_node = {}
+            for e in events:
+                by_node.setdefault(e.name, []).append(e)
+        own = by_node.get(node.name, [])
+        calls = max(1, len(own) // profiled_runs) if own else 1
+        for rule in rules:
+            if rule.size == "data":
+                continue  # explained from a census only (census_table.explain_in_kernel)
+            nbytes: int | None = None
+            count = calls
+            if rule.size == "fixed":
+                if own and node.op_type == "NonZero":
+                    count = sum(1 for e in own if _input_elements(e) != 0) // profiled_runs
+                nbytes = None if rule.bytes is None else rule.bytes * count
+            elif rule.size == "per_batch":
+                batch = _rnn_batch(node, own[-1]) if own else None
+                nbytes = None if batch is None or rule.bytes is None else rule.bytes * batch * count
+            if count == 0:
+                continue  # the data made it not happen (an empty NonZero input)
+            copies.append(Copy(
+                kind=IN_KERNEL, direction=rule.direction, tensor=node.outputs[0] if node.outputs else "",
+                bytes_per_run=nbytes, count_per_run=count, node=node.name,
+                cause=f"{node.op_type} '{node.name}' {rule.reason}",
+                removable_by_binding=False, source="placement"))
+    return copies
+
+
+def _input_elements(event: NodeEvent) -> int | None:
+    """Elements of the first input of a profiled call, or None where the profile does not say."""
+    if not event.input_shapes:
+        return None
+    shape, _, _ = _shape_and_bytes(event.input_shapes[0])
+    if shape is None or not all(isinstance(d, int) for d in shape):
+        return None
+    count = 1
+    for d in shape:
+        count *= int(d)  # type: ignore[arg-type]
+    return count
+
+
+def _rnn_batch(node: RuntimeNode, event: NodeEvent) -> int | None:
+    """The batch of an ONNX RNN/GRU/LSTM call: X is [seq, batch, input] (layout 0) or [batch, seq, input]."""
+    if not event.input_shapes:
+        return None
+    shape, _, _ = _shape_and_bytes(event.input_shapes[0])
+    if not shape or len(shape) != 3 or not all(isinstance(d, int) for d in shape):
+        return None
+    layout = int((node.attributes or {}).get("layout", 0)) if hasattr(node, "attributes") else 0
+    return int(shape[0] if layout == 1 else shape[1])  # type: ignore[arg-type]
+
+
+def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, events: list[NodeEvent],
+                 profiled_runs: int, evidence: Evidence, graph_node: RuntimeNode | None = None) -> Copy:
+    direction = DEVICE_TO_HOST if op_type == "MemcpyToHost" else HOST_TO_DEVICE
+    own = [e for e in events if e.name == name] if name else []
+    shape = dtype = None
+    nbytes: int | None = None
+    if own:
+        shape, dtype, nbytes = _shape_and_bytes(own[-1].output_shapes[0] if own[-1].output_shapes else None)
+        if nbytes is None:
+            nbytes = own[-1].output_bytes
+    elif tensor:
+        shape, dtype, nbytes = declared_size(evidence, tensor)
+    producer = view.producers.get(tensor) if tensor else None
+    uses = view.consumers.get(tensor, []) if tensor else []
+    if graph_node is not None:
+        # The Memcpy node sits between the two sides: look through it.
+        producer = view.producers.get(graph_node.inputs[0])
+        uses = view.consumers.get(graph_node.outputs[0], [])
+    producers = [producer.node] if producer else []
+    if op_type == "MemcpyToHost":
+        # The host side reads it: CPU nodes, or device kernels that take this argument in host memory.
+        readers = [u for u in uses if not view.reads_on_device(u)]
+        if readers:
+            reasons = []
+            for u in readers:
+                if u.node.provider == CPU:
+                    reasons.append(f"{u.node.op_type} '{u.node.name}' runs on CPU ({_fallback_text(u.node)})")
+                else:
+                    reasons.append(f"{u.node.op_type} '{u.node.name}' reads input {u.index} from host memory")
+            cause = f"'{tensor}' is produced on the device and read on the host: " + "; ".join(reasons)
+        else:
+            cause = f"'{tensor}' is produced on the device and read on the host (graph output or CPU consumer)"
+        consumers = [u.node for u in readers]
+    else:
+        readers = [u for u in uses if view.reads_on_device(u)]
+        origin = (f"{producers[0].op_type} '{producers[0].name}' runs on CPU ({_fallback_text(producers[0])})"
+                  if producers else f"'{tensor}' lives in host memory")
+        cause = f"'{tensor}' is produced on the host ({origin}) and read on the device"
+        consumers = [u.node for u in readers]
+    count = max(1, len(own) // profiled_runs) if own else 1
+    return Copy(kind=MEMCPY_NODE, direction=direction, tensor=tensor, bytes_per_run=(nbytes * count) if nbytes is not None else None,
+                count_per_run=count, shape=shape, dtype=dtype, node=name or op_type, producers=_describe(producers),
+                consumers=_describe(consumers), cause=cause, removable_by_binding=False,
+                source="predicted" if evidence.mode == "static" else
+                ("profile+log" if name and tensor else ("profile" if name else "log")))
+
+
+def _fallback_text(node: RuntimeNode) -> str:
+    if node.fallback_reason == "no_kernel":
+        return node.fallback_detail or "no kernel on the requested provider"
+    if node.fallback_reason == "cpu_preferred":
+        return "ORT chose CPU for a small shape computation"
+    return node.fallback_detail or "placed on CPU"
+
+
+def element_bytes(dtype: str | None, shape: list[object] | None) -> int | None:
+    # A negative declared dim (a broken model) gives no size rather than a negative one.
+    if dtype is None or shape is None or not all(isinstance(d, int) and d >= 0 for d in shape):
+        return None
+    count = 1
+    for d in shape:
+        count *= int(d)  # type: ignore[arg-type]
+    size = dtype_itemsize(dtype)
+    return count * size if size else None

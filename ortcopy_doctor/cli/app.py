@@ -1,0 +1,481 @@
+"""Command line: parses arguments, calls the API, prints, and exits with a documented code.
+
+Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or model error; 3 environment error
+(onnxruntime cannot create the session or run here); 4 internal error (a bug: please report it);
+130 interrupted (Ctrl-C); 143 / 129 terminated by SIGTERM / SIGHUP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+import typer
+from rich.console import Console
+
+from ortcopy_doctor.model.version import __version__
+from ortcopy_doctor.model.errors import DoctorError, ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.cli.ci import CiOptions
+    from ortcopy_doctor.render.output import OutputSet
+
+app = typer.Typer(
+    name="ortcopy-doctor",
+    help="Find every host<->device copy an ONNX Runtime session makes, why, what it costs, and how to remove it.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    # Plain help (click's): it wraps descriptions and never cuts an option name ("--provider-opti…") at 80
+    # columns, and loads no rich layout code for --help. -h as well as --help, on every command.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class FailOn(str, Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+    never = "never"
+
+
+SARIF_HELP = "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs; - for stdout."
+TRACE_HELP = "Write the profiled runs as Chrome/Perfetto trace JSON here, transfers marked with their bytes; - for stdout."
+MAX_BYTES_HELP = "Exit 1 when the host<->device bytes per run exceed N (e.g. 500000, 500KB, 1.5MB)."
+GAIN_HELP = ("Exit 1 when the binding A/B measured a speed-up of at least this factor (e.g. 1.2x; by the lower bound "
+             "of its 95% CI) that the current code leaves on the table.")
+ALLOW_HELP = ("A finding kind your team accepts, by rule id or slug (OCD004, feed-copy; repeatable): never fails "
+              "--fail-on, and is a suppressed note in SARIF.")
+
+
+def _stdout(stderr: bool = False) -> Console:
+    # soft_wrap: a line (the verdict, a finding) stays one line when piped; tables still fit the width.
+    # stderr: an output (--json -) goes to stdout, so the terminal report goes to stderr.
+    return Console(highlight=False, soft_wrap=True, stderr=stderr)
+
+
+_ERROR_PRINTED = False
+
+
+def _print_error(message: str) -> None:
+    """The one ``error:`` line on stderr (control characters escaped, so it stays one line)."""
+    global _ERROR_PRINTED
+    _ERROR_PRINTED = True
+    # soft_wrap: one line whatever the terminal width, as DoctorError promises.
+    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_esc(message)}", soft_wrap=True)
+
+
+def _fail(message: str, code: int) -> None:
+    _print_error(message)
+    raise typer.Exit(code)
+
+
+def _esc(text: str) -> str:
+    """Rich markup and terminal control characters escaped: untrusted text prints as itself, on one line."""
+    from rich.markup import escape
+
+    from ortcopy_doctor.render.terminal import safe
+
+    return escape(safe(text))
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
+    """A status line on the terminal's stderr. It writes to a duplicate of fd 2, since fd 2 itself is
+    redirected into ORT's log capture while sessions are built and run."""
+    if not enabled:
+        yield lambda _step: None
+        return
+    stream = os.fdopen(os.dup(2), "w", buffering=1)
+    console = Console(file=stream, highlight=False)
+    try:
+        with console.status("ortcopy-doctor: starting") as status:
+            yield lambda step: status.update(f"ortcopy-doctor: {step}")
+    finally:
+        stream.close()
+
+
+def _guard(func: Callable[[], int]) -> None:
+    """Run a command body: DoctorErrors become one line and their exit code; anything else exit 4."""
+    debug = os.environ.get("ORTCOPY_DOCTOR_DEBUG") == "1"
+    try:
+        code = func()
+    except typer.Exit:
+        raise
+    except DoctorError as exc:
+        _fail(exc.message, int(exc.exit_code))
+    except KeyboardInterrupt as exc:
+        from ortcopy_doctor.cli.interrupts import quiet_teardown
+
+        quiet_teardown(exc)  # an ORT session freed now logs nothing after the error line
+        _fail("interrupted", int(ExitCode.INTERRUPTED))
+    except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks
+        if debug:
+            raise
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        _fail(f"internal error: {type(exc).__name__}: {first[:300]} (set ORTCOPY_DOCTOR_DEBUG=1 for the traceback "
+              "and report it)", int(ExitCode.INTERNAL))
+    raise typer.Exit(code)
+
+
+def _parse_kv(values: list[str], flag: str) -> dict[str, str]:
+    result: dict[str, str] = {}
+    for value in values:
+        if "=" not in value:
+            raise UsageError(f"{flag} {value!r} is not KEY=VALUE")
+        key, _, val = value.partition("=")
+        result[key.strip()] = val.strip()
+    return result
+
+
+def _outputs(inputs: list[tuple[str, Optional[Path]]], outputs: list[tuple[str, Optional[Path]]]) -> OutputSet:
+    """Every output path checked before any work (render/output.py): not an input, not another output."""
+    from ortcopy_doctor.render.output import OutputSet
+
+    result = OutputSet()
+    for what, path in inputs:
+        result.add_input(what, path)
+    for flag, path in outputs:
+        result.add(flag, path, stdout_ok=flag in ("--json", "--sarif", "--trace"))
+    return result
+
+
+def _write_outputs(outputs: OutputSet, report: Any, ci: Optional[CiOptions] = None,
+                   html: Optional[Callable[[Any], str]] = None) -> list[str]:
+    """Render every output asked for, then write them all (or, on any failure, none). ``html`` renders the page
+    (the report's renderer unless given)."""
+    try:
+        if outputs.asked("--json"):
+            outputs.stage("--json", report.to_json())
+        if outputs.asked("--html"):
+            if html is None:
+                from ortcopy_doctor.render.html import render_html as html
+            outputs.stage("--html", html(report))
+        for flag, text in (ci.render(report) if ci is not None else []):
+            outputs.stage(flag, text)
+        return outputs.commit()
+    finally:
+        outputs.discard()
+
+
+def _keep_partial_evidence(exc: DoctorError, outputs: OutputSet) -> None:
+    """On a failure after the session existed (e.g. out of device memory), keep what was gathered: the JSON
+    report of the partial evidence, marked incomplete, where --json asked for one. No other output is written."""
+    # Only environment failures (exit 3): bad input (exit 2) leaves no file behind.
+    if exc.partial_evidence is None or not outputs.asked("--json") or exc.exit_code != ExitCode.ENVIRONMENT:
+        return
+    from ortcopy_doctor.report.core import analyse
+
+    partial = analyse(exc.partial_evidence)  # type: ignore[arg-type]
+    try:
+        outputs.stage("--json", partial.to_json())
+        for out in outputs.outputs:
+            if out.flag != "--json":
+                out.text = None
+                outputs._drop_tmp(out)
+        written = outputs.commit()
+    finally:
+        outputs.discard()
+    exc.message = f"{exc.message} (evidence gathered so far: {written[0] if written else 'stdout'})"
+
+
+@app.command(short_help="Run the model and report every host<->device copy.")
+def check(
+    model: Path = typer.Argument(..., help="The .onnx model file (never modified)."),
+    provider: list[str] = typer.Option([], "--provider", "-p", help="Execution provider: cuda, cpu, tensorrt, ... (repeat or comma-separate; default: cuda then cpu)."),
+    device_id: int = typer.Option(0, "--device-id", help="GPU to use."),
+    provider_option: list[str] = typer.Option([], "--provider-option", help="KEY=VALUE option for the first provider (repeatable)."),
+    dim: list[str] = typer.Option([], "--dim", help="SYMBOL=N: size of a symbolic dim, e.g. --dim batch=8 (repeatable)."),
+    shape: list[str] = typer.Option([], "--shape", help="NAME=AxBxC: full shape of one input (repeatable)."),
+    inputs: Optional[Path] = typer.Option(None, "--inputs", help="An .npz file with real inputs, by input name."),
+    value: list[str] = typer.Option([], "--value", help="NAME=V: value of a scalar (or one-element) input, e.g. --value sample_rate=16000, in the model's dtype (repeatable)."),
+    strict_shapes: bool = typer.Option(False, "--strict-shapes", help="Refuse dynamic dims no --dim/--shape sizes (exit 2) instead of taking them as 1."),
+    warmup: int = typer.Option(2, "--warmup", min=0, help="Warm-up runs, excluded from the evidence."),
+    runs: int = typer.Option(3, "--runs", min=1, help="Profiled runs that give the evidence."),
+    timed_runs: int = typer.Option(20, "--timed-runs", min=1, help="Unprofiled runs that give the timings."),
+    html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path (default: <model>.ortcopy.html)."),
+    no_html: bool = typer.Option(False, "--no-html", help="Write no HTML report."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write evidence and report as JSON here; - for stdout."),
+    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
+    custom_op_library: list[Path] = typer.Option([], "--custom-op-library", help="Shared library of custom ops to register."),
+    static: bool = typer.Option(False, "--static", help="Predict placement and copies from the model alone; create no session (works without a GPU)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
+    measure_binding: Optional[bool] = typer.Option(None, "--measure-binding/--no-measure-binding", help="Time plain run() against the binding plan, everything bound on the device and a CUDA graph (default: on where the CUDA EP is active)."),
+    measure_runs: int = typer.Option(50, "--measure-runs", min=5, help="Minimum timed runs per binding variant (--measure-binding); more are added until the 95% CI of every speed-up is within ±3% or --measure-budget is spent."),
+    measure_budget: float = typer.Option(5.0, "--measure-budget", min=0.0, help="Seconds of adaptive sampling for the binding A/B at most (after the --measure-runs minimum)."),
+    fail_on_gain: Optional[str] = typer.Option(None, "--fail-on-gain", help=GAIN_HELP),
+    sarif: Optional[Path] = typer.Option(None, "--sarif", help=SARIF_HELP),
+    trace: Optional[Path] = typer.Option(None, "--trace", help=TRACE_HELP),
+    max_transfer_bytes: Optional[str] = typer.Option(None, "--max-transfer-bytes", help=MAX_BYTES_HELP),
+    allow: list[str] = typer.Option([], "--allow", help=ALLOW_HELP),
+) -> None:
+    """Run the model with profiling and report every host<->device copy, its cause and its fix."""
+
+    def body() -> int:
+        from ortcopy_doctor.collect.check import CheckOptions
+        from ortcopy_doctor.collect.feeds import parse_dims, parse_shapes, parse_values
+        from ortcopy_doctor.knowledge.model_file import check_model_path
+        from ortcopy_doctor.knowledge.providers import resolve
+        from ortcopy_doctor.render.text import print_report
+        from ortcopy_doctor.api import check as run_check
+
+        check_model_path(model)
+        html_path = None if no_html else (html or Path(f"{model.stem}.ortcopy.html"))
+        outputs = _outputs([("the model", model), ("the --inputs file", inputs),
+                            *(("the --custom-op-library", lib) for lib in custom_op_library)],
+                           [("--json", json_path), ("--html", html_path), ("--sarif", sarif), ("--trace", trace)])
+        from ortcopy_doctor.cli.ci import CiOptions
+
+        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
+        options = CheckOptions(
+            providers=resolve(provider), provider_options=_parse_kv(provider_option, "--provider-option"),
+            device_id=device_id, dims=parse_dims(dim), shapes=parse_shapes(shape), inputs_file=inputs,
+            values=parse_values(value), strict_shapes=strict_shapes,
+            warmup_runs=warmup, profiled_runs=runs, timed_runs=timed_runs, custom_op_libraries=list(custom_op_library),
+            static=static,
+            measure_binding=measure_binding, measure_runs=measure_runs, measure_budget_s=measure_budget,
+        )
+        with _progress(sys.stderr.isatty() and not quiet) as progress:
+            try:
+                report = run_check(model, options, progress=progress)
+            except DoctorError as exc:
+                _keep_partial_evidence(exc, outputs)
+                raise
+        for name in report.evidence.model.external_data_files:  # known once the model is read
+            outputs.add_input("the model's external data", model.parent / name)
+        written = _write_outputs(outputs, report, ci)
+        out = _stdout(outputs.uses_stdout)
+        if quiet:
+            out.print(_esc(report.verdict))
+        else:
+            print_report(report, out)
+            for path in written:
+                out.print(f"wrote {_esc(str(path))}")
+        return ci.exit_code(report, out, quiet)
+
+    _guard(body)
+
+
+@app.command(short_help="Re-analyse and re-render recorded JSON.")
+def report(
+    evidence_json: Path = typer.Argument(..., help="A JSON file written by `check --json`."),
+    html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the re-analysed report as JSON here; - for stdout."),
+    fail_on: FailOn = typer.Option(FailOn.never, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
+    sarif: Optional[Path] = typer.Option(None, "--sarif", help=SARIF_HELP),
+    trace: Optional[Path] = typer.Option(None, "--trace", help=TRACE_HELP),
+    max_transfer_bytes: Optional[str] = typer.Option(None, "--max-transfer-bytes", help=MAX_BYTES_HELP),
+    allow: list[str] = typer.Option([], "--allow", help=ALLOW_HELP),
+    fail_on_gain: Optional[str] = typer.Option(None, "--fail-on-gain", help=GAIN_HELP),
+) -> None:
+    """Re-analyse and re-render recorded evidence; needs no ORT session and no GPU."""
+
+    def body() -> int:
+        from ortcopy_doctor.render.text import print_report
+        from ortcopy_doctor.report.core import load_report
+
+        outputs = _outputs([("the evidence JSON", evidence_json)],
+                           [("--json", json_path), ("--html", html), ("--sarif", sarif), ("--trace", trace)])
+        from ortcopy_doctor.cli.ci import CiOptions
+
+        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
+        loaded = load_report(evidence_json)
+        written = _write_outputs(outputs, loaded, ci)
+        out = _stdout(outputs.uses_stdout)
+        print_report(loaded, out)
+        for path in written:
+            out.print(f"wrote {_esc(str(path))}")
+        return ci.exit_code(loaded, out)
+
+    _guard(body)
+
+
+@app.command(short_help="Compare two reports: transfers, findings, latency.")
+def diff(
+    a_json: Path = typer.Argument(..., help="The earlier report: a JSON file written by `check --json`."),
+    b_json: Path = typer.Argument(..., help="The later report to compare with it."),
+    html: Optional[Path] = typer.Option(None, "--html", "-o", help="Write the diff as an HTML page here."),
+    fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help="Exit 1 when b has transfers or findings that a has not."),
+    show_unchanged: bool = typer.Option(False, "--all", help="List unchanged transfers and findings too."),
+    fail_on_model_change: bool = typer.Option(False, "--fail-on-model-change", help="Exit 1 when a and b are reports of different model files (sha256)."),
+) -> None:
+    """Transfers and findings added, removed or changed between two reports, and the latency change."""
+
+    def body() -> int:
+        from ortcopy_doctor.report.diff import diff_files
+        from ortcopy_doctor.render.diff import render_diff_html, render_diff_text
+        from ortcopy_doctor.render.terminal import safe
+
+        outputs = _outputs([("report a", a_json), ("report b", b_json)], [("--html", html)])
+        result = diff_files(a_json, b_json)
+        written = _write_outputs(outputs, result, html=render_diff_html)
+        typer.echo(render_diff_text(result, show_unchanged=show_unchanged), nl=False)
+        for path in written:
+            typer.echo(f"wrote {safe(path)}")
+        if fail_on_model_change and result.model_changed:
+            return int(ExitCode.FINDINGS)
+        return int(ExitCode.FINDINGS) if fail_on_regression and result.regressions else int(ExitCode.CLEAN)
+
+    _guard(body)
+
+
+@app.command(short_help="ORT build, providers, GPUs, CUDA/cuDNN libraries.")
+def env() -> None:
+    """ORT version and build, providers available vs loadable, GPUs, CUDA/cuDNN libraries."""
+
+    def body() -> int:
+        from rich.table import Table
+
+        from ortcopy_doctor.collect.environment import environment_report
+
+        result = environment_report()
+        e = result.environment
+        out = _stdout()
+        out.print(f"onnxruntime {_esc(e.ort_version)} from {_esc(e.ort_package)}")
+        for warning in result.warnings:
+            out.print(f"[yellow]warning:[/] {_esc(warning)}")
+        if e.ort_build:
+            out.print(_esc(e.ort_build))
+        out.print(f"onnx {e.onnx_version}, numpy {e.numpy_version}, python {e.python}, {_esc(e.platform)}")
+        out.print(f"GPUs: {_esc(', '.join(e.gpus)) or 'none seen (no nvidia-smi or no GPU)'}")
+        table = Table(title="Providers in this build", title_justify="left")
+        table.add_column("provider", overflow="fold")
+        table.add_column("loads here", overflow="fold")
+        table.add_column("why not", overflow="fold")
+        for p in result.providers:
+            table.add_row(p.name, "yes" if p.loadable else "no", p.reason)
+        out.print(table)
+        table = Table(title="CUDA / cuDNN libraries", title_justify="left")
+        table.add_column("library", overflow="fold")
+        table.add_column("found", overflow="fold")
+        table.add_column("problem", overflow="fold")
+        for lib in result.libraries:
+            table.add_row(lib.name, lib.found or "no", lib.error or "")
+        out.print(table)
+        return int(ExitCode.CLEAN)
+
+    _guard(body)
+
+
+@app.command(short_help="Check the bundled example, write reports/demo.html.")
+def demo(
+    output: Path = typer.Option(Path("reports/demo.html"), "--html", "-o", help="Where to write the HTML report."),
+    provider: list[str] = typer.Option([], "--provider", "-p", help="Providers (default: cuda then cpu)."),
+    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding is at or above this severity (as check)."),
+) -> None:
+    """Build the bundled example model, check it, and write reports/demo.html; exits as `check` would."""
+
+    def body() -> int:
+        from ortcopy_doctor.api import check as run_check
+        from ortcopy_doctor.collect.check import CheckOptions
+        from ortcopy_doctor.collect.demo_model import DEMO_DIMS, write_demo_model_once
+        from ortcopy_doctor.knowledge.providers import resolve
+        from ortcopy_doctor.render.text import print_report
+
+        if not output.parent.exists() and not output.parent.is_symlink():
+            try:
+                output.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise UsageError(f"--html {output}: cannot create folder {output.parent} ({exc.strerror}): "
+                                 "choose another path") from None
+        model_path = output.parent / "demo.onnx"
+        outputs = _outputs([("the demo model", model_path)], [("--html", output)])
+        write_demo_model_once(model_path)  # never replaces a different demo.onnx
+        options = CheckOptions(providers=resolve(provider), dims=dict(DEMO_DIMS))
+        with _progress(sys.stderr.isatty()) as progress:
+            result = run_check(model_path, options, progress=progress)
+        _write_outputs(outputs, result)
+        out = _stdout()
+        print_report(result, out)
+        out.print(f"\nDemo report: [bold]{_esc(str(output.resolve()))}[/]  (model: {_esc(str(model_path))})")
+        from ortcopy_doctor.cli.ci import CiOptions
+
+        return CiOptions.parse(fail_on.value).exit_code(result, out)
+
+    _guard(body)
+
+
+@app.command(short_help="Run a Python program, report its host round trips.",
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def run(
+    command: list[str] = typer.Argument(..., help="The program: `-- python script.py args` (or `-- script.py args`, `-- python -m pkg`)."),
+    html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path (default: <script>.ortcopy-run.html)."),
+    no_html: bool = typer.Option(False, "--no-html", help="Write no HTML report."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the pipeline report (with its observations) as JSON here."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
+    fail_on: str = typer.Option("never", "--fail-on", help="Exit 1 (when the program itself exited 0) on: round-trip, host-transfer, never."),
+    no_census: bool = typer.Option(False, "--no-census", help="Take no CUPTI census of the calls."),
+    subprocess: bool = typer.Option(False, "--subprocess", help="Run the program in a child interpreter (also when the command names another python)."),
+) -> None:
+    """Run an unmodified Python program and report the host round trips between its sessions (pipeline stages)."""
+    from ortcopy_doctor.watch.program import cli_run
+
+    _guard(lambda: cli_run(command, html=html, no_html=no_html, json_path=json_path, quiet=quiet, fail_on=fail_on,
+                           census=not no_census, subprocess=subprocess))
+
+
+@app.callback(invoke_without_command=True)
+def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
+    if version:
+        typer.echo(f"ortcopy-doctor {__version__}")
+        raise typer.Exit(0)
+
+
+class _Never(Exception):
+    """Matches nothing: stands in for an exception class this click version lacks."""
+
+
+def _click_exceptions() -> Any:
+    try:
+        from typer import _click as click_module  # typer >= 0.25 vendors click
+    except ImportError:  # pragma: no cover - older typer
+        import click as click_module
+    return click_module.exceptions
+
+
+def _usage_line(exc: Any) -> str:
+    """click's usage error as one line, with the fix: the --help of the command."""
+    message = " ".join(str(exc.format_message()).split()).rstrip(".")
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None and ctx.command_path else "ortcopy-doctor"
+    return f"{message}: see `{command} --help`"
+
+
+def main(args: Optional[list[str]] = None) -> None:
+    """The ``ortcopy-doctor`` command: every outcome is an exit code with at most one ``error:`` line."""
+    from ortcopy_doctor.cli.interrupts import Terminated, install, quiet_teardown
+
+    global _ERROR_PRINTED
+    _ERROR_PRINTED = False
+    install()
+    click_exc = _click_exceptions()
+    try:
+        code = app(args=args, standalone_mode=False)
+    except Terminated as exc:  # SIGTERM/SIGHUP: every with/finally has run (temporary folders removed)
+        quiet_teardown(exc)
+        _print_error(exc.message)
+        code = exc.exit_code
+    except (KeyboardInterrupt, typer.Abort) as exc:
+        quiet_teardown(exc)
+        _print_error("interrupted")
+        code = int(ExitCode.INTERRUPTED)
+    except getattr(click_exc, "NoArgsIsHelpError", _Never) as exc:
+        exc.show()  # `ortcopy-doctor` alone prints the help
+        code = int(ExitCode.USAGE)
+    except click_exc.UsageError as exc:
+        _print_error(_usage_line(exc))
+        code = int(ExitCode.USAGE)
+    except click_exc.ClickException as exc:
+        _print_error(" ".join(str(exc.format_message()).split()))
+        code = int(getattr(exc, "exit_code", ExitCode.USAGE) or ExitCode.USAGE)
+    if code is None:
+        code = 0
+    if code == ExitCode.INTERRUPTED and not _ERROR_PRINTED:  # interrupted inside click's parsing, which exits silently
+        _print_error("interrupted")
+    sys.exit(int(code))

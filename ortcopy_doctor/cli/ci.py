@@ -1,0 +1,74 @@
+"""The CI flags of ``check`` and ``report`` together: the gate, plus the SARIF and trace files to write."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ortcopy_doctor.render.output import STDOUT, check_writable, write_atomic
+from ortcopy_doctor.render.sarif import render_sarif
+from ortcopy_doctor.render.trace import render_trace
+from ortcopy_doctor.report.gate import Gate, evaluate, parse_bytes, parse_gain, resolve_allow
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.report.core import Report
+
+
+@dataclass
+class CiOptions:
+    """The CI flags of ``check`` and ``report`` together: the gate, plus the SARIF and trace files to write.
+
+    ``parse`` checks them all before any work (a bad --allow or an unwritable --sarif fails up front with exit 2).
+    """
+
+    gate: Gate
+    sarif: Path | None = None
+    trace: Path | None = None
+
+    @classmethod
+    def parse(cls, fail_on: str, max_transfer_bytes: str | int | None = None, allow: Iterable[str] = (),
+              sarif: Path | None = None, trace: Path | None = None, fail_on_gain: str | None = None) -> CiOptions:
+        for path, flag in ((sarif, "--sarif"), (trace, "--trace")):
+            if path is not None and str(path) != STDOUT:
+                check_writable(path, flag)
+        limit = None if max_transfer_bytes is None else parse_bytes(max_transfer_bytes)
+        gain = None if fail_on_gain is None else parse_gain(fail_on_gain)
+        return cls(Gate(fail_on=fail_on, max_transfer_bytes=limit, allow=resolve_allow(allow), fail_on_gain=gain),
+                   sarif, trace)
+
+    def render(self, report: Report, base: Path | None = None) -> list[tuple[str, str]]:
+        """(flag, text) of the SARIF and trace outputs asked for; SARIF model URIs relative to ``base`` (cwd)."""
+        rendered = []
+        if self.sarif is not None:
+            rendered.append(("--sarif", render_sarif(report, self.gate.allow, base if base is not None else Path.cwd())))
+        if self.trace is not None:
+            rendered.append(("--trace", render_trace(report)))
+        return rendered
+
+    def write(self, report: Report, base: Path | None = None) -> list[Path]:
+        """Write the SARIF and trace files asked for; SARIF model URIs are relative to ``base`` (default: cwd)."""
+        paths = {"--sarif": self.sarif, "--trace": self.trace}
+        written = []
+        for flag, text in self.render(report, base):
+            path = paths[flag]
+            assert path is not None
+            write_atomic(path, text)
+            written.append(path)
+        return written
+
+    def exit_code(self, report: Report, console: Any = None, quiet: bool = False) -> int:
+        """0 when the report passes the gate, else 1; the reasons go to ``console`` (a rich Console) unless quiet."""
+        result = evaluate(report, self.gate)
+        if console is not None and not quiet:
+            from rich.markup import escape
+
+            for note in result.notes:
+                console.print(escape(f"note: {note}"))
+            for reason in result.reasons:
+                console.print(escape(f"gate failed: {reason}"))
+        return result.exit_code
+
+
+__all__ = ["CiOptions"]

@@ -1,0 +1,508 @@
+"""A/B measurement of IO binding: plain run(), the recommended plan, everything on the device, a CUDA graph.
+
+All variants run in sessions without profiling (profiling roughly doubled the per-run time of a 1 ms model,
+docs/ort-notes.md), on the same inputs and shapes, after warm-up, interleaved round by round so
+drift hits every variant alike. The number of rounds adapts (stats.Sampler): ``measure_runs`` rounds first,
+then more until the 95% interval of every variant's speed-up over plain run() is within ±3% or
+``measure_budget_s`` is spent. Every raw sample is kept in the record, with the same calls timed on the GPU
+clock (CUDA events, torch or cupy) where one is importable. The plan is the generated code itself: it is
+executed as printed (in two chunks: the setup, then ``infer()``'s definition and first call), and ``plain`` and
+``all_device`` reuse the session it created. The CUDA graph runs its own generated code, where nothing blocks capture.
+
+Transfers per call come from a CUPTI census where ``census.CuptiTracer`` works here, else from what the
+plan promises (advice.promised_transfers); ``transfer_source`` says which.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import io
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ortcopy_doctor.collect import ortlog
+from ortcopy_doctor.report.advice import VARIANT_LABELS, cuda_graph_blockers, promised_transfers
+from ortcopy_doctor.analysis.copies import find_copies
+from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND, BindingPlan, code_names, make_plan, render_code, render_cuda_graph_code
+from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, PhaseTiming, PinnedTiming, VariantTiming
+from ortcopy_doctor.analysis.stats import Sampler
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.collect.check import CheckOptions
+
+CUDA = "CUDAExecutionProvider"
+DEFAULT_RUNS = 50
+DEFAULT_BUDGET_S = 5.0
+
+
+def decide(evidence: Evidence, requested: bool | None) -> str | None:
+    """None where the measurement should run; else why not (shown in the report)."""
+    if requested is False:
+        return "turned off (--no-measure-binding)"
+    active = evidence.session.active_providers
+    if not active or active[0] != CUDA:
+        asked = "--measure-binding was given, but " if requested else ""
+        if CUDA not in evidence.session.requested_providers:
+            # e.g. --provider cpu on purpose: nothing failed, there is just no device in this session
+            return (f"{asked}CUDA was not requested (the session runs on {', '.join(active) or 'nothing'}): there is "
+                    "no device to bind on")
+        why = evidence.session.ep_failure or f"the session runs on {', '.join(active) or 'nothing'}"
+        # the first line of ORT's reason, whole (cut at 200 characters it read "... Require cuDNN )")
+        return (f"{asked}the CUDA EP is not active here ({why.splitlines()[0]}): there is no device to bind on; "
+                "run check where the CUDA EP loads to measure binding")
+    return None
+
+
+def stats(samples: list[float]) -> dict[str, float]:
+    arr = np.asarray(samples, dtype=np.float64)
+    p10, p25, p50, p75, p90 = np.percentile(arr, [10, 25, 50, 75, 90])
+    return {"median_ms": float(p50), "p10_ms": float(p10), "p25_ms": float(p25), "p75_ms": float(p75), "p90_ms": float(p90)}
+
+
+def _timed(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter_ns()
+    fn()
+    return (time.perf_counter_ns() - start) / 1e6
+
+
+def _host_timer(fn: Callable[[], Any]) -> tuple[float, float | None]:
+    return _timed(fn), None
+
+
+def gpu_event_timer(device_id: int = 0) -> tuple[str, Callable[[Callable[[], Any]], tuple[float, float | None]]]:
+    """(name, timer): the timer gives (host ms, GPU ms) of one call; GPU time from CUDA events (torch, else cupy).
+
+    The start event is recorded on the default stream just before the host clock starts and the end event just
+    after it stops; ORT returns from run() only when its stream is done, so the GPU clock spans the same call.
+    The events stay outside the host interval (their cost is not in the host time). Without torch or cupy the GPU
+    time is None and the name is "".
+    """
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.set_device(device_id)
+
+            def torch_timer(fn: Callable[[], Any]) -> tuple[float, float | None]:
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                host = _timed(fn)
+                end.record()
+                end.synchronize()
+                return host, float(start.elapsed_time(end))
+
+            torch_timer(lambda: None)
+            return "torch.cuda.Event", torch_timer
+    except Exception:  # noqa: BLE001 - try cupy
+        pass
+    try:
+        import cupy
+
+        with cupy.cuda.Device(device_id):
+            cupy.cuda.Event()
+
+        def cupy_timer(fn: Callable[[], Any]) -> tuple[float, float | None]:
+            with cupy.cuda.Device(device_id):
+                start, end = cupy.cuda.Event(), cupy.cuda.Event()
+                start.record()
+                host = _timed(fn)
+                end.record()
+                end.synchronize()
+                return host, float(cupy.cuda.get_elapsed_time(start, end))
+
+        cupy_timer(lambda: None)
+        return "cupy.cuda.Event", cupy_timer
+    except Exception:  # noqa: BLE001 - no GPU clock: host time only
+        pass
+    return "", _host_timer
+
+
+@contextlib.contextmanager
+def _quiet() -> Any:
+    """ORT's native log (fd 2) and the generated code's prints (stdout) stay out of the user's terminal."""
+    with ortlog.capture_native_stderr(), contextlib.redirect_stdout(io.StringIO()):
+        yield
+
+
+def split_code(code: str) -> tuple[str, str]:
+    """The generated code as (setup, rest): rest starts at ``def infer():`` and ends with its first call."""
+    marker = "\ndef infer():"
+    head, sep, tail = code.partition(marker)
+    if not sep:
+        return code, ""
+    return head + "\n", marker.lstrip("\n") + tail
+
+
+def run_generated(code: str, label: str, inputs_file: Path | None) -> tuple[dict[str, Any], float, float]:
+    """Execute generated code as printed; return its namespace, the setup time and the first ``infer()`` time (ms)."""
+    if inputs_file is not None:
+        code = code.replace("INPUTS_FILE = 'inputs.npz'", f"INPUTS_FILE = {str(inputs_file)!r}")
+    setup, rest = split_code(code)
+    namespace: dict[str, Any] = {"__name__": f"ortcopy_doctor_generated_{label}"}
+    setup_ms = _timed(lambda: exec(compile(setup, f"<{label} code: setup>", "exec"), namespace))  # noqa: S102 - our generated code
+    first_ms = _timed(lambda: exec(compile(rest, f"<{label} code: infer>", "exec"), namespace))  # noqa: S102
+    return namespace, setup_ms, first_ms
+
+
+def _align_inputs(namespace: dict[str, Any], plan: BindingPlan, arrays: dict[str, np.ndarray]) -> None:
+    """Give the generated code exactly the arrays the other variants get (it synthesizes the same ones with seed 0)."""
+    names = code_names(plan)
+    binding = namespace.get("binding")
+    for entry in plan.inputs:
+        var = names.inputs[entry.name]
+        ours = arrays.get(entry.name)
+        theirs = namespace.get(var)
+        if ours is None or (isinstance(theirs, np.ndarray) and theirs.shape == ours.shape and theirs.dtype == ours.dtype
+                            and np.array_equal(theirs, ours)):
+            continue
+        on_device = namespace.get(f"{var}_on_device")
+        if entry.place == DEVICE and on_device is not None:
+            on_device.update_inplace(np.ascontiguousarray(ours))
+        elif binding is not None:
+            binding.bind_cpu_input(entry.name, ours)
+        namespace[var] = ours
+
+
+class _Census:
+    """One traced call per variant, where CUPTI works here."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.reason = ""
+        if not enabled:
+            self.tracer, self.reason = None, "not traced in a dry run"
+            return
+        try:
+            from ortcopy_doctor.collect.census import CuptiTracer, CuptiUnavailable
+
+            try:
+                CuptiTracer()
+                self.tracer: Any = CuptiTracer
+            except CuptiUnavailable as exc:
+                self.tracer, self.reason = None, str(exc)
+        except Exception as exc:  # noqa: BLE001 - any import problem means: no census
+            self.tracer, self.reason = None, f"{type(exc).__name__}: {exc}"
+
+    def totals(self, fn: Callable[[], Any]) -> dict[str, tuple[int, int]] | None:
+        if self.tracer is None:
+            return None
+        try:
+            with self.tracer() as tracer:
+                fn()
+        except Exception as exc:  # noqa: BLE001 - CUPTI failed here: fall back to the plan's promise
+            self.tracer, self.reason = None, f"tracing failed: {type(exc).__name__}: {exc}"
+            return None
+        totals: dict[str, tuple[int, int]] = {}
+        for r in tracer.census.records:
+            if r.direction in ("host_to_device", "device_to_host"):
+                count, nbytes = totals.get(r.direction, (0, 0))
+                totals[r.direction] = (count + 1, nbytes + r.bytes)
+        return totals
+
+
+def _set_transfers(v: VariantTiming, totals: dict[str, tuple[int, int]], source: str) -> None:
+    v.h2d_count, v.h2d_bytes = totals.get("host_to_device", (0, 0))
+    v.d2h_count, v.d2h_bytes = totals.get("device_to_host", (0, 0))
+    v.transfer_source = source
+
+
+def _all_device_binding(session: Any, ort: Any, evidence: Evidence, arrays: dict[str, np.ndarray], device_id: int,
+                        device_type: str = "cuda") -> tuple[Any, dict[str, Any]] | str:
+    """Every input as a CUDA OrtValue, every output bound on CUDA; or why that cannot run."""
+    for value in evidence.model.outputs:
+        if value.kind != "tensor":
+            return (f"output '{value.name}' is a {value.type_string}: it cannot be bound on the device "
+                    "(run_with_iobinding fails with 'Unsupported OrtValue type')")
+    for value in evidence.model.inputs:
+        if value.kind != "tensor" or value.elem_type == "str":
+            return f"input '{value.name}' ({value.type_string}) cannot live in device memory"
+    binding = session.io_binding()
+    on_device: dict[str, Any] = {}
+    for name, array in arrays.items():
+        on_device[name] = ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(array), device_type, device_id)
+        binding.bind_ortvalue_input(name, on_device[name])
+    for value in evidence.model.outputs:
+        binding.bind_output(value.name, device_type, device_id)
+    return binding, on_device
+
+
+def measure_binding(evidence: Evidence, model_path: Path | str, arrays: dict[str, np.ndarray],
+                    options: CheckOptions, progress: Callable[[str], None] | None = None) -> BindingMeasurement:
+    """The A/B record for the evidence; never raises (a failure is a record with status "failed")."""
+    why_not = decide(evidence, options.measure_binding)
+    if why_not is not None:
+        return BindingMeasurement(status="off" if options.measure_binding is False else "skipped", reason=why_not)
+    say = progress or (lambda _step: None)
+    say("measuring binding variants")
+    try:
+        with _quiet():
+            return _measure(evidence, Path(model_path), arrays, options)
+    except Exception as exc:  # noqa: BLE001 - the measurement is an extra: the check itself stands
+        first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
+        return BindingMeasurement(status="failed", reason=f"{type(exc).__name__}: {first}")
+    finally:
+        gc.collect()
+
+
+def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray], options: CheckOptions,
+             device_type: str = "cuda") -> BindingMeasurement:
+    """The measurement. ``device_type="cpu"`` is a dry run of the same machinery on CPU OrtValues (for tests on
+    machines without a GPU): no CUDA graph, no pinned staging, and the timings mean nothing."""
+    import onnxruntime as ort
+
+    runs = max(5, int(getattr(options, "measure_runs", DEFAULT_RUNS) or DEFAULT_RUNS))
+    warmup = max(3, options.warmup_runs)
+    plan = make_plan(evidence)
+    if device_type != plan.device_type:
+        plan.device_type = device_type
+        plan.code = render_code(evidence, plan)
+    dry_run = device_type != "cuda"
+    copies = find_copies(evidence)
+    blockers = cuda_graph_blockers(evidence, plan, copies)
+    device_id = plan.device_id
+    result = BindingMeasurement(status="measured", runs=runs, warmup_runs=warmup,
+                                cuda_graph_blockers=[b.text() for b in blockers])
+    variants = {name: VariantTiming(variant=name, label=VARIANT_LABELS[name], ran=False)
+                for name in ("plain", "plan", "all_device", "cuda_graph")}
+    calls: dict[str, Callable[[], Any]] = {}
+
+    # (b) the plan: its generated code, executed as printed.
+    session = None
+    namespace: dict[str, Any] = {}
+    try:
+        namespace, setup_ms, first_ms = run_generated(plan.code, "plan", options.inputs_file)
+        _align_inputs(namespace, plan, arrays)
+        session = namespace["session"]
+        calls["plan"] = namespace["infer"]
+        variants["plan"].session_create_ms = setup_ms
+        variants["plan"].first_run_ms = first_ms
+    except Exception as exc:  # noqa: BLE001 - recorded as the variant's result
+        variants["plan"].skipped_reason = f"the generated code failed: {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}"
+    if session is None:
+        from ortcopy_doctor.collect.check import _provider_list, _session_options
+
+        so = _session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
+        session = ort.InferenceSession(str(model_path), so, providers=_provider_list(options))
+        result.notes.append("plain run() and everything-bound ran in a session of their own, since the plan's code failed")
+    if CUDA not in session.get_providers() and not dry_run:
+        return BindingMeasurement(status="skipped", reason="the measurement session did not get the CUDA EP")
+
+    # (a) plain run() with numpy, on the same session.
+    calls["plain"] = lambda: session.run(None, arrays)
+
+    # (c) everything bound on the device.
+    built = _all_device_binding(session, ort, evidence, arrays, device_id, device_type)
+    all_binding = None
+    all_inputs: dict[str, Any] = {}
+    if isinstance(built, str):
+        variants["all_device"].skipped_reason = built
+    else:
+        all_binding, all_inputs = built
+        try:
+            session.run_with_iobinding(all_binding)
+            calls["all_device"] = lambda: session.run_with_iobinding(all_binding)
+        except Exception as exc:  # noqa: BLE001
+            variants["all_device"].skipped_reason = f"run_with_iobinding failed: {str(exc).splitlines()[0][:300]}"
+            all_binding = None
+
+    # (d) the CUDA graph, where nothing blocks capture.
+    graph_ns: dict[str, Any] = {}
+    if dry_run:
+        variants["cuda_graph"].skipped_reason = f"dry run on {device_type}: no CUDA graph"
+    elif blockers:
+        variants["cuda_graph"].skipped_reason = f"{len(blockers)} blocker(s): " + "; ".join(b.text() for b in blockers[:3]) + (
+            " …" if len(blockers) > 3 else "")
+    else:
+        try:
+            graph_ns, setup_ms, first_ms = run_generated(render_cuda_graph_code(evidence, plan), "cuda_graph",
+                                                         options.inputs_file)
+            _align_inputs(graph_ns, plan, arrays)
+            calls["cuda_graph"] = graph_ns["infer"]
+            variants["cuda_graph"].session_create_ms = setup_ms
+            variants["cuda_graph"].first_run_ms = first_ms
+        except Exception as exc:  # noqa: BLE001
+            variants["cuda_graph"].skipped_reason = f"the CUDA graph code failed: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}"
+
+    # Warm-up, then interleaved timed rounds: the calibration (runs rounds), then more until every speed-up
+    # interval is within ±3% or the budget is spent (stats.Sampler).
+    for name, call in list(calls.items()):
+        try:
+            for _ in range(warmup):
+                call()
+        except Exception as exc:  # noqa: BLE001
+            variants[name].skipped_reason = f"failed during warm-up: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}"
+            del calls[name]
+    gpu_timer, timer = (("", _host_timer) if dry_run else gpu_event_timer(device_id))
+    budget = float(getattr(options, "measure_budget_s", DEFAULT_BUDGET_S))
+    sampler = Sampler(calls=dict(calls), timer=timer, base="plain", min_rounds=runs, budget_s=budget)
+    samples = sampler.run() if calls else {}
+    result.min_runs, result.budget_s, result.stop_reason, result.gpu_timer = runs, budget, sampler.stop_reason, gpu_timer
+    result.runs = len(next(iter(samples.values()))) if samples else 0
+    for name, values in samples.items():
+        v = variants[name]
+        v.ran, v.runs = True, len(values)
+        for key, value in stats(values).items():
+            setattr(v, key, value)
+        v.samples_ms = [round(x, 4) for x in values]
+        gpu = sampler.gpu.get(name)
+        if gpu and len(gpu) == len(values):
+            v.gpu_samples_ms = [round(x, 4) for x in gpu]
+            v.gpu_median_ms = float(np.median(gpu))
+
+    # Transfers of one call each.
+    census = _Census(enabled=not dry_run)
+    for name, v in variants.items():
+        if name not in calls:
+            continue
+        traced = census.totals(calls[name])
+        if traced is not None:
+            _set_transfers(v, traced, "census")
+        else:
+            _set_transfers(v, promised_transfers(evidence, plan, copies, name), "plan")
+    sources = {v.transfer_source for v in variants.values() if v.transfer_source}
+    result.transfer_source = "census" if sources == {"census"} else ("plan" if sources == {"plan"} else "census+plan")
+    if census.tracer is None:
+        result.notes.append(f"transfers are what the plan promises, not counted: CUPTI is not usable here ({census.reason})")
+
+    # Phases: upload, inference, download, on the everything-bound binding (else the plan's).
+    result.phases, result.phase_binding = _phases(ort, session, plan, namespace, arrays, all_binding,
+                                                  all_inputs, runs, warmup, device_id)
+    result.pinned = None if dry_run else _pinned(ort, plan, arrays, runs, warmup, device_id)
+    if dry_run:
+        result.notes.append(f"dry run on {device_type} OrtValues: the machinery ran, the timings say nothing about a GPU")
+    result.variants = [variants[n] for n in ("plain", "plan", "all_device", "cuda_graph")]
+    # Release the sessions inside the stderr capture.
+    calls.clear()
+    namespace.clear()
+    graph_ns.clear()
+    return result
+
+
+def _phase(phase: str, what: str, values: list[float], nbytes: int | None) -> PhaseTiming:
+    s = stats(values)
+    return PhaseTiming(phase=phase, what=what, runs=len(values), median_ms=s["median_ms"], p10_ms=s["p10_ms"],
+                       p90_ms=s["p90_ms"], bytes=nbytes)
+
+
+def _phases(ort: Any, session: Any, plan: BindingPlan, namespace: dict[str, Any], arrays: dict[str, np.ndarray],
+            all_binding: Any, all_inputs: dict[str, Any], runs: int, warmup: int, device_id: int
+            ) -> tuple[list[PhaseTiming], str]:
+    if all_binding is not None:
+        uploads = [(all_inputs[name], np.ascontiguousarray(arrays[name])) for name in arrays]
+        infer = lambda: session.run_with_iobinding(all_binding)  # noqa: E731
+        binding, which = all_binding, "all_device"
+        infer_what = "run_with_iobinding, every input and output bound on the device"
+    elif "infer" in namespace:
+        names = code_names(plan)
+        uploads = [(namespace[f"{names.inputs[e.name]}_on_device"], np.ascontiguousarray(arrays[e.name]))
+                   for e in plan.inputs if e.place == DEVICE and f"{names.inputs[e.name]}_on_device" in namespace]
+        infer = namespace["infer"]
+        binding = namespace.get("binding") if any(e.place != UNBOUND for e in plan.outputs) else None
+        which = "plan"
+        infer_what = "the plan's infer()"
+    else:
+        return [], ""
+    upload_bytes = sum(a.nbytes for _, a in uploads)
+
+    def upload() -> None:
+        for value, array in uploads:
+            value.update_inplace(array)
+
+    download_bytes: list[int] = []
+
+    def download() -> None:
+        out = binding.copy_outputs_to_cpu()
+        if not download_bytes:
+            download_bytes.append(sum(int(getattr(o, "nbytes", 0)) for o in out))
+
+    for _ in range(warmup):
+        upload()
+        infer()
+        if binding is not None:
+            download()
+    t_up, t_inf, t_down = [], [], []
+    for _ in range(runs):
+        t_up.append(_timed(upload))
+        t_inf.append(_timed(infer))
+        if binding is not None:
+            t_down.append(_timed(download))
+    phases = [
+        _phase("upload", f"numpy → device OrtValue (update_inplace), {len(uploads)} input(s)", t_up, upload_bytes),
+        _phase("inference", infer_what, t_inf, None),
+    ]
+    if t_down:
+        phases.append(_phase("download", "copy_outputs_to_cpu(), every bound output", t_down,
+                             download_bytes[0] if download_bytes else None))
+    return phases, which
+
+
+def _pinned(ort: Any, plan: BindingPlan, arrays: dict[str, np.ndarray], runs: int, warmup: int, device_id: int
+            ) -> PinnedTiming | None:
+    """Upload of the device-bound inputs from pageable numpy vs from a pinned host buffer, same device buffers."""
+    fed = [(e.name, np.ascontiguousarray(arrays[e.name])) for e in plan.inputs
+           if e.place == DEVICE and e.name in arrays and arrays[e.name].dtype != object]
+    if not fed:
+        return None
+    nbytes = sum(a.nbytes for _, a in fed)
+    pinned_views, method = _pinned_buffers(fed, device_id)
+    if pinned_views is None:
+        return PinnedTiming(method="none", bytes=nbytes, skipped_reason=method)
+    targets = [ort.OrtValue.ortvalue_from_numpy(a, "cuda", device_id) for _, a in fed]
+
+    def pageable() -> None:
+        for t, (_, a) in zip(targets, fed):
+            t.update_inplace(a)
+
+    def stage() -> None:
+        for view, (_, a) in zip(pinned_views, fed):
+            np.copyto(view, a)
+
+    def pinned() -> None:
+        for t, view in zip(targets, pinned_views):
+            t.update_inplace(view)
+
+    for _ in range(warmup):
+        pageable()
+        stage()
+        pinned()
+    t_page, t_stage, t_pin = [], [], []
+    for _ in range(runs):
+        t_page.append(_timed(pageable))
+        t_stage.append(_timed(stage))
+        t_pin.append(_timed(pinned))
+    return PinnedTiming(method=method, bytes=nbytes, runs=runs, pageable_ms=stats(t_page)["median_ms"],
+                        pinned_ms=stats(t_pin)["median_ms"], staging_ms=stats(t_stage)["median_ms"])
+
+
+def _pinned_buffers(fed: list[tuple[str, np.ndarray]], device_id: int) -> tuple[list[np.ndarray] | None, str]:
+    """numpy views of page-locked host buffers (torch, else cupy), or (None, why none).
+
+    ORT's Python API has no pinned device type for OrtValues (OrtValue.ortvalue_from_numpy accepts cuda, cann,
+    cpu, dml, webgpu, gpu and npu in 1.31.1; read from onnxruntime_inference_collection.py), so the buffer comes
+    from torch or cupy; ORT's cudaMemcpy from it then runs at pinned speed.
+    """
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            views = []
+            for _, a in fed:
+                t = torch.empty(a.shape, dtype=getattr(torch, str(a.dtype)) if str(a.dtype) != "bool" else torch.bool,
+                                pin_memory=True)
+                views.append(t.numpy())  # the view keeps the pinned tensor alive
+            return views, "torch.empty(..., pin_memory=True)"
+    except Exception:  # noqa: BLE001 - try the next allocator
+        pass
+    try:
+        import cupyx
+
+        views = [cupyx.empty_pinned(a.shape, dtype=a.dtype) for _, a in fed]
+        return views, "cupyx.empty_pinned"
+    except Exception:  # noqa: BLE001
+        pass
+    return None, ("no pinned host allocator here: install torch or cupy (ORT's Python API cannot allocate pinned "
+                  "OrtValues: 'cuda_pinned' is not one of its device types)")

@@ -1,0 +1,503 @@
+"""Collect evidence: inspect the model, build the session, read placement, profile runs, time runs.
+
+Two sessions are made. The evidence session logs at verbose level (captured from fd 2), records
+the provider assignment and profiles; the timing session does neither, because profiling roughly
+doubled the per-run time of a 1 ms model on the H200 (docs/ort-notes.md).
+"""
+
+from __future__ import annotations
+
+import datetime
+import gc
+import os
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+
+from ortcopy_doctor.model.version import __version__
+
+from ortcopy_doctor.collect import ortlog
+
+from ortcopy_doctor.knowledge import providers as provider_names
+from ortcopy_doctor.collect.environment import collect_environment
+from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelError, UsageError
+from ortcopy_doctor.collect.census_run import CensusCollector
+from ortcopy_doctor.model.evidence import AssumedDim, Evidence, RuntimeNode, SessionEvidence, Timings
+from ortcopy_doctor.collect.feeds import build_feeds
+from ortcopy_doctor.knowledge.model_file import inspect_model, load_model, walk_nodes
+from ortcopy_doctor.analysis.profile import parse_profile
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class CheckOptions:
+    """What ``check`` runs: providers, inputs, and how many runs of each kind."""
+
+    providers: list[str] = field(default_factory=lambda: list(provider_names.DEFAULT))
+    provider_options: dict[str, str] = field(default_factory=dict)
+    device_id: int = 0
+    dims: dict[str, int] = field(default_factory=dict)
+    shapes: dict[str, list[int]] = field(default_factory=dict)
+    inputs_file: Path | None = None
+    values: dict[str, str] = field(default_factory=dict)  # --value NAME=V: scalar inputs, in the model's dtype
+    strict_shapes: bool = False  # refuse dynamic dims no --dim/--shape sizes, instead of taking them as 1
+    static: bool = False  # predict from the model alone; create no session
+    warmup_runs: int = 2
+    profiled_runs: int = 3
+    timed_runs: int = 20
+    seed: int = 0
+    custom_op_libraries: list[Path] = field(default_factory=list)
+    # A/B measurement of IO binding (measure.py): None = on where the CUDA EP is active; runs per variant.
+    measure_binding: bool | None = None
+    measure_runs: int = 50  # the minimum (calibration) rounds; more are sampled until precise or out of budget
+    measure_budget_s: float = 5.0  # seconds of adaptive sampling (stats.Sampler) at most
+
+
+# Above this much weight, the evidence session does not save ORT's optimized model (a full copy of the weights).
+OPTIMIZED_MODEL_MAX_WEIGHT_BYTES = 512 * 2**20
+
+
+def _session_options(ort: Any, options: CheckOptions, *, verbose: bool, profile_prefix: str | None,
+                     optimized_path: Path | None) -> Any:
+    so = ort.SessionOptions()
+    so.log_severity_level = 0 if verbose else 3
+    if profile_prefix:
+        so.enable_profiling = True
+        so.profile_file_prefix = profile_prefix
+    if verbose:
+        # ORT >= 1.26 keeps the EP assignment of every node when asked (get_provider_graph_assignment_info).
+        so.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
+    if optimized_path is not None:
+        so.optimized_model_filepath = str(optimized_path)
+        # Weights go to a side file, so a large model is not serialised into one protobuf.
+        so.add_session_config_entry("session.optimized_model_external_initializers_file_name", optimized_path.name + ".data")
+        so.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+    for library in options.custom_op_libraries:
+        if not Path(library).is_file():
+            raise UsageError(f"--custom-op-library {library} not found: pass the path of the shared library")
+        # Always an absolute path: ORT dlopen()s it, and dlopen searches the system paths for a name without
+        # a slash, and ORT drops a leading "./", so "./lib.so" would load another library of that name.
+        absolute = os.path.abspath(library)
+        try:
+            so.register_custom_ops_library(absolute)
+        except Exception as exc:  # noqa: BLE001 - not a shared library, wrong architecture, missing symbol
+            text = str(exc).strip()
+            reason = text.splitlines()[0][:300] if text else type(exc).__name__
+            raise UsageError(f"--custom-op-library {library} could not be loaded ({reason}): pass a custom-op "
+                             "shared library built for this onnxruntime") from None
+    return so
+
+
+def _provider_list(options: CheckOptions) -> list[Any]:
+    result: list[Any] = []
+    for name in options.providers:
+        if name == provider_names.CPU:
+            result.append(name)
+            continue
+        opts: dict[str, str] = {}
+        if name in ("CUDAExecutionProvider", "TensorrtExecutionProvider", "ROCMExecutionProvider", "MIGraphXExecutionProvider"):
+            opts["device_id"] = str(options.device_id)
+        if name == options.providers[0]:
+            opts.update(options.provider_options)
+        result.append((name, opts) if opts else name)
+    return result
+
+
+# ORT's reasons are shown whole (a cut one, "...LSTM node. Na", hides what to fix); only a runaway message (a
+# model's own names can be any length) is bounded, saying so.
+ORT_REASON_MAX_CHARS = 4000
+
+
+def _whole(reason: str) -> str:
+    if len(reason) <= ORT_REASON_MAX_CHARS:
+        return reason
+    return f"{reason[:ORT_REASON_MAX_CHARS]}... ({len(reason) - ORT_REASON_MAX_CHARS} more characters)"
+
+
+def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exception:
+    """Map an onnxruntime exception to a one-line ``DoctorError`` that says what to do."""
+    import onnxruntime as ort
+
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    lower = text.lower()
+    if "unsupported model ir version" in lower:
+        # ORT prefixes the reason with its source location and a C++ signature: keep only the reason.
+        ir = re.search(r"unsupported model ir version[^\n]*", text, re.IGNORECASE)
+        reason = ir.group(0).strip() if ir else first
+        return ModelError(
+            f"{model_path.name}: {reason}; onnxruntime {ort.__version__} cannot load it: "
+            "upgrade onnxruntime or save the model with a lower ir_version"
+        )
+    if "is not a registered function/op" in lower or "no opset import for domain" in lower or (
+        "could not find an implementation" in lower and "domain" in lower
+    ):
+        # "Fatal error: com.example.custom:Foo(-1) is not a registered function/op": keep the domain with the op.
+        op = re.search(r"(?:([\w.]+):)?(\w+)\(-?\d+\) is not a registered function/op", text)
+        what = (f"op '{op.group(2)}' of domain '{op.group(1) or 'ai.onnx'}'" if op
+                else _whole(first.split("failed:")[-1].strip()))
+        return ModelError(
+            f"{model_path.name} uses an op onnxruntime does not know ({what}): "
+            "register its library with --custom-op-library PATH"
+        )
+    if "graph capture feature" in lower:
+        # ORT refuses enable_cuda_graph at session creation when nodes run on CPU or Memcpy nodes exist
+        # ("This session cannot use the graph capture feature ...", seen with 1.31.1).
+        return UsageError(
+            "enable_cuda_graph needs every node on the CUDA EP and no Memcpy nodes, and ORT refused this model: "
+            "drop --provider-option enable_cuda_graph=1, or first remove the CPU nodes a check without it lists"
+        )
+    if "out of memory" in lower or "failed to allocate memory" in lower or "cudaerrormemoryallocation" in lower:
+        return EnvironmentProblem(
+            f"the device ran out of memory during {stage}: lower --dim/--shape values or free GPU memory ({_whole(first)})"
+        )
+    if "cuda" in lower and ("failure" in lower or "error" in lower) and stage != "run":
+        return EnvironmentProblem(f"onnxruntime could not set up CUDA during {stage}: {_whole(first)}")
+    if "protobuf parsing failed" in lower:
+        return ModelError(f"onnxruntime cannot load {model_path.name}: {_whole(first)}: the file is truncated or not ONNX")
+    opset = re.search(r"Opset (\d+) is under development.*?domain (\S+) is till opset (\d+)", text, re.DOTALL)
+    if opset:
+        return ModelError(
+            f"{model_path.name} uses opset {opset.group(1)} of {opset.group(2)}, newer than onnxruntime {ort.__version__} "
+            f"supports (up to opset {opset.group(3)}): upgrade onnxruntime or export with opset {opset.group(3)} or lower"
+        )
+    if "load model" in lower and "failed" in lower:
+        # "Load model from m.onnx failed:This is an invalid model. Error: the graph is not acyclic.": a readable
+        # file whose graph ORT rejects (cycle, duplicate names, failed shape inference): keep ORT's reason.
+        reason = first.split("failed:", 1)[-1].strip()
+        reason = re.sub(r"^\S+:\d+ [^(]*\([^)]*\)\s*", "", reason).rstrip(".") or first  # ORT's C++ location
+        return ModelError(f"onnxruntime rejects {model_path.name} as invalid: {_whole(reason)}; fix or re-export the model "
+                          "(onnx.checker.check_model with full_check=True shows the problem)")
+    numpy_type = re.search(r"No corresponding Numpy type for Tensor Type\.?\s*(\w*)", text)
+    if stage == "run" and numpy_type:
+        # the run itself worked: onnxruntime's Python run() cannot return an output of this type as numpy
+        return ModelError(
+            f"{model_path.name} has an output of element type {numpy_type.group(1) or 'unknown'}, which numpy cannot "
+            "hold, so onnxruntime's run() cannot return it: check cannot measure this model; --static predicts it"
+        )
+    kernel = re.search(r"(?:Could not find an implementation for|Failed to find kernel for) (\w+)\((\d+)\)", text)
+    if kernel and stage != "run":
+        return ModelError(
+            f"onnxruntime {ort.__version__} has no kernel for {kernel.group(1)} (opset {kernel.group(2)}) with this "
+            f"model's types on the requested providers, so it cannot run {model_path.name}; --static still predicts it"
+        )
+    # ORT puts its C++ source location and signature before the reason: "/src/x.h:56 ns::F(args) reason"
+    first = re.sub(r"/\S+\.(?:h|cc|cpp|cu|cuh):\d+ (?:[^()]*\([^)]*\)\s*)?", "", first).strip()
+    if stage == "run":
+        # ORT's whole reason (e.g. which input an LSTM node rejected and why): it is what says which input to set.
+        reason = " ".join(line.strip() for line in text.splitlines() if line.strip())
+        reason = re.sub(r"/\S+\.(?:h|cc|cpp|cu|cuh):\d+ (?:[^()]*\([^)]*\)\s*)?", "", reason).strip()
+        return ModelError(f"the model failed to run on the given inputs: {_whole(reason.rstrip('.'))}; give real values: "
+                          "--value NAME=V for a scalar input, --inputs FILE.npz for tensors, --dim/--shape for sizes")
+    return ModelError(f"onnxruntime refused {model_path.name} during {stage}: {_whole(first)}")
+
+
+def _create_session(ort: Any, model_path: Path, so: Any, options: CheckOptions) -> tuple[Any, float]:
+    start = time.perf_counter()
+    try:
+        session = ort.InferenceSession(str(model_path), so, providers=_provider_list(options))
+    except Exception as exc:  # onnxruntime raises its own exception types (Fail, InvalidGraph, ...)
+        error = classify_ort_error(exc, model_path, "session creation")
+    else:
+        return session, (time.perf_counter() - start) * 1000.0
+    # Raised outside the except block: ORT's exception (whose traceback holds the half-built native
+    # session) is freed here, so the session's teardown logs inside the caller's fd-2 capture.
+    gc.collect()
+    raise error from None
+
+
+def _run(session: Any, feeds: dict[str, np.ndarray], model_path: Path) -> list[Any]:
+    try:
+        return session.run(None, feeds)
+    except Exception as exc:
+        error = classify_ort_error(exc, model_path, "run")
+    # The traceback keeps this frame alive: drop the session from it, so that the caller's cleanup
+    # destroys the session (and ORT logs its teardown) inside the fd-2 capture, not on the terminal.
+    del session
+    raise error from None
+
+
+def _assignment(session: Any) -> dict[Any, str] | None:
+    """node name -> provider, from get_provider_graph_assignment_info() where this ORT has it."""
+    getter = getattr(session, "get_provider_graph_assignment_info", None)
+    if getter is None:
+        return None
+    try:
+        info = getter()
+    except Exception:  # noqa: BLE001 - older builds raise when the config entry is unknown
+        return None
+    result: dict[Any, str] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for subgraph in info:
+        for node in subgraph.get_nodes():
+            result[node.name] = subgraph.ep_name
+            # nodes without a name (onnx.helper, skl2onnx) all share the name "": also keyed by op type and rank
+            key = (node.name, getattr(node, "op_type", ""))
+            result[key + (seen.get(key, 0),)] = subgraph.ep_name
+            seen[key] = seen.get(key, 0) + 1
+    return result or None
+
+
+def _runtime_nodes(graph_model: onnx.ModelProto, assignment: dict[Any, str] | None, facts: ortlog.LogFacts,
+                   active: list[str]) -> list[RuntimeNode]:
+    """Nodes of the graph ORT ran, each with its provider and, for CPU nodes, why they are there."""
+    log_placement = {name: ep for ep, nodes in facts.placement.items() for _, name in nodes}
+    # "All nodes placed on [EP]" lists no names: every node of that graph is on EP.
+    only_ep = next(iter(facts.placement_counts)) if len(facts.placement_counts) == 1 else None
+    primary = active[0] if active else provider_names.CPU
+    nodes: list[RuntimeNode] = []
+    rank: dict[tuple[str, str], int] = {}
+    for graph_path, node in walk_nodes(graph_model.graph):
+        provider = None
+        if assignment is not None:
+            key = (node.name, node.op_type)
+            provider = assignment.get(key + (rank.get(key, 0),)) if not node.name else None
+            rank[key] = rank.get(key, 0) + 1
+            provider = provider or assignment.get(node.name)
+            if provider is None and "/" in node.name:
+                provider = assignment.get(node.name.split("/")[0])
+        if provider is None:
+            provider = log_placement.get(node.name) or only_ep or (primary if len(active) == 1 else "")
+        reason: str | None = None
+        detail = ""
+        if provider == provider_names.CPU and primary != provider_names.CPU:
+            if node.name in facts.cpu_preferred:
+                reason, detail = "cpu_preferred", facts.cpu_preferred[node.name]
+            elif node.name in facts.kernel_not_found:
+                reason, detail = "no_kernel", f"no {provider_names.short(primary)} kernel registered for {node.op_type}"
+            else:
+                reason, detail = "other", "placed on CPU without a logged reason"
+        nodes.append(RuntimeNode(name=node.name, op_type=node.op_type, domain=node.domain, provider=provider,
+                                 inputs=list(node.input), outputs=list(node.output), graph=graph_path,
+                                 fallback_reason=reason, fallback_detail=detail))
+    return nodes
+
+
+def collect(model_path: Path | str, options: CheckOptions | None = None, progress: Progress | None = None) -> Evidence:
+    """Measure one model in one configuration and return the evidence."""
+    import onnxruntime as ort
+
+    options = options or CheckOptions()
+    say = progress or (lambda _step: None)
+    model_path = Path(model_path)
+    say("inspecting the model")
+    model = load_model(model_path)
+    info = inspect_model(model_path, model)
+    environment = collect_environment()
+    notes: list[str] = []
+    if options.static:
+        try:
+            # described, never allocated: a prediction runs nothing
+            _, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,
+                                   make_arrays=False)
+        except UsageError:
+            feeds = []  # sizes stay symbolic in a prediction; --dim makes them concrete
+        return static_evidence(model, info, feeds, options, environment)
+    assumed: list[AssumedDim] | None = None if options.strict_shapes else []
+    arrays, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,
+                                values=options.values, assumed=assumed)
+    assumed = assumed or []
+
+    with tempfile.TemporaryDirectory(prefix="ortcopy-doctor-") as tmp:
+        tmp_dir = Path(tmp)
+        optimized: Path | None = tmp_dir / "optimized.onnx"
+        if info.initializer_bytes > OPTIMIZED_MODEL_MAX_WEIGHT_BYTES:
+            # ORT would write a second copy of every weight into the temporary folder (2.2 GB of weights:
+            # +15 s and +2.2 GB of disk, docs/benchmarks.md): map placement onto the original graph instead.
+            optimized = None
+            notes.append(f"the model's weights ({info.initializer_bytes / 1e9:.1f} GB) are too large to save ORT's "
+                         "optimized graph as well: placement is mapped onto the original graph")
+        say("building the evidence session")
+        so = _session_options(ort, options, verbose=True, profile_prefix=str(tmp_dir / "profile"), optimized_path=optimized)
+        with ortlog.capture_native_stderr() as captured:
+            session = None
+            census_run = CensusCollector(options.warmup_runs, options.profiled_runs)
+            active: list[str] = []
+            assignment: dict[Any, str] | None = None
+            failure: DoctorError | None = None
+            try:
+                session, _ = _create_session(ort, model_path, so, options)
+                active = list(session.get_providers())
+                assignment = _assignment(session)
+                total = options.warmup_runs + options.profiled_runs
+                for i in range(total):
+                    if i == options.warmup_runs:
+                        census_run.start(active)  # the transfer census traces the profiled runs, not the warm-up
+                    say(f"warm-up run {i + 1}/{options.warmup_runs}" if i < options.warmup_runs
+                        else f"profiled run {i + 1 - options.warmup_runs}/{options.profiled_runs}")
+                    _run(session, arrays, model_path)
+                census_run.stop()
+                profile_path = session.end_profiling()
+                profiling_start_ns = int(session.get_profiling_start_time_ns())
+            except DoctorError as exc:
+                # Out of device memory, a CUDA session that cannot be created, a run that fails: keep what
+                # was gathered so far (log, providers, placement) on the error, for --json.
+                failure = exc
+            finally:
+                census_run.stop()  # idempotent: stops the tracer after a failed run too
+                # The session logs at verbose level while it is destroyed, also after a failed run:
+                # keep that inside the capture too.
+                session = None
+                if failure is not None or sys.exc_info()[0] is not None:
+                    # only a failure can leave the session in a reference cycle (through a traceback); a full
+                    # collection costs ~25 ms with the CLI's modules loaded (docs/benchmarks.md)
+                    gc.collect()
+        lines = ortlog.parse_lines(captured.text)
+        facts = ortlog.extract_facts(lines)
+        graph_model: onnx.ModelProto = model
+        graph_source = "original_model"
+        if optimized is not None and optimized.is_file():
+            try:
+                graph_model = onnx.load(str(optimized), load_external_data=False)
+                graph_source = "optimized_model"
+            except Exception:  # noqa: BLE001 - fall back to the original graph, and say so
+                notes.append("the optimized model ORT saved could not be read; placement is mapped onto the original graph")
+        if failure is not None:
+            failure.partial_evidence = Evidence(
+                model=info,
+                session=SessionEvidence(
+                    requested_providers=list(options.providers), active_providers=active,
+                    provider_options={p: dict(o) for p, o in (x for x in _provider_list(options) if isinstance(x, tuple))},
+                    device_id=options.device_id, ep_failure=None,
+                    placement_source="assignment_info" if assignment else ("verbose_log" if facts.placement_counts else "none"),
+                    graph_source=graph_source, log=facts.relevant),
+                environment=environment, feeds=feeds,
+                nodes=_runtime_nodes(graph_model, assignment, facts, active) if active else [],
+                memcpy_insertions=facts.memcpy, mode="measured", notes=notes, failure=failure.message,
+                tool_version=__version__, created_utc=_now(), assumed_dims=assumed,
+            )
+            raise failure
+        run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs)
+        try:
+            os.unlink(profile_path)
+        except OSError:
+            pass
+
+    ep_failure = None
+    for requested in options.providers:
+        if requested not in active and requested != provider_names.CPU:
+            ep_failure = facts.ep_failures.get(requested) or (
+                f"{requested} is available in this onnxruntime build but the session did not use it, and ORT logged no reason"
+                if requested in environment.available_providers
+                else f"{requested} is not available in this onnxruntime build ({environment.ort_package})"
+            )
+            break
+    nodes = _runtime_nodes(graph_model, assignment, facts, active)
+    placement_source = "assignment_info" if assignment else ("verbose_log" if facts.placement_counts else "none")
+
+    say("timed runs")
+    so = _session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
+    with ortlog.capture_native_stderr():
+        timing_session, create_ms = _create_session(ort, model_path, so, options)
+        try:
+            start = time.perf_counter()
+            _run(timing_session, arrays, model_path)
+            first_ms = (time.perf_counter() - start) * 1000.0
+            for _ in range(max(0, options.warmup_runs - 1)):
+                _run(timing_session, arrays, model_path)
+            run_ms: list[float] = []
+            for i in range(options.timed_runs):
+                if i % 10 == 0:
+                    say(f"timed runs {i}/{options.timed_runs}")
+                start = time.perf_counter()
+                _run(timing_session, arrays, model_path)
+                run_ms.append((time.perf_counter() - start) * 1000.0)
+            # Overhead of the census: runs traced the same way, in this unprofiled session.
+            census_run.measure_overhead(lambda: _run(timing_session, arrays, model_path), min(10, options.timed_runs))
+        finally:
+            timing_session = None
+            if sys.exc_info()[0] is not None:
+                gc.collect()  # a failed run's traceback may hold the session: free it inside the capture
+
+    evidence = Evidence(
+        model=info,
+        session=SessionEvidence(
+            requested_providers=list(options.providers),
+            active_providers=active,
+            provider_options={p: dict(o) for p, o in (x for x in _provider_list(options) if isinstance(x, tuple))},
+            device_id=options.device_id,
+            ep_failure=ep_failure,
+            placement_source=placement_source,
+            graph_source=graph_source,
+            log=facts.relevant,
+            profiling_start_ns=profiling_start_ns,
+        ),
+        environment=environment,
+        feeds=feeds,
+        nodes=nodes,
+        memcpy_insertions=facts.memcpy,
+        node_events=node_events,
+        run_events=run_events,
+        timings=Timings(warmup_runs=options.warmup_runs, profiled_runs=options.profiled_runs, run_ms=run_ms,
+                        session_create_ms=create_ms, first_run_ms=first_ms),
+        mode="measured",
+        notes=notes,
+        census=census_run.census,
+        census_status=census_run.status,
+        tool_version=__version__,
+        created_utc=_now(),
+        assumed_dims=assumed,
+    )
+    if ep_failure is not None and any(provider_names.is_device(p) for p in options.providers):
+        say("predicting the requested provider's placement")
+        try:
+            evidence.predicted = static_evidence(model, info, feeds, options, environment)
+            evidence.notes.append(
+                f"{options.providers[0]} was not active: the predicted section shows what static analysis expects it to do")
+        except UsageError as exc:  # no kernel table for this provider: the prediction is an extra, not the check
+            evidence.notes.append(f"no prediction for {options.providers[0]}: {exc.message}")
+    from ortcopy_doctor.collect.binding_ab import measure_binding
+
+    evidence.binding_measurement = measure_binding(evidence, model_path, arrays, options, say)
+    return evidence
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options: CheckOptions,
+                    environment: Any) -> Evidence:
+    """Evidence predicted from the model alone (no session): placement, Memcpy nodes, shapes."""
+    from ortcopy_doctor.knowledge.model_file import value_info
+    from ortcopy_doctor.knowledge.prediction import predict
+
+    provider = next((p for p in options.providers if provider_names.is_device(p)), provider_names.CPU)
+    notes = ["static prediction: no session was created; every item is predicted from the model"]
+    if provider == provider_names.CPU:
+        nodes = [RuntimeNode(name=n.name, op_type=n.op_type, domain=n.domain, provider=provider_names.CPU,
+                             inputs=list(n.inputs), outputs=list(n.outputs), graph=n.graph) for n in info.nodes]
+        insertions: list[Any] = []
+    else:
+        try:
+            prediction = predict(model, provider, ort_version=environment.ort_version)
+        except ValueError as exc:
+            raise UsageError(f"cannot predict placement for {provider}: {exc}; use --provider cuda") from None
+        nodes, insertions = prediction.nodes, prediction.memcpy_insertions
+        notes.extend(prediction.notes)
+    inferred: list[Any] = []
+    if info.file_bytes < 2_000_000_000:
+        try:
+            shaped = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+            inferred = [value_info(v) for v in list(shaped.graph.value_info) + list(shaped.graph.output)]
+        except Exception:  # noqa: BLE001 - shapes are a nicety here
+            notes.append("onnx shape inference failed: sizes of inner tensors are unknown")
+    return Evidence(
+        model=info,
+        session=SessionEvidence(
+            requested_providers=list(options.providers),
+            active_providers=[provider] + ([provider_names.CPU] if provider != provider_names.CPU else []),
+            provider_options={}, device_id=options.device_id, ep_failure=None,
+            placement_source="predicted", graph_source="original_model"),
+        environment=environment, feeds=feeds, nodes=nodes, memcpy_insertions=insertions, mode="static",
+        notes=notes, value_infos=inferred, tool_version=__version__, created_utc=_now(),
+    )

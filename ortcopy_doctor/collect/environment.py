@@ -1,0 +1,179 @@
+"""What this machine offers ONNX Runtime: version and build, providers, GPUs, CUDA/cuDNN libraries."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import glob
+import importlib.metadata
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx
+
+from ortcopy_doctor.model.evidence import Environment
+
+
+ORT_DISTRIBUTIONS = ("onnxruntime-gpu", "onnxruntime", "onnxruntime-directml", "onnxruntime-openvino",
+                     "onnxruntime-training")
+
+
+def installed_ort_distributions() -> list[str]:
+    """Every installed distribution that ships the ``onnxruntime`` module, as "name version"."""
+    found = []
+    for dist in ORT_DISTRIBUTIONS:
+        try:
+            found.append(f"{dist} {importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def ort_conflict_warning(installed: list[str]) -> str | None:
+    """Two distributions of the ``onnxruntime`` module overwrite each other's files: which one runs depends on
+    the order they were installed in, silently (e.g. onnxruntime installed after onnxruntime-gpu has no CUDA EP)."""
+    if len(installed) < 2:
+        return None
+    names = " ".join(item.split(" ")[0] for item in installed)
+    both = "both" if len(installed) == 2 else "all"
+    return (f"{' and '.join(installed)} are {both} installed: they ship the same `onnxruntime` module, so which one "
+            f"is imported depends on install order; keep one: `pip uninstall -y {names}` then "
+            "`pip install onnxruntime-gpu` (or the one you need)")
+
+
+def ort_package() -> str:
+    """Which distribution provides the ``onnxruntime`` module (onnxruntime-gpu, onnxruntime, ...)."""
+    for dist in ORT_DISTRIBUTIONS:
+        try:
+            return f"{dist} {importlib.metadata.version(dist)}"
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return "unknown"
+
+
+def gpus() -> list[str]:
+    """GPUs listed by nvidia-smi; empty where there is none or no driver."""
+    exe = shutil.which("nvidia-smi")
+    if not exe:
+        return []
+    try:
+        out = subprocess.run([exe, "-L"], capture_output=True, text=True, timeout=10, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [line.split(" (UUID")[0].strip() for line in out.splitlines() if line.startswith("GPU ")]
+
+
+def collect_environment() -> Environment:
+    import onnxruntime as ort
+
+    build = ""
+    if hasattr(ort, "get_build_info"):
+        try:
+            build = str(ort.get_build_info()).strip()
+        except Exception:  # noqa: BLE001 - informational only
+            build = ""
+    return Environment(
+        ort_has_from_dlpack=hasattr(ort.OrtValue, "from_dlpack"),
+        ort_version=ort.__version__,
+        ort_build=build,
+        ort_package=ort_package(),
+        onnx_version=onnx.__version__,
+        numpy_version=np.__version__,
+        python=sys.version.split()[0],
+        platform=platform.platform(),
+        available_providers=list(ort.get_available_providers()),
+        gpus=gpus(),
+    )
+
+
+# The libraries the CUDA EP of onnxruntime-gpu loads (CUDA 12/13 builds), by soname stem.
+CUDA_LIBRARIES = ["libcudart.so", "libcublas.so", "libcublasLt.so", "libcufft.so", "libcurand.so", "libcudnn.so"]
+
+
+@dataclass
+class LibraryStatus:
+    name: str
+    found: str | None
+    error: str | None = None
+
+
+@dataclass
+class ProviderStatus:
+    name: str
+    loadable: bool
+    reason: str = ""
+
+
+@dataclass
+class EnvironmentReport:
+    environment: Environment
+    providers: list[ProviderStatus] = field(default_factory=list)
+    libraries: list[LibraryStatus] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _search_dirs() -> list[str]:
+    dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
+    for site in sys.path:
+        dirs.extend(glob.glob(os.path.join(site, "nvidia", "*", "lib")))
+        dirs.extend(glob.glob(os.path.join(site, "nvidia", "cu*", "lib")))
+    dirs.extend(["/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu"])
+    return dirs
+
+
+def find_library(stem: str) -> LibraryStatus:
+    for directory in _search_dirs():
+        matches = sorted(glob.glob(os.path.join(directory, stem + "*")))
+        if matches:
+            path = matches[-1]
+            try:
+                ctypes.CDLL(path)
+            except OSError as exc:
+                return LibraryStatus(stem, path, str(exc))
+            return LibraryStatus(stem, path)
+    name = ctypes.util.find_library(stem[3:].split(".")[0])
+    if name:
+        return LibraryStatus(stem, name)
+    return LibraryStatus(stem, None, "not found on LD_LIBRARY_PATH, in the nvidia-* wheels or the system library path")
+
+
+def provider_loadable(provider: str) -> ProviderStatus:
+    """Try the provider on a one-node model, reading ORT's own reason from its log when it does not load."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    from ortcopy_doctor.collect.ortlog import capture_native_stderr, extract_facts, parse_lines
+
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])], "probe",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    options = ort.SessionOptions()
+    options.log_severity_level = 1
+    try:
+        with capture_native_stderr() as captured:
+            session = ort.InferenceSession(model.SerializeToString(), options, providers=[provider, "CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - any failure means "not loadable", with its message
+        return ProviderStatus(provider, False, str(exc).splitlines()[0])
+    if provider in session.get_providers():
+        return ProviderStatus(provider, True)
+    facts = extract_facts(parse_lines(captured.text))
+    reason = facts.ep_failures.get(provider) or "ORT left it out of the session's providers and logged no reason"
+    return ProviderStatus(provider, False, reason)
+
+
+def environment_report() -> EnvironmentReport:
+    env = collect_environment()
+    providers = [provider_loadable(p) if p != "CPUExecutionProvider" else ProviderStatus(p, True)
+                 for p in env.available_providers]
+    conflict = ort_conflict_warning(installed_ort_distributions())
+    return EnvironmentReport(environment=env, providers=providers, libraries=[find_library(s) for s in CUDA_LIBRARIES],
+                             warnings=[conflict] if conflict else [])

@@ -1,0 +1,376 @@
+"""Inputs for the runs: synthesized from the model's types and shapes, or read from an .npz file.
+
+Symbolic dims are resolved from ``--dim SYMBOL=N`` and ``--shape NAME=AxBxC``. A dynamic dim neither sizes
+(a symbol, a dim with no name, a literal like -1) is taken as 1, the convention of Polygraphy and trtexec, and
+recorded (``AssumedDim``) so that the report lists it with the flag that changes it; with ``--strict-shapes``
+(``assumed=None`` here) it is an error that names the input and the flag to use instead. ``--value NAME=V``
+gives a scalar (or one-element) control input, such as a sample rate, its value in the model's dtype.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import stat
+import zipfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.model.evidence import AssumedDim, Feed, ValueInfo
+
+_DIM_RE = re.compile(r"^([^=]+)=(\d+)$")
+_SHAPE_RE = re.compile(r"^([^=]+)=(\d+(?:x\d+)*|)$")
+
+# Upper bound on the elements of one synthesized input: more is certainly a typo in --dim.
+MAX_SYNTHESIZED_ELEMENTS = 1 << 31
+# Upper bound on the bytes of one input array, synthesized or read from --inputs (checked before allocating).
+MAX_INPUT_BYTES = 4 << 30
+# Largest value of one --dim or --shape dim (ORT's dims are int64; anything near this is a typo).
+MAX_DIM = 1 << 40
+
+
+def parse_dims(values: Sequence[str]) -> dict[str, int]:
+    """``["batch=8", "seq=128"]`` -> ``{"batch": 8, "seq": 128}``."""
+    dims: dict[str, int] = {}
+    for value in values:
+        match = _DIM_RE.match(value.strip())
+        if not match:
+            raise UsageError(f"--dim {value!r} is not SYMBOL=N with N a non-negative integer, e.g. --dim batch=8")
+        dims[match.group(1)] = _dim_value(match.group(2), f"--dim {value}")
+    return dims
+
+
+def _dim_value(text: str, flag: str) -> int:
+    if len(text) > 15 or int(text) > MAX_DIM:
+        raise UsageError(f"{flag}: {text[:30]} is too large for a dim (at most {MAX_DIM}): give the real size")
+    return int(text)
+
+
+def parse_shapes(values: Sequence[str]) -> dict[str, list[int]]:
+    """``["x=1x3x224x224"]`` -> ``{"x": [1, 3, 224, 224]}``; ``"x="`` is a scalar."""
+    shapes: dict[str, list[int]] = {}
+    for value in values:
+        match = _SHAPE_RE.match(value.strip())
+        if not match:
+            raise UsageError(f"--shape {value!r} is not NAME=AxBxC, e.g. --shape image=1x3x224x224")
+        text = match.group(2)
+        shapes[match.group(1)] = [_dim_value(v, f"--shape {value}") for v in text.split("x")] if text else []
+    return shapes
+
+
+def parse_values(values: Sequence[str]) -> dict[str, str]:
+    """``["sr=16000"]`` -> ``{"sr": "16000"}`` (converted to the input's dtype by ``build_feeds``)."""
+    result: dict[str, str] = {}
+    for value in values:
+        name, sep, text = value.partition("=")
+        if not sep or not name.strip() or not text.strip():
+            raise UsageError(f"--value {value!r} is not NAME=V, e.g. --value sample_rate=16000")
+        result[name.strip()] = text.strip()
+    return result
+
+
+def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list[int]],
+                  assumed: list[AssumedDim] | None = None) -> list[int]:
+    """The concrete shape of one input. A dim nothing sizes is 1 and appended to ``assumed``; where ``assumed``
+    is None (--strict-shapes) it is a ``UsageError`` naming the flag that would resolve it."""
+    if value.name in shapes:
+        shape = shapes[value.name]
+        if value.shape is not None:
+            if len(shape) != len(value.shape):
+                raise UsageError(
+                    f"--shape {value.name}: the model declares rank {len(value.shape)} ({_show(value.shape)}), "
+                    f"got rank {len(shape)}"
+                )
+            for i, (declared, given) in enumerate(zip(value.shape, shape)):
+                if isinstance(declared, int) and declared >= 0 and declared != given:
+                    raise UsageError(
+                        f"--shape {value.name}: dim {i} is fixed to {declared} by the model, got {given}"
+                    )
+        return shape
+    if value.shape is None:
+        raise UsageError(f"input '{value.name}' has no declared shape: pass --shape {value.name}=AxBxC")
+    resolved: list[int] = []
+    for i, dim in enumerate(value.shape):
+        if isinstance(dim, int) and dim >= 0:
+            resolved.append(dim)
+        elif isinstance(dim, str) and dim in dims:
+            resolved.append(dims[dim])
+        elif assumed is not None:
+            if isinstance(dim, str):
+                assumed.append(AssumedDim(value.name, i, dim, 1, f"--dim {dim}=N"))
+            else:
+                assumed.append(AssumedDim(value.name, i, "" if dim is None else str(dim), 1,
+                                          f"--shape {value.name}=AxBxC"))
+            resolved.append(1)
+        elif isinstance(dim, int):
+            raise UsageError(
+                f"input '{value.name}' dim {i} is declared as {dim} in the model, which is not a size: "
+                f"pass --shape {value.name}=AxBxC"
+            )
+        elif isinstance(dim, str):
+            raise UsageError(
+                f"input '{value.name}' dim {i} is the symbol '{dim}': pass --dim {dim}=N "
+                f"(or --shape {value.name}=AxBxC)"
+            )
+        else:
+            raise UsageError(f"input '{value.name}' dim {i} has no size or name: pass --shape {value.name}=AxBxC")
+    return resolved
+
+
+def value_array(value: ValueInfo, text: str, shapes: dict[str, list[int]]) -> np.ndarray:
+    """``--value NAME=V``: a scalar of the input's dtype, shaped as the model declares it (every dim 1)."""
+    flag = f"--value {value.name}={text}"
+    if value.kind != "tensor" or value.elem_type is None:
+        raise UsageError(f"{flag}: input '{value.name}' is a {value.type_string}, not a tensor")
+    if value.name in shapes:
+        shape = shapes[value.name]
+    elif value.shape is None:
+        shape = []
+    else:
+        shape = [1 if not (isinstance(d, int) and d >= 0) else d for d in value.shape]
+    if int(np.prod(shape, dtype=np.int64)) != 1:
+        raise UsageError(f"{flag}: input '{value.name}' has shape {_show(value.shape or shape)}, more than one "
+                         "element: pass it with --inputs FILE.npz")
+    dtype = value.elem_type
+    try:
+        if dtype == "bool":
+            lowered = text.lower()
+            if lowered not in ("true", "false", "1", "0"):
+                raise ValueError(text)
+            scalar: object = lowered in ("true", "1")
+        elif dtype == "str":
+            scalar = text
+        elif dtype.startswith(("int", "uint")):
+            scalar = int(text)
+            info = np.iinfo(dtype)
+            if not info.min <= scalar <= info.max:
+                raise ValueError(text)
+        elif dtype in ("float16", "float32", "float64"):
+            scalar = float(text)
+        else:
+            raise UsageError(f"{flag}: input '{value.name}' has element type {dtype}, which --value cannot make: "
+                             "pass it with --inputs FILE.npz")
+    except ValueError:
+        raise UsageError(f"{flag}: input '{value.name}' is {dtype} in the model, and {text!r} is not a valid {dtype} "
+                         "value") from None
+    return np.full(shape, scalar, dtype=object if dtype == "str" else dtype)
+
+
+def _show(shape: Sequence[object]) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def synthesize(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
+    """A deterministic array for one input. Integers are small and non-negative (valid as ids and indices)."""
+    _check_synthesizable(value)
+    return _make(value, shape, rng)
+
+
+def _check_synthesizable(value: ValueInfo) -> None:
+    if value.kind in ("sequence", "map"):
+        # an .npz holds named arrays only: there is no way to pass a sequence or map with --inputs
+        raise UsageError(
+            f"input '{value.name}' is a {value.type_string}: check cannot feed sequence or map inputs "
+            "(they cannot be synthesized and an .npz file holds only tensors)"
+        )
+    if value.kind != "tensor" or value.elem_type is None:
+        raise UsageError(
+            f"input '{value.name}' is a {value.type_string}: inputs that are not tensors cannot be synthesized; "
+            "pass them with --inputs FILE.npz"
+        )
+    if value.elem_type not in _SYNTHESIZABLE:
+        raise UsageError(f"input '{value.name}' has element type {value.elem_type}, which cannot be synthesized: "
+                         "pass it with --inputs FILE.npz")
+
+
+_SYNTHESIZABLE = ("float32", "float64", "float16", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                  "uint32", "uint64", "str")
+
+
+def _make(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
+    dtype = value.elem_type
+    check_input_size(value.name, shape, dtype)
+    if dtype in ("float32", "float64", "float16"):
+        return _filled(shape, dtype, rng.standard_normal)
+    if dtype == "bool":
+        return _filled(shape, "bool", lambda n: rng.integers(0, 2, size=n))
+    if dtype in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+        return _filled(shape, dtype, lambda n: rng.integers(0, 4, size=n))
+    if dtype == "str":
+        return np.full(shape, "a", dtype=object)
+    raise UsageError(
+        f"input '{value.name}' has element type {dtype}, which cannot be synthesized: pass it with --inputs FILE.npz"
+    )
+
+
+_CHUNK = 1 << 18  # elements drawn at a time (even: integer draws then consume whole 64-bit words)
+
+
+def _filled(shape: list[int], dtype: str, draw: Callable[[int], np.ndarray]) -> np.ndarray:
+    """An array of ``dtype`` filled chunk by chunk from ``draw`` (float64 or int64 values): memory is the
+    input's own bytes plus one small chunk, not the 3x of a float64 draw and its copy; the values are exactly
+    those of one ``draw(count).astype(dtype)`` (numpy's generators give the same stream in pieces)."""
+    out = np.empty(shape, dtype=dtype)
+    flat = out.reshape(-1)
+    for start in range(0, flat.size, _CHUNK):
+        flat[start:start + _CHUNK] = draw(min(_CHUNK, flat.size - start))
+    return out
+
+
+def check_input_size(name: str, shape: Sequence[int], dtype: str | None, flag: str = "") -> int:
+    """The bytes of an input of this shape and dtype; a ``UsageError`` above ``MAX_INPUT_BYTES``."""
+    count = math.prod(int(d) for d in shape)
+    if count > MAX_SYNTHESIZED_ELEMENTS:
+        raise UsageError(
+            f"input '{name}' would have shape {_show(shape)} ({count} elements): lower the --dim or --shape values"
+        )
+    itemsize = _ITEMSIZE.get(dtype or "", 8)
+    nbytes = count * itemsize
+    if nbytes > MAX_INPUT_BYTES:
+        where = flag or "the --dim or --shape values"
+        raise UsageError(f"input '{name}' would take {nbytes} bytes (shape {_show(shape)}, {dtype}), more than the "
+                         f"{MAX_INPUT_BYTES >> 30} GiB limit: lower {where}")
+    return nbytes
+
+
+_ITEMSIZE = {"bool": 1, "uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "float16": 2, "bfloat16": 2, "uint32": 4,
+             "int32": 4, "float32": 4, "uint64": 8, "int64": 8, "float64": 8, "complex64": 8, "complex128": 16}
+
+
+def load_inputs_file(path: Path, names: set[str] | None = None) -> dict[str, np.ndarray]:
+    """The arrays of an .npz file. Before any array is read: the file must be a regular file, its member names
+    (checked against ``names``, the model's inputs, where given) and each member's header (dtype, shape, hence
+    bytes) must be acceptable, so a small compressed file cannot expand into gigabytes first."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UsageError(f"--inputs file not found: {path}") from None
+    except OSError as exc:
+        raise UsageError(f"--inputs {path} cannot be read ({exc.strerror}): check the path") from None
+    if not stat.S_ISREG(st.st_mode):
+        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise UsageError(f"--inputs {path} is {what}: pass an .npz file written with numpy.savez")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(6)
+        if head.startswith(b"\x93NUMPY"):  # a .npy file: one bare array, no names
+            raise UsageError(f"--inputs {path} holds one array, not named arrays: write it with "
+                             "numpy.savez(path, input_name=array)")
+        with zipfile.ZipFile(path) as archive:
+            members = {(m[:-4] if m.endswith(".npy") else m): m for m in archive.namelist()}
+            if names is not None:
+                for name in members:
+                    if name not in names:
+                        shown = ", ".join(sorted(names)) or "none"
+                        raise UsageError(f"--inputs has '{name}', which is not an input of the model (inputs: {shown})")
+            for name, member in members.items():
+                with archive.open(member) as f:
+                    version = np.lib.format.read_magic(f)
+                    header = (np.lib.format.read_array_header_1_0(f) if version == (1, 0)
+                              else np.lib.format.read_array_header_2_0(f))
+                shape, _, dtype = header
+                if dtype.hasobject:
+                    raise UsageError(f"--inputs '{name}' is an object array, which cannot be read safely: "
+                                     "save numeric or string arrays")
+                count = math.prod(shape)
+                if count * dtype.itemsize > MAX_INPUT_BYTES:
+                    raise UsageError(f"--inputs '{name}' declares shape {_show(shape)} of {dtype} "
+                                     f"({count * dtype.itemsize} bytes), more than the {MAX_INPUT_BYTES >> 30} GiB "
+                                     "limit: pass a smaller array")
+        with np.load(path, allow_pickle=False) as data:
+            return {name: data[name] for name in data.files}
+    except UsageError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any malformed member (zip, header, data) is the file's fault
+        text = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise UsageError(f"--inputs {path} is not a readable .npz file ({text}): write it with numpy.savez") from None
+
+
+def build_feeds(
+    inputs: Sequence[ValueInfo],
+    dims: dict[str, int] | None = None,
+    shapes: dict[str, list[int]] | None = None,
+    inputs_file: Path | None = None,
+    seed: int = 0,
+    make_arrays: bool = True,
+    *,
+    values: dict[str, str] | None = None,
+    assumed: list[AssumedDim] | None = None,
+) -> tuple[dict[str, np.ndarray], list[Feed]]:
+    """Arrays to feed and their descriptions. Inputs missing from ``inputs_file`` and ``values`` (--value) are
+    synthesized; a dynamic dim nothing sizes is 1 and appended to ``assumed``, or an error where ``assumed`` is
+    None (the default here; ``check`` passes a list unless --strict-shapes). With ``make_arrays=False``
+    (``--static``, which runs nothing) synthesized inputs are only described, never allocated."""
+    dims = dims or {}
+    shapes = shapes or {}
+    values = values or {}
+    by_name = {v.name: v for v in inputs}
+    for name in shapes:
+        if name not in by_name:
+            raise UsageError(f"--shape names '{name}', which is not an input of the model (inputs: {_names(inputs)})")
+    for name in values:
+        if name not in by_name:
+            raise UsageError(f"--value names '{name}', which is not an input of the model (inputs: {_names(inputs)})")
+    given = load_inputs_file(inputs_file, set(by_name)) if inputs_file else {}
+    for name in given:
+        if name not in by_name:
+            raise UsageError(f"--inputs has '{name}', which is not an input of the model (inputs: {_names(inputs)})")
+        if name in values:
+            raise UsageError(f"'{name}' is given twice, by --inputs and by --value: drop one")
+    rng = np.random.default_rng(seed)
+    arrays: dict[str, np.ndarray] = {}
+    feeds: list[Feed] = []
+    for value in inputs:
+        if value.name in given:
+            array = given[value.name]
+            _check_given(value, array)
+            source = "file"
+        elif value.name in values:
+            array = value_array(value, values[value.name], shapes)
+            source = "value"
+        else:
+            # a non-tensor input has no shape to resolve: synthesize() says why it cannot be made
+            shape = resolve_shape(value, dims, shapes, assumed) if value.kind == "tensor" else []
+            if not make_arrays:
+                _check_synthesizable(value)
+                nbytes = check_input_size(value.name, shape, value.elem_type)
+                feeds.append(Feed(name=value.name, dtype=value.elem_type or "str", shape=list(shape),
+                                  bytes=nbytes if value.elem_type != "str" else 0, source="synthesized"))
+                continue
+            array = synthesize(value, shape, rng)
+            source = "synthesized"
+        arrays[value.name] = array
+        feeds.append(
+            Feed(name=value.name, dtype=str(array.dtype) if array.dtype != object else "str",
+                 shape=[int(d) for d in array.shape], bytes=int(array.nbytes) if array.dtype != object else 0,
+                 source=source)
+        )
+    return arrays, feeds
+
+
+def _names(inputs: Sequence[ValueInfo]) -> str:
+    return ", ".join(v.name for v in inputs) or "none"
+
+
+def _check_given(value: ValueInfo, array: np.ndarray) -> None:
+    expected = value.elem_type
+    actual = "str" if array.dtype.kind in ("U", "S", "O") else str(array.dtype)
+    if value.kind == "tensor" and expected and actual != expected:
+        raise UsageError(
+            f"--inputs '{value.name}' has dtype {actual}, the model expects {expected}: convert it with .astype('{expected}')"
+        )
+    if value.shape is not None:
+        if array.ndim != len(value.shape):
+            raise UsageError(
+                f"--inputs '{value.name}' has shape {_show(array.shape)}, the model expects rank {len(value.shape)} "
+                f"({_show(value.shape)})"
+            )
+        for i, (declared, got) in enumerate(zip(value.shape, array.shape)):
+            if isinstance(declared, int) and declared != got:
+                raise UsageError(
+                    f"--inputs '{value.name}' has shape {_show(array.shape)}, the model fixes dim {i} to {declared}"
+                )

@@ -1,0 +1,58 @@
+"""Execution provider names: short aliases, validation, and which providers run on a device."""
+
+from __future__ import annotations
+
+from ortcopy_doctor.model.errors import UsageError
+
+ALIASES = {
+    "cuda": "CUDAExecutionProvider",
+    "cpu": "CPUExecutionProvider",
+    "tensorrt": "TensorrtExecutionProvider",
+    "trt": "TensorrtExecutionProvider",
+    "rocm": "ROCMExecutionProvider",
+    "migraphx": "MIGraphXExecutionProvider",
+    "openvino": "OpenVINOExecutionProvider",
+    "dml": "DmlExecutionProvider",
+    "coreml": "CoreMLExecutionProvider",
+    "qnn": "QNNExecutionProvider",
+    "webgpu": "WebGpuExecutionProvider",
+    "nv-tensorrt-rtx": "NvTensorRTRTXExecutionProvider",
+}
+KNOWN = set(ALIASES.values()) | {"AzureExecutionProvider", "DnnlExecutionProvider", "XnnpackExecutionProvider",
+                                 "ACLExecutionProvider", "ArmNNExecutionProvider", "VitisAIExecutionProvider",
+                                 "CANNExecutionProvider", "JsExecutionProvider"}
+CPU = "CPUExecutionProvider"
+DEFAULT = ["CUDAExecutionProvider", CPU]
+
+# Providers whose kernels take and give tensors in device memory: a host tensor crossing into one is copied.
+DEVICE_PROVIDERS = {"CUDAExecutionProvider", "TensorrtExecutionProvider", "ROCMExecutionProvider",
+                    "MIGraphXExecutionProvider", "NvTensorRTRTXExecutionProvider", "DmlExecutionProvider"}
+
+
+def resolve(names: list[str] | None) -> list[str]:
+    """Provider names from the command line, in order, with CPU last as ORT's fallback."""
+    if not names:
+        return list(DEFAULT)
+    resolved: list[str] = []
+    for raw in names:
+        for name in (n.strip() for n in raw.split(",")):
+            if not name:
+                continue
+            full = ALIASES.get(name.lower(), name)
+            if full not in KNOWN:
+                choices = ", ".join(sorted(ALIASES))
+                raise UsageError(f"unknown provider '{name}': use one of {choices} (or a full name such as CUDAExecutionProvider)")
+            if full not in resolved:
+                resolved.append(full)
+    if CPU not in resolved:
+        resolved.append(CPU)
+    return resolved
+
+
+def short(provider: str) -> str:
+    """"CUDAExecutionProvider" -> "CUDA"."""
+    return provider.replace("ExecutionProvider", "") or provider
+
+
+def is_device(provider: str) -> bool:
+    return provider in DEVICE_PROVIDERS

@@ -1,0 +1,29 @@
+"""A copy: one host<->device transfer that happens on every run, with its cause (what ``analyse`` reports)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+@dataclass
+class Copy:
+    """One host<->device transfer that happens on every run."""
+
+    kind: str  # feed, fetch, memcpy_node, in_kernel
+    direction: str  # host_to_device, device_to_host
+    tensor: str
+    bytes_per_run: int | None
+    count_per_run: int = 1
+    shape: list[object] | None = None
+    dtype: str | None = None
+    node: str = ""  # the Memcpy node, or the node whose kernel transfers
+    producers: list[str] = field(default_factory=list)
+    consumers: list[str] = field(default_factory=list)
+    cause: str = ""
+    removable_by_binding: bool = False
+    source: str = "placement"  # placement, profile, log
+    # Transfer census (CUPTI): True where every traced run shows this copy with this count and bytes, False where
+    # it does not, None without a census.
+    confirmed: bool | None = None
+
+
+__all__ = ["Copy"]

@@ -1,0 +1,126 @@
+"""A diff of two reports as data (``ortcopy_doctor.report.diff`` computes it, ``ortcopy_doctor.render.diff``
+renders it): each transfer and finding added, removed, changed or unchanged, the deltas, the environment."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Sequence, TypeVar
+
+from ortcopy_doctor.model.copies import Copy
+from ortcopy_doctor.model.findings import Finding
+from ortcopy_doctor.model.format import fmt_bytes
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.report.core import Report
+
+ADDED = "added"
+REMOVED = "removed"
+CHANGED = "changed"
+UNCHANGED = "unchanged"
+STATUS_ORDER = {ADDED: 0, REMOVED: 1, CHANGED: 2, UNCHANGED: 3}
+SIGN = {ADDED: "+", REMOVED: "-", CHANGED: "~", UNCHANGED: " "}
+
+T = TypeVar("T")
+
+_ARROW = {"host_to_device": "host→device", "device_to_host": "device→host"}
+_KIND = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel"}
+
+
+@dataclass
+class Change(Generic[T]):
+    status: str  # added, removed, changed, unchanged
+    key: tuple[str, ...]
+    before: T | None
+    after: T | None
+    what: list[str] = field(default_factory=list)  # for changed: "bytes per run 1.0 KB → 2.0 KB", ...
+
+
+@dataclass
+class Delta:
+    """A number in a and in b (None where it was not measured)."""
+
+    label: str
+    before: float | None
+    after: float | None
+    unit: str = ""  # "bytes", "ms", ""
+
+    @property
+    def change(self) -> float | None:
+        if self.before is None or self.after is None:
+            return None
+        return self.after - self.before
+
+    @property
+    def percent(self) -> float | None:
+        if self.change is None or not self.before:
+            return None
+        return 100.0 * self.change / self.before
+
+    def fmt(self, value: float | None) -> str:
+        if value is None:
+            return "n/a"
+        if self.unit == "bytes":
+            return fmt_bytes(int(value))
+        if self.unit == "ms":
+            return f"{value:.3f} ms"
+        return f"{value:g}"
+
+    def text(self) -> str:
+        result = f"{self.fmt(self.before)} → {self.fmt(self.after)}"
+        change = self.change
+        if change is None:
+            return result
+        if change == 0:
+            return result + " (no change)"
+        sign = "+" if change > 0 else "-"
+        magnitude = self.fmt(abs(change)) if self.unit else f"{abs(change):g}"
+        pct = f", {sign}{abs(self.percent):.1f}%" if self.percent is not None else ""
+        return f"{result} ({sign}{magnitude}{pct})"
+
+
+@dataclass
+class ReportDiff:
+    a_name: str
+    b_name: str
+    a: Report
+    b: Report
+    copies: list[Change[Copy]]
+    findings: list[Change[Finding]]
+    deltas: list[Delta]  # bytes per run, copies per run, median run
+    environment: list[tuple[str, str, str]]  # (what, in a, in b), only what differs
+
+    @property
+    def model_change(self) -> str | None:
+        """A warning where a and b are not reports of the same model file (by sha256), or where a file does not
+        say which model it is (written without the hash); None for the same model."""
+        ha, hb = self.a.evidence.model.sha256, self.b.evidence.model.sha256
+        if ha and hb and ha == hb:
+            return None
+        if not ha or not hb:
+            which = " and ".join(n for n, h in (("a", ha), ("b", hb)) if not h)
+            return (f"Model unknown: {which} records no model hash (written by an older ortcopy-doctor), so whether "
+                    "both reports are of the same model cannot be told")
+        return (f"Different models: a is {Path(self.a.evidence.model.path).name} (sha256 {ha[:12]}…), b is "
+                f"{Path(self.b.evidence.model.path).name} (sha256 {hb[:12]}…): this compares two models, not two runs "
+                "of one (--fail-on-model-change exits 1 on this)")
+
+    @property
+    def model_changed(self) -> bool:
+        """True only where both hashes are known and differ (what --fail-on-model-change fails on)."""
+        ha, hb = self.a.evidence.model.sha256, self.b.evidence.model.sha256
+        return bool(ha and hb and ha != hb)
+
+    @property
+    def regressions(self) -> list[Change[Any]]:
+        """Transfers and findings that appear in b and not in a."""
+        return [c for c in self.copies if c.status == ADDED] + [f for f in self.findings if f.status == ADDED]
+
+    def counts(self, changes: Sequence[Change[Any]]) -> dict[str, int]:
+        result = {ADDED: 0, REMOVED: 0, CHANGED: 0, UNCHANGED: 0}
+        for c in changes:
+            result[c.status] += 1
+        return result
+
+
+__all__ = ["ADDED", "CHANGED", "Change", "Delta", "REMOVED", "ReportDiff", "SIGN", "STATUS_ORDER", "UNCHANGED"]

@@ -1,0 +1,432 @@
+"""The evidence object: everything measured about one model and one session.
+
+Collectors fill it, rules read it, renderers never see onnxruntime. It is plain data that
+round-trips through JSON, so evidence recorded on a GPU can be re-analysed anywhere.
+
+Format versions (``FORMAT_VERSION``):
+
+* 1: first version (``predicted`` and ``value_infos`` included). Added later, optional with defaults, so
+  older files still load and older readers ignore them: ``census`` (raw transfer records of the profiled
+  runs) and ``census_status``.
+  ``binding_measurement`` (A/B timing of binding variants; omitted from JSON when absent); within it, later:
+  the raw per-run samples (``samples_ms``, ``gpu_samples_ms``, ``gpu_median_ms``) and the adaptive sampling
+  record (``min_runs``, ``budget_s``, ``stop_reason``, ``gpu_timer``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+from ortcopy_doctor.model.census import TransferRecord
+
+FORMAT_VERSION = 1
+
+Dim = Union[int, str, None]
+
+
+@dataclass
+class ValueInfo:
+    """A graph input or output as the model declares it."""
+
+    name: str
+    kind: str  # tensor, sequence, map, optional, sparse_tensor, unknown
+    elem_type: Optional[str]  # numpy dtype name ("float32"), or the ONNX type string for non-tensors
+    shape: Optional[list[Dim]]  # None where the model gives no shape
+    type_string: str = ""  # ORT's spelling, e.g. "tensor(float)" or "seq(tensor(float))"
+
+
+@dataclass
+class NodeInfo:
+    """One node of a graph; ``graph`` is "" for the main graph, else the path of the subgraph."""
+
+    name: str
+    op_type: str
+    domain: str
+    inputs: list[str]
+    outputs: list[str]
+    graph: str = ""
+
+
+@dataclass
+class SubgraphInfo:
+    node: str
+    op_type: str
+    attribute: str
+    node_count: int
+
+
+@dataclass
+class ModelInfo:
+    path: str
+    file_bytes: int
+    sha256: str
+    ir_version: int
+    producer: str
+    opsets: dict[str, int]
+    inputs: list[ValueInfo]
+    outputs: list[ValueInfo]
+    nodes: list[NodeInfo]
+    subgraphs: list[SubgraphInfo]
+    initializer_count: int
+    initializer_bytes: int
+    external_data_files: list[str] = field(default_factory=list)
+    external_data_bytes: int = 0
+
+    def op_counts(self) -> dict[tuple[str, str], int]:
+        counts: dict[tuple[str, str], int] = {}
+        for node in self.nodes:
+            key = (node.domain or "ai.onnx", node.op_type)
+            counts[key] = counts.get(key, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+@dataclass
+class Feed:
+    """One input as it was fed to ``run()``: always a numpy array in host (pageable) memory."""
+
+    name: str
+    dtype: str
+    shape: list[int]
+    bytes: int
+    source: str  # synthesized, file, value (--value NAME=V)
+
+
+@dataclass
+class AssumedDim:
+    """A dim of a synthesized input that neither the model nor --dim/--shape sized, taken as ``value`` (1, the
+    convention of Polygraphy and trtexec for dynamic dims); ``flag`` is the option that sets it."""
+
+    input: str
+    axis: int
+    declared: str  # the symbol (``batch``), the literal the model declares (``-1``), or "" for a dim with neither
+    value: int
+    flag: str  # --dim batch=N, or --shape NAME=AxBxC
+
+
+ASSUMED_DIMS_TITLE = "Dynamic dims taken as 1 (no --dim or --shape sizes them; --strict-shapes refuses instead):"
+
+
+def describe_assumed_dims(assumed: list[AssumedDim]) -> list[str]:
+    """One line per symbol (its inputs together), then one per unnamed dim: the value assumed and the flag that
+    changes it."""
+    by_symbol: dict[str, list[AssumedDim]] = {}
+    unnamed: list[str] = []
+    for a in assumed:
+        if a.flag.startswith("--dim "):
+            by_symbol.setdefault(a.declared, []).append(a)
+        else:
+            what = f"declared {a.declared}" if a.declared else "no size or name"
+            unnamed.append(f"input '{a.input}' axis {a.axis} ({what}) assumed {a.value}: set it with {a.flag}")
+    named = []
+    for symbol, items in by_symbol.items():
+        where = ", ".join(f"'{a.input}' axis {a.axis}" for a in items)
+        named.append(f"dim '{symbol}' (input {where}) assumed {items[0].value}: set it with {items[0].flag}")
+    return named + unnamed
+
+
+@dataclass
+class RuntimeNode:
+    """A node of the graph ORT actually ran (after optimisation), with the provider it was assigned to."""
+
+    name: str
+    op_type: str
+    domain: str
+    provider: str
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    graph: str = ""
+    # Why it is on CPU when the requested EP was another: no_kernel, cpu_preferred, or None.
+    fallback_reason: Optional[str] = None
+    fallback_detail: str = ""
+
+
+@dataclass
+class MemcpyInsertion:
+    """A Memcpy node ORT inserted, from its log line ("Add MemcpyToHost before T" / "Add MemcpyFromHost after T")."""
+
+    op_type: str  # MemcpyToHost, MemcpyFromHost
+    tensor: str  # the host-side name of the tensor
+    provider: str
+
+
+@dataclass
+class NodeEvent:
+    """One ``*_kernel_time`` event of the ORT profile."""
+
+    run: int
+    name: str  # node name (without the _kernel_time suffix)
+    op_type: str
+    provider: str
+    ts_us: int
+    dur_us: int
+    input_shapes: list[Any]
+    output_shapes: list[Any]
+    output_bytes: int
+
+
+@dataclass
+class RunEvent:
+    """One ``model_run`` event of the ORT profile; ``warmup`` runs are excluded from analysis."""
+
+    run: int
+    ts_us: int
+    dur_us: int
+    warmup: bool
+
+
+@dataclass
+class LogLine:
+    severity: str  # V, I, W, E, F
+    source: str
+    message: str
+
+
+@dataclass
+class SessionEvidence:
+    requested_providers: list[str]
+    active_providers: list[str]
+    provider_options: dict[str, dict[str, str]]
+    device_id: int
+    ep_failure: Optional[str]  # the reason ORT logged for a requested EP that did not load
+    placement_source: str  # assignment_info, verbose_log, none
+    graph_source: str  # optimized_model, original_model
+    log: list[LogLine] = field(default_factory=list)
+    profiling_start_ns: int = 0
+
+
+@dataclass
+class Timings:
+    warmup_runs: int
+    profiled_runs: int
+    run_ms: list[float]
+    session_create_ms: float = 0.0
+    first_run_ms: float = 0.0
+
+
+@dataclass
+class Environment:
+    ort_version: str
+    ort_build: str
+    ort_package: str
+    onnx_version: str
+    numpy_version: str
+    python: str
+    platform: str
+    available_providers: list[str]
+    gpus: list[str] = field(default_factory=list)
+    # Whether the installed onnxruntime has the public OrtValue.from_dlpack (the generated torch/cupy code uses
+    # it); None in evidence recorded before this field, where the version decides (knowledge.ort_versions).
+    ort_has_from_dlpack: Optional[bool] = field(default=None, metadata={"omit_if_default": True})
+
+
+@dataclass
+class CensusEvidence:
+    """Every memcpy traced during the profiled runs of the evidence session, raw enough to redo the attribution.
+
+    ``records`` carry times of the backend's clock (CUPTI ns); ``clock_pairs`` are ``[backend ns, time.time_ns()]``
+    sampled together, which map them onto the ORT profile (``SessionEvidence.profiling_start_ns`` is epoch ns).
+    """
+
+    backend: str  # cupti-python, torch-profiler
+    backend_version: str
+    records: list[TransferRecord] = field(default_factory=list)
+    clock_pairs: list[list[int]] = field(default_factory=list)
+    traced_runs: list[int] = field(default_factory=list)  # profile run indices traced (the profiled, not warm-up, runs)
+    clock_verified: bool = True  # False where the backend's clock mapping was never checked on a GPU
+    # Overhead: wall time of runs traced the same way in the timing session (compare with Timings.run_ms).
+    traced_run_ms: list[float] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    # Bound on the error of the clock mapping measured while tracing (CUPTI: bracketed clock pairs); None: not measured.
+    clock_error_ns: Optional[int] = None
+
+
+@dataclass
+class VariantTiming:
+    """One way of running the model, timed in a session without profiling (see measure.py)."""
+
+    variant: str  # plain, plan, all_device, cuda_graph
+    label: str
+    ran: bool
+    skipped_reason: str = ""
+    runs: int = 0
+    median_ms: Optional[float] = None
+    p10_ms: Optional[float] = None
+    p25_ms: Optional[float] = None
+    p75_ms: Optional[float] = None
+    p90_ms: Optional[float] = None
+    # Host<->device transfers of one call: counted by CUPTI ("census") or promised by the plan ("plan").
+    h2d_count: Optional[int] = None
+    h2d_bytes: Optional[int] = None
+    d2h_count: Optional[int] = None
+    d2h_bytes: Optional[int] = None
+    transfer_source: str = ""
+    first_run_ms: Optional[float] = None  # the variant's first call (CUDA graph: the capture)
+    session_create_ms: Optional[float] = None  # where the variant has its own session
+    # Raw per-run samples (ms), sample i of every variant from the same interleaved round; absent in older records.
+    samples_ms: Optional[list[float]] = field(default=None, metadata={"omit_if_default": True})
+    # The same calls timed on the GPU clock with CUDA events (torch or cupy), where one is importable.
+    gpu_samples_ms: Optional[list[float]] = field(default=None, metadata={"omit_if_default": True})
+    gpu_median_ms: Optional[float] = field(default=None, metadata={"omit_if_default": True})
+
+
+@dataclass
+class PhaseTiming:
+    """One phase of a bound run: upload, inference, download (timed apart, same shapes)."""
+
+    phase: str  # upload, inference, download
+    what: str
+    runs: int
+    median_ms: Optional[float] = None
+    p10_ms: Optional[float] = None
+    p90_ms: Optional[float] = None
+    bytes: Optional[int] = None
+
+
+@dataclass
+class PinnedTiming:
+    """Upload of the host-fed inputs into fixed device buffers from pageable vs pinned host memory."""
+
+    method: str  # torch, cupy, none
+    bytes: int
+    runs: int = 0
+    pageable_ms: Optional[float] = None
+    pinned_ms: Optional[float] = None
+    staging_ms: Optional[float] = None  # copying the numpy data into the pinned buffer (host to host)
+    skipped_reason: str = ""
+
+
+@dataclass
+class BindingMeasurement:
+    """A/B measurement of IO-binding variants on the same inputs, after warm-up (``check --measure-binding``)."""
+
+    status: str  # measured, skipped, off, failed
+    reason: str = ""
+    runs: int = 0
+    warmup_runs: int = 0
+    transfer_source: str = ""  # census (CUPTI), plan
+    variants: list[VariantTiming] = field(default_factory=list)
+    phases: list[PhaseTiming] = field(default_factory=list)
+    phase_binding: str = ""  # all_device, plan: the binding the phase table used
+    pinned: Optional[PinnedTiming] = None
+    cuda_graph_blockers: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    # Adaptive sampling (stats.Sampler): the minimum rounds, the time budget, why sampling stopped; the CUDA-event
+    # timer used for gpu_samples_ms ("" where none). Absent in older records (fixed run count).
+    min_runs: Optional[int] = field(default=None, metadata={"omit_if_default": True})
+    budget_s: Optional[float] = field(default=None, metadata={"omit_if_default": True})
+    stop_reason: str = field(default="", metadata={"omit_if_default": True})
+    gpu_timer: str = field(default="", metadata={"omit_if_default": True})
+
+
+@dataclass
+class Evidence:
+    model: ModelInfo
+    session: SessionEvidence
+    environment: Environment
+    feeds: list[Feed] = field(default_factory=list)
+    nodes: list[RuntimeNode] = field(default_factory=list)
+    memcpy_insertions: list[MemcpyInsertion] = field(default_factory=list)
+    node_events: list[NodeEvent] = field(default_factory=list)
+    run_events: list[RunEvent] = field(default_factory=list)
+    timings: Optional[Timings] = None
+    mode: str = "measured"  # measured, static
+    notes: list[str] = field(default_factory=list)
+    # Shapes from onnx shape inference (static evidence only): sizes of tensors no profile measured.
+    value_infos: list[ValueInfo] = field(default_factory=list)
+    # Where the requested EP was not active: what static analysis predicts it would have done.
+    predicted: Optional[Evidence] = None
+    # Set when collection stopped early (e.g. out of device memory): the evidence is what was gathered before.
+    failure: Optional[str] = field(default=None, metadata={"omit_if_default": True})
+    # Transfer census of the profiled runs (CUDA EP only), and what happened: "recorded: ..." or "skipped: <why>".
+    census: Optional[CensusEvidence] = None
+    census_status: str = ""
+    # A/B measurement of binding variants (measure.py); left out of the JSON when absent.
+    binding_measurement: Optional[BindingMeasurement] = field(default=None, metadata={"omit_if_default": True})
+    # Dynamic dims of synthesized inputs taken as 1 (no --dim/--shape for them); left out of the JSON when none.
+    assumed_dims: list[AssumedDim] = field(default_factory=list, metadata={"omit_if_default": True})
+    tool_version: str = ""
+    created_utc: str = ""
+    format_version: int = FORMAT_VERSION
+
+
+# --- JSON round trip -------------------------------------------------------------------------
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Dataclasses to dicts (field order kept), tuples to lists; everything else as is."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        # A field marked omit_if_default is left out while it holds its default (newer optional data).
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)
+                if not (f.metadata.get("omit_if_default") and getattr(obj, f.name) == _default(f))}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    return obj
+
+
+def _default(f: dataclasses.Field) -> Any:  # type: ignore[type-arg]
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return f.default
+
+
+def from_jsonable(cls: Any, data: Any, where: str = "") -> Any:
+    """Rebuild ``cls`` (a dataclass or a typing annotation) from ``to_jsonable`` output.
+
+    JSON from a file is untrusted: a value of the wrong type (a string for an int, a list for an object) raises
+    ``TypeError`` naming its place, rather than failing later inside the analysis."""
+    origin = typing.get_origin(cls)
+    if origin in (Union, types.UnionType):
+        args = [a for a in typing.get_args(cls) if a is not type(None)]
+        if data is None:
+            return None
+        for arg in args:
+            if dataclasses.is_dataclass(arg) and isinstance(data, dict):
+                return from_jsonable(arg, data, where)
+        for arg in args:
+            try:
+                return from_jsonable(arg, data, where)
+            except TypeError:
+                continue
+        raise TypeError(f"{where or 'value'}: {_json_type(data)} is not allowed here")
+    if origin is list:
+        (item,) = typing.get_args(cls) or (Any,)
+        if not isinstance(data, list):
+            raise TypeError(f"{where or 'value'}: expected a list, got {_json_type(data)}")
+        return [from_jsonable(item, v, f"{where}[{i}]") for i, v in enumerate(data)]
+    if origin is dict:
+        _, value = typing.get_args(cls) or (Any, Any)
+        if not isinstance(data, dict):
+            raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
+        return {k: from_jsonable(value, v, f"{where}.{k}") for k, v in data.items()}
+    if dataclasses.is_dataclass(cls):
+        if not isinstance(data, dict):
+            raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
+        return cls(**{name: from_jsonable(hint, data[name], f"{where}.{name}".lstrip("."))
+                      for name, hint in _field_hints(cls) if name in data})
+    expected = _SCALARS.get(cls)
+    if expected is not None and (not isinstance(data, expected) or (cls is not bool and isinstance(data, bool))):
+        raise TypeError(f"{where or 'value'}: expected {cls.__name__}, got {_json_type(data)}")
+    return data
+
+
+_SCALARS: dict[Any, Any] = {int: int, float: (int, float), str: str, bool: bool}
+
+
+def _json_type(data: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(data), type(data).__name__)
+
+
+@functools.lru_cache(maxsize=None)
+def _field_hints(cls: type) -> tuple[tuple[str, Any], ...]:
+    """(field name, resolved annotation) per field of a dataclass. Resolving the annotations
+    (typing.get_type_hints) costs far more than building the object, so it is done once per class."""
+    hints = typing.get_type_hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))

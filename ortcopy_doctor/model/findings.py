@@ -1,0 +1,38 @@
+"""Findings: what a rule reports, with its severity, location and fix (frozen: a report's findings never change)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(str, enum.Enum):
+    """How bad a finding is; ``--fail-on`` gates on it."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """3 for error, 2 for warning, 1 for info."""
+        return {"error": 3, "warning": 2, "info": 1}[self.value]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a rule found: which rule, where, what it costs per run and how to fix it."""
+
+    rule: str  # id, e.g. OCD001
+    slug: str
+    severity: str
+    title: str
+    message: str
+    fix: str
+    location: str  # node or tensor name ("" for the session)
+    bytes_per_run: int | None = None
+    predicted: bool = False
+    details: dict[str, object] = field(default_factory=dict)
+
+
+__all__ = ["Finding", "Severity"]

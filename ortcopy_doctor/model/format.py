@@ -1,0 +1,40 @@
+"""How sizes, shapes and rates read everywhere (terminal, HTML, JSON messages, watch and pipeline reports): one
+convention, decimal units (1 KB = 1000 B), as CUDA and nsys report bandwidth."""
+
+from __future__ import annotations
+
+
+def fmt_bytes(n: int | None) -> str:
+    """``512 B``, ``4.1 KB``, ``262.1 KB``, ``1.0 MB``; "unknown size" where no size is known."""
+    if n is None:
+        return "unknown size"
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{n} B"
+
+
+def fmt_total_bytes(sizes: list[int | None]) -> str:
+    """The sum of copy sizes, saying where some (or all) are unknown instead of counting them as 0 B."""
+    known = [n for n in sizes if n is not None]
+    unknown = len(sizes) - len(known)
+    if not unknown:
+        return fmt_bytes(sum(known))
+    if not known:
+        return "size unknown"
+    return f"{fmt_bytes(sum(known))} + {unknown} of unknown size"
+
+
+def fmt_shape(shape: list[int | str] | None) -> str:
+    """``[32, 512]``; "unknown" where no shape is known (never "None")."""
+    return "unknown" if shape is None else str(list(shape))
+
+
+def fmt_rate(gb_per_s: float | None) -> str:
+    """A bandwidth in GB/s; "n/a" where none was measured."""
+    return "n/a" if gb_per_s is None else f"{gb_per_s:.2f} GB/s"
+
+
+__all__ = ["fmt_bytes", "fmt_rate", "fmt_shape", "fmt_total_bytes"]

@@ -1,0 +1,44 @@
+"""The published JSON Schema (draft 2020-12) of the report JSON, shipped in the package.
+
+``report.schema.json`` describes what ``check --json`` and ``report --json`` write (docs/json-format.md has the
+format version and its change log). Validating needs the ``jsonschema`` package, which ortcopy-doctor itself does
+not depend on: ``pip install jsonschema`` (it is in the ``test`` extra).
+
+>>> from ortcopy_doctor.model.schema import load_schema, validation_errors
+>>> load_schema()["$id"]
+'urn:ortcopy-doctor:report:1'
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+SCHEMA_FILE = "report.schema.json"
+SCHEMA_ID = "urn:ortcopy-doctor:report:2"
+
+
+@lru_cache(maxsize=1)
+def _schema_text() -> str:
+    return (resources.files(__name__) / SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+def load_schema() -> dict[str, Any]:
+    """The report schema as a fresh dict."""
+    return json.loads(_schema_text())
+
+
+def validation_errors(data: Any) -> list[str]:
+    """Every way ``data`` (a parsed report JSON) breaks the schema, as ``path: message`` lines; [] when valid."""
+    try:
+        import jsonschema
+    except ImportError as exc:  # pragma: no cover - the test extra installs it
+        raise ImportError("validating a report needs the jsonschema package: pip install 'jsonschema>=4'") from exc
+    validator = jsonschema.Draft202012Validator(load_schema(), format_checker=jsonschema.FormatChecker())
+    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors]
+
+
+__all__ = ["SCHEMA_FILE", "SCHEMA_ID", "load_schema", "validation_errors"]

@@ -1,0 +1,561 @@
+"""Binding advice that proves itself: what the A/B measurement says, what blocks a CUDA graph, which copies remain.
+
+Pure: reads the evidence (with ``binding_measurement`` from measure.py), the plan and the copies; needs no
+onnxruntime, so recorded evidence gives the same advice anywhere. The renderers show ``binding_view``.
+
+Rules of the advice:
+
+* variants are compared with plain ``run()`` by the 95% interval of the ratio of their medians (stats.py: a
+  paired bootstrap over the interleaved rounds; approximate, from the quartiles, for older records without raw
+  samples): faster or slower only where the interval excludes 1, else within noise. A plan measured slower
+  beyond the noise is reported as slower, never hidden;
+* the recommendation (recommend.py) is the fastest correct variant: the CUDA graph where it is ready and
+  measurably faster, else the plan where measurably faster than plain run(), else plain run();
+* a model whose compute nodes all run on CPU (ai.onnx.ml ops have no CUDA kernels) is advised not to bind on
+  the device, with the measured plain vs everything-bound numbers as the reason;
+* CUDA-graph readiness lists every blocker at once; the graph is measured only where none remains.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ortcopy_doctor.analysis.copies import GraphView, declared_size
+from ortcopy_doctor.model.copies import Copy
+from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
+from ortcopy_doctor.analysis.binding import DEVICE, HOST, UNBOUND, BindingPlan, render_code, render_cuda_graph_code
+from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, VariantTiming
+from ortcopy_doctor.knowledge.providers import CPU, is_device
+from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.analysis.stats import RatioCI, median_ci, ratio_ci, summary_ratio_ci
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.report.core import Report
+
+H2D = "host_to_device"
+D2H = "device_to_host"
+
+CONTROL_FLOW = ("If", "Loop", "Scan")
+MEMCPY_OPS = ("MemcpyToHost", "MemcpyFromHost")
+
+VARIANT_LABELS = {
+    "plain": "plain run() with numpy",
+    "plan": "binding plan (generated infer())",
+    "all_device": "everything bound on the device",
+    "cuda_graph": "CUDA graph (enable_cuda_graph=1)",
+}
+
+RECOMMENDED_LABELS = {"plan": "the binding plan (its code under Binding code)",
+                      "cuda_graph": "the CUDA graph (enable_cuda_graph=1; its code under Binding code)"}
+
+SHORT_LABELS = {"plain": "plain", "plan": "plan", "all_device": "all on device", "cuda_graph": "CUDA graph"}
+
+Totals = dict[str, tuple[int, int]]
+
+
+# --- CUDA-graph readiness ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Blocker:
+    kind: str  # no_device, memcpy_node, cpu_node, control_flow, data_dependent_shape, in_kernel_transfer, unbound_input, unbound_output
+    subject: str
+    detail: str
+
+    def text(self) -> str:
+        return f"{self.kind.replace('_', ' ')} '{self.subject}': {self.detail}"
+
+
+def cuda_graph_blockers(evidence: Evidence, plan: BindingPlan, copies: list[Copy]) -> list[Blocker]:
+    """Everything that keeps this model from running as a captured CUDA graph, all at once.
+
+    ORT refuses graph capture at session creation where a node is not on the CUDA EP or a Memcpy node was
+    inserted (docs/ort-notes.md); control flow, kernels that synchronise with the host and outputs
+    whose size depends on the data cannot be replayed; every input and output must sit at a fixed device address.
+    """
+    active = evidence.session.active_providers
+    if not active or not is_device(active[0]):
+        return [Blocker("no_device", active[0] if active else "none",
+                        "the session has no active device provider, so there is no graph to capture")]
+    blockers: list[Blocker] = []
+    for c in copies:
+        if c.kind == MEMCPY_NODE:
+            blockers.append(Blocker("memcpy_node", c.node or c.tensor,
+                                    f"ORT copies '{c.tensor}' {'device→host' if c.direction == D2H else 'host→device'} "
+                                    "inside the run; capture needs every node on the CUDA EP"))
+    for node in evidence.nodes:
+        if node.op_type in MEMCPY_OPS:
+            continue
+        if node.provider == CPU:
+            why = ("ORT kept this small shape computation on CPU" if node.fallback_reason == "cpu_preferred"
+                   else (node.fallback_detail or "placed on CPU"))
+            blockers.append(Blocker("cpu_node", node.name, f"{node.op_type} runs on CPU ({why})"))
+    for node in evidence.nodes:
+        if node.op_type in CONTROL_FLOW:
+            blockers.append(Blocker("control_flow", node.name,
+                                    f"{node.op_type} picks its work from data at run time; a captured graph replays one path"))
+    for c in copies:
+        if c.kind == IN_KERNEL:
+            blockers.append(Blocker("in_kernel_transfer", c.node, c.cause or "the kernel synchronises with the host"))
+    for e in plan.outputs:
+        if e.place == UNBOUND:
+            blockers.append(Blocker("unbound_output", e.name, e.reason))
+        elif not e.preallocate and e.place == DEVICE:
+            blockers.append(Blocker("data_dependent_shape", e.name,
+                                    "its size is known only after the run; capture needs a pre-allocated output"))
+    for e in plan.inputs:
+        if e.place != DEVICE:
+            blockers.append(Blocker("unbound_input", e.name,
+                                    f"kept in host memory ({e.reason}); capture needs it at a fixed device address"))
+    return blockers
+
+
+# --- transfers each variant should make -------------------------------------------------------------------------
+
+
+def _add(totals: dict[str, list[int]], direction: str, count: int, nbytes: int | None) -> None:
+    entry = totals.setdefault(direction, [0, 0])
+    entry[0] += count
+    entry[1] += nbytes or 0
+
+
+def promised_transfers(evidence: Evidence, plan: BindingPlan, copies: list[Copy], variant: str) -> Totals:
+    """direction -> (count, bytes) of host<->device transfers in one call of ``variant``, as the evidence implies.
+
+    plain: every copy of the report. plan (and its torch/cupy flavors): what binding cannot remove. all_device:
+    what binding cannot remove, plus a host→device copy of every output produced in host memory (ORT runs the
+    node on CPU, then copies its result into the CUDA location the output is bound to, inside every run).
+    cuda_graph: what binding cannot remove (nothing, where capture is possible).
+
+    An input bound on CUDA that a CPU node reads is copied back to host once, when it is bound
+    (``IOBinding::BindInput`` copies a bound input across devices, read from source), not in each run: those
+    copies are ``bind_transfers``. They recur per call only where ``infer()`` rebinds the input, as it does for
+    state swapped between runs. Seen with CUPTI on ORT 1.31.1 (tests/fixtures/binding): all_cpu_ml and
+    cpu_only_inputs bound everything on CUDA and made no device→host copy in the run, only the host→device
+    copies of their CPU-produced outputs.
+    """
+    totals: dict[str, list[int]] = {}
+    if variant == "plain":
+        for c in copies:
+            _add(totals, c.direction, c.count_per_run, c.bytes_per_run)
+        return {k: (v[0], v[1]) for k, v in totals.items()}
+    for c in copies:
+        if not c.removable_by_binding:
+            _add(totals, c.direction, c.count_per_run, c.bytes_per_run)
+    if variant in ("plan", "torch", "cupy"):
+        # State inputs are rebound inside infer() (the swap): their bind-time copy is paid in every call.
+        for direction, (count, nbytes) in _bind_copies(evidence, plan, variant, rebound_only=True).items():
+            _add(totals, direction, count, nbytes)
+    elif variant == "all_device":
+        for e in plan.outputs:
+            if e.place == HOST:
+                nbytes = next((c.bytes_per_run for c in copies if c.tensor == e.name and c.kind == MEMCPY_NODE), None)
+                if nbytes is None:
+                    nbytes = declared_size(evidence, e.name)[2]
+                _add(totals, H2D, 1, nbytes)
+    elif variant != "cuda_graph":
+        raise ValueError(f"unknown variant {variant!r}")
+    return {k: (v[0], v[1]) for k, v in totals.items() if v[0]}
+
+
+def bind_transfers(evidence: Evidence, plan: BindingPlan, variant: str) -> Totals:
+    """direction -> (count, bytes) of the copies ORT makes when ``variant`` binds its inputs (once per binding).
+
+    ORT's ``bind_ortvalue_input``/``bind_input`` copies a CUDA tensor that a CPU node reads back to host at
+    bind time, and the run then reads that host copy: one device→host copy per such input, each time it is bound.
+    plan/torch/cupy bind on the device only inputs a device kernel reads; all_device binds every input there.
+    """
+    if variant not in ("plain", "plan", "torch", "cupy", "all_device", "cuda_graph"):
+        raise ValueError(f"unknown variant {variant!r}")
+    return _bind_copies(evidence, plan, variant, rebound_only=False)
+
+
+def _bind_copies(evidence: Evidence, plan: BindingPlan, variant: str, rebound_only: bool) -> Totals:
+    if variant == "plain" or not plan.applicable:
+        return {}
+    view = GraphView.of(evidence)
+    feeds = {f.name: f for f in evidence.feeds}
+    totals: dict[str, list[int]] = {}
+    for e in plan.inputs:
+        on_device = e.place == DEVICE or variant == "all_device"
+        if not on_device or (rebound_only and not e.state_pair):
+            continue
+        # An input a CPU node reads lives in host memory in the session: bound on CUDA, it is copied back.
+        if any(not view.reads_on_device(u) for u in view.consumers.get(e.name, [])):
+            _add(totals, D2H, 1, feeds[e.name].bytes if e.name in feeds else declared_size(evidence, e.name)[2])
+    return {k: (v[0], v[1]) for k, v in totals.items() if v[0]}
+
+
+def is_all_cpu(evidence: Evidence) -> bool:
+    """A device EP is active but every compute node runs on CPU (e.g. ai.onnx.ml ops, which have no CUDA kernels)."""
+    active = evidence.session.active_providers
+    compute = [n for n in evidence.nodes if n.op_type not in MEMCPY_OPS]
+    return bool(active) and is_device(active[0]) and bool(compute) and all(n.provider == CPU for n in compute)
+
+
+# --- comparing two variants -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Comparison:
+    verdict: str  # faster, slower, within_noise, not_compared
+    delta_ms: float | None = None  # other - base (negative: faster)
+    text: str = ""
+    ci: RatioCI | None = None  # median(base) / median(other), with its 95% interval
+
+
+def _positive(samples: list[float] | None) -> bool:
+    """Samples a ratio of medians can use: some, all finite, and every bootstrap median above 0."""
+    return bool(samples) and all(math.isfinite(x) and x > 0 for x in samples)  # type: ignore[union-attr]
+
+
+def speedup_ci(base: VariantTiming | None, other: VariantTiming | None, gpu: bool = False) -> RatioCI | None:
+    """median(base)/median(other) with its 95% interval: from the raw samples (paired by round where both have
+    them), else approximately from the summary quantiles (older records); None where either did not run."""
+    if base is None or other is None or not base.ran or not other.ran:
+        return None
+    if gpu:
+        if _positive(base.gpu_samples_ms) and _positive(other.gpu_samples_ms):
+            return ratio_ci(base.gpu_samples_ms, other.gpu_samples_ms)  # type: ignore[arg-type]
+        return None
+    if _positive(base.samples_ms) and _positive(other.samples_ms):
+        return ratio_ci(base.samples_ms, other.samples_ms)  # type: ignore[arg-type]
+    if None in (base.median_ms, other.median_ms, base.p25_ms, base.p75_ms, other.p25_ms, other.p75_ms) or \
+            not base.median_ms or not other.median_ms or base.median_ms < 0 or other.median_ms < 0:
+        return None
+    return summary_ratio_ci(float(base.median_ms), float(base.p25_ms), float(base.p75_ms), base.runs,  # type: ignore[arg-type]
+                            float(other.median_ms), float(other.p25_ms), float(other.p75_ms), other.runs)  # type: ignore[arg-type]
+
+
+def compare(base: VariantTiming | None, other: VariantTiming | None) -> Comparison:
+    """``other`` against ``base`` by the 95% interval of the ratio of their medians (never by overlapping ranges)."""
+    ci = speedup_ci(base, other)
+    if ci is None or base is None or other is None:
+        return Comparison("not_compared")
+    delta = float(other.median_ms) - float(base.median_ms)  # type: ignore[arg-type]
+    text = f"{other.median_ms:.3f} ms vs {base.median_ms:.3f} ms ({fmt_delta(delta)}; {ci.text()})"
+    return Comparison(ci.verdict, delta, text, ci)
+
+
+def median_interval(v: VariantTiming) -> tuple[float, float] | None:
+    """A 95% interval of the variant's median run time (ms): bootstrap of the samples, else from the summary."""
+    if not v.ran or v.median_ms is None:
+        return None
+    if v.samples_ms:
+        _, low, high = median_ci(v.samples_ms)
+        return low, high
+    if v.p25_ms is None or v.p75_ms is None or not v.runs:
+        return None
+    half = 1.96 * 1.2533 * (v.p75_ms - v.p25_ms) / 1.349 / math.sqrt(v.runs)
+    return v.median_ms - half, v.median_ms + half
+
+
+def fmt_delta(ms: float, signed: bool = True) -> str:
+    """A time difference: in µs below 50 µs, so small differences do not print as 0.000 ms."""
+    if abs(ms) < 0.05:
+        return f"{ms * 1000:+.1f} µs" if signed else f"{abs(ms) * 1000:.1f} µs"
+    return f"{ms:+.3f} ms" if signed else f"{abs(ms):.3f} ms"
+
+
+def _variant(m: BindingMeasurement | None, name: str) -> VariantTiming | None:
+    if m is None:
+        return None
+    return next((v for v in m.variants if v.variant == name), None)
+
+
+# --- the view the renderers show --------------------------------------------------------------------------------
+
+
+@dataclass
+class BindingView:
+    status: str  # measured, skipped, off, failed
+    one_line: str
+    reason: str = ""
+    conclusions: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    ab_rows: list[dict[str, str]] = field(default_factory=list)
+    transfer_source: str = ""
+    phase_rows: list[tuple[str, str, str, str]] = field(default_factory=list)  # phase, what, median, p10–p90
+    phase_note: str = ""
+    apart_rows: list[tuple[str, str]] = field(default_factory=list)  # session creation, first runs
+    copy_guidance: list[str] = field(default_factory=list)
+    graph_ready: bool = False
+    graph_blockers: list[str] = field(default_factory=list)
+    graph_text: str = ""
+    graph_code: str = ""
+    pinned: str = ""
+    all_cpu: bool = False
+    all_cpu_advice: str = ""
+    code_variants: list[tuple[str, str]] = field(default_factory=list)  # (flavor, code)
+    notes: list[str] = field(default_factory=list)
+    # The recommendation (recommend.py): the winning variant, why, what it needs from the caller, its code.
+    recommended: str = ""
+    recommendation: str = ""
+    needs: list[str] = field(default_factory=list)
+    host_jitter: str = ""
+    recommended_code: str = ""
+
+
+def _ms(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f} ms"
+
+
+def _transfers(count: int | None, nbytes: int | None) -> str:
+    if count is None:
+        return "n/a"
+    return f"{count} ({fmt_bytes(nbytes or 0)})" if count else "0"
+
+
+def _ab_row(v: VariantTiming) -> dict[str, str]:
+    return {
+        "variant": v.variant,
+        "label": VARIANT_LABELS.get(v.variant) or v.label or v.variant,
+        "status": "ran" if v.ran else f"skipped: {v.skipped_reason}",
+        "median": _ms(v.median_ms) if v.ran else "—",
+        "p10_p90": f"{v.p10_ms:.3f} – {v.p90_ms:.3f} ms" if v.ran and v.p10_ms is not None and v.p90_ms is not None else "—",
+        "iqr": f"{v.p25_ms:.3f} – {v.p75_ms:.3f} ms" if v.ran and v.p25_ms is not None and v.p75_ms is not None else "—",
+        "h2d": _transfers(v.h2d_count, v.h2d_bytes),
+        "d2h": _transfers(v.d2h_count, v.d2h_bytes),
+        "source": v.transfer_source or "—",
+        "speedup": "—",
+        "median_ci": "—",
+        "gpu_median": "—",
+        "recommended": "",
+    }
+
+
+def _speedup_cell(va: object) -> str:
+    if va is None:
+        return "—"
+    verdict = getattr(va, "verdict", "")
+    if verdict == "baseline":
+        return "baseline"
+    low, high, ratio = getattr(va, "speedup_ci_low", None), getattr(va, "speedup_ci_high", None), getattr(va, "speedup", None)
+    if ratio is None or low is None or high is None:
+        return "—"
+    word = {"faster": "faster", "slower": "slower", "within_noise": "within noise"}.get(verdict, verdict)
+    return f"{ratio:.2f}x ({low:.2f}–{high:.2f}), {word}"
+
+
+def _extra_transfers(base: VariantTiming | None, other: VariantTiming | None) -> int | None:
+    if base is None or other is None or base.h2d_count is None or other.h2d_count is None:
+        return None
+    return (other.h2d_count or 0) + (other.d2h_count or 0) - (base.h2d_count or 0) - (base.d2h_count or 0)
+
+
+def _copy_guidance(evidence: Evidence, plan: BindingPlan, copies: list[Copy]) -> list[str]:
+    removable = [c for c in copies if c.removable_by_binding]
+    memcpy = [c for c in copies if c.kind == MEMCPY_NODE]
+    in_kernel = [c for c in copies if c.kind == IN_KERNEL]
+    lines = []
+    if removable:
+        feeds = [c for c in removable if c.kind == FEED]
+        fetches = [c for c in removable if c.kind == FETCH]
+        lines.append(f"Binding removes the per-run round trips: {len(feeds)} feed and {len(fetches)} fetch cop"
+                     f"{'y' if len(feeds) + len(fetches) == 1 else 'ies'} "
+                     f"({fmt_bytes(sum(c.bytes_per_run or 0 for c in removable))} per run).")
+    if memcpy:
+        lines.append(f"It cannot remove the {len(memcpy)} Memcpy node(s) ({', '.join(c.tensor for c in memcpy)}): they sit "
+                     "at a CPU/device boundary inside the graph; only a model or placement change removes them.")
+    if in_kernel:
+        lines.append(f"Nor the {len(in_kernel)} in-kernel transfer(s) ({', '.join(c.node for c in in_kernel)}): "
+                     "the op reads data back by its nature.")
+    for e in plan.outputs:
+        if e.place == UNBOUND:
+            lines.append(f"'{e.name}': {e.reason}.")
+        elif e.place == HOST:
+            lines.append(f"'{e.name}': produced in host memory, already there; no copy.")
+        elif e.state_pair:
+            lines.append(f"'{e.name}': state for the next run's '{e.state_pair}'; it stays on the device, copy it "
+                         "only when you need to read it.")
+        else:
+            nbytes = next((c.bytes_per_run for c in copies if c.tensor == e.name and c.kind == FETCH), None)
+            size = f" ({fmt_bytes(nbytes)})" if nbytes else ""
+            lines.append(f"'{e.name}'{size}: on the device after the run. If the caller needs it on host, one "
+                         "device→host copy is unavoidable: binding.copy_outputs_to_cpu() (every bound output) or "
+                         "outputs[i].numpy() (this one); skip it where the next consumer is on the GPU (torch/cupy "
+                         "through DLPack).")
+    return lines
+
+
+def binding_view(report: Report) -> BindingView | None:
+    """What the renderers show under "Binding: measured"; None where the evidence has no measurement record."""
+    evidence = report.evidence
+    m = evidence.binding_measurement
+    if m is None:
+        return None
+    plan, copies = report.binding, report.copies
+    view = BindingView(status=m.status, one_line="", reason=m.reason, transfer_source=m.transfer_source,
+                       notes=list(m.notes))
+    view.all_cpu = is_all_cpu(evidence)
+    blockers = cuda_graph_blockers(evidence, plan, copies)
+    if plan.applicable:  # without a device there is nothing to copy back, capture or bind
+        view.graph_blockers = [b.text() for b in blockers]
+        view.graph_ready = not blockers
+        view.copy_guidance = _copy_guidance(evidence, plan, copies)
+        view.code_variants = [(flavor, render_code(evidence, plan, flavor)) for flavor in ("onnxruntime", "torch", "cupy")]
+        if blockers:
+            view.graph_text = f"{len(blockers)} blocker(s) keep this model from a CUDA graph (all listed):"
+        else:
+            view.graph_code = render_cuda_graph_code(evidence, plan)
+            view.graph_text = "No blocker: the model can run as a captured CUDA graph (code below); not measured."
+    if m.status != "measured":
+        view.one_line = f"Binding not measured: {m.reason}"
+        if view.all_cpu:
+            view.all_cpu_advice = ("Do not bind on the device: every compute node runs on CPU, so binding inputs or "
+                                   "outputs on CUDA adds copies instead of removing them (not measured here).")
+        return view
+
+    plain, planned = _variant(m, "plain"), _variant(m, "plan")
+    all_device, graph = _variant(m, "all_device"), _variant(m, "cuda_graph")
+    view.ab_rows = [_ab_row(v) for v in m.variants]
+    summary = []
+    for v in (plain, planned, all_device, graph):
+        if v is not None and v.ran:
+            summary.append(f"{SHORT_LABELS[v.variant]} {v.median_ms:.3f} ms")
+
+    # The recommendation, and the plan against plain run(), by the 95% interval of the ratio of medians.
+    from ortcopy_doctor.report.recommend import advise
+
+    advice = advise(report)
+    verdict = ""
+    plan_vs_plain = compare(plain, planned)
+    if advice is not None and advice.status == "measured":
+        view.recommended = advice.recommended
+        view.needs = list(advice.needs)
+        view.host_jitter = advice.host_jitter
+        if advice.recommended == "plain":
+            view.recommendation = f"Recommended: keep plain run() (no change): {advice.reason}."
+            verdict = "keep plain run(): no variant measurably faster"
+        else:
+            from ortcopy_doctor.analysis.stats import RatioCI
+
+            ci = RatioCI(advice.speedup, advice.speedup_ci_low, advice.speedup_ci_high,  # type: ignore[arg-type]
+                         advice.ci_method, m.runs, m.runs, advice.ci_level)
+            view.recommendation = (f"Recommended: {RECOMMENDED_LABELS[advice.recommended]}, {ci.text()} than plain "
+                                   f"run(): {advice.reason}.")
+            verdict = f"recommended: {SHORT_LABELS[advice.recommended]}, {advice.speedup:.2f}x faster"
+            view.recommended_code = advice.code
+        view.notes = list(advice.notes) + view.notes
+        by_name = {va.variant: va for va in advice.variants}
+        for row in view.ab_rows:
+            va = by_name.get(row["variant"])
+            row["speedup"] = _speedup_cell(va)
+            row["median_ci"] = (f"{va.median_ci_low_ms:.3f} – {va.median_ci_high_ms:.3f} ms"
+                                if va is not None and va.median_ci_low_ms is not None and va.median_ci_high_ms is not None
+                                else "—")
+            row["gpu_median"] = _ms(va.gpu_median_ms) if va is not None and va.gpu_median_ms is not None else "—"
+            row["recommended"] = "yes" if row["variant"] == advice.recommended else ""
+    if plan_vs_plain.verdict == "faster":
+        view.conclusions.append(f"The plan is faster than plain run(): {plan_vs_plain.text}.")
+    elif plan_vs_plain.verdict == "slower":
+        verdict = f"plan SLOWER by {fmt_delta(plan_vs_plain.delta_ms or 0.0, signed=False)} beyond noise; " + verdict
+        view.conclusions.append(f"The plan measured slower than plain run() beyond the noise (the 95% interval of the "
+                                f"speed-up excludes 1): {plan_vs_plain.text}. Keep plain run() for this model at these "
+                                "shapes.")
+    elif plan_vs_plain.verdict == "within_noise":
+        view.conclusions.append(f"No difference between the plan and plain run() beyond the noise: {plan_vs_plain.text}.")
+        view.warnings.append(f"Within noise after {m.runs} runs (the 95% interval of the speed-up includes 1"
+                             + (f"; sampling stopped: {m.stop_reason}" if m.stop_reason else "")
+                             + "): a longer --measure-budget on an otherwise idle GPU may tell them apart.")
+    elif planned is not None and not planned.ran:
+        view.conclusions.append(f"The recommended plan did not run: {planned.skipped_reason}")
+    if any(v.ran and not v.samples_ms for v in m.variants):
+        view.warnings.append("This record has summaries only (no raw samples): the intervals are approximate, from "
+                             "the median, quartiles and run count.")
+    for v in m.variants:
+        if v.ran and v.median_ms and v.p10_ms is not None and v.p90_ms is not None and (v.p90_ms - v.p10_ms) > v.median_ms:
+            view.warnings.append(f"{VARIANT_LABELS.get(v.variant, v.variant)}: p10–p90 spans more than the median "
+                                 f"({v.p10_ms:.3f} – {v.p90_ms:.3f} ms): the timings are noisy.")
+
+    # Everything on the device against plain run(): the reason an all-CPU model must not bind.
+    all_vs_plain = compare(plain, all_device)
+    extra = _extra_transfers(plain, all_device)
+    if view.all_cpu:
+        measured = (f"everything bound on CUDA took {all_vs_plain.text}"
+                    if all_vs_plain.verdict != "not_compared" else "the everything-bound run could not be compared")
+        more = f", with {extra} more host↔device transfer(s) per run" if extra else ""
+        bound = bind_transfers(evidence, plan, "all_device").get(D2H)
+        if bound:
+            more += (f", plus {bound[0]} device→host cop{'y' if bound[0] == 1 else 'ies'} ({fmt_bytes(bound[1])}) "
+                     "each time the inputs are bound (ORT copies a CUDA input that a CPU node reads back to host "
+                     "when it is bound)")
+        view.all_cpu_advice = (f"Do not bind on CUDA: every compute node runs on CPU ({_cpu_ops(evidence)}), so binding "
+                               f"inputs and outputs on the device adds copies instead of removing them. Measured: "
+                               f"{measured} against plain run(){more}. Use plain run() (or a CPU-only session)"
+                               + (", or the plan's code, which binds every tensor on the host and measured faster."
+                                  if view.recommended == "plan" else "."))
+        verdict = "do not bind on CUDA (all nodes on CPU)" + (
+            f"; recommended: {SHORT_LABELS[view.recommended]} (host-only binding)" if view.recommended == "plan" else "")
+    elif all_vs_plain.verdict == "slower":
+        view.conclusions.append(f"Binding everything on the device is slower than plain run(): {all_vs_plain.text}; "
+                                "the plan keeps host-side tensors on the host for that reason.")
+
+    # CUDA graph.
+    if view.graph_ready:
+        graph_vs_plan = compare(planned if planned is not None and planned.ran else plain, graph)
+        if graph is not None and graph.ran:
+            against = "the plan" if planned is not None and planned.ran else "plain run()"
+            view.graph_text = (f"No blocker: measured with enable_cuda_graph=1: {graph_vs_plan.text} against "
+                               f"{against} without the graph ({graph_vs_plan.verdict.replace('_', ' ')})"
+                               + ("; recommended (its code under Binding code)." if view.recommended == "cuda_graph"
+                                  else "."))
+            if view.recommended == "cuda_graph":
+                view.graph_code = ""  # shown once, as the first code block of the report
+        else:
+            view.graph_text = ("No blocker, but the CUDA graph was not measured: "
+                               f"{graph.skipped_reason if graph is not None else 'no record'}")
+
+    # Phases, and the costs shown apart.
+    for p in m.phases:
+        what = p.what + (f" ({fmt_bytes(p.bytes)})" if p.bytes else "")
+        spread = f"{p.p10_ms:.3f} – {p.p90_ms:.3f} ms" if p.p10_ms is not None and p.p90_ms is not None else "—"
+        view.phase_rows.append((p.phase, what, _ms(p.median_ms), spread))
+    winner = _variant(m, view.recommended) if view.recommended else None
+    if winner is not None and winner.ran:
+        interval = median_interval(winner)
+        spread = f"95% CI of the median {interval[0]:.3f} – {interval[1]:.3f} ms" if interval else "—"
+        view.phase_rows.append((f"whole call, {SHORT_LABELS[winner.variant]} (recommended)",
+                                f"{VARIANT_LABELS[winner.variant]}: one call, everything included (the A/B above)",
+                                _ms(winner.median_ms), spread))
+    view.phase_note = (f"Phases timed apart on the {'everything-bound' if m.phase_binding == 'all_device' else 'planned'} "
+                       "binding, same inputs and shapes, after warm-up.")
+    timings = evidence.timings
+    if timings is not None:
+        view.apart_rows.append(("session creation (plain session)", f"{timings.session_create_ms:.1f} ms"))
+        view.apart_rows.append(("first run, plain run()", _ms(timings.first_run_ms)))
+    for v in m.variants:
+        if v.session_create_ms is not None:
+            view.apart_rows.append((f"session creation and binding setup, {VARIANT_LABELS.get(v.variant, v.variant)}",
+                                    f"{v.session_create_ms:.1f} ms"))
+        if v.first_run_ms is not None:
+            view.apart_rows.append((f"first run, {VARIANT_LABELS.get(v.variant, v.variant)}", _ms(v.first_run_ms)))
+
+    # Pinned staging.
+    p = m.pinned
+    if p is not None:
+        if p.skipped_reason:
+            view.pinned = f"Pinned staging not measured: {p.skipped_reason}"
+        elif p.pageable_ms is not None and p.pinned_ms is not None:
+            ratio = p.pageable_ms / p.pinned_ms if p.pinned_ms else 0.0
+            staging = f"; copying the numpy data into the pinned buffer costs {p.staging_ms:.3f} ms" if p.staging_ms is not None else ""
+            view.pinned = (f"Feeds that must come from host memory ({fmt_bytes(p.bytes)} per run): upload from pageable "
+                           f"numpy {p.pageable_ms:.3f} ms vs from a pinned buffer {p.pinned_ms:.3f} ms "
+                           f"({ratio:.1f}×, pinned buffer from {p.method}){staging}. Allocate the pinned buffer once "
+                           "(torch.empty(..., pin_memory=True) or cupyx.empty_pinned) and have the producer write into "
+                           "it, then update the bound device OrtValue in place.")
+    view.one_line = ("Binding measured (" + f"{m.runs} runs, median): " + ", ".join(summary)
+                     + (f"; {verdict}" if verdict else "") + ".")
+    return view
+
+
+def _cpu_ops(evidence: Evidence) -> str:
+    ops: dict[str, int] = {}
+    for n in evidence.nodes:
+        if n.op_type in MEMCPY_OPS:
+            continue
+        key = f"{n.domain}:{n.op_type}" if n.domain else n.op_type
+        ops[key] = ops.get(key, 0) + 1
+    return ", ".join(f"{k}" + (f" ×{v}" if v > 1 else "") for k, v in ops.items())

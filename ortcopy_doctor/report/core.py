@@ -1,0 +1,271 @@
+"""The report: evidence plus what the rules make of it, and the JSON format CI reads.
+
+JSON format (``REPORT_FORMAT_VERSION``); the evidence inside carries its own ``format_version``:
+
+* 1: first version: {"format": "ortcopy-doctor-report", "format_version", "verdict", "summary",
+  "copies", "findings", "binding", "evidence"}. Added later within version 1: "census" (null without a transfer
+  census) and ``confirmed`` on each copy; "prediction" (absent in the oldest files).
+* 2: adds "advice" (recommend.Advice: the recommended binding variant, its speed-up over plain run() with the 95%
+  interval, per-variant medians and intervals, what the caller must keep fixed; null without a measurement
+  record). The binding comparisons now use that interval, not overlapping interquartile ranges.
+
+The JSON Schema ships as ``ortcopy_doctor/model/schema/report.schema.json``; docs/json-format.md has the layout and
+this change log. A field added or changed here needs the schema updated (tests/test_schema.py checks).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ortcopy_doctor.analysis.copies import GraphView, find_copies
+from ortcopy_doctor.model.copies import Copy
+from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
+from ortcopy_doctor.analysis.binding import BindingPlan, make_plan
+from ortcopy_doctor.analysis.census_match import UNEXPLAINED_KIND, drop_empty, explain_in_kernel, reconcile
+from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.report.advice import BindingView, binding_view
+from ortcopy_doctor.report.recommend import Advice, advice_json, advise
+from ortcopy_doctor.model.evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERSION, Evidence, from_jsonable, to_jsonable
+from ortcopy_doctor.knowledge.providers import CPU, is_device, short
+from ortcopy_doctor.model.findings import Finding, Severity
+from ortcopy_doctor.rules import RuleContext, run_rules
+from ortcopy_doctor.model.format import fmt_bytes, fmt_total_bytes
+from ortcopy_doctor.analysis.attribution import CensusReport, census_report, mark_confirmed
+
+REPORT_FORMAT = "ortcopy-doctor-report"
+REPORT_FORMAT_VERSION = 2
+
+
+@dataclass
+class Summary:
+    copies_per_run: int
+    bytes_per_run: int
+    feed_copies: int
+    fetch_copies: int
+    memcpy_nodes: int
+    in_kernel_transfers: int
+    removable_by_binding: int
+    nodes_by_provider: dict[str, int]
+    fallback_nodes: int
+    median_run_ms: float | None
+    p10_run_ms: float | None
+    p90_run_ms: float | None
+    memcpy_node_time_us_per_run: float
+    findings_by_severity: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Report:
+    evidence: Evidence
+    copies: list[Copy]
+    findings: list[Finding]
+    binding: BindingPlan
+    summary: Summary
+    verdict: str
+    prediction: Report | None = None  # for the requested EP, where it was not active
+    census: CensusReport | None = None  # every traced transfer attributed, where the evidence has a census
+    # Computed by analyse() from the binding measurement (None without one): the recommendation, and the
+    # "Binding: measured" view the renderers show. Renderers read these and compute nothing.
+    advice: Advice | None = None
+    measured: BindingView | None = None
+
+    def worst_severity(self) -> str | None:
+        ranks = [Severity(f.severity).rank for f in self.findings]
+        if not ranks:
+            return None
+        return {3: "error", 2: "warning", 1: "info"}[max(ranks)]
+
+    def fails(self, threshold: str) -> bool:
+        """Whether any finding is at or above ``threshold`` (error, warning, info; never)."""
+        if threshold == "never":
+            return False
+        rank = Severity(threshold).rank
+        return any(Severity(f.severity).rank >= rank for f in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": REPORT_FORMAT,
+            "format_version": REPORT_FORMAT_VERSION,
+            "verdict": self.verdict,
+            "summary": to_jsonable(self.summary),
+            "copies": to_jsonable(self.copies),
+            "findings": to_jsonable(self.findings),
+            "binding": to_jsonable(self.binding),
+            "prediction": None if self.prediction is None else {
+                "verdict": self.prediction.verdict,
+                "summary": to_jsonable(self.prediction.summary),
+                "copies": to_jsonable(self.prediction.copies),
+                "findings": to_jsonable(self.prediction.findings),
+            },
+            "census": None if self.census is None else to_jsonable(self.census),
+            "advice": self.advice_dict(),
+            "measured": None if self.measured is None else to_jsonable(self.measured),
+            "evidence": to_jsonable(self.evidence),
+        }
+
+    def advice_dict(self) -> dict[str, Any] | None:
+        """The binding recommendation (recommend.py) as JSON; None without a measurement record."""
+        return advice_json(self.advice)
+
+    def headline(self) -> str:
+        """The line under the verdict: current latency → best attainable, with the variant that gets there."""
+        return self.advice.headline if self.advice is not None else ""
+
+    def to_json(self) -> str:
+        """The report as the JSON ``--json`` writes."""
+        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
+
+
+def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) -> Summary:
+    by_provider: dict[str, int] = {}
+    for node in evidence.nodes:
+        if node.op_type in ("MemcpyToHost", "MemcpyFromHost"):
+            continue  # counted as copies, not as compute
+        key = short(node.provider) if node.provider else "unknown"
+        by_provider[key] = by_provider.get(key, 0) + 1
+    memcpy_us = 0.0
+    measured = [r for r in evidence.run_events if not r.warmup]
+    if measured:
+        names = {c.node for c in copies if c.kind == MEMCPY_NODE}
+        total = sum(e.dur_us for e in evidence.node_events if e.name in names and e.run in {r.run for r in measured})
+        memcpy_us = total / len(measured)
+    runs = evidence.timings.run_ms if evidence.timings else []
+    q = statistics.quantiles(runs, n=10) if len(runs) >= 2 else None
+    severities: dict[str, int] = {}
+    for f in findings:
+        severities[f.severity] = severities.get(f.severity, 0) + 1
+    primary = evidence.session.active_providers[0] if evidence.session.active_providers else CPU
+    copies = [c for c in copies if c.count_per_run]  # a predicted copy the census did not see counts as nothing
+    return Summary(
+        copies_per_run=sum(c.count_per_run for c in copies),
+        bytes_per_run=sum(c.bytes_per_run or 0 for c in copies),
+        feed_copies=sum(1 for c in copies if c.kind == FEED),
+        fetch_copies=sum(1 for c in copies if c.kind == FETCH),
+        memcpy_nodes=sum(1 for c in copies if c.kind == MEMCPY_NODE),
+        in_kernel_transfers=sum(1 for c in copies if c.kind == IN_KERNEL),
+        removable_by_binding=sum(1 for c in copies if c.removable_by_binding),
+        nodes_by_provider=dict(sorted(by_provider.items())),
+        fallback_nodes=sum(1 for n in evidence.nodes if n.provider == CPU and is_device(primary)
+                           and n.fallback_reason != "cpu_preferred"),
+        median_run_ms=statistics.median(runs) if runs else None,
+        p10_run_ms=q[0] if q else None,
+        p90_run_ms=q[-1] if q else None,
+        memcpy_node_time_us_per_run=round(memcpy_us, 1),
+        findings_by_severity=severities,
+    )
+
+
+def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], unexplained: int = 0,
+             copies: list[Copy] | None = None) -> str:
+    if evidence.failure:
+        return f"Incomplete: the check stopped early: {evidence.failure}"
+    predicted = " (predicted)" if evidence.mode == "static" else ""
+    inactive = [f for f in findings if f.slug == "ep-not-active"]
+    if inactive:
+        provider = short(str(inactive[0].details.get("provider", "")))
+        return (f"{provider} was requested but is not active: the model ran on "
+                f"{', '.join(short(p) for p in evidence.session.active_providers)}. {evidence.session.ep_failure}")
+    primary = evidence.session.active_providers[0] if evidence.session.active_providers else CPU
+    compute = sum(summary.nodes_by_provider.values())
+    if not is_device(primary):
+        return f"CPU-only session: no host↔device copies (all {compute} nodes on CPU)."
+    on_device = summary.nodes_by_provider.get(short(primary), 0)
+    on_cpu = summary.nodes_by_provider.get(short(CPU), 0)
+    if summary.copies_per_run == 0:
+        fallback = (f" ({summary.fallback_nodes} fall{'s' if summary.fallback_nodes == 1 else ''} back)"
+                    if summary.fallback_nodes else "")
+        if compute and on_cpu == compute:
+            falls = f"{summary.fallback_nodes} fall{'s' if summary.fallback_nodes == 1 else ''} back"
+            note = "; ".join(x for x in ("predicted" if predicted else "", falls if summary.fallback_nodes else "") if x)
+            return (f"All {compute} nodes run on CPU{f' ({note})' if note else ''}, none on {short(primary)}: no tensor "
+                    "crosses host↔device because the device does no work.")
+        if on_device == compute:
+            return f"No host↔device copies per run{predicted}: all {compute} nodes on {short(primary)}."
+        others = ", ".join(f"{k}: {v}" for k, v in summary.nodes_by_provider.items() if k != short(primary))
+        return (f"No host↔device copies per run{predicted}, but not every node is on {short(primary)}: "
+                f"{on_device} of {compute} there; {others}{fallback}.")
+    parts = []
+    if summary.feed_copies:
+        parts.append(f"{summary.feed_copies} feed")
+    if summary.fetch_copies:
+        parts.append(f"{summary.fetch_copies} fetch")
+    if summary.memcpy_nodes:
+        parts.append(f"{summary.memcpy_nodes} Memcpy node")
+    if summary.in_kernel_transfers:
+        parts.append(f"{summary.in_kernel_transfers} in-kernel")
+    if unexplained:  # traced transfers no rule explains: counted, never dropped
+        parts.append(f"{unexplained} unexplained")
+    fallback = f"; {summary.fallback_nodes} node(s) fall back to CPU" if summary.fallback_nodes else ""
+    removable = (f"; IO binding removes {summary.removable_by_binding}" if summary.removable_by_binding else "")
+    # where sizes are unknown the verdict says so, rather than counting them as 0 B
+    total = (fmt_total_bytes([c.bytes_per_run for c in copies if c.count_per_run]) if copies is not None
+             else fmt_bytes(summary.bytes_per_run))
+    return (f"{summary.copies_per_run} host↔device copies per run{predicted} ({total}): "
+            f"{', '.join(parts)}{fallback}{removable}.")
+
+
+def analyse(evidence: Evidence) -> Report:
+    """Rules and plan over the evidence; no onnxruntime needed."""
+    graph = GraphView.of(evidence)  # once: the copies, the rules and the plan read the same view
+    copies = drop_empty(find_copies(evidence, graph))
+    census = census_report(evidence, copies)  # the transfer census makes the copies ground truth
+    if census is not None:
+        explained = explain_in_kernel(evidence, copies, census)
+        if explained:  # in-kernel transfers only the data decides: explained by a rule, attributed again
+            copies = copies + explained
+            census = census_report(evidence, copies)
+        assert census is not None
+        copies, notes = reconcile(copies, census)  # the table equals the census per run
+        census.notes += notes
+        mark_confirmed(copies, census)
+    findings = run_rules(RuleContext(evidence=evidence, copies=copies, graph=graph, census=census))
+    plan = make_plan(evidence, graph)
+    summary = _summary(evidence, copies, findings)
+    prediction = analyse(evidence.predicted) if evidence.predicted is not None else None
+    report = Report(evidence=evidence, copies=copies, findings=findings, binding=plan, summary=summary,
+                    verdict=_verdict(evidence, summary, findings,
+                                     sum(1 for c in copies if c.kind == UNEXPLAINED_KIND and c.count_per_run),
+                                     copies=copies),
+                    prediction=prediction, census=census)
+    report.advice = advise(report)
+    report.measured = binding_view(report)
+    return report
+
+
+def load_report(path: Path | str) -> Report:
+    """Re-analyse a report or evidence JSON written by ``--json``; needs no ORT session or GPU."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path} not found: pass a JSON file written by `ortcopy-doctor check --json`") from None
+    except (OSError, ValueError) as exc:
+        reason = " ".join(str(exc).split())[:200]
+        raise UsageError(f"{path} is not readable JSON ({reason}): pass a file written by `check --json`") from None
+    except RecursionError:
+        raise UsageError(f"{path} is nested too deeply to be a report: pass a file written by `check --json`") from None
+    if isinstance(data, dict) and data.get("format") == REPORT_FORMAT:
+        data = data.get("evidence")
+    if not isinstance(data, dict) or "model" not in data or "session" not in data:
+        raise UsageError(f"{path} is not an ortcopy-doctor report: pass a file written by `check --json`")
+    version = data.get("format_version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise UsageError(f"{path} has evidence format_version {str(version)[:40]!r}, not a version number: "
+                         "pass a file written by `check --json`")
+    if version > EVIDENCE_FORMAT_VERSION:
+        raise UsageError(f"{path} has evidence format {version}, newer than this ortcopy-doctor reads "
+                         f"({EVIDENCE_FORMAT_VERSION}): upgrade ortcopy-doctor")
+    if isinstance(data.get("model"), dict) and "sha256" not in data["model"]:
+        data["model"]["sha256"] = ""  # written without the model hash: unknown (diff says so)
+    try:
+        evidence = from_jsonable(Evidence, data)
+        # the values (kinds, directions, sizes) are checked by the analysis itself
+        return analyse(evidence)
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError) as exc:
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise UsageError(f"{path} does not match the evidence format ({reason}): pass a file written by "
+                         "`check --json`") from None

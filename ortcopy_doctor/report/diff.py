@@ -1,0 +1,142 @@
+"""Compare two reports (``ortcopy-doctor diff a.json b.json``): what changed across an ORT upgrade, an opset
+change, a new export of the model.
+
+Transfers are matched by (kind, direction, tensor) and findings by (rule, location) (the n-th of equal keys with
+the n-th; Memcpy-node findings by the tensor copied, since ORT names those nodes itself); each is added, removed, changed (bytes, count, severity, message...) or unchanged. Also compared:
+host<->device bytes and copies per run, the median run time, and the environment (ORT version and package,
+opsets, active providers, model file). Where the two reports are of different model files (their sha256 differ)
+the diff says so first (``ReportDiff.model_change``): it still compares them (a new export of a model is a use),
+and ``--fail-on-model-change`` makes that exit 1. Both files are re-analysed (``load_report``), so the diff reflects the
+evidence under the current rules. A regression is a transfer or finding that appears in b and not in a.
+
+Rendered as text and as a self-contained HTML page by ``ortcopy_doctor.render.diff``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from ortcopy_doctor.model.copies import Copy
+from ortcopy_doctor.model.findings import Finding
+from ortcopy_doctor.model.diff import ADDED, CHANGED, REMOVED, STATUS_ORDER, UNCHANGED, Change, Delta, ReportDiff
+from ortcopy_doctor.model.format import fmt_bytes
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.report.core import Report
+
+T = TypeVar("T")
+
+
+def _match(before: Sequence[T], after: Sequence[T], key: Callable[[T], tuple[str, ...]],
+           compare: Callable[[T, T], list[str]]) -> list[Change[T]]:
+    """Pair items by key (the n-th occurrence with the n-th); order: b's order, removed ones at their a position."""
+    remaining: dict[Hashable, list[T]] = {}
+    for item in before:
+        remaining.setdefault(key(item), []).append(item)
+    changes: list[Change[T]] = []
+    for item in after:
+        k = key(item)
+        queue = remaining.get(k)
+        if queue:
+            old = queue.pop(0)
+            what = compare(old, item)
+            changes.append(Change(CHANGED if what else UNCHANGED, k, old, item, what))
+        else:
+            changes.append(Change(ADDED, k, None, item))
+    for item in before:
+        k = key(item)
+        queue = remaining.get(k)
+        if queue and item in queue:
+            queue.remove(item)
+            changes.append(Change(REMOVED, k, item, None))
+    return sorted(changes, key=lambda c: STATUS_ORDER[c.status])
+
+
+def _copy_key(c: Copy) -> tuple[str, ...]:
+    return (c.kind, c.direction, c.tensor)
+
+
+def _compare_copies(a: Copy, b: Copy) -> list[str]:
+    what = []
+    if a.bytes_per_run != b.bytes_per_run:
+        what.append(f"bytes per run {fmt_bytes(a.bytes_per_run)} → {fmt_bytes(b.bytes_per_run)}")
+    if a.count_per_run != b.count_per_run:
+        what.append(f"count per run {a.count_per_run} → {b.count_per_run}")
+    if a.shape != b.shape or a.dtype != b.dtype:
+        what.append(f"tensor {a.dtype}{a.shape} → {b.dtype}{b.shape}")
+    if a.node != b.node:
+        what.append(f"node {a.node or '-'} → {b.node or '-'}")
+    if a.removable_by_binding != b.removable_by_binding:
+        what.append("IO binding removes it: " + ("yes → no" if a.removable_by_binding else "no → yes"))
+    return what
+
+
+def _finding_key(f: Finding) -> tuple[str, ...]:
+    # ORT names the Memcpy nodes it inserts itself (Memcpy, Memcpy_token_0, ...), differently across versions and
+    # graphs: a Memcpy-node finding is matched by the tensor it copies instead.
+    if f.slug == "memcpy-node" and isinstance(f.details.get("tensor"), str):
+        return (f.rule, f"tensor {f.details['tensor']}")
+    return (f.rule, f.location)
+
+
+def _compare_findings(a: Finding, b: Finding) -> list[str]:
+    what = []
+    if a.severity != b.severity:
+        what.append(f"severity {a.severity} → {b.severity}")
+    if a.bytes_per_run != b.bytes_per_run:
+        what.append(f"bytes per run {fmt_bytes(a.bytes_per_run)} → {fmt_bytes(b.bytes_per_run)}")
+    if a.predicted != b.predicted:
+        what.append("predicted → measured" if a.predicted else "measured → predicted")
+    if a.message != b.message and not what:
+        what.append("message changed")
+    return what
+
+
+def _environment(a: Report, b: Report) -> list[tuple[str, str, str]]:
+    ea, eb = a.evidence, b.evidence
+    rows: list[tuple[str, str, str]] = [
+        ("onnxruntime", ea.environment.ort_version, eb.environment.ort_version),
+        ("onnxruntime package", ea.environment.ort_package, eb.environment.ort_package),
+        ("onnxruntime build", ea.environment.ort_build, eb.environment.ort_build),
+        ("providers requested", ", ".join(ea.session.requested_providers), ", ".join(eb.session.requested_providers)),
+        ("providers active", ", ".join(ea.session.active_providers), ", ".join(eb.session.active_providers)),
+        ("GPUs", ", ".join(ea.environment.gpus), ", ".join(eb.environment.gpus)),
+        ("evidence", ea.mode, eb.mode),
+        ("model file", Path(ea.model.path).name, Path(eb.model.path).name),
+        ("model sha256", ea.model.sha256[:16], eb.model.sha256[:16]),
+        ("IR version", str(ea.model.ir_version), str(eb.model.ir_version)),
+    ]
+    for domain in sorted(set(ea.model.opsets) | set(eb.model.opsets)):
+        rows.append((f"opset {domain}", str(ea.model.opsets.get(domain, "-")), str(eb.model.opsets.get(domain, "-"))))
+    rows.append(("nodes run by ORT", str(len(ea.nodes)), str(len(eb.nodes))))
+    return [(what, x, y) for what, x, y in rows if x != y]
+
+
+def diff_reports(a: Report, b: Report, a_name: str = "a", b_name: str = "b") -> ReportDiff:
+    sa, sb = a.summary, b.summary
+    deltas = [
+        Delta("host↔device bytes per run", sa.bytes_per_run, sb.bytes_per_run, "bytes"),
+        Delta("host↔device copies per run", sa.copies_per_run, sb.copies_per_run),
+        Delta("median run", sa.median_run_ms, sb.median_run_ms, "ms"),
+        Delta("CPU fallback nodes", sa.fallback_nodes, sb.fallback_nodes),
+    ]
+    return ReportDiff(
+        a_name=a_name, b_name=b_name, a=a, b=b,
+        copies=_match(a.copies, b.copies, _copy_key, _compare_copies),
+        findings=_match(a.findings, b.findings, _finding_key, _compare_findings),
+        deltas=deltas, environment=_environment(a, b),
+    )
+
+
+def diff_files(a_path: Path | str, b_path: Path | str) -> ReportDiff:
+    from ortcopy_doctor.report.core import load_report
+
+    return diff_reports(load_report(a_path), load_report(b_path), str(a_path), str(b_path))
+
+
+# --- text ---------------------------------------------------------------------------------------------------------
+
+
+__all__ = ["diff_files", "diff_reports"]

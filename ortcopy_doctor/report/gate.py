@@ -1,0 +1,137 @@
+"""CI thresholds over a report: ``--fail-on``, ``--max-transfer-bytes``, ``--fail-on-gain`` and ``--allow``.
+
+* ``--fail-on SEVERITY``: fail when a finding not allowed is at or above SEVERITY (error, warning, info; never).
+* ``--max-transfer-bytes N``: fail when the host<->device bytes of one run (``summary.bytes_per_run``, every copy
+  whatever ``--allow`` says) exceed N. N is a byte count, optionally with a decimal unit: 500000, 500KB, 1.5MB, 2GB.
+* ``--fail-on-gain 1.2x``: fail when the binding A/B measured a speed-up of at least 1.2x over plain run() for the
+  recommended variant, judged by the lower bound of its 95% interval (``advice.gain_left`` in the JSON), that
+  the code does not take: the gain is left on the table. A report without a measurement is not judged (a note).
+* ``--allow KIND``: a finding kind the team accepts, by rule id (OCD004) or slug (feed-copy), repeatable. Allowed
+  findings still appear in every report; they never fail the gate, and in SARIF they keep their result with level
+  "note" and an accepted external suppression, so code-scanning UIs show them as dismissed rather than hide them.
+
+The gate reads only the report, so ``report RUN.json`` applies it to recorded evidence exactly as ``check`` did.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.model.findings import Finding, Severity
+from ortcopy_doctor.rules import RULES, is_allowed
+from ortcopy_doctor.model.format import fmt_bytes
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.report.core import Report
+
+_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}
+
+
+def parse_bytes(text: str | int, flag: str = "--max-transfer-bytes") -> int:
+    """``"1.5MB"`` -> 1500000; decimal units as the reports print them (KB = 1000 B), KiB/MiB/GiB binary."""
+    if isinstance(text, int):
+        value = text
+    else:
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", str(text))
+        unit = m.group(2).upper() if m else ""
+        if not m or unit not in _UNITS:
+            raise UsageError(f"{flag} {text!r} is not a byte count: give e.g. 500000, 500KB, 1.5MB or 2GiB")
+        number = float(m.group(1)) * _UNITS[unit]
+        if not number < 2**63:  # also inf, from hundreds of digits
+            raise UsageError(f"{flag} {str(text)[:40]!r}... is too large: give a byte count below 2^63")
+        value = int(number)
+    if value < 0:
+        raise UsageError(f"{flag} {text!r} is negative: give a byte count of 0 or more")
+    return value
+
+
+def parse_gain(text: str | float, flag: str = "--fail-on-gain") -> float:
+    """``"1.2x"``, ``"1.2"`` or ``"20%"`` -> 1.2: a speed-up factor of at least 1."""
+    if isinstance(text, (int, float)):
+        value = float(text)
+    else:
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(x|×|%)?\s*", str(text), flags=re.IGNORECASE)
+        if not m:
+            raise UsageError(f"{flag} {text!r} is not a speed-up: give e.g. 1.2x, 1.2 or 20%")
+        value = float(m.group(1))
+        if m.group(2) == "%":
+            value = 1.0 + value / 100.0
+    if value < 1.0:
+        raise UsageError(f"{flag} {text!r} is below 1x: give a speed-up factor of 1 or more, e.g. 1.2x")
+    return value
+
+
+def resolve_allow(values: Iterable[str], flag: str = "--allow") -> frozenset[str]:
+    """Rule ids and slugs as given (comma-separated or repeated), checked against the known rules."""
+    known = {r.id.upper(): r for r in RULES} | {r.slug: r for r in RULES}
+    allowed: set[str] = set()
+    for value in values:
+        for part in str(value).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            rule = known.get(part.upper()) or known.get(part.lower())
+            if rule is None:
+                choices = ", ".join(f"{r.id}/{r.slug}" for r in RULES)
+                raise UsageError(f"{flag} {part!r} is not a finding kind: give a rule id or slug ({choices})")
+            allowed.add(rule.id)
+    return frozenset(allowed)
+
+
+@dataclass
+class Gate:
+    fail_on: str = "error"  # error, warning, info, never
+    max_transfer_bytes: int | None = None
+    allow: frozenset[str] = field(default_factory=frozenset)  # rule ids (resolve_allow)
+    fail_on_gain: float | None = None  # speed-up factor (parse_gain)
+
+
+@dataclass
+class GateResult:
+    failed: bool
+    reasons: list[str]  # one line per threshold crossed
+    allowed: list[Finding]  # findings the gate ignored because of --allow
+    notes: list[str] = field(default_factory=list)  # what the gate could not judge
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+
+def evaluate(report: Report, gate: Gate) -> GateResult:
+    """Whether ``report`` passes ``gate``, and why not."""
+    reasons: list[str] = []
+    notes: list[str] = []
+    allowed = [f for f in report.findings if is_allowed(f, gate.allow)]
+    if gate.fail_on != "never":
+        rank = Severity(gate.fail_on).rank
+        failing = [f for f in report.findings if not is_allowed(f, gate.allow) and Severity(f.severity).rank >= rank]
+        if failing:
+            kinds = sorted({f"{f.rule} {f.slug}" for f in failing})
+            reasons.append(f"{len(failing)} finding(s) at or above --fail-on {gate.fail_on}: {', '.join(kinds)}")
+    if gate.max_transfer_bytes is not None:
+        total = report.summary.bytes_per_run
+        if total > gate.max_transfer_bytes:
+            reasons.append(f"host↔device bytes per run {fmt_bytes(total)} ({total} B) exceed --max-transfer-bytes "
+                           f"{gate.max_transfer_bytes} B")
+        unknown = sum(1 for c in report.copies if c.bytes_per_run is None)
+        if unknown:
+            notes.append(f"--max-transfer-bytes: {unknown} cop{'y' if unknown == 1 else 'ies'} of unknown size "
+                         "not counted")
+    if gate.fail_on_gain is not None:
+        advice = report.advice
+        if advice is None or advice.status != "measured":
+            why = "no binding measurement in this report" if advice is None else advice.reason
+            notes.append(f"--fail-on-gain: not judged: {why}")
+        elif advice.gain_left is not None and advice.gain_left >= gate.fail_on_gain:
+            reasons.append(f"a measured speed-up of {advice.speedup:.2f}x (95% CI {advice.speedup_ci_low:.2f}–"
+                           f"{advice.speedup_ci_high:.2f}) with {advice.recommended_label} is left on the table: its "
+                           f"lower bound {advice.gain_left:.2f}x is at or above --fail-on-gain {gate.fail_on_gain:g}x")
+    return GateResult(bool(reasons), reasons, allowed, notes)
+
+
+__all__ = ["Gate", "GateResult", "evaluate", "is_allowed", "parse_bytes", "parse_gain", "resolve_allow"]

@@ -1,0 +1,316 @@
+"""The recommendation: the fastest correct variant of the binding A/B, with its speed-up and 95% interval.
+
+Pure (reads the report; no onnxruntime), so recorded evidence gives the same advice anywhere. Rules:
+
+* the candidates are the variants with code of their own: the binding plan (``infer()``) and the CUDA graph;
+  "everything bound on the device" is a diagnostic variant (it binds tensors that CPU nodes read) and is never
+  recommended, but where it is measurably faster than the plan the advice says so;
+* a variant is faster or slower than another only where the 95% interval of the ratio of their medians excludes
+  1 (stats.py); otherwise within noise;
+* the plan is recommended where it is measurably faster than plain run(); the CUDA graph where it is ready (it
+  ran: no blocker) and measurably faster than what would be recommended otherwise (the plan, else plain run());
+  where nothing is measurably faster, plain run() (no change), with the reason. Never a variant slower than
+  plain run();
+* what a variant needs from the caller (fixed shapes, reused device buffers, ``update_inplace``) is listed with
+  the gain.
+
+The JSON of the report carries ``advice`` (``Advice`` below; docs/json-format.md), so CI can gate on the gain
+left on the table (``--fail-on-gain``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ortcopy_doctor.report.advice import (
+    SHORT_LABELS,
+    VARIANT_LABELS,
+    Comparison,
+    compare,
+    cuda_graph_blockers,
+    is_all_cpu,
+    median_interval,
+    speedup_ci,
+)
+from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND
+from ortcopy_doctor.model.evidence import BindingMeasurement, VariantTiming
+from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.analysis.stats import LEVEL, RatioCI
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.report.core import Report
+
+CANDIDATES = ("plan", "cuda_graph")
+HEAD_LABELS = {"plain": "plain run()", "plan": "the binding plan", "all_device": "everything bound on the device",
+               "cuda_graph": "the CUDA graph"}
+
+
+@dataclass
+class VariantAdvice:
+    variant: str
+    label: str
+    ran: bool
+    runs: int = 0
+    skipped_reason: str = ""
+    median_ms: float | None = None
+    median_ci_low_ms: float | None = None
+    median_ci_high_ms: float | None = None
+    speedup: float | None = None  # median(plain) / median(variant); above 1 is faster
+    speedup_ci_low: float | None = None
+    speedup_ci_high: float | None = None
+    verdict: str = ""  # baseline, faster, slower, within_noise, not_run, not_compared
+    gpu_median_ms: float | None = None
+    gpu_speedup: float | None = None
+    gpu_speedup_ci_low: float | None = None
+    gpu_speedup_ci_high: float | None = None
+    copies_per_run: int | None = None  # host<->device transfers of one call (census or promised)
+    bytes_per_run: int | None = None
+    needs: list[str] = field(default_factory=list)  # what the caller must do to get this variant's gain
+
+
+@dataclass
+class Advice:
+    status: str  # measured, not_measured
+    recommended: str = ""  # plain, plan, cuda_graph ("" where not measured)
+    recommended_label: str = ""
+    reason: str = ""
+    headline: str = ""  # the line under the verdict
+    current_ms: float | None = None  # plain run()'s median
+    best_ms: float | None = None  # the recommended variant's median
+    speedup: float | None = None
+    speedup_ci_low: float | None = None
+    speedup_ci_high: float | None = None
+    ci_level: float = LEVEL
+    ci_method: str = ""  # bootstrap_paired, bootstrap, summary
+    copies_removed: int | None = None
+    bytes_removed: int | None = None
+    needs: list[str] = field(default_factory=list)
+    cuda_graph_ready: bool = False
+    cuda_graph_blockers: list[str] = field(default_factory=list)
+    cuda_graph_vs_plan: str = ""  # faster, slower, within_noise, not_compared ("" where the graph did not run)
+    host_jitter: str = ""  # whether the GPU clock (CUDA events) confirms the difference
+    code: str = ""  # the recommended code: the CUDA graph's or the plan's ("" for plain run())
+    notes: list[str] = field(default_factory=list)
+    runs: int = 0
+    stop_reason: str = ""
+    variants: list[VariantAdvice] = field(default_factory=list)
+
+    @property
+    def gain_left(self) -> float | None:
+        """The lower bound of the recommended variant's speed-up (None where it is plain run() or not measured)."""
+        return self.speedup_ci_low if self.recommended not in ("", "plain") else None
+
+
+def _variant(m: BindingMeasurement, name: str) -> VariantTiming | None:
+    return next((v for v in m.variants if v.variant == name), None)
+
+
+def _transfers(v: VariantTiming | None) -> tuple[int | None, int | None]:
+    if v is None or v.h2d_count is None or v.d2h_count is None:
+        return None, None
+    return (v.h2d_count or 0) + (v.d2h_count or 0), (v.h2d_bytes or 0) + (v.d2h_bytes or 0)
+
+
+def needs_of(report: Report, variant: str) -> list[str]:
+    """What the caller must keep or do for ``variant``'s gain."""
+    plan = report.binding
+    if variant == "cuda_graph":
+        return ["fixed shapes: every input and output keeps the shape measured here (a new shape needs a new "
+                "session, or another graph via gpu_graph_id)",
+                "fixed buffer addresses: write each new input into the same device OrtValue with update_inplace(), "
+                "never rebind; read the outputs from their pre-allocated device buffers",
+                "keep the session alive: the first run captures the graph"]
+    if variant not in ("plan", "all_device"):
+        return []
+    needs = []
+    device_inputs = [e.name for e in plan.inputs if e.place == DEVICE and not e.state_pair]
+    if device_inputs:
+        needs.append(f"reuse the bound device input buffer{'s' if len(device_inputs) > 1 else ''} "
+                     f"({', '.join(device_inputs)}): write new inputs with update_inplace() at the same shapes, "
+                     "rebind on a new shape")
+    if any(e.preallocate for e in plan.outputs if e.place != UNBOUND):
+        needs.append("outputs are pre-allocated at these shapes: allocate them anew when a shape changes")
+    if plan.state_pairs:
+        needs.append("state stays on the device between runs (the code swaps the buffers)")
+    if any(e.place == DEVICE and not e.state_pair for e in plan.outputs):
+        needs.append("outputs stay on the device: copy to host only what you read")
+    return needs
+
+
+def _short_needs(variant: str, needs: list[str]) -> str:
+    if variant == "cuda_graph":
+        return "needs fixed shapes and fixed input buffers (update_inplace)"
+    if any(n.startswith("reuse the bound device input") for n in needs):
+        return "needs the device input buffers reused (update_inplace)"
+    return ""
+
+
+def _fmt_ci(ci: RatioCI) -> str:
+    return f"{ci.ratio:.2f}x faster ({ci.level:.0%} CI {ci.low:.2f}–{ci.high:.2f}" + (
+        ", approximate: no raw samples recorded)" if ci.method == "summary" else ")")
+
+
+def _copies(n: int, nbytes: int) -> str:
+    return f"{n} host↔device cop{'y' if n == 1 else 'ies'} ({fmt_bytes(nbytes)}) per run removed"
+
+
+def advise(report: Report) -> Advice | None:
+    """The recommendation for ``report``; None where its evidence has no measurement record (``analyse`` stores it
+    as ``Report.advice``)."""
+    if report.advice is not None:
+        return report.advice
+    return _advise(report)
+
+
+def _advise(report: Report) -> Advice | None:
+    m = report.evidence.binding_measurement
+    if m is None:
+        return None
+    blockers = [b.text() for b in cuda_graph_blockers(report.evidence, report.binding, report.copies)] \
+        if report.binding.applicable else []
+    if m.status != "measured":
+        return Advice(status="not_measured", reason=m.reason,
+                      headline=f"Best attainable latency not measured: {m.reason}",
+                      cuda_graph_ready=report.binding.applicable and not blockers, cuda_graph_blockers=blockers)
+    plain = _variant(m, "plain")
+    advice = Advice(status="measured", runs=m.runs, stop_reason=m.stop_reason, cuda_graph_blockers=blockers,
+                    cuda_graph_ready=report.binding.applicable and not blockers)
+    for v in m.variants:
+        va = VariantAdvice(variant=v.variant, label=v.label or VARIANT_LABELS.get(v.variant, v.variant), ran=v.ran,
+                           runs=v.runs, skipped_reason=v.skipped_reason, median_ms=v.median_ms,
+                           gpu_median_ms=v.gpu_median_ms, needs=needs_of(report, v.variant))
+        va.copies_per_run, va.bytes_per_run = _transfers(v)
+        interval = median_interval(v)
+        if interval is not None:
+            va.median_ci_low_ms, va.median_ci_high_ms = interval
+        if not v.ran:
+            va.verdict = "not_run"
+        elif v.variant == "plain":
+            va.verdict = "baseline"
+        else:
+            ci = speedup_ci(plain, v)
+            if ci is None:
+                va.verdict = "not_compared"
+            else:
+                va.speedup, va.speedup_ci_low, va.speedup_ci_high, va.verdict = ci.ratio, ci.low, ci.high, ci.verdict
+            gci = speedup_ci(plain, v, gpu=True)
+            if gci is not None:
+                va.gpu_speedup, va.gpu_speedup_ci_low, va.gpu_speedup_ci_high = gci.ratio, gci.low, gci.high
+        advice.variants.append(va)
+    if plain is None or not plain.ran:
+        advice.status = "not_measured"
+        advice.reason = "plain run() did not run, so there is no baseline to compare with"
+        advice.headline = f"Best attainable latency not measured: {advice.reason}"
+        return advice
+
+    planned, graph, everything = _variant(m, "plan"), _variant(m, "cuda_graph"), _variant(m, "all_device")
+    plan_vs_plain = compare(plain, planned)
+    graph_vs_plain = compare(plain, graph)
+    graph_vs_plan = compare(planned, graph) if planned is not None and planned.ran else graph_vs_plain
+    if graph is not None and graph.ran:
+        advice.cuda_graph_vs_plan = graph_vs_plan.verdict
+    # The choice: the plan where measurably faster than plain; the graph where measurably faster than that choice.
+    choice, choice_cmp = ("plan", plan_vs_plain) if plan_vs_plain.verdict == "faster" else ("plain", None)
+    if graph is not None and graph.ran:
+        against = graph_vs_plan if choice == "plan" else graph_vs_plain
+        if against.verdict == "faster" and graph_vs_plain.verdict == "faster":
+            choice, choice_cmp = "cuda_graph", graph_vs_plain
+    advice.recommended = choice
+    advice.recommended_label = VARIANT_LABELS[choice]
+    advice.current_ms = plain.median_ms
+    advice.needs = needs_of(report, choice)
+    reasons = []
+    if choice == "cuda_graph":
+        over_plan = plan_vs_plain.verdict == "faster"
+        reasons.append(f"the CUDA graph is ready (no blocker) and measurably faster than "
+                       f"{'the plan' if over_plan else 'plain run()'}: "
+                       f"{(graph_vs_plan if over_plan else graph_vs_plain).text}")
+    elif choice == "plan":
+        reasons.append(f"the plan is measurably faster than plain run() ({planned.median_ms:.3f} ms vs "  # type: ignore[union-attr]
+                       f"{plain.median_ms:.3f} ms)")
+        if graph is not None and graph.ran:
+            reasons.append(f"the CUDA graph is not measurably faster than the plan: {graph_vs_plan.text}")
+        elif blockers:
+            reasons.append(f"the CUDA graph is blocked ({len(blockers)} blocker(s), listed under CUDA-graph readiness)")
+    else:
+        said = []
+        for name, cmp in (("plan", plan_vs_plain), ("cuda_graph", graph_vs_plain)):
+            v = _variant(m, name)
+            if v is not None and v.ran and cmp.ci is not None:
+                said.append(f"{SHORT_LABELS[name]} {cmp.ci.text()}")
+            elif v is not None and not v.ran and name == "plan":
+                said.append(f"the plan did not run ({v.skipped_reason})")
+        reasons.append("no variant is measurably faster than plain run()" + (f": {'; '.join(said)}" if said else ""))
+    advice.reason = "; ".join(reasons)
+    if everything is not None and everything.ran and choice in ("plan", "plain"):
+        base = planned if choice == "plan" else plain
+        ev = compare(base, everything)
+        if ev.verdict == "faster":
+            advice.notes.append(f"Everything bound on the device measured faster than {HEAD_LABELS[choice]} "
+                                f"({ev.text}); it is not recommended: it binds on the device tensors that CPU nodes "
+                                "read or produce, which the plan keeps on the host for the reasons in its table.")
+
+    best = _variant(m, choice)
+    advice.best_ms = best.median_ms if best is not None else None
+    if choice_cmp is not None and choice_cmp.ci is not None:
+        ci = choice_cmp.ci
+        advice.speedup, advice.speedup_ci_low, advice.speedup_ci_high = ci.ratio, ci.low, ci.high
+        advice.ci_method = ci.method
+    cur_n, cur_b = _transfers(plain)
+    best_n, best_b = _transfers(best)
+    if cur_n is not None and best_n is not None and cur_b is not None and best_b is not None:
+        advice.copies_removed, advice.bytes_removed = cur_n - best_n, cur_b - best_b
+    advice.host_jitter = _host_jitter(plain, best, choice, choice_cmp)
+    if choice == "cuda_graph":
+        from ortcopy_doctor.analysis.binding import render_cuda_graph_code
+
+        advice.code = render_cuda_graph_code(report.evidence, report.binding)
+    elif choice == "plan":
+        advice.code = report.binding.code
+    advice.headline = _headline(advice, choice_cmp, plan_vs_plain)
+    return advice
+
+
+def _host_jitter(plain: VariantTiming, best: VariantTiming | None, choice: str, cmp: Comparison | None) -> str:
+    if best is None or choice == "plain" or cmp is None or cmp.ci is None:
+        return ""
+    gci = speedup_ci(plain, best, gpu=True)
+    if gci is None:
+        return "not checked: no CUDA-event timing in this record (it needs torch or cupy where it is measured)"
+    if gci.verdict == cmp.ci.verdict:
+        return f"no: the GPU clock (CUDA events) confirms it, {gci.text()}"
+    return (f"possibly: the GPU clock (CUDA events) says {gci.text()} where the host clock says {cmp.ci.text()}; "
+            "the difference may be host-side (jitter or Python overhead)")
+
+
+def _headline(advice: Advice, cmp: Comparison | None, plan_vs_plain: Comparison) -> str:
+    cur = advice.current_ms
+    if advice.recommended == "plain" or cmp is None or cmp.ci is None:
+        why = ""
+        if plan_vs_plain.ci is not None:
+            why = f" (plan {plan_vs_plain.ci.text()})"
+        return (f"Latency {cur:.3f} ms with plain run(), the best measured: no variant is measurably faster{why}; "
+                "keep plain run().")
+    parts = [f"Latency {cur:.3f} ms now (plain run()) → {advice.best_ms:.3f} ms with {HEAD_LABELS[advice.recommended]}: "
+             f"{_fmt_ci(cmp.ci)}"]
+    if advice.copies_removed is not None and advice.bytes_removed is not None and advice.copies_removed > 0:
+        parts.append(_copies(advice.copies_removed, advice.bytes_removed))
+    short = _short_needs(advice.recommended, advice.needs)
+    if short:
+        parts.append(short)
+    return ", ".join(parts) + "."
+
+
+def advice_json(advice: Advice | None) -> dict[str, Any] | None:
+    """The recommendation as it is in the JSON report (with ``gain_left``); None without one."""
+    from ortcopy_doctor.model.evidence import to_jsonable
+
+    if advice is None:
+        return None
+    data = to_jsonable(advice)
+    data["gain_left"] = advice.gain_left
+    return data  # type: ignore[no-any-return]
+
+
+__all__ = ["Advice", "VariantAdvice", "advice_json", "advise", "needs_of", "is_all_cpu"]

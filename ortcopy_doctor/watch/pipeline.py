@@ -1,0 +1,866 @@
+"""Pipeline analysis across sessions: which tensors make a host round trip between the stages of a program.
+
+``ortcopy-doctor run -- python serve.py`` (``ortcopy_doctor.watch.program``) records every call of every
+``onnxruntime.InferenceSession`` the program creates, with the same recorder as ``watch`` (one
+``WatchObservations`` per session), and for each input of each call *where the value came from*: the output of
+an earlier call, followed by identity of the object (the numpy array itself, a numpy view of it or any array over
+the same buffer, the OrtValue or the device pointer bound), by an OrtValue output turned into numpy by the user's
+code (``OrtValue.numpy()``, ``IOBinding.copy_outputs_to_cpu()``), or, as a fallback, by an equal value hash of
+host arrays. Those links are plain data (``PipelineObservations``); this module turns them into a report without
+onnxruntime, which is how recorded GPU runs are replayed in CI.
+
+A *round trip* is a link whose value left the device after the producing call (the watch report of that call
+has a fetch copy of that output, or the user's code downloaded the OrtValue) and went back to the device as the
+consumer's input (the watch report of that call has a feed copy of that input). The same session on both ends is
+*state* carried between calls (ping-pong). Where no device provider is active, the watch's prediction for the
+device provider (``WatchReport.predicted``) says where each tensor is read and written, and an OrtValue handed
+over as is counts as kept on the device (the code binds to the session's device), which the report states.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import json
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.evidence import from_jsonable, to_jsonable
+from ortcopy_doctor.knowledge.providers import short
+from ortcopy_doctor.watch.core import (
+    BASIS_CENSUS,
+    DEVICE_TO_HOST,
+    FEED,
+    FETCH,
+    HOST_TO_DEVICE,
+    PLACEMENT_HOST_ONLY,
+    CallReport,
+    TensorReport,
+    WatchObservations,
+    WatchReport,
+    analyse_watch,
+)
+
+PIPELINE_FORMAT = "ortcopy-doctor-pipeline"
+PIPELINE_FORMAT_VERSION = 1
+
+# How a consumed value was traced back to the output that produced it.
+HOW_OBJECT = "object"  # the very object the producing call returned (or bound)
+HOW_VIEW = "view"  # a numpy view of it, or another array over the same host buffer (torch.from_numpy, ...)
+HOW_POINTER = "pointer"  # the same device/host pointer (an OrtValue of a binding, bind_input(buffer_ptr=...))
+HOW_DOWNLOAD = "download"  # the user's code turned the OrtValue output into numpy (OrtValue.numpy(), copy_outputs_to_cpu)
+HOW_HASH = "hash"  # a different host array with equal bytes (a copy: .copy(), astype, np.array(...))
+
+_HOW_WORDS = {HOW_OBJECT: "through numpy (the same array)", HOW_VIEW: "through numpy (a view of the same buffer)",
+              HOW_POINTER: "through the same buffer", HOW_DOWNLOAD: "through numpy (the user's code called .numpy() on it)",
+              HOW_HASH: "through numpy (a copy with equal bytes)"}
+
+HOST_KINDS = ("numpy", "torch_cpu", "host_pointer")
+
+
+# --- observations ----------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ValueLink:
+    """The output of an earlier call that a consumed value came from."""
+
+    seq: int  # the producing call's PipelineCall.seq
+    output: str
+    how: str  # object, view, pointer, download, hash
+
+
+@dataclass
+class ValueInfo:
+    """One input or output of one call as the program handed it over."""
+
+    name: str
+    role: str  # input, output
+    kind: str  # numpy, ortvalue, torch_cpu, torch_cuda, cupy, host_pointer, device_pointer, other
+    device: str  # cpu, cuda, ...
+    bytes: Optional[int] = None
+    link: Optional[ValueLink] = None  # inputs only: where the value came from
+
+
+@dataclass
+class Download:
+    """An OrtValue output of a call turned into numpy by the program after the call."""
+
+    seq: int
+    output: str
+    device: str
+    bytes: Optional[int]
+    at_ns: int
+
+
+@dataclass
+class PipelineCall:
+    seq: int  # order of the call in the program, over all sessions
+    session: int  # index into PipelineObservations.sessions
+    call: int  # index into that session's WatchObservations.calls
+    method: str
+    # The program's view: from entering the recorder to leaving it (host time between calls is measured with these,
+    # so the recorder's own work is no stage of the program's).
+    wrap_start_ns: int = 0
+    wrap_end_ns: int = 0
+    # The recorder's own time so far (a running total over the program: its work around run and bind_* calls,
+    # CUPTI tracing included) at wrap_start_ns and at wrap_end_ns: subtracted from every interval measured.
+    overhead_start_ns: int = 0
+    overhead_end_ns: int = 0
+    # The ORT call alone (the session's method, inside the census when there is one).
+    start_ns: int = 0
+    end_ns: int = 0
+    # ORT's own time in the bind_* calls made on this call's IOBinding since its previous run (bind_cpu_input
+    # uploads its array there): the session's work, so counted in its stage and not in the host time before it.
+    bind_ns: int = 0
+    inputs: list[ValueInfo] = field(default_factory=list)
+    outputs: list[ValueInfo] = field(default_factory=list)
+    error: str = ""
+
+
+@dataclass
+class SessionRecord:
+    label: str  # the model file's name (made unique with #2, #3)
+    model: str
+    observations: WatchObservations
+
+
+@dataclass
+class PipelineObservations:
+    format: str = PIPELINE_FORMAT
+    format_version: int = PIPELINE_FORMAT_VERSION
+    ort_version: str = ""
+    program: list[str] = field(default_factory=list)
+    exit_code: int = 0
+    ended_by: str = "exit"  # exit, exception, interrupt
+    error: str = ""
+    started_ns: int = 0
+    ended_ns: int = 0
+    census_requested: bool = True
+    sessions: list[SessionRecord] = field(default_factory=list)
+    calls: list[PipelineCall] = field(default_factory=list)
+    downloads: list[Download] = field(default_factory=list)
+    libraries: list[str] = field(default_factory=list)  # torch, cupy: where the program imported them
+    notes: list[str] = field(default_factory=list)
+
+
+def load_pipeline_observations(data: dict[str, Any]) -> PipelineObservations:
+    if data.get("format") != PIPELINE_FORMAT:
+        raise ValueError("not ortcopy-doctor pipeline observations")
+    if int(data.get("format_version", 0)) > PIPELINE_FORMAT_VERSION:
+        raise ValueError(f"pipeline observations format {data.get('format_version')} is newer than this ortcopy-doctor reads")
+    return from_jsonable(PipelineObservations, data)
+
+
+# --- the report ------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class HandOff:
+    """Values of one producer output consumed as one input of a later call, aggregated over the run."""
+
+    producer: str  # session label
+    output: str
+    consumer: str
+    input: str
+    calls: int  # how many consuming calls
+    how: str
+    state: bool  # the same session: output of call k fed to call k+1
+    kind: str  # round_trip, device, host
+    d2h_bytes_per_call: Optional[int] = None
+    h2d_bytes_per_call: Optional[int] = None
+    basis: str = ""  # census, placement, prediction, assumed
+    census_d2h: Optional[int] = None  # consuming calls whose producing call's census shows the fetch copy
+    census_h2d: Optional[int] = None  # consuming calls whose census shows the feed copy
+    host_ms_between: Optional[float] = None  # median host time between the producing and the consuming call
+    message: str = ""
+    fix: str = ""
+    code: str = ""
+
+
+@dataclass
+class HostEdge:
+    """An input uploaded from host code (not traced to any session output) or an output downloaded at the end."""
+
+    session: str
+    tensor: str
+    direction: str
+    calls: int
+    bytes_per_call: Optional[int]
+    basis: str
+
+
+@dataclass
+class StageRow:
+    stage: str
+    kind: str  # host, inference, download
+    calls: int
+    median_ms: Optional[float]
+    total_ms: Optional[float]
+    note: str = ""
+
+
+@dataclass
+class Pipeline:
+    sessions: list[str]
+    iterations: int
+    round_trips: list[HandOff]
+    state: list[HandOff]  # state carried between calls of one session (round trips and kept on device)
+    on_device: list[HandOff]  # hand-offs between sessions kept on the device
+    host_hand_offs: list[HandOff]  # through host memory but no round trip (read or written on the host)
+    uploads: list[HostEdge]
+    downloads: list[HostEdge]
+    stages: list[StageRow]
+    iteration_ms: Optional[float]  # median wall time of one iteration (first session's call to the next)
+    code: str = ""
+    timing_note: str = ""  # what the times include (the CUPTI census, where it was taken)
+
+
+@dataclass
+class SessionSummary:
+    label: str
+    model: str
+    providers: list[str]
+    calls: int
+    placement: str
+    census: str
+    user_transfers: int
+
+
+@dataclass
+class PipelineReport:
+    program: list[str]
+    exit_code: int
+    ended_by: str
+    error: str
+    sessions: list[SessionSummary]
+    pipelines: list[Pipeline]
+    observed: list[str]
+    not_observed: list[str]
+    notes: list[str]
+    observations: Optional[PipelineObservations] = None
+
+    # queries -------------------------------------------------------------------------------------------------------
+
+    @property
+    def round_trips(self) -> list[HandOff]:
+        """Every host round trip: between sessions and of state carried between calls."""
+        return [h for p in self.pipelines for h in p.round_trips + [s for s in p.state if s.kind == "round_trip"]]
+
+    @property
+    def verdict(self) -> str:
+        n = len(self.round_trips)
+        calls = sum(p.iterations for p in self.pipelines)
+        if not self.sessions:
+            return "no onnxruntime session was created by the program"
+        if n == 0:
+            return f"no host round trip between stages ({len(self.sessions)} session(s), {calls} iteration(s))"
+        return f"{n} host round trip(s) between stages: pass the OrtValues (or torch tensors via DLPack) instead"
+
+    # output --------------------------------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        data = to_jsonable(self)
+        data.pop("observations", None)
+        data["round_trips"] = to_jsonable(self.round_trips)
+        data["verdict"] = self.verdict
+        return {"format": PIPELINE_FORMAT + "-report", "format_version": PIPELINE_FORMAT_VERSION, **data,
+                "observations": None if self.observations is None else to_jsonable(self.observations)}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
+
+    def to_text(self) -> str:
+        return render_text(self)
+
+    def to_html(self) -> str:
+        return render_html(self)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+# --- analysis ----------------------------------------------------------------------------------------------------------
+
+
+def _median(values: list[float]) -> Optional[float]:
+    return statistics.median(values) if values else None
+
+
+def _ms(ns: float) -> float:
+    return ns / 1e6
+
+
+def _gap(a: PipelineCall, b: PipelineCall) -> float:
+    """Host time of the program between the end of call a and the start of call b, less the recorder's and less
+    ORT's time in b's bind_* calls (ms)."""
+    return _ms(max(0, (b.wrap_start_ns - a.wrap_end_ns) - (b.overhead_start_ns - a.overhead_end_ns) - b.bind_ns))
+
+
+def _span(a: PipelineCall, b: PipelineCall) -> float:
+    """From the start of call a to the start of call b, less the recorder's time (ms)."""
+    return _ms((b.wrap_start_ns - a.wrap_start_ns) - (b.overhead_start_ns - a.overhead_start_ns))
+
+
+class _Views:
+    """The watch report of each session: the device one, or the prediction where no device provider is active."""
+
+    def __init__(self, obs: PipelineObservations) -> None:
+        self.reports: list[WatchReport] = []
+        self.host_only: list[bool] = []
+        for record in obs.sessions:
+            report = analyse_watch(record.observations)
+            host_only = record.observations.placement.source == PLACEMENT_HOST_ONLY
+            self.host_only.append(host_only)
+            self.reports.append(report.predicted if host_only and report.predicted is not None else report)
+        self.plain = [analyse_watch(r.observations) for r in obs.sessions]
+
+    def call(self, session: int, index: int) -> Optional[CallReport]:
+        calls = self.reports[session].calls
+        return calls[index] if 0 <= index < len(calls) else None
+
+    def tensor(self, session: int, index: int, role: str, name: str) -> Optional[TensorReport]:
+        call = self.call(session, index)
+        if call is None:
+            return None
+        return next((t for t in (call.inputs if role == "input" else call.outputs) if t.name == name), None)
+
+    def census_transfer(self, session: int, index: int, kind: str, name: str) -> Optional[int]:
+        """Bytes of the census-matched feed/fetch copy of ``name`` in that call, or None."""
+        calls = self.plain[session].calls
+        if not 0 <= index < len(calls):
+            return None
+        for t in calls[index].transfers:
+            if t.kind == kind and t.tensor == name and t.basis == BASIS_CENSUS:
+                return t.bytes
+        return None
+
+    def basis(self, session: int) -> str:
+        report = self.reports[session]
+        if self.host_only[session] and self.plain[session].predicted is not None:
+            return "prediction"
+        return {"predicted": "prediction"}.get(report.placement_source, "placement")
+
+
+def analyse_pipeline(obs: PipelineObservations) -> PipelineReport:
+    """The pipeline report of recorded observations (pure: no onnxruntime)."""
+    views = _Views(obs)
+    by_seq = {c.seq: c for c in obs.calls}
+    labels = [s.label for s in obs.sessions]
+    observed: list[str] = []
+    not_observed: list[str] = []
+    notes = list(obs.notes)
+    sessions: list[SessionSummary] = []
+    for i, record in enumerate(obs.sessions):
+        o = record.observations
+        census = (f"{o.census_backend}, every call traced" if o.census_backend and any(c.traced for c in o.calls)
+                  else (o.census_note if o.census_note.startswith("not taken") else f"not taken: {o.census_note or 'no call traced'}"))
+        sessions.append(SessionSummary(label=record.label, model=record.model, providers=list(o.active_providers),
+                                       calls=len(o.calls), placement=o.placement.source, census=census,
+                                       user_transfers=len(views.plain[i].host_transfers())))
+    if obs.calls:
+        observed.append("every call of every session the program created, with where each value came from "
+                        "(object identity, views, OrtValue pointers, .numpy() downloads, value hashes)")
+        observed.append("the time of each call and the host time between calls, in the program's own run")
+    host_only = [labels[i] for i, h in enumerate(views.host_only) if h]
+    if host_only:
+        not_observed.append(f"copies on a device: {', '.join(host_only)} ran without a device provider; round trips are "
+                            "predicted for " + ", ".join(sorted({short(views.reports[i].providers[0]) if views.reports[i].providers else "the device"
+                                                                  for i, h in enumerate(views.host_only) if h}))
+                            + " from each model, and an OrtValue handed over as is counts as kept on the device")
+    traced = [labels[i] for i, r in enumerate(obs.sessions) if r.observations.census_backend
+              and any(c.traced for c in r.observations.calls)]
+    if traced:
+        observed.append(f"the CUPTI transfer census of each call of {', '.join(traced)}")
+    untraced = {r.observations.census_note for r in obs.sessions if not r.observations.census_backend
+                and r.observations.census_note}
+    for note in sorted(untraced):
+        not_observed.append(f"the CUPTI census: {note}")
+
+    # Every consumed value with a link, one entry per consuming call.
+    groups: dict[tuple[int, str, int, str, str], list[tuple[PipelineCall, PipelineCall]]] = {}
+    linked_inputs: set[tuple[int, str]] = set()
+    consumed_outputs: set[tuple[int, str]] = set()
+    for call in obs.calls:
+        for value in call.inputs:
+            link = value.link
+            if link is None or link.seq not in by_seq:
+                continue
+            producer = by_seq[link.seq]
+            linked_inputs.add((call.seq, value.name))
+            consumed_outputs.add((producer.seq, link.output))
+            key = (producer.session, link.output, call.session, value.name, link.how)
+            groups.setdefault(key, []).append((producer, call))
+
+    downloads = {(d.seq, d.output): d for d in obs.downloads}
+    hand_offs: list[HandOff] = []
+    for (ps, output, cs, name, how), pairs in groups.items():
+        hand_offs.append(_hand_off(views, obs, ps, output, cs, name, how, pairs, downloads))
+
+    # Pipelines: sessions connected by hand-offs.
+    parent = list(range(len(obs.sessions)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for h in hand_offs:
+        a, b = labels.index(h.producer), labels.index(h.consumer)
+        parent[find(a)] = find(b)
+    components: dict[int, list[int]] = {}
+    first_call = {i: min((c.seq for c in obs.calls if c.session == i), default=1 << 62) for i in range(len(labels))}
+    for i in sorted(range(len(labels)), key=lambda i: first_call[i]):
+        components.setdefault(find(i), []).append(i)
+    pipelines = []
+    for members in components.values():
+        if not any(first_call[m] < (1 << 62) for m in members):
+            continue
+        pipelines.append(_pipeline(views, obs, members, hand_offs, linked_inputs, consumed_outputs))
+    return PipelineReport(program=list(obs.program), exit_code=obs.exit_code, ended_by=obs.ended_by, error=obs.error,
+                          sessions=sessions, pipelines=pipelines, observed=observed, not_observed=not_observed,
+                          notes=notes, observations=obs)
+
+
+def _host_value(value: ValueInfo) -> bool:
+    if value.kind in HOST_KINDS:
+        return True
+    if value.kind in ("ortvalue",):
+        d = (value.device or "").lower()
+        return d == "cpu" or "pinned" in d
+    return False
+
+
+def _hand_off(views: _Views, obs: PipelineObservations, ps: int, output: str, cs: int, name: str, how: str,
+              pairs: list[tuple[PipelineCall, PipelineCall]], downloads: dict[tuple[int, str], Download]) -> HandOff:
+    labels = [s.label for s in obs.sessions]
+    producer, consumer = labels[ps], labels[cs]
+    state = ps == cs
+    round_trip = device = 0
+    d2h: list[int] = []
+    h2d: list[int] = []
+    census_d2h = census_h2d = 0
+    gaps: list[float] = []
+    host_only = views.host_only[ps] or views.host_only[cs]
+    assumed = False
+    for p, c in pairs:
+        out = views.tensor(ps, p.call, "output", output)
+        value = next((v for v in c.inputs if v.name == name), None)
+        inp = views.tensor(cs, c.call, "input", name)
+        if value is None:
+            continue
+        gaps.append(_gap(p, c))
+        direct = value.kind in ("ortvalue", "device_pointer", "torch_cuda", "cupy") and how in (HOW_OBJECT, HOW_POINTER)
+        if host_only and direct:
+            device += 1
+            assumed = True
+            continue
+        left = out is not None and (out.transfer == DEVICE_TO_HOST or
+                                    (how == HOW_DOWNLOAD and out.needed_on == "device"))
+        back = inp is not None and inp.transfer == HOST_TO_DEVICE
+        if left and back:
+            round_trip += 1
+            download = downloads.get((p.seq, output))
+            d2h.append(out.bytes if out.bytes is not None else (download.bytes or 0) if download else 0)
+            h2d.append(inp.bytes or 0)
+            if views.census_transfer(ps, p.call, FETCH, output) is not None:
+                census_d2h += 1
+            if views.census_transfer(cs, c.call, FEED, name) is not None:
+                census_h2d += 1
+        elif not _host_value(value):
+            device += 1
+    calls = len(pairs)
+    traced = all(views.plain[s].calls and any(cr.census is not None for cr in views.plain[s].calls) for s in (ps, cs))
+    if round_trip and round_trip >= max(device, 1) and round_trip * 2 >= calls:
+        kind = "round_trip"
+    elif device and device * 2 >= calls:
+        kind = "device"
+    else:
+        kind = "host"
+    d2h_b = max(set(d2h), key=d2h.count) if d2h else None
+    h2d_b = max(set(h2d), key=h2d.count) if h2d else None
+    basis = "assumed" if assumed and kind == "device" else (
+        BASIS_CENSUS if traced and kind == "round_trip" and census_d2h == round_trip and census_h2d == round_trip
+        else views.basis(ps))
+    hand = HandOff(producer=producer, output=output, consumer=consumer, input=name, calls=calls, how=how, state=state,
+                   kind=kind, d2h_bytes_per_call=d2h_b, h2d_bytes_per_call=h2d_b, basis=basis,
+                   census_d2h=census_d2h if traced else None, census_h2d=census_h2d if traced else None,
+                   host_ms_between=_median(gaps))
+    hand.message, hand.fix = _words(hand, round_trip)
+    hand.code = handoff_code(hand, libraries=obs.libraries)
+    return hand
+
+
+def _words(h: HandOff, round_trips: int) -> tuple[str, str]:
+    through = _HOW_WORDS.get(h.how, "through host memory")
+    if h.kind == "round_trip":
+        size = fmt_bytes(h.d2h_bytes_per_call)
+        back = fmt_bytes(h.h2d_bytes_per_call)
+        if h.state:
+            message = (f"state: output `{h.output}` of {h.producer} goes device→host ({size}/call), {through}, and back "
+                       f"host→device ({back}/call) as input `{h.input}` of the next call ({round_trips} call(s))")
+            fix = (f"keep the state on the device: bind `{h.output}` to a device OrtValue with bind_ortvalue_output and "
+                   f"feed it as `{h.input}` with bind_ortvalue_input on the next call, swapping two OrtValues")
+        else:
+            message = (f"output `{h.output}` of {h.producer} goes device→host ({size}/call), {through}, and back "
+                       f"host→device ({back}/call) as input `{h.input}` of {h.consumer} ({round_trips} call(s))")
+            fix = "pass the OrtValue (or a torch tensor via DLPack) instead"
+        return message, fix
+    if h.kind == "device":
+        what = "state " if h.state else ""
+        target = "the next call" if h.state else h.consumer
+        message = f"{what}output `{h.output}` of {h.producer} is handed to {target} as input `{h.input}` on the device"
+        if h.basis == "assumed":
+            message += " (as an OrtValue; no device provider was active: assumed to live on the device)"
+        return message, ""
+    target = "the next call" if h.state else h.consumer
+    message = (f"output `{h.output}` of {h.producer} reaches {target} as input `{h.input}` {through}, "
+               "but one end is in host memory anyway: no round trip")
+    return message, ""
+
+
+def _pipeline(views: _Views, obs: PipelineObservations, members: list[int], hand_offs: list[HandOff],
+              linked_inputs: set[tuple[int, str]], consumed_outputs: set[tuple[int, str]]) -> Pipeline:
+    labels = [s.label for s in obs.sessions]
+    names = [labels[m] for m in members]
+    mine = [h for h in hand_offs if h.producer in names]
+    calls = sorted((c for c in obs.calls if c.session in members), key=lambda c: c.seq)
+    source = members[0]
+    # Iterations start at each call of the first session.
+    iterations: list[list[PipelineCall]] = []
+    for c in calls:
+        if c.session == source or not iterations:
+            iterations.append([c])
+        else:
+            iterations[-1].append(c)
+    stages = _stages(views, obs, members, iterations)
+    spans = [_span(iterations[i][0], iterations[i + 1][0]) for i in range(len(iterations) - 1)]
+    uploads: dict[tuple[int, str], list[Optional[int]]] = {}
+    downloads: dict[tuple[int, str], list[Optional[int]]] = {}
+    for c in calls:
+        report = views.call(c.session, c.call)
+        if report is None:
+            continue
+        for t in report.inputs:
+            if t.transfer == HOST_TO_DEVICE and (c.seq, t.name) not in linked_inputs:
+                uploads.setdefault((c.session, t.name), []).append(t.bytes)
+        for t in report.outputs:
+            if t.transfer == DEVICE_TO_HOST and (c.seq, t.name) not in consumed_outputs:
+                downloads.setdefault((c.session, t.name), []).append(t.bytes)
+
+    def edges(table: dict[tuple[int, str], list[Optional[int]]], direction: str) -> list[HostEdge]:
+        result = []
+        for (s, tensor), sizes in table.items():
+            known = [b for b in sizes if b is not None]
+            result.append(HostEdge(session=labels[s], tensor=tensor, direction=direction, calls=len(sizes),
+                                   bytes_per_call=max(set(known), key=known.count) if known else None,
+                                   basis=views.basis(s)))
+        return result
+
+    pipeline = Pipeline(sessions=names, iterations=len(iterations),
+                        round_trips=[h for h in mine if h.kind == "round_trip" and not h.state],
+                        state=[h for h in mine if h.state and h.kind in ("round_trip", "device")],
+                        on_device=[h for h in mine if h.kind == "device" and not h.state],
+                        host_hand_offs=[h for h in mine if h.kind == "host"],
+                        uploads=edges(uploads, HOST_TO_DEVICE), downloads=edges(downloads, DEVICE_TO_HOST),
+                        stages=stages, iteration_ms=_median(spans))
+    if any(c.traced for m in members for c in obs.sessions[m].observations.calls):
+        pipeline.timing_note = (TIMING_UNDER_CENSUS)
+    pipeline.code = pipeline_code(pipeline, obs)
+    return pipeline
+
+
+TIMING_UNDER_CENSUS = ("these times include the CUPTI census, which slows every traced call and bind_* call: "
+                       "`ortcopy-doctor run --no-census` times the stages without it")
+
+
+def _stages(views: _Views, obs: PipelineObservations, members: list[int],
+            iterations: list[list[PipelineCall]]) -> list[StageRow]:
+    labels = [s.label for s in obs.sessions]
+    rows: list[StageRow] = []
+    between_iterations = [_gap(iterations[i][-1], iterations[i + 1][0])
+                          for i in range(len(iterations) - 1)]
+    rows.append(StageRow("host: post-processing, then pre-processing of the next input", "host",
+                         len(between_iterations), _median(between_iterations),
+                         sum(between_iterations) if between_iterations else None,
+                         "between the last call of one iteration and the first call of the next"))
+    seen_pairs: dict[tuple[int, int], list[float]] = {}
+    for it in iterations:
+        for a, b in zip(it, it[1:]):
+            seen_pairs.setdefault((a.session, b.session), []).append(_gap(a, b))
+    order: list[int] = []
+    for it in iterations:
+        for c in it:
+            if c.session not in order:
+                order.append(c.session)
+    for s in order:
+        durations = [_ms(c.end_ns - c.start_ns + c.bind_ns) for it in iterations for c in it if c.session == s]
+        rows.append(StageRow(f"{labels[s]}: inference", "inference", len(durations), _median(durations),
+                             sum(durations), "the ORT call with its bind_* calls (where the bound inputs are copied), "
+                             "or for run() with the copies of its inputs and outputs"))
+        record = obs.sessions[s].observations
+        traced = [c for c in record.calls if c.traced]
+        if traced:
+            per_call = [sum(r.end_ns - r.start_ns for r in c.records if r.direction == DEVICE_TO_HOST) for c in traced]
+            rows.append(StageRow(f"{labels[s]}: download (device→host copies)", "download", len(per_call),
+                                 _median([_ms(v) for v in per_call]), _ms(sum(per_call)),
+                                 "device time of the device→host memcpys CUPTI saw in the call"))
+        else:
+            rows.append(StageRow(f"{labels[s]}: download (device→host copies)", "download", 0, None, None,
+                                 "not measured: no CUPTI census"))
+        for (a, b), gaps in seen_pairs.items():
+            if a == s:
+                rows.append(StageRow(f"host: {labels[a]} → {labels[b]}", "host", len(gaps), _median(gaps), sum(gaps),
+                                     "host code between the two calls (post-processing of one, pre-processing of the other)"))
+    return rows
+
+
+# --- generated code ---------------------------------------------------------------------------------------------------
+
+
+def _var(label: str) -> str:
+    stem = label.split("#")[0].rsplit(".", 1)[0]
+    out = "".join(ch if ch.isalnum() else "_" for ch in stem).strip("_") or "model"
+    return ("sess_" + out).lower()
+
+
+def handoff_code(h: HandOff, *, libraries: list[str] = ()) -> str:  # type: ignore[assignment]
+    """Python that keeps this hand-off on the device (OrtValue passing; torch via DLPack; cupy)."""
+    if h.kind != "round_trip":
+        return ""
+    p, c = _var(h.producer), _var(h.consumer)
+    if h.state:
+        code = f"""# {h.producer}: keep the state `{h.output}` -> `{h.input}` on the device (two OrtValues, swapped)
+import numpy as np
+import onnxruntime as ort
+
+device = "cuda"  # the session's device
+state = [ort.OrtValue.ortvalue_from_numpy(initial_state, device, 0),  # copied to the device once
+         ort.OrtValue.ortvalue_from_numpy(np.empty_like(initial_state), device, 0)]
+bindings = []                                               # made once: state[0] -> state[1], and back
+for src, dst in ((state[0], state[1]), (state[1], state[0])):
+    binding = {p}.io_binding()
+    binding.bind_output("y", "cpu")                         # only what the host needs
+    binding.bind_ortvalue_input("{h.input}", src)
+    binding.bind_ortvalue_output("{h.output}", dst)         # written on the device, never copied to host
+    bindings.append(binding)
+for step, x in enumerate(stream):
+    binding = bindings[step % 2]
+    binding.bind_cpu_input("x", x)                          # the per-step input: one small upload
+    {p}.run_with_iobinding(binding)"""
+    else:
+        code = f"""# {h.producer} -> {h.consumer}: hand `{h.output}` over as an OrtValue on the device
+binding_a = {p}.io_binding()
+binding_a.bind_cpu_input("input", x)               # or bind_ortvalue_input with a device OrtValue
+binding_a.bind_output("{h.output}", "cuda")        # stays on the device
+{p}.run_with_iobinding(binding_a)
+{_ident(h.output)} = binding_a.get_outputs()[0]     # an OrtValue on cuda (outputs come back in bind order)
+
+binding_b = {c}.io_binding()
+binding_b.bind_ortvalue_input("{h.input}", {_ident(h.output)})   # no copy
+binding_b.bind_output("output", "cpu")             # only what the host needs
+{c}.run_with_iobinding(binding_b)"""
+    code += f"""
+
+# with torch between the stages (DLPack: no copy either way)
+import torch
+t = torch.from_dlpack({_ident(h.output) if not h.state else 'dst'})            # ORT -> torch, on the device
+# ... torch post-/pre-processing on the device ...
+binding_b.bind_ortvalue_input("{h.input}", ort.OrtValue.from_dlpack(t.contiguous()))  # torch -> ORT"""
+    if "cupy" in libraries:
+        code += f"""
+
+# with cupy between the stages
+import cupy as cp
+a = cp.from_dlpack({_ident(h.output) if not h.state else 'dst'})
+binding_b.bind_ortvalue_input("{h.input}", ort.OrtValue.from_dlpack(cp.ascontiguousarray(a)))"""
+    if h.state:
+        code = code.replace("binding_b.", "binding.")
+    return code
+
+
+def _io_names(obs: PipelineObservations, label: str) -> tuple[list[str], list[str]]:
+    """The input and output names of a session, as its first recorded call used them."""
+    index = next((i for i, s in enumerate(obs.sessions) if s.label == label), -1)
+    call = next((c for c in obs.calls if c.session == index and c.outputs), None)
+    if call is None:
+        return [], []
+    return [v.name for v in call.inputs], [v.name for v in call.outputs]
+
+
+def pipeline_code(pipeline: Pipeline, obs: PipelineObservations) -> str:
+    """The hand-offs of a pipeline rewritten with IO binding: round-tripped tensors stay on the device as OrtValues."""
+    blocks: list[str] = []
+    pairs: dict[tuple[str, str], list[HandOff]] = {}
+    for h in pipeline.round_trips:
+        pairs.setdefault((h.producer, h.consumer), []).append(h)
+    for (producer, consumer), trips in pairs.items():
+        p, c = _var(producer), _var(consumer)
+        p_in, p_out = _io_names(obs, producer)
+        c_in, c_out = _io_names(obs, consumer)
+        on_device = {h.output: h.input for h in trips}
+        fed = {h.input: h.output for h in trips}
+        lines = [f"# {producer} -> {consumer}: {', '.join(f'`{o}`' for o in on_device)} stay on the device as OrtValues",
+                 "import onnxruntime as ort", "", 'device = "cuda"  # the sessions\' device',
+                 f"{p}_binding = {p}.io_binding()  # create once, reuse for every call",
+                 f"{c}_binding = {c}.io_binding()", ""]
+        lines += [f'{p}_binding.bind_cpu_input("{n}", {_ident(n)})  # or bind_ortvalue_input with a device OrtValue'
+                  for n in p_in]
+        lines += [f'{p}_binding.bind_output("{o}", device)' if o in on_device else
+                  f'{p}_binding.bind_output("{o}", "cpu")  # needed on the host' for o in p_out]
+        lines += [f"{p}.run_with_iobinding({p}_binding)",
+                  f"{', '.join(_ident(o) for o in p_out)}{',' if len(p_out) == 1 else ''} = {p}_binding.get_outputs()  # OrtValues, in bind order", ""]
+        lines += [f'{c}_binding.bind_ortvalue_input("{n}", {_ident(fed[n])})  # no copy' if n in fed else
+                  f'{c}_binding.bind_cpu_input("{n}", {_ident(n)})' for n in c_in]
+        lines += [f'{c}_binding.bind_output("{o}", "cpu")  # only what the host needs' for o in c_out]
+        lines += [f"{c}.run_with_iobinding({c}_binding)",
+                  f"{', '.join(_ident(o) for o in c_out)}{',' if len(c_out) == 1 else ''} = {c}_binding.copy_outputs_to_cpu()"]
+        first = trips[0]
+        lines += ["", "# torch between the stages (DLPack: no copy either way)",
+                  f"t = torch.from_dlpack({_ident(first.output)})  # ORT -> torch, on the device",
+                  f'{c}_binding.bind_ortvalue_input("{first.input}", ort.OrtValue.from_dlpack(t.contiguous()))  # torch -> ORT']
+        if "cupy" in obs.libraries:
+            lines += ["# cupy between the stages",
+                      f"a = cupy.from_dlpack({_ident(first.output)})",
+                      f'{c}_binding.bind_ortvalue_input("{first.input}", ort.OrtValue.from_dlpack(cupy.ascontiguousarray(a)))']
+        blocks.append("\n".join(lines))
+    for h in pipeline.state:
+        if h.kind != "round_trip":
+            continue
+        s = _var(h.producer)
+        ins, outs = _io_names(obs, h.producer)
+        lines = [f"# {h.producer}: the state `{h.output}` -> `{h.input}` stays on the device (two OrtValues, and",
+                 "# two bindings made once: one reads state[0] and writes state[1], the other the reverse)",
+                 "import numpy as np", "import onnxruntime as ort", "", 'device = "cuda"  # the session\'s device',
+                 f"state = [ort.OrtValue.ortvalue_from_numpy(initial_{_ident(h.input)}, device, 0),  # copied once",
+                 f"         ort.OrtValue.ortvalue_from_numpy(np.empty_like(initial_{_ident(h.input)}), device, 0)]",
+                 "bindings = []",
+                 "for src, dst in ((state[0], state[1]), (state[1], state[0])):",
+                 f"    binding = {s}.io_binding()"]
+        lines += [f'    binding.bind_output("{o}", "cpu")  # only what the host needs' for o in outs if o != h.output]
+        lines += [f'    binding.bind_ortvalue_input("{h.input}", src)',
+                  f'    binding.bind_ortvalue_output("{h.output}", dst)  # written on the device, never copied to host',
+                  "    bindings.append(binding)",
+                  "for step in range(steps):",
+                  "    binding = bindings[step % 2]"]
+        lines += [f'    binding.bind_cpu_input("{n}", {_ident(n)})  # the per-step input' for n in ins if n != h.input]
+        lines += [f"    {s}.run_with_iobinding(binding)"]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _ident(name: str) -> str:
+    out = "".join(ch if ch.isalnum() else "_" for ch in name).strip("_") or "value"
+    return out if not out[0].isdigit() else "v_" + out
+
+
+# --- rendering -------------------------------------------------------------------------------------------------------
+
+
+def _fmt_ms(v: Optional[float]) -> str:
+    return "-" if v is None else f"{v:.3f}"
+
+
+def render_text(report: PipelineReport) -> str:
+    program = " ".join(report.program)
+    ended = {"exit": f"exit code {report.exit_code}", "exception": f"raised ({report.error}), exit code {report.exit_code}",
+             "interrupt": f"interrupted (Ctrl-C), exit code {report.exit_code}"}.get(report.ended_by, report.ended_by)
+    lines = [f"ortcopy-doctor run: {program} -- {ended}", f"verdict: {report.verdict}"]
+    for s in report.sessions:
+        lines.append(f"  session {s.label}: {s.calls} call(s) on {', '.join(short(p) for p in s.providers) or '?'}; "
+                     f"placement {s.placement}; census {s.census}")
+    lines += [f"  observed: {o}" for o in report.observed]
+    lines += [f"  not observed: {o}" for o in report.not_observed]
+    for n, p in enumerate(report.pipelines, 1):
+        lines.append("")
+        lines.append(f"pipeline {n}: {' → '.join(p.sessions)} ({p.iterations} iteration(s)"
+                     + (f", {_fmt_ms(p.iteration_ms)} ms each" if p.iteration_ms is not None else "") + ")")
+        if p.round_trips:
+            lines.append("  round trips between stages:")
+            for h in p.round_trips:
+                lines.append(f"    - {h.message} [{h.basis}]"
+                             + (f"; host time between: {_fmt_ms(h.host_ms_between)} ms/call" if h.host_ms_between is not None else ""))
+                lines.append(f"      fix: {h.fix}")
+        if p.state:
+            lines.append("  state carried between calls:")
+            for h in p.state:
+                lines.append(f"    - {h.message} [{h.basis}]")
+                if h.fix:
+                    lines.append(f"      fix: {h.fix}")
+        for h in p.on_device:
+            lines.append(f"  kept on the device: {h.message}")
+        for h in p.host_hand_offs:
+            lines.append(f"  host hand-off: {h.message}")
+        for e in p.uploads:
+            lines.append(f"  upload from host code: input `{e.tensor}` of {e.session}, {fmt_bytes(e.bytes_per_call)}/call, "
+                         f"{e.calls} call(s) [{e.basis}]")
+        for e in p.downloads:
+            lines.append(f"  download to host code: output `{e.tensor}` of {e.session}, {fmt_bytes(e.bytes_per_call)}/call, "
+                         f"{e.calls} call(s) [{e.basis}]")
+        lines.append("  stage table (median ms per call, measured in this run):")
+        if p.timing_note:
+            lines.append(f"    ({p.timing_note})")
+        width = max((len(r.stage) for r in p.stages), default=10)
+        lines.append(f"    {'stage':<{width}}  {'ms/call':>9}  {'calls':>6}  {'total ms':>10}")
+        for r in p.stages:
+            lines.append(f"    {r.stage:<{width}}  {_fmt_ms(r.median_ms):>9}  {r.calls:>6}  {_fmt_ms(r.total_ms):>10}"
+                         + (f"  ({r.note})" if r.median_ms is None and r.note else ""))
+        if p.code:
+            lines.append("  code for the hand-offs:")
+            lines += ["    " + line for line in p.code.splitlines()]
+    lines += [f"note: {n}" for n in report.notes]
+    return "\n".join(lines)
+
+
+_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}
+td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}td.n{text-align:right}
+.rt{color:#a00}.ok{color:#070}pre{background:#f4f4f4;padding:1em;overflow-x:auto}code{background:#f4f4f4}"""
+
+
+def render_html(report: PipelineReport) -> str:
+    """One self-contained HTML page (no network references); every name is escaped."""
+    e = html_lib.escape
+    out = ["<!doctype html><html><head><meta charset='utf-8'><title>ortcopy-doctor run</title>",
+           f"<style>{_CSS}</style></head><body>",
+           f"<h1>ortcopy-doctor run</h1><p><code>{e(' '.join(report.program))}</code> &mdash; ended by {e(report.ended_by)}, "
+           f"exit code {report.exit_code}</p>",
+           f"<p class='{'rt' if report.round_trips else 'ok'}'><b>{e(report.verdict)}</b></p>",
+           "<h2>Sessions</h2><table><tr><th>session</th><th>providers</th><th>calls</th><th>placement</th><th>census</th></tr>"]
+    for s in report.sessions:
+        out.append(f"<tr><td>{e(s.label)}</td><td>{e(', '.join(short(p) for p in s.providers))}</td><td class='n'>{s.calls}</td>"
+                   f"<td>{e(s.placement)}</td><td>{e(s.census)}</td></tr>")
+    out.append("</table><ul>")
+    out += [f"<li>observed: {e(o)}</li>" for o in report.observed]
+    out += [f"<li>not observed: {e(o)}</li>" for o in report.not_observed]
+    out.append("</ul>")
+    for n, p in enumerate(report.pipelines, 1):
+        out.append(f"<h2>Pipeline {n}: {e(' → '.join(p.sessions))}</h2><p>{p.iterations} iteration(s)</p>")
+        items = [("rt", h.message + f" [{h.basis}]", h.fix) for h in p.round_trips]
+        items += [("rt" if h.kind == "round_trip" else "ok", h.message + f" [{h.basis}]", h.fix) for h in p.state]
+        items += [("ok", h.message, "") for h in p.on_device]
+        items += [("", h.message, "") for h in p.host_hand_offs]
+        if items:
+            out.append("<h3>Hand-offs between stages</h3><ul>")
+            for cls, message, fix in items:
+                out.append(f"<li class='{cls}'>{e(message)}" + (f"<br>fix: {e(fix)}" if fix else "") + "</li>")
+            out.append("</ul>")
+        out.append("<h3>Stage table</h3>")
+        if p.timing_note:
+            out.append(f"<p>{e(p.timing_note)}</p>")
+        out.append("<table><tr><th>stage</th><th>ms/call (median)</th><th>calls</th><th>total ms</th><th>what</th></tr>")
+        for r in p.stages:
+            out.append(f"<tr><td>{e(r.stage)}</td><td class='n'>{_fmt_ms(r.median_ms)}</td><td class='n'>{r.calls}</td>"
+                       f"<td class='n'>{_fmt_ms(r.total_ms)}</td><td>{e(r.note)}</td></tr>")
+        out.append("</table>")
+        if p.code:
+            out.append(f"<h3>Code for the hand-offs</h3><pre>{e(p.code)}</pre>")
+    out += [f"<p>note: {e(n)}</p>" for n in report.notes]
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+__all__ = ["Download", "HandOff", "HostEdge", "Pipeline", "PipelineCall", "PipelineObservations", "PipelineReport",
+           "SessionRecord", "StageRow", "ValueInfo", "ValueLink", "analyse_pipeline", "handoff_code",
+           "load_pipeline_observations"]

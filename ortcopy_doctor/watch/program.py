@@ -1,0 +1,840 @@
+"""``ortcopy-doctor run -- python script.py args``: audit an unmodified program's sessions and pipelines.
+
+The program runs in this interpreter (``runpy``, as pyinstrument and scalene do), with ``sys.argv`` set to its own
+arguments, or (``--subprocess``, or another interpreter named in the command) in a child interpreter that records
+itself from ``_bootstrap/sitecustomize.py`` and writes its observations when it exits (``start_in_child``). While it runs, ``onnxruntime.InferenceSession.__init__`` is wrapped: each session the program creates
+is watched for its whole life by the recorder of ``ortcopy_doctor.watch.core`` (per call: how each value was given and
+delivered, and a CUPTI census of the call where CUPTI can trace), and this module records, per input, which
+earlier output the value came from (``pipeline.ValueLink``). When the program ends (normally, by ``sys.exit``, by an
+exception, whose traceback is the program's and is printed as Python would, or by Ctrl-C) the report is written
+and the program's exit code is returned.
+
+Value tracing, in order: the same object, a numpy view of it or any host array over the same buffer (the recorder
+holds a reference to the outputs of the last ``KEEP_CALLS`` calls of each session, so an address cannot be reused
+while it is looked up), the same OrtValue data pointer (IO binding outputs, ``bind_input(buffer_ptr=...)``), an
+OrtValue output turned into numpy by the program (``OrtValue.numpy()``, ``IOBinding.copy_outputs_to_cpu``), and
+equal bytes of host arrays (``HASH_LIMIT`` bytes at most per array; bigger arrays are hashed on a sample).
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import inspect
+import os
+import runpy
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from ortcopy_doctor.watch.pipeline import (
+    HOW_DOWNLOAD,
+    HOW_HASH,
+    HOW_OBJECT,
+    HOW_POINTER,
+    HOW_VIEW,
+    Download,
+    PipelineCall,
+    PipelineObservations,
+    PipelineReport,
+    SessionRecord,
+    ValueInfo,
+    ValueLink,
+    analyse_pipeline,
+)
+from ortcopy_doctor.watch.core import _INFO_ATTR, Watch, _Instrumentation
+
+KEEP_CALLS = 2
+BINDING_METHODS = ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "bind_output", "bind_ortvalue_output",
+                   "clear_binding_inputs", "clear_binding_outputs", "copy_outputs_to_cpu")
+HASH_LIMIT = 1 << 20
+ASSIGNMENT_CONFIG = "session.record_ep_graph_assignment_info"
+
+
+@dataclass
+class _Produced:
+    seq: int
+    output: str
+    obj: Any  # the object kept alive while it can be looked up
+    root_id: int
+    ptr: int
+    nbytes: int
+    host: bool
+    digest: str
+    device: str
+    how: str = HOW_OBJECT  # HOW_DOWNLOAD for an array the program made from an OrtValue output
+    alias: Optional[_Produced] = None  # the owner of a view ORT returned
+    derived: list[_Produced] = field(default_factory=list)  # arrays downloaded from this OrtValue
+
+
+def _config(so: Any, key: str) -> str:
+    try:
+        return str(so.get_session_config_entry(key))
+    except Exception:  # noqa: BLE001 - not set
+        return ""
+
+
+def _numpy() -> Any:
+    import numpy as np
+
+    return np
+
+
+def _root(arr: Any) -> Any:
+    """The object that owns a numpy array's memory (the array itself, or the base of a view)."""
+    base = arr
+    while getattr(base, "base", None) is not None:
+        base = base.base
+    return base
+
+
+def _digest(arr: Any) -> str:
+    np = _numpy()
+    if arr.nbytes < 16 or arr.dtype == object:
+        return ""
+    try:
+        if not arr.any():
+            return ""  # all zeros: equal to too many unrelated arrays
+        data = np.ascontiguousarray(arr)
+        h = hashlib.blake2b(digest_size=16)
+        h.update(f"{arr.dtype.str}{arr.shape}".encode())
+        flat = data.reshape(-1).view(np.uint8)
+        if flat.nbytes <= HASH_LIMIT:
+            h.update(flat.tobytes())
+        else:
+            step = max(1, flat.nbytes // HASH_LIMIT)
+            h.update(flat[::step].tobytes())
+        return h.hexdigest()
+    except Exception:  # noqa: BLE001 - a value we cannot hash is simply not traced by value
+        return ""
+
+
+class PipelineRecorder:
+    """Install with ``install()``; every session created afterwards is watched until ``finish()``."""
+
+    def __init__(self, *, census: bool = True, providers: Optional[list[str]] = None) -> None:
+        self.census = census
+        self.observations = PipelineObservations(census_requested=census)
+        self._watches: list[Watch] = []
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self._produced: dict[tuple[int, str], collections.deque[_Produced]] = {}
+        self._by_root: dict[int, _Produced] = {}
+        self._by_ptr: dict[int, _Produced] = {}
+        self._by_digest: dict[str, _Produced] = {}
+        self._bound: dict[int, tuple[Any, dict[str, tuple[Any, str, int]]]] = {}
+        self._bind_time: dict[int, int] = {}  # ORT's time in bind_* calls per IOBinding since its last run (ns)
+        self._saved: list[tuple[Any, str, Any]] = []
+        self._labels: dict[str, int] = {}
+        self._installed = False
+        self._finished = False
+        self._overhead_ns = 0  # the recorder's own time so far (see PipelineCall.overhead_start_ns)
+        self._outer_bindings = False
+
+    # patching ----------------------------------------------------------------------------------------------------
+
+    def install(self) -> None:
+        import onnxruntime as ort
+
+        self.observations.ort_version = ort.__version__
+        self.observations.started_ns = time.time_ns()
+        recorder = self
+        cls = ort.InferenceSession
+        original_init = cls.__init__
+        signature = inspect.signature(original_init)
+
+        def __init__(session: Any, *args: Any, **kwargs: Any) -> None:
+            try:
+                bound = signature.bind(session, *args, **kwargs)
+                bound.apply_defaults()
+                so = bound.arguments.get("sess_options")
+                if so is None:
+                    so = ort.SessionOptions()
+                    bound.arguments["sess_options"] = so
+                if _config(so, ASSIGNMENT_CONFIG) != "1":  # ORT warns when an entry is set twice
+                    so.add_session_config_entry(ASSIGNMENT_CONFIG, "1")
+                args, kwargs = bound.args[1:], bound.kwargs
+                requested = bound.arguments.get("providers")
+            except Exception:  # noqa: BLE001 - the program's own call will say what is wrong
+                requested = None
+            original_init(session, *args, **kwargs)
+            if type(session).__init__ is __init__ or isinstance(session, cls):
+                recorder._attach(session, requested)
+
+        self._patch(cls, "__init__", __init__)
+        for name in BINDING_METHODS:
+            original = ort.IOBinding.__dict__.get(name)
+            if original is not None:
+                self._patch(ort.IOBinding, name, self._binding_wrapper(name, original))
+        numpy_method = ort.OrtValue.__dict__.get("numpy")
+        if numpy_method is not None:
+            def numpy(value: Any, *args: Any, **kwargs: Any) -> Any:
+                result = numpy_method(value, *args, **kwargs)
+                with recorder._lock:
+                    recorder._on_download(value, result)
+                return result
+
+            self._patch(ort.OrtValue, "numpy", numpy)
+        self._installed = True
+
+    def _patch(self, owner: Any, name: str, replacement: Any) -> None:
+        self._saved.append((owner, name, owner.__dict__[name]))
+        setattr(owner, name, replacement)
+
+    def uninstall(self) -> None:
+        for watch in self._watches:
+            try:
+                watch.__exit__(None, None, None)
+            except Exception as exc:  # noqa: BLE001
+                self.observations.notes.append(f"a session's watch did not end cleanly: {exc}")
+        for owner, name, original in reversed(self._saved):
+            setattr(owner, name, original)
+        self._saved = []
+        self._installed = False
+
+    def finish(self) -> PipelineObservations:
+        """Stop recording (idempotent) and return the observations."""
+        if not self._finished:
+            self._finished = True
+            self.uninstall()
+            self.observations.ended_ns = time.time_ns()
+            self.observations.libraries = [m for m in ("torch", "cupy") if m in sys.modules]
+            self._produced.clear()
+            self._by_root.clear()
+            self._by_ptr.clear()
+            self._by_digest.clear()
+            self._bound.clear()
+        return self.observations
+
+    # sessions ----------------------------------------------------------------------------------------------------
+
+    def _label(self, session: Any) -> tuple[str, str]:
+        path = str(getattr(session, "_model_path", "") or "")
+        base = Path(path).name if path else "session (from bytes)"
+        n = self._labels.get(base, 0) + 1
+        self._labels[base] = n
+        return (base if n == 1 else f"{base}#{n}"), path
+
+    def _attach(self, session: Any, requested: Any) -> None:
+        with self._lock:
+            if self._finished or getattr(session, "_ortcopy_doctor_pipeline", None) is not None:
+                return
+            index = len(self.observations.sessions)
+            label, path = self._label(session)
+            if getattr(session, _INFO_ATTR, None) is None:
+                names = [p[0] if isinstance(p, (tuple, list)) else str(p) for p in (requested or [])]
+                setattr(session, _INFO_ATTR, _Instrumentation(requested_providers=names, runtime_graph=None,
+                                                              ep_failures={}, profiling=False, workdir=""))
+            # Inner wrappers time the ORT call alone; the watch wraps them; the outer wrappers trace values.
+            for name in ("run", "run_with_iobinding", "run_with_ort_values"):
+                if hasattr(session, name):
+                    setattr(session, name, self._inner(getattr(session, name), name))
+            watch = Watch(session, census=self.census)
+            try:
+                watch.__enter__()
+            except Exception as exc:  # noqa: BLE001 - never break the program: leave this session unwatched
+                self.observations.notes.append(f"{label}: not watched ({type(exc).__name__}: {exc})")
+                for name in ("run", "run_with_iobinding", "run_with_ort_values"):
+                    session.__dict__.pop(name, None)
+                return
+            self._watches.append(watch)
+            if not self._outer_bindings:
+                self._time_bindings()
+            self.observations.sessions.append(SessionRecord(label=label, model=path, observations=watch.observations))
+            session._ortcopy_doctor_pipeline = index
+            for name in ("run", "run_with_iobinding", "run_with_ort_values"):
+                if hasattr(session, name):
+                    setattr(session, name, self._outer(session, index, watch, getattr(session, name), name))
+
+    def _inner(self, original: Callable[..., Any], name: str) -> Callable[..., Any]:
+        local = self._local
+
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            start = time.time_ns()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                local.timing = (start, time.time_ns())
+
+        inner.__name__ = name
+        return inner
+
+    def _outer(self, session: Any, index: int, watch: Watch, wrapped: Callable[..., Any], method: str) -> Callable[..., Any]:
+        recorder = self
+
+        def outer(*args: Any, **kwargs: Any) -> Any:
+            wrap_start = time.time_ns()
+            if recorder._finished:
+                return wrapped(*args, **kwargs)
+            overhead_start = recorder._overhead_ns
+            try:
+                inputs, outputs_of = recorder._before(session, method, args, kwargs)
+            except Exception as exc:  # noqa: BLE001 - the recorder never breaks the program's call
+                inputs, outputs_of = [], None
+                recorder.observations.notes.append(f"a call's inputs could not be traced ({type(exc).__name__}: {exc})")
+            recorder._local.timing = None
+            calls_before = len(watch.observations.calls)
+            error = ""
+            try:
+                result = wrapped(*args, **kwargs)
+            except BaseException as exc:
+                error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+                result = None
+                raise
+            finally:
+                recorder._after(index, watch, method, calls_before, inputs, outputs_of, result, error, wrap_start,
+                                overhead_start)
+            return result
+
+        outer.__name__ = method
+        outer.__wrapped__ = wrapped  # type: ignore[attr-defined]
+        return outer
+
+    # values ------------------------------------------------------------------------------------------------------
+
+    def _describe(self, name: str, role: str, value: Any) -> tuple[ValueInfo, Optional[_Produced]]:
+        """What a value is, and (inputs) which produced output it is."""
+        np = _numpy()
+        if hasattr(value, "device_name") and hasattr(value, "data_ptr"):  # OrtValue
+            try:
+                device = value.device_name().lower()
+                nbytes = int(value.tensor_size_in_bytes()) if value.is_tensor() else None
+                ptr = int(value.data_ptr()) if value.is_tensor() else 0
+            except Exception:  # noqa: BLE001
+                return ValueInfo(name, role, "ortvalue", ""), None
+            info = ValueInfo(name, role, "ortvalue", device, nbytes)
+            hit = self._by_ptr.get(ptr) if ptr else None
+            if role == "input" and hit is not None:
+                return info, hit
+            return info, None
+        module = type(value).__module__ or ""
+        if module.startswith("torch"):
+            try:
+                device = str(value.device.type)
+                nbytes = int(value.numel() * value.element_size())
+                ptr = int(value.data_ptr())
+            except Exception:  # noqa: BLE001
+                return ValueInfo(name, role, "other", ""), None
+            info = ValueInfo(name, role, "torch_cpu" if device == "cpu" else "torch_cuda", device, nbytes)
+            return info, (self._by_ptr.get(ptr) or (self._in_host_range(ptr) if device == "cpu" else None))
+        if isinstance(value, np.ndarray):
+            info = ValueInfo(name, role, "numpy", "cpu", int(value.nbytes))
+            return info, None
+        return ValueInfo(name, role, "other", "cpu"), None
+
+    def _in_host_range(self, ptr: int) -> Optional[_Produced]:
+        for produced in self._by_root.values():
+            if produced.host and produced.ptr <= ptr < produced.ptr + max(produced.nbytes, 1):
+                return produced
+        return None
+
+    def _link_numpy(self, arr: Any) -> Optional[ValueLink]:
+        produced = self._by_root.get(id(arr))
+        if produced is not None and produced.obj is arr:
+            return ValueLink(produced.seq, produced.output, produced.how)
+        root = _root(arr)
+        produced = self._by_root.get(id(root))
+        if produced is not None and produced.obj is root:
+            return ValueLink(produced.seq, produced.output, HOW_DOWNLOAD if produced.how == HOW_DOWNLOAD else HOW_VIEW)
+        try:
+            ptr = int(arr.__array_interface__["data"][0])
+        except Exception:  # noqa: BLE001
+            ptr = 0
+        produced = self._in_host_range(ptr) if ptr else None
+        if produced is not None:
+            return ValueLink(produced.seq, produced.output, HOW_DOWNLOAD if produced.how == HOW_DOWNLOAD else HOW_VIEW)
+        digest = _digest(arr)
+        produced = self._by_digest.get(digest) if digest else None
+        if produced is not None:
+            return ValueLink(produced.seq, produced.output, HOW_HASH)
+        return None
+
+    def _input_info(self, name: str, value: Any) -> ValueInfo:
+        np = _numpy()
+        info, hit = self._describe(name, "input", value)
+        if info.kind == "numpy":
+            info.link = self._link_numpy(value)
+        elif info.kind == "other" and not isinstance(value, (list, dict)):
+            try:
+                arr = np.asarray(value)
+                info.bytes = int(arr.nbytes)
+            except Exception:  # noqa: BLE001
+                pass
+        elif hit is not None:
+            info.link = ValueLink(hit.seq, hit.output, HOW_POINTER if info.kind != "torch_cpu" else HOW_VIEW)
+        return info
+
+    def _register(self, seq: int, session: int, name: str, value: Any) -> ValueInfo:
+        """Remember an output of call ``seq`` so later inputs can be traced to it."""
+        np = _numpy()
+        info, _ = self._describe(name, "output", value)
+        produced: Optional[_Produced] = None
+        if info.kind == "numpy":
+            root = _root(value)
+            try:
+                ptr = int(value.__array_interface__["data"][0])
+            except Exception:  # noqa: BLE001
+                ptr = 0
+            produced = _Produced(seq, name, value, id(value), ptr, int(value.nbytes), True, _digest(value), "cpu")
+            extra_root = root if root is not value else None
+        elif info.kind == "ortvalue":
+            try:
+                ptr = int(value.data_ptr()) if value.is_tensor() else 0
+            except Exception:  # noqa: BLE001
+                ptr = 0
+            produced = _Produced(seq, name, value, id(value), ptr, info.bytes or 0, False, "", info.device)
+            extra_root = None
+        else:
+            return info
+        key = (session, name)
+        queue = self._produced.setdefault(key, collections.deque())
+        queue.append(produced)
+        self._by_root[produced.root_id] = produced
+        if info.kind == "numpy" and extra_root is not None and id(extra_root) not in self._by_root:
+            # A view returned by ORT: its owner identifies the buffer too.
+            alias = _Produced(seq, name, extra_root, id(extra_root), produced.ptr, produced.nbytes, True, "", "cpu")
+            self._by_root[id(extra_root)] = alias
+            produced.alias = alias
+        if produced.ptr and not produced.host:
+            self._by_ptr[produced.ptr] = produced
+        if produced.digest:
+            self._by_digest[produced.digest] = produced
+        while len(queue) > KEEP_CALLS:
+            self._forget(queue.popleft())
+        return info
+
+    def _forget(self, produced: _Produced) -> None:
+        for table, key in ((self._by_root, produced.root_id), (self._by_ptr, produced.ptr),
+                           (self._by_digest, produced.digest)):
+            if key and table.get(key) is produced:
+                del table[key]
+        alias = produced.alias
+        if alias is not None and self._by_root.get(alias.root_id) is alias:
+            del self._by_root[alias.root_id]
+        for derived in produced.derived:
+            self._forget(derived)
+
+    def _on_download(self, value: Any, result: Any) -> None:
+        """``OrtValue.numpy()`` of a produced OrtValue: the array comes from that output."""
+        np = _numpy()
+        if self._finished or not isinstance(result, np.ndarray):
+            return
+        try:
+            ptr = int(value.data_ptr()) if value.is_tensor() else 0
+        except Exception:  # noqa: BLE001
+            return
+        source = self._by_ptr.get(ptr) if ptr else None
+        if source is None:
+            return
+        self._add_derived(source, result)
+
+    def _add_derived(self, source: _Produced, arr: Any) -> None:
+        try:
+            ptr = int(arr.__array_interface__["data"][0])
+        except Exception:  # noqa: BLE001
+            ptr = 0
+        derived = _Produced(source.seq, source.output, arr, id(arr), ptr, int(arr.nbytes), True, "", "cpu",
+                            how=HOW_DOWNLOAD)
+        self._by_root[id(arr)] = derived
+        source.derived.append(derived)
+        self.observations.downloads.append(Download(seq=source.seq, output=source.output, device=source.device,
+                                                    bytes=int(arr.nbytes), at_ns=time.time_ns()))
+
+    # bindings ----------------------------------------------------------------------------------------------------
+
+    def _binding_wrapper(self, method: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(original)
+        recorder = self
+
+        def timed(binding: Any, *args: Any, **kwargs: Any) -> Any:
+            start = time.time_ns()
+            try:
+                return original(binding, *args, **kwargs)
+            finally:
+                recorder._local.bind_ns = time.time_ns() - start
+
+        def wrapper(binding: Any, *args: Any, **kwargs: Any) -> Any:
+            if recorder._finished:
+                return original(binding, *args, **kwargs)
+            if method == "copy_outputs_to_cpu":
+                try:
+                    values = binding.get_outputs()
+                except Exception:  # noqa: BLE001
+                    values = []
+                result = timed(binding, *args, **kwargs)
+                with recorder._lock:
+                    for value, arr in zip(values, result or []):
+                        recorder._on_download(value, arr)
+                return result
+            result = timed(binding, *args, **kwargs)
+            with recorder._lock:
+                spent = getattr(recorder._local, "bind_ns", None) or 0
+                recorder._bind_time[id(binding)] = recorder._bind_time.get(id(binding), 0) + spent
+            if method not in ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "clear_binding_inputs"):
+                return result
+            try:
+                bound = signature.bind(binding, *args, **kwargs)
+                bound.apply_defaults()
+                a = bound.arguments
+            except TypeError:
+                return result
+            with recorder._lock:
+                entry = recorder._bound.get(id(binding))
+                if entry is None or entry[0] is not binding:
+                    entry = (binding, {})
+                    recorder._bound[id(binding)] = entry
+                table = entry[1]
+                if method == "clear_binding_inputs":
+                    table.clear()
+                    return result
+                name = str(a.get("name"))
+                if method == "bind_cpu_input":
+                    table[name] = (a.get("arr_on_cpu"), "", 0)
+                elif method == "bind_ortvalue_input":
+                    table[name] = (a.get("ortvalue"), "", 0)
+                else:  # bind_input(buffer_ptr=...)
+                    table[name] = (None, str(a.get("device_type", "")).lower(), int(a.get("buffer_ptr") or 0))
+            return result
+
+        wrapper.__name__ = method
+        wrapper.__wrapped__ = original  # type: ignore[attr-defined]
+        return wrapper
+
+    def _bound_input(self, name: str, value: Any, device: str, ptr: int) -> ValueInfo:
+        """What a bound input is at the time of a run: a bound object, or a raw pointer (``bind_input``)."""
+        if value is not None:
+            return self._input_info(name, value)
+        host = device == "cpu"
+        info = ValueInfo(name, "input", "host_pointer" if host else "device_pointer", device)
+        hit = self._by_ptr.get(ptr) or (self._in_host_range(ptr) if host else None)
+        if hit is not None:
+            info.link = ValueLink(hit.seq, hit.output, HOW_POINTER)
+        return info
+
+    def _time_bindings(self) -> None:
+        """Time the IOBinding methods from outside the watch's wrappers (installed by the first watch): what the
+        watch and this recorder add around a bind_* call, CUPTI tracing included, is the recorder's time."""
+        import onnxruntime as ort
+
+        recorder = self
+        self._outer_bindings = True
+        for name in BINDING_METHODS:
+            current = ort.IOBinding.__dict__.get(name)
+            if current is None:
+                continue
+
+            def outer(binding: Any, *args: Any, _current: Any = current, **kwargs: Any) -> Any:
+                start = time.time_ns()
+                recorder._local.bind_ns = None
+                try:
+                    return _current(binding, *args, **kwargs)
+                finally:
+                    inner = getattr(recorder._local, "bind_ns", None)
+                    if inner is not None and not recorder._finished:
+                        recorder._overhead_ns += max(0, time.time_ns() - start - inner)
+
+            outer.__name__ = name
+            outer.__wrapped__ = current  # type: ignore[attr-defined]
+            self._patch(ort.IOBinding, name, outer)
+
+    # calls -------------------------------------------------------------------------------------------------------
+
+    def _before(self, session: Any, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+                ) -> tuple[list[ValueInfo], Optional[Callable[[Any], list[tuple[str, Any]]]]]:
+        with self._lock:
+            if method == "run_with_iobinding":
+                binding = args[0] if args else kwargs.get("iobinding")
+                entry = self._bound.get(id(binding))
+                bound = entry[1] if entry is not None and entry[0] is binding else {}
+                # Resolved now, not when bound: a binding made once and run many times (state ping-pong between
+                # two OrtValues) feeds, at each run, whatever its bound values hold by then.
+                inputs = [self._bound_input(name, *spec) for name, spec in bound.items()]
+                self._local.bind_ns_of_call = self._bind_time.pop(id(binding), 0)
+
+                def outputs_of(_: Any) -> list[tuple[str, Any]]:
+                    values = binding.get_outputs()
+                    names = list(getattr(binding, "_bound_outputs", None) or [])
+                    if len(names) != len(values):
+                        names = [o.name for o in session.get_outputs()][:len(values)]
+                    return list(zip(names, values))
+
+                return inputs, outputs_of
+            output_names = args[0] if args else kwargs.get("output_names")
+            feed = args[1] if len(args) > 1 else kwargs.get("input_feed", kwargs.get("input_dict_ort_values", {}))
+            inputs = [self._input_info(str(k), v) for k, v in dict(feed or {}).items()]
+            names = list(output_names) if output_names else [o.name for o in session.get_outputs()]
+
+            def outputs_of(result: Any) -> list[tuple[str, Any]]:
+                return list(zip(names, result))
+
+            return inputs, outputs_of
+
+    def _after(self, index: int, watch: Watch, method: str, calls_before: int, inputs: list[ValueInfo],
+               outputs_of: Optional[Callable[[Any], list[tuple[str, Any]]]], result: Any, error: str,
+               wrap_start: int, overhead_start: int) -> None:
+        with self._lock:
+            timing = getattr(self._local, "timing", None)
+            calls = watch.observations.calls
+            call_index = len(calls) - 1 if len(calls) > calls_before else -1
+            seq = len(self.observations.calls)
+            call = PipelineCall(seq=seq, session=index, call=call_index, method=method, inputs=inputs, error=error)
+            if timing is not None:
+                call.start_ns, call.end_ns = timing
+            elif call_index >= 0:
+                call.start_ns, call.end_ns = calls[call_index].start_ns, calls[call_index].end_ns
+            if not error and outputs_of is not None:
+                try:
+                    call.outputs = [self._register(seq, index, n, v) for n, v in outputs_of(result)]
+                except Exception as exc:  # noqa: BLE001
+                    self.observations.notes.append(f"call {seq}: outputs not traced ({type(exc).__name__}: {exc})")
+            if method == "run_with_iobinding":
+                call.bind_ns = getattr(self._local, "bind_ns_of_call", 0) or 0
+                self._local.bind_ns_of_call = 0
+            call.wrap_start_ns = wrap_start
+            call.overhead_start_ns = overhead_start
+            self.observations.calls.append(call)
+            call.wrap_end_ns = time.time_ns()
+            if timing is not None:
+                self._overhead_ns += max(0, (call.wrap_end_ns - wrap_start) - (call.end_ns - call.start_ns))
+            call.overhead_end_ns = self._overhead_ns
+
+
+# --- running a program --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    """What to run: a script path or a module (``-m``), and its ``sys.argv``."""
+
+    script: Optional[str]
+    module: Optional[str]
+    argv: list[str]
+    interpreter: Optional[str] = None  # another interpreter than this one: run in a child process
+
+
+def _is_python(word: str) -> bool:
+    name = Path(word).name.lower()
+    return name.startswith("python") and (name[6:].replace(".", "").replace("w", "").isdigit() or name[6:] in ("", "3"))
+
+
+def parse_command(command: Sequence[str]) -> Target:
+    """``python script.py args``, ``python -m pkg args``, ``script.py args`` or ``-m pkg args``."""
+    from ortcopy_doctor.model.errors import UsageError
+
+    words = list(command)
+    if not words:
+        raise UsageError("give the program to run after --, e.g. `ortcopy-doctor run -- python serve.py`")
+    interpreter = None
+    if _is_python(words[0]) and not words[0].endswith(".py"):
+        first = words.pop(0)
+        if os.sep in first or first not in ("python", "python3", Path(sys.executable).name):
+            resolved = os.path.realpath(first if os.sep in first else (_which(first) or first))
+            if resolved != os.path.realpath(sys.executable):
+                interpreter = first
+        while words and words[0] in ("-u", "-B", "-X", "-W") or (words and words[0].startswith(("-X", "-W")) and len(words[0]) > 2):
+            flag = words.pop(0)
+            if flag in ("-X", "-W") and words:
+                words.pop(0)
+        if not words:
+            raise UsageError("give the script to run: `ortcopy-doctor run -- python script.py args`")
+    if words[0] == "-m":
+        if len(words) < 2:
+            raise UsageError("-m needs a module name")
+        return Target(None, words[1], [words[1]] + words[2:], interpreter)
+    if words[0].startswith("-"):
+        raise UsageError(f"python option {words[0]!r} is not supported by `ortcopy-doctor run`: give the script path "
+                         "(or -m module) after `python`")
+    script = words[0]
+    if not Path(script).is_file():
+        raise UsageError(f"{script}: no such file: give the path of the Python script to run")
+    return Target(script, None, words, interpreter)
+
+
+def _which(name: str) -> Optional[str]:
+    import shutil
+
+    return shutil.which(name)
+
+
+def run_target(target: Target, recorder: PipelineRecorder) -> tuple[int, str, str]:
+    """Run the program in this interpreter; return (exit code, ended_by, error)."""
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = list(target.argv)
+    if target.script is not None:
+        sys.path.insert(0, str(Path(target.script).resolve().parent))
+    else:
+        sys.path.insert(0, os.getcwd())
+    try:
+        recorder.install()
+        if target.script is not None:
+            runpy.run_path(target.script, run_name="__main__")
+        else:
+            runpy.run_module(target.module or "", run_name="__main__", alter_sys=True)
+        return 0, "exit", ""
+    except SystemExit as exc:
+        code = exc.code
+        if code is None:
+            return 0, "exit", ""
+        if isinstance(code, int):
+            return code, "exit", ""
+        print(code, file=sys.stderr)
+        return 1, "exit", ""
+    except KeyboardInterrupt:
+        return 130, "interrupt", "KeyboardInterrupt"
+    except BaseException as exc:  # noqa: BLE001 - the program's own exception: its traceback is the program's
+        _print_program_traceback(exc)
+        return 1, "exception", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+        recorder.finish()
+
+
+def _print_program_traceback(exc: BaseException) -> None:
+    """The traceback as Python would print it, less the frames of ortcopy-doctor and runpy."""
+    tb = exc.__traceback__
+    here = str(Path(__file__).resolve().parents[1])  # the package: frames of ortcopy_doctor are left out
+    while tb is not None and (tb.tb_frame.f_code.co_filename.startswith(here)
+                              or Path(tb.tb_frame.f_code.co_filename).name == "runpy.py"
+                              or "<frozen runpy>" in tb.tb_frame.f_code.co_filename):
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+    sys.stderr.flush()
+
+
+def start_in_child(path: str) -> None:
+    """In a child interpreter (sitecustomize): record until the program ends, then write the observations."""
+    import atexit
+    import json
+
+    from ortcopy_doctor.model.evidence import to_jsonable
+
+    recorder = PipelineRecorder(census=os.environ.get("ORTCOPY_DOCTOR_RUN_CENSUS", "1") != "0")
+    recorder.install()
+    ending = {"ended_by": "exit", "error": ""}
+    previous_hook = sys.excepthook
+
+    def excepthook(kind: Any, value: Any, tb: Any) -> None:
+        interrupted = issubclass(kind, KeyboardInterrupt)
+        ending["ended_by"] = "interrupt" if interrupted else "exception"
+        ending["error"] = f"{kind.__name__}: {str(value).splitlines()[0] if str(value) else ''}"[:300]
+        previous_hook(kind, value, tb)
+
+    sys.excepthook = excepthook
+
+    def write() -> None:
+        obs = recorder.finish()
+        obs.ended_by, obs.error = ending["ended_by"], ending["error"]
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(to_jsonable(obs), f)
+        os.replace(tmp, path)
+
+    atexit.register(write)
+
+
+def run_child(target: Target, census: bool) -> tuple[PipelineObservations, int]:
+    """Run the program in a child interpreter that records itself (``_bootstrap/sitecustomize.py``)."""
+    import json
+    import signal
+    import subprocess
+    import tempfile
+
+    from ortcopy_doctor.model.errors import EnvironmentProblem
+    from ortcopy_doctor.watch.pipeline import load_pipeline_observations
+
+    folder = tempfile.mkdtemp(prefix="ortcopy-doctor-run-")
+    out = os.path.join(folder, "observations.json")
+    here = Path(__file__).resolve().parents[1]  # the package
+    env = dict(os.environ, ORTCOPY_DOCTOR_RUN_OBSERVATIONS=out, ORTCOPY_DOCTOR_RUN_CENSUS="1" if census else "0")
+    env["PYTHONPATH"] = os.pathsep.join([str(here / "_bootstrap"), str(here.parent)]
+                                        + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    program = [target.script] + target.argv[1:] if target.script else ["-m", target.module or ""] + target.argv[1:]
+    interpreter = target.interpreter or sys.executable
+    # Ctrl-C reaches the child (same process group); this process waits for it and then writes the report. A
+    # Python handler, not SIG_IGN: an ignored signal would stay ignored in the child across exec.
+    previous = signal.signal(signal.SIGINT, lambda *_: None)
+    try:
+        code = subprocess.call([interpreter, *program], env=env)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if code < 0:
+        code = 128 - code  # killed by a signal: the shell's convention (SIGINT: 130)
+    if not os.path.isfile(out):
+        raise EnvironmentProblem(f"{interpreter} ran the program (exit code {code}) but recorded nothing: it needs "
+                                 "ortcopy-doctor's dependencies (numpy, onnx, onnxruntime) importable")
+    with open(out, encoding="utf-8") as f:
+        obs = load_pipeline_observations(json.load(f))
+    if obs.ended_by == "interrupt" and code == 1:
+        code = 130
+    return obs, code
+
+
+def run_program(command: Sequence[str], *, census: bool = True, subprocess: bool = False) -> tuple[PipelineReport, int]:
+    """Run ``command`` (``python script.py args``) with every session recorded; the report and its exit code.
+
+    In this interpreter, or (``subprocess=True``, or ``command`` names another interpreter) in a child one."""
+    target = parse_command(command)
+    if subprocess or target.interpreter is not None:
+        obs, code = run_child(target, census)
+        obs.program = list(command)
+        obs.exit_code = code
+        return analyse_pipeline(obs), code
+    recorder = PipelineRecorder(census=census)
+    code, ended_by, error = run_target(target, recorder)
+    obs = recorder.observations
+    obs.program = list(command)
+    obs.exit_code, obs.ended_by, obs.error = code, ended_by, error
+    return analyse_pipeline(obs), code
+
+
+__all__ = ["PipelineRecorder", "Target", "parse_command", "run_program", "run_target"]
+
+
+FAIL_ON = ("never", "round-trip", "host-transfer")
+
+
+def cli_run(command: Sequence[str], *, html: Optional[Path], no_html: bool, json_path: Optional[Path], quiet: bool,
+            fail_on: str, census: bool, subprocess: bool = False) -> int:
+    """The body of ``ortcopy-doctor run``: the program's exit code, or 1 for --fail-on when it exited 0."""
+    from ortcopy_doctor.model.errors import UsageError
+    from ortcopy_doctor.render.output import check_writable, write_atomic
+
+    if fail_on not in FAIL_ON:
+        raise UsageError(f"--fail-on {fail_on!r}: choose one of {', '.join(FAIL_ON)}")
+    target = parse_command(command)
+    stem = Path(target.script).stem if target.script else (target.module or "program").replace(".", "_")
+    html_path = None if no_html else (html or Path(f"{stem}.ortcopy-run.html"))
+    for path, flag in ((html_path, "--html"), (json_path, "--json")):
+        if path is not None:
+            check_writable(path, flag)
+    # Resolve output paths now: the program may change the working directory.
+    html_path = html_path.resolve() if html_path is not None else None
+    json_path = json_path.resolve() if json_path is not None else None
+    report, code = run_program(command, census=census, subprocess=subprocess)
+    written: list[Path] = []
+    if json_path is not None:
+        write_atomic(json_path, report.to_json())
+        written.append(json_path)
+    if html_path is not None:
+        write_atomic(html_path, report.to_html())
+        written.append(html_path)
+    # The report goes to stderr: the program's stdout stays the program's.
+    err = sys.stderr
+    print("", file=err)
+    print(report.verdict if quiet else report.to_text(), file=err)
+    if not quiet:
+        for path in written:
+            print(f"wrote {path}", file=err)
+    err.flush()
+    if code != 0:
+        return code
+    if fail_on == "round-trip" and report.round_trips:
+        return 1
+    if fail_on == "host-transfer" and any(s.user_transfers for s in report.sessions):
+        return 1
+    return 0
