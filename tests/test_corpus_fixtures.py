@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from ortcopy_doctor.analysis.census_match import copies_by_direction, traced_by_direction
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "corpus"
 RECORDED = sorted(FIXTURES.glob("*.json.gz")) if FIXTURES.exists() else []
 pytestmark = pytest.mark.skipif(not RECORDED, reason="tests/fixtures/corpus is absent: record it on a GPU with "
@@ -64,18 +66,9 @@ def _rerecord(request, path: Path) -> None:
 def test_copies_table_equals_the_census_per_run(path, tmp_path):
     report = _report_at(path)
     assert report.census is not None, report.evidence.census_status
-    by_direction: dict[str, tuple[int, int]] = {}
-    for c in report.copies:
-        if c.count_per_run:
-            n, b = by_direction.get(c.direction, (0, 0))
-            by_direction[c.direction] = (n + c.count_per_run, b + (c.bytes_per_run or 0))
+    by_direction = copies_by_direction(report.copies)
     for run in report.census.traced_runs:
-        traced: dict[str, tuple[int, int]] = {}
-        for t in report.census.transfers:
-            if t.run == run and t.host_device:
-                n, b = traced.get(t.direction, (0, 0))
-                traced[t.direction] = (n + 1, b + t.bytes)
-        assert by_direction == traced, run
+        assert by_direction == traced_by_direction(report.census, run), run
     assert report.summary.copies_per_run == sum(n for n, _ in by_direction.values())
 
 

@@ -16,12 +16,16 @@ Without a census only zero-byte feeds/fetches are left out (an empty tensor make
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
 from ortcopy_doctor.model.evidence import Evidence
 from ortcopy_doctor.knowledge.providers import is_device
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.analysis.attribution import CensusReport
 
 UNEXPLAINED_KIND = "unexplained"
 _PER_RUN_KINDS = (FEED, FETCH, MEMCPY_NODE, IN_KERNEL)
@@ -109,3 +113,23 @@ def reconcile(copies: list[Copy], census: object) -> tuple[list[Copy], list[str]
             cause=f"{label}: traced by the census {where} ({host} host memory); no rule of ortcopy-doctor explains it",
             removable_by_binding=False, source="census", confirmed=True))
     return rows, notes
+
+
+def copies_by_direction(copies: list[Copy]) -> dict[str, tuple[int, int]]:
+    """Per direction, (copies, bytes) per run of the copies table (rows that happen in every run)."""
+    table: dict[str, tuple[int, int]] = {}
+    for c in copies:
+        if c.count_per_run:
+            n, b = table.get(c.direction, (0, 0))
+            table[c.direction] = (n + c.count_per_run, b + (c.bytes_per_run or 0))
+    return table
+
+
+def traced_by_direction(census: CensusReport, run: int) -> dict[str, tuple[int, int]]:
+    """Per direction, (copies, bytes) of the host<->device transfers the census traced in ``run``."""
+    traced: dict[str, tuple[int, int]] = {}
+    for t in census.transfers:
+        if t.run == run and t.host_device:
+            n, b = traced.get(t.direction, (0, 0))
+            traced[t.direction] = (n + 1, b + t.bytes)
+    return traced
