@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,13 +71,16 @@ def render_diff_text(d: ReportDiff, show_unchanged: bool = False) -> str:
     w("\nEnvironment:" + ("\n" if d.environment else " no differences\n"))
     for what, x, y in d.environment:
         w(f"  {what}: {x or '-'} → {y or '-'}\n")
-    for title, changes, line in (("Transfers per run", d.copies, _copy_line), ("Findings", d.findings, _finding_line)):
+    # Change[Any]: each section's line function takes the changes of its own section (copies, findings)
+    sections: tuple[tuple[str, list[Change[Any]], Callable[[Change[Any]], str]], ...] = (
+        ("Transfers per run", d.copies, _copy_line), ("Findings", d.findings, _finding_line))
+    for title, changes, line in sections:
         w(f"\n{title} ({_counts_text(d.counts(changes))}):\n")
         shown = [c for c in changes if show_unchanged or c.status != UNCHANGED]
         if not shown:
             w("  (no change)\n")
         for c in shown:
-            w(f"  {line(c)}\n")  # type: ignore[operator]
+            w(f"  {line(c)}\n")
     return out.getvalue()
 
 
