@@ -60,6 +60,7 @@ def decide(evidence: Evidence, requested: bool | None) -> str | None:
 
 
 def stats(samples: list[float]) -> dict[str, float]:
+    """Median, 10th, 25th, 75th and 90th percentiles of ``samples`` (ms), keyed ``median_ms``, ``p10_ms``, ..."""
     arr = np.asarray(samples, dtype=np.float64)
     p10, p25, p50, p75, p90 = np.percentile(arr, [10, 25, 50, 75, 90])
     return {"median_ms": float(p50), "p10_ms": float(p10), "p25_ms": float(p25), "p75_ms": float(p75), "p90_ms": float(p90)}

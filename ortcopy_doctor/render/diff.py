@@ -44,6 +44,7 @@ def _counts_text(counts: dict[str, int]) -> str:
 
 
 def render_diff_text(d: ReportDiff, show_unchanged: bool = False) -> str:
+    """The diff as plain text; changes with no difference are listed only with ``show_unchanged``."""
     out = io.StringIO()
 
     def w(text: str) -> None:
@@ -105,6 +106,7 @@ def _finding_row(c: Change[Finding]) -> dict[str, Any]:
 
 
 def diff_view_model(d: ReportDiff) -> dict[str, Any]:
+    """The values the HTML diff template shows."""
     regressions = d.regressions
     return {
         "title": f"ortcopy-doctor diff: {Path(d.a_name).name} → {Path(d.b_name).name}",
@@ -128,6 +130,7 @@ def diff_view_model(d: ReportDiff) -> dict[str, Any]:
 
 
 def render_diff_html(d: ReportDiff) -> str:
+    """The diff as a self-contained HTML page."""
     return environment().get_template(DIFF_TEMPLATE).render(**diff_view_model(d))
 
 

@@ -81,12 +81,14 @@ def fit(text: str, width: float) -> str:
 
 
 def fmt_us(value: float) -> str:
+    """A duration in µs as short text: µs below 10 ms, else ms."""
     if abs(value) >= 10_000:
         return f"{value / 1000:.1f} ms"
     return f"{value:.0f} µs" if abs(value) >= 100 else f"{value:.1f} µs".replace(".0 µs", " µs")
 
 
 def provider_fill(provider: str, op_type: str = "") -> str:
+    """The fill colour of a node: Memcpy, CPU, device or other provider."""
     if op_type in MEMCPY_OPS:
         return MEMCPY_FILL
     if provider == CPU:
@@ -95,6 +97,7 @@ def provider_fill(provider: str, op_type: str = "") -> str:
 
 
 def direction_fill(direction: str) -> str:
+    """The fill colour of a transfer by its direction (host to device, device to host, other)."""
     return {"host_to_device": H2D_FILL, "device_to_host": D2H_FILL}.get(direction, D2D_FILL)
 
 
@@ -228,6 +231,8 @@ def _merge_marks(marks: list[Mark], scale: float) -> list[list[Mark]]:
 
 
 def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
+    """The timeline of one profiled run (``timeline_run``): a lane per provider, transfers marked with their
+    bytes; a note instead of a drawing where there is no run to draw."""
     ev = report.evidence
     if ev.mode == "static":
         return Figure("", "Static evidence: no session ran, so there is no timeline; the copies above are predicted "
@@ -411,6 +416,7 @@ class Island:
 
     @property
     def label(self) -> str:
+        """The island's caption: its node count, and whether ORT chose the CPU or fell back to it."""
         count = f"CPU island: {len(self.nodes)} node{'s' if len(self.nodes) != 1 else ''}"
         return count + (" (ORT's choice, not a fallback)" if self.cpu_preferred else " (fallback)")
 
@@ -592,6 +598,8 @@ def graph_layout(evidence: Evidence) -> Layout:
 
 
 def islands_figure(report: Report, element_id: str = "islands-svg") -> Figure:
+    """The graph drawn by placement, CPU islands marked; a note instead of a drawing where the evidence has no
+    placement or the session has no device."""
     ev = report.evidence
     nodes = ev.nodes
     if not nodes:

@@ -60,11 +60,14 @@ Totals = dict[str, tuple[int, int]]
 
 @dataclass
 class Blocker:
+    """One reason the model cannot run as a captured CUDA graph."""
+
     kind: str  # no_device, memcpy_node, cpu_node, control_flow, data_dependent_shape, in_kernel_transfer, unbound_input, unbound_output
     subject: str
     detail: str
 
     def text(self) -> str:
+        """The blocker as one line: kind, subject and detail."""
         return f"{self.kind.replace('_', ' ')} '{self.subject}': {self.detail}"
 
 
@@ -200,6 +203,8 @@ def is_all_cpu(evidence: Evidence) -> bool:
 
 @dataclass
 class Comparison:
+    """How one variant's median compares with another's (see ``compare``)."""
+
     verdict: str  # faster, slower, within_noise, not_compared
     delta_ms: float | None = None  # other - base (negative: faster)
     text: str = ""
@@ -270,6 +275,8 @@ def _variant(m: BindingMeasurement | None, name: str) -> VariantTiming | None:
 
 @dataclass
 class BindingView:
+    """The binding measurement as the renderers show it: rows and lines, computed once by ``binding_view``."""
+
     status: str  # measured, skipped, off, failed
     one_line: str
     reason: str = ""

@@ -48,6 +48,8 @@ HEAD_LABELS = {"plain": "plain run()", "plan": "the binding plan", "all_device":
 
 @dataclass
 class VariantAdvice:
+    """One measured variant as the recommendation shows it: median, speed-up over plain run() and what it needs."""
+
     variant: str
     label: str
     ran: bool
@@ -71,6 +73,8 @@ class VariantAdvice:
 
 @dataclass
 class Advice:
+    """The recommendation: the variant to use, why, its measured gain and the code."""
+
     status: str  # measured, not_measured
     recommended: str = ""  # plain, plan, cuda_graph ("" where not measured)
     recommended_label: str = ""
