@@ -39,6 +39,8 @@ app = typer.Typer(
 
 
 class FailOn(str, Enum):
+    """The severities ``--fail-on`` accepts: exit 1 at or above this one (never: no finding fails)."""
+
     error = "error"
     warning = "warning"
     info = "info"
@@ -155,7 +157,8 @@ def _write_outputs(outputs: OutputSet, report: Any, ci: Optional[CiOptions] = No
             outputs.stage("--json", report.to_json())
         if outputs.asked("--html"):
             if html is None:
-                from ortcopy_doctor.render.html import render_html as html
+                from ortcopy_doctor.render.html import render_html
+                html = render_html
             outputs.stage("--html", html(report))
         for flag, text in (ci.render(report) if ci is not None else []):
             outputs.stage(flag, text)
@@ -435,7 +438,7 @@ def _click_exceptions() -> Any:
     try:
         from typer import _click as click_module  # typer >= 0.25 vendors click
     except ImportError:  # pragma: no cover - older typer
-        import click as click_module
+        import click as click_module  # type: ignore[no-redef]  # the same module under its older name
     return click_module.exceptions
 
 
@@ -455,6 +458,7 @@ def main(args: Optional[list[str]] = None) -> None:
     _ERROR_PRINTED = False
     install()
     click_exc = _click_exceptions()
+    no_args_is_help: Any = getattr(click_exc, "NoArgsIsHelpError", _Never)  # an exception class, with .show()
     try:
         code = app(args=args, standalone_mode=False)
     except Terminated as exc:  # SIGTERM/SIGHUP: every with/finally has run (temporary folders removed)
@@ -465,7 +469,7 @@ def main(args: Optional[list[str]] = None) -> None:
         quiet_teardown(exc)
         _print_error("interrupted")
         code = int(ExitCode.INTERRUPTED)
-    except getattr(click_exc, "NoArgsIsHelpError", _Never) as exc:
+    except no_args_is_help as exc:
         exc.show()  # `ortcopy-doctor` alone prints the help
         code = int(ExitCode.USAGE)
     except click_exc.UsageError as exc:

@@ -30,6 +30,8 @@ class CiOptions:
     @classmethod
     def parse(cls, fail_on: str, max_transfer_bytes: str | int | None = None, allow: Iterable[str] = (),
               sarif: Path | None = None, trace: Path | None = None, fail_on_gain: str | None = None) -> CiOptions:
+        """The options from the command's flags, checked before any work: a bad --max-transfer-bytes, --allow or
+        --fail-on-gain, or an unwritable --sarif or --trace path, raises ``UsageError`` (exit 2)."""
         for path, flag in ((sarif, "--sarif"), (trace, "--trace")):
             if path is not None and str(path) != STDOUT:
                 check_writable(path, flag)

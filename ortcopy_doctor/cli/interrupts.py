@@ -30,10 +30,12 @@ class Terminated(BaseException):
 
     @property
     def exit_code(self) -> int:
+        """The process's exit code: 128 + the signal number (143 for SIGTERM, 129 for SIGHUP)."""
         return 128 + self.signum
 
     @property
     def message(self) -> str:
+        """The error line's text, e.g. ``terminated by SIGTERM``."""
         return f"terminated by {signal.Signals(self.signum).name}"
 
 
@@ -51,6 +53,8 @@ def _is_default(signum: int) -> bool:
 
 
 def install_startup() -> None:
+    """While the modules load: a signal prints its one line and exits at once (handlers left as the user set
+    them, SIG_IGN included, are kept)."""
     for signum in SIGNALS:
         if _is_default(signum):
             signal.signal(signum, _startup_handler)
@@ -66,6 +70,7 @@ def _handler(signum: int, _frame: object) -> None:
 
 
 def install() -> None:
+    """From ``main()`` on: the first signal raises ``KeyboardInterrupt`` or ``Terminated``; later ones are ignored."""
     for signum in SIGNALS:
         if _is_default(signum) or signal.getsignal(signum) is _startup_handler:
             signal.signal(signum, _handler)

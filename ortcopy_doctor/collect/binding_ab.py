@@ -33,6 +33,7 @@ from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, PhaseTim
 from ortcopy_doctor.analysis.stats import Sampler
 
 if TYPE_CHECKING:
+    from ortcopy_doctor.collect.census import CuptiTracer
     from ortcopy_doctor.collect.check import CheckOptions
 
 CUDA = "CUDAExecutionProvider"
@@ -59,6 +60,7 @@ def decide(evidence: Evidence, requested: bool | None) -> str | None:
 
 
 def stats(samples: list[float]) -> dict[str, float]:
+    """Median, 10th, 25th, 75th and 90th percentiles of ``samples`` (ms), keyed ``median_ms``, ``p10_ms``, ..."""
     arr = np.asarray(samples, dtype=np.float64)
     p10, p25, p50, p75, p90 = np.percentile(arr, [10, 25, 50, 75, 90])
     return {"median_ms": float(p50), "p10_ms": float(p10), "p25_ms": float(p25), "p75_ms": float(p75), "p90_ms": float(p90)}
@@ -173,6 +175,7 @@ class _Census:
 
     def __init__(self, enabled: bool = True) -> None:
         self.reason = ""
+        self.tracer: type[CuptiTracer] | None = None
         if not enabled:
             self.tracer, self.reason = None, "not traced in a dry run"
             return
@@ -181,7 +184,7 @@ class _Census:
 
             try:
                 CuptiTracer()
-                self.tracer: Any = CuptiTracer
+                self.tracer = CuptiTracer
             except CuptiUnavailable as exc:
                 self.tracer, self.reason = None, str(exc)
         except Exception as exc:  # noqa: BLE001 - any import problem means: no census
@@ -393,7 +396,7 @@ def _phases(ort: Any, session: Any, plan: BindingPlan, namespace: dict[str, Any]
             ) -> tuple[list[PhaseTiming], str]:
     if all_binding is not None:
         uploads = [(all_inputs[name], np.ascontiguousarray(arrays[name])) for name in arrays]
-        infer = lambda: session.run_with_iobinding(all_binding)  # noqa: E731
+        infer: Callable[[], Any] = lambda: session.run_with_iobinding(all_binding)  # noqa: E731
         binding, which = all_binding, "all_device"
         infer_what = "run_with_iobinding, every input and output bound on the device"
     elif "infer" in namespace:

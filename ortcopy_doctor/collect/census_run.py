@@ -30,6 +30,7 @@ class CensusCollector:
         self._started = False
 
     def start(self, active_providers: list[str]) -> None:
+        """Start the CUPTI tracer where the session's main provider is CUDA; otherwise record in ``status`` why not."""
         self._started = True
         primary = active_providers[0] if active_providers else provider_names.CPU
         if primary != CUDA:
@@ -43,6 +44,8 @@ class CensusCollector:
         self._tracer = tracer
 
     def stop(self) -> None:
+        """Stop the tracer and keep its memcpy records in ``census``, with the numbers of the profiled runs it
+        traced, or say in ``status`` why there is no census."""
         if not self._started:
             if not self.status:
                 self.status = "skipped: no profiled runs to trace"

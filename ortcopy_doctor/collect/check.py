@@ -217,7 +217,8 @@ def _create_session(ort: Any, model_path: Path, so: Any, options: CheckOptions) 
 
 def _run(session: Any, feeds: dict[str, np.ndarray], model_path: Path) -> list[Any]:
     try:
-        return session.run(None, feeds)
+        outputs: list[Any] = session.run(None, feeds)
+        return outputs
     except Exception as exc:
         error = classify_ort_error(exc, model_path, "run")
     # The traceback keeps this frame alive: drop the session from it, so that the caller's cleanup

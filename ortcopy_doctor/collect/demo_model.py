@@ -14,6 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 
 def build_demo_model() -> onnx.ModelProto:
+    """The demo model (see the module docstring), with fixed random weights."""
     rng = np.random.default_rng(42)
     w1 = numpy_helper.from_array((rng.standard_normal((256, 512)) * 0.05).astype(np.float32), "w1")
     w2 = numpy_helper.from_array((rng.standard_normal((512, 128)) * 0.05).astype(np.float32), "w2")
@@ -40,6 +41,7 @@ def build_demo_model() -> onnx.ModelProto:
 
 
 def write_demo_model(path: Path) -> Path:
+    """Save the demo model to ``path`` (its folder made where missing) and return ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(build_demo_model(), str(path))
     return path

@@ -69,6 +69,8 @@ def gpus() -> list[str]:
 
 
 def collect_environment() -> Environment:
+    """Versions (onnxruntime, its build and package, onnx, numpy, Python), platform, ORT's available providers
+    and the GPUs nvidia-smi lists."""
     import onnxruntime as ort
 
     build = ""
@@ -97,6 +99,8 @@ CUDA_LIBRARIES = ["libcudart.so", "libcublas.so", "libcublasLt.so", "libcufft.so
 
 @dataclass
 class LibraryStatus:
+    """One CUDA library: where it was found (None: nowhere) and why it did not load, where it did not."""
+
     name: str
     found: str | None
     error: str | None = None
@@ -104,6 +108,8 @@ class LibraryStatus:
 
 @dataclass
 class ProviderStatus:
+    """One execution provider: whether a session could use it, and ORT's reason where not."""
+
     name: str
     loadable: bool
     reason: str = ""
@@ -111,6 +117,8 @@ class ProviderStatus:
 
 @dataclass
 class EnvironmentReport:
+    """What ``environment_report`` found: the environment, each available provider, the CUDA libraries and warnings."""
+
     environment: Environment
     providers: list[ProviderStatus] = field(default_factory=list)
     libraries: list[LibraryStatus] = field(default_factory=list)
@@ -127,6 +135,8 @@ def _search_dirs() -> list[str]:
 
 
 def find_library(stem: str) -> LibraryStatus:
+    """Look for the library ``stem`` (e.g. ``libcudart.so``) on LD_LIBRARY_PATH, in the nvidia-* wheels and the
+    system folders, and try to load it."""
     for directory in _search_dirs():
         matches = sorted(glob.glob(os.path.join(directory, stem + "*")))
         if matches:
@@ -171,6 +181,8 @@ def provider_loadable(provider: str) -> ProviderStatus:
 
 
 def environment_report() -> EnvironmentReport:
+    """The environment, with each available provider tried on a one-node model, the CUDA libraries looked up and
+    a warning where more than one onnxruntime package is installed."""
     env = collect_environment()
     providers = [provider_loadable(p) if p != "CPUExecutionProvider" else ProviderStatus(p, True)
                  for p in env.available_providers]

@@ -96,6 +96,8 @@ class LogFacts:
 
 
 def extract_facts(lines: list[LogLine]) -> LogFacts:
+    """The facts in ORT's verbose log lines: provider failures, nodes without a kernel or placed on CPU by
+    choice, Memcpy insertions and placement; the lines that said them are kept in ``relevant``."""
     facts = LogFacts()
     load_error: str | None = None
     ep_error: str | None = None  # the Python wrapper's "EP Error <reason>" line, before "when using [...]"

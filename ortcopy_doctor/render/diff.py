@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ def _counts_text(counts: dict[str, int]) -> str:
 
 
 def render_diff_text(d: ReportDiff, show_unchanged: bool = False) -> str:
+    """The diff as plain text; changes with no difference are listed only with ``show_unchanged``."""
     out = io.StringIO()
 
     def w(text: str) -> None:
@@ -70,13 +72,16 @@ def render_diff_text(d: ReportDiff, show_unchanged: bool = False) -> str:
     w("\nEnvironment:" + ("\n" if d.environment else " no differences\n"))
     for what, x, y in d.environment:
         w(f"  {what}: {x or '-'} → {y or '-'}\n")
-    for title, changes, line in (("Transfers per run", d.copies, _copy_line), ("Findings", d.findings, _finding_line)):
+    # Change[Any]: each section's line function takes the changes of its own section (copies, findings)
+    sections: tuple[tuple[str, list[Change[Any]], Callable[[Change[Any]], str]], ...] = (
+        ("Transfers per run", d.copies, _copy_line), ("Findings", d.findings, _finding_line))
+    for title, changes, line in sections:
         w(f"\n{title} ({_counts_text(d.counts(changes))}):\n")
         shown = [c for c in changes if show_unchanged or c.status != UNCHANGED]
         if not shown:
             w("  (no change)\n")
         for c in shown:
-            w(f"  {line(c)}\n")  # type: ignore[operator]
+            w(f"  {line(c)}\n")
     return out.getvalue()
 
 
@@ -101,6 +106,7 @@ def _finding_row(c: Change[Finding]) -> dict[str, Any]:
 
 
 def diff_view_model(d: ReportDiff) -> dict[str, Any]:
+    """The values the HTML diff template shows."""
     regressions = d.regressions
     return {
         "title": f"ortcopy-doctor diff: {Path(d.a_name).name} → {Path(d.b_name).name}",
@@ -124,6 +130,7 @@ def diff_view_model(d: ReportDiff) -> dict[str, Any]:
 
 
 def render_diff_html(d: ReportDiff) -> str:
+    """The diff as a self-contained HTML page."""
     return environment().get_template(DIFF_TEMPLATE).render(**diff_view_model(d))
 
 

@@ -79,6 +79,7 @@ def _finding_rows(report: Report) -> list[dict[str, Any]]:
 
 
 def view_model(report: Report) -> dict[str, Any]:
+    """The values the HTML report template shows, all computed from ``report``."""
     ev = report.evidence
     s = report.summary
     verdict_class = "bad" if report.worst_severity() == "error" else ("warn" if report.copies else "good")
@@ -280,4 +281,5 @@ def _binding_measured(report: Report) -> Any:
 
 
 def render_html(report: Report) -> str:
+    """The report as a self-contained HTML page."""
     return environment().get_template(TEMPLATE).render(**view_model(report))

@@ -74,6 +74,7 @@ class OutputSet:
     outputs: list[_Output] = field(default_factory=list)
 
     def add_input(self, what: str, path: Path | str | None) -> None:
+        """Record a file the command reads (None or ``-``: none), so that no output may overwrite it."""
         if path is not None and str(path) != STDOUT:
             self.inputs.append((what, Path(path)))
             for out in self.outputs:  # an input named after outputs were added (external data)
@@ -164,10 +165,12 @@ class OutputSet:
                              "give the output another path")
 
     def asked(self, flag: str) -> bool:
+        """Whether the output ``flag`` (e.g. ``--json``) was asked for."""
         return any(o.flag == flag for o in self.outputs)
 
     @property
     def uses_stdout(self) -> bool:
+        """Whether an output goes to stdout (``-``)."""
         return any(o.kind == "stdout" for o in self.outputs)
 
     def stage(self, flag: str, text: str) -> None:

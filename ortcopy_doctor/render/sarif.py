@@ -175,4 +175,5 @@ def sarif_log(report: Report, allow: Iterable[str] = (), base: Path | str | None
 
 
 def render_sarif(report: Report, allow: Iterable[str] = (), base: Path | str | None = None) -> str:
+    """The SARIF log of ``report`` as JSON text (see ``sarif_log``)."""
     return json.dumps(sarif_log(report, allow, base), indent=1, ensure_ascii=False) + "\n"

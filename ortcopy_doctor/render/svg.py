@@ -81,12 +81,14 @@ def fit(text: str, width: float) -> str:
 
 
 def fmt_us(value: float) -> str:
+    """A duration in µs as short text: µs below 10 ms, else ms."""
     if abs(value) >= 10_000:
         return f"{value / 1000:.1f} ms"
     return f"{value:.0f} µs" if abs(value) >= 100 else f"{value:.1f} µs".replace(".0 µs", " µs")
 
 
 def provider_fill(provider: str, op_type: str = "") -> str:
+    """The fill colour of a node: Memcpy, CPU, device or other provider."""
     if op_type in MEMCPY_OPS:
         return MEMCPY_FILL
     if provider == CPU:
@@ -95,6 +97,7 @@ def provider_fill(provider: str, op_type: str = "") -> str:
 
 
 def direction_fill(direction: str) -> str:
+    """The fill colour of a transfer by its direction (host to device, device to host, other)."""
     return {"host_to_device": H2D_FILL, "device_to_host": D2H_FILL}.get(direction, D2D_FILL)
 
 
@@ -154,9 +157,9 @@ def timeline_marks(report: Report, run: RunEvent, events: list[NodeEvent]) -> tu
     (Memcpy nodes at their node events, feeds at run start, fetches at run end, in-kernel in their node).
     Also returns how many copies could not be placed (a node with no event in the run)."""
     if report.census is not None:
-        marks = [Mark(t.at_us, t.bytes, t.direction, t.kind, t.tensor, t.node, "census")
-                 for t in report.census.transfers if t.run == run.run and t.at_us is not None]
-        return sorted(marks, key=lambda m: m.at_us), 0
+        traced = [Mark(t.at_us, t.bytes, t.direction, t.kind, t.tensor, t.node, "census")
+                  for t in report.census.transfers if t.run == run.run and t.at_us is not None]
+        return sorted(traced, key=lambda m: m.at_us), 0
     by_node: dict[str, list[NodeEvent]] = defaultdict(list)
     for e in events:
         by_node[e.name].append(e)
@@ -228,6 +231,8 @@ def _merge_marks(marks: list[Mark], scale: float) -> list[list[Mark]]:
 
 
 def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
+    """The timeline of one profiled run (``timeline_run``): a lane per provider, transfers marked with their
+    bytes; a note instead of a drawing where there is no run to draw."""
     ev = report.evidence
     if ev.mode == "static":
         return Figure("", "Static evidence: no session ran, so there is no timeline; the copies above are predicted "
@@ -330,29 +335,29 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
     # transfers: a dashed line across the lanes, a triangle in the transfer lane (down: to the device), the bytes
     rows_end = [-1e9] * label_rows
     mark_groups = _merge_marks(marks, scale) if len(marks) > MERGE_MARKS_ABOVE else [[m] for m in marks]
-    for group in mark_groups:
-        m = group[0]
+    for mark_group in mark_groups:
+        m = mark_group[0]
         mx = x(m.at_us)
         fill = direction_fill(m.direction)
-        known = [g.bytes for g in group if g.bytes is not None]
+        known = [g.bytes for g in mark_group if g.bytes is not None]
         total = sum(known) if known else None
         size = "? bytes" if total is None else fmt_bytes(total)
         arrow = ARROW.get(m.direction, m.direction)
-        if len(group) == 1:
+        if len(mark_group) == 1:
             what = KIND_LABEL.get(m.kind, m.kind)
             tip = (f"{what} {arrow}: {size}"
                    + (f", tensor {m.tensor}" if m.tensor else "") + (f", in node {m.node}" if m.node else "")
                    + f" at +{fmt_us(m.at_us - t0)}"
                    + (" (placed from the analysis, not traced)" if m.source == "analysis" else ""))
         else:
-            tip = (f"{len(group)} transfers {arrow}, {size} in all, between +{fmt_us(m.at_us - t0)} and "
-                   f"+{fmt_us(group[-1].at_us - t0)}: " + ", ".join(sorted({g.tensor or g.node for g in group})[:5]))
+            tip = (f"{len(mark_group)} transfers {arrow}, {size} in all, between +{fmt_us(m.at_us - t0)} and "
+                   f"+{fmt_us(mark_group[-1].at_us - t0)}: " + ", ".join(sorted({g.tensor or g.node for g in mark_group})[:5]))
         ty = transfer_y + 2
         tri = (f"{num(mx - 5)},{num(ty)} {num(mx + 5)},{num(ty)} {num(mx)},{num(ty + 9)}"
                if m.direction == "host_to_device" else
                f"{num(mx - 5)},{num(ty + 9)} {num(mx + 5)},{num(ty + 9)} {num(mx)},{num(ty)}")
         out.append(f'<g class="transfer" data-bytes="{"" if total is None else total}"'
-                   + (f' data-transfers="{len(group)}"' if len(group) > 1 else "") + ">"
+                   + (f' data-transfers="{len(mark_group)}"' if len(mark_group) > 1 else "") + ">"
                    f'<title>{esc(tip)}</title>'
                    f'<line x1="{num(mx)}" y1="{num(top)}" x2="{num(mx)}" y2="{num(ty)}" stroke="{fill}" '
                    f'stroke-dasharray="3 2" stroke-width="1"/>'
@@ -411,6 +416,7 @@ class Island:
 
     @property
     def label(self) -> str:
+        """The island's caption: its node count, and whether ORT chose the CPU or fell back to it."""
         count = f"CPU island: {len(self.nodes)} node{'s' if len(self.nodes) != 1 else ''}"
         return count + (" (ORT's choice, not a fallback)" if self.cpu_preferred else " (fallback)")
 
@@ -592,6 +598,8 @@ def graph_layout(evidence: Evidence) -> Layout:
 
 
 def islands_figure(report: Report, element_id: str = "islands-svg") -> Figure:
+    """The graph drawn by placement, CPU islands marked; a note instead of a drawing where the evidence has no
+    placement or the session has no device."""
     ev = report.evidence
     nodes = ev.nodes
     if not nodes:

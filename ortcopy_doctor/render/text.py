@@ -33,6 +33,8 @@ SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def print_report(report: Report, console: Console, details: bool = True) -> None:
+    """Print the report (and its prediction for the requested provider, where there is one) to ``console``;
+    ``details`` adds the findings (with their fixes) and what the recommendation needs."""
     _print_one(report, console, details)
     if report.prediction is not None:
         p = report.prediction
@@ -105,6 +107,7 @@ def _escape(text: str) -> str:
 
 
 def render_text(report: Report, width: int = 120) -> str:
+    """The report as plain text (no colour), ``width`` columns wide."""
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
     print_report(report, console)

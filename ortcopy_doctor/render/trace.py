@@ -183,4 +183,5 @@ def trace(report: Report) -> dict[str, Any]:
 
 
 def render_trace(report: Report) -> str:
+    """The trace of ``report`` as Chrome/Perfetto JSON text (see ``trace``)."""
     return json.dumps(trace(report), indent=1, ensure_ascii=False) + "\n"

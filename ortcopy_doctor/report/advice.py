@@ -60,11 +60,14 @@ Totals = dict[str, tuple[int, int]]
 
 @dataclass
 class Blocker:
+    """One reason the model cannot run as a captured CUDA graph."""
+
     kind: str  # no_device, memcpy_node, cpu_node, control_flow, data_dependent_shape, in_kernel_transfer, unbound_input, unbound_output
     subject: str
     detail: str
 
     def text(self) -> str:
+        """The blocker as one line: kind, subject and detail."""
         return f"{self.kind.replace('_', ' ')} '{self.subject}': {self.detail}"
 
 
@@ -151,10 +154,10 @@ def promised_transfers(evidence: Evidence, plan: BindingPlan, copies: list[Copy]
     elif variant == "all_device":
         for e in plan.outputs:
             if e.place == HOST:
-                nbytes = next((c.bytes_per_run for c in copies if c.tensor == e.name and c.kind == MEMCPY_NODE), None)
-                if nbytes is None:
-                    nbytes = declared_size(evidence, e.name)[2]
-                _add(totals, H2D, 1, nbytes)
+                size = next((c.bytes_per_run for c in copies if c.tensor == e.name and c.kind == MEMCPY_NODE), None)
+                if size is None:
+                    size = declared_size(evidence, e.name)[2]
+                _add(totals, H2D, 1, size)
     elif variant != "cuda_graph":
         raise ValueError(f"unknown variant {variant!r}")
     return {k: (v[0], v[1]) for k, v in totals.items() if v[0]}
@@ -200,6 +203,8 @@ def is_all_cpu(evidence: Evidence) -> bool:
 
 @dataclass
 class Comparison:
+    """How one variant's median compares with another's (see ``compare``)."""
+
     verdict: str  # faster, slower, within_noise, not_compared
     delta_ms: float | None = None  # other - base (negative: faster)
     text: str = ""
@@ -270,6 +275,8 @@ def _variant(m: BindingMeasurement | None, name: str) -> VariantTiming | None:
 
 @dataclass
 class BindingView:
+    """The binding measurement as the renderers show it: rows and lines, computed once by ``binding_view``."""
+
     status: str  # measured, skipped, off, failed
     one_line: str
     reason: str = ""
@@ -534,16 +541,16 @@ def binding_view(report: Report) -> BindingView | None:
             view.apart_rows.append((f"first run, {VARIANT_LABELS.get(v.variant, v.variant)}", _ms(v.first_run_ms)))
 
     # Pinned staging.
-    p = m.pinned
-    if p is not None:
-        if p.skipped_reason:
-            view.pinned = f"Pinned staging not measured: {p.skipped_reason}"
-        elif p.pageable_ms is not None and p.pinned_ms is not None:
-            ratio = p.pageable_ms / p.pinned_ms if p.pinned_ms else 0.0
-            staging = f"; copying the numpy data into the pinned buffer costs {p.staging_ms:.3f} ms" if p.staging_ms is not None else ""
-            view.pinned = (f"Feeds that must come from host memory ({fmt_bytes(p.bytes)} per run): upload from pageable "
-                           f"numpy {p.pageable_ms:.3f} ms vs from a pinned buffer {p.pinned_ms:.3f} ms "
-                           f"({ratio:.1f}×, pinned buffer from {p.method}){staging}. Allocate the pinned buffer once "
+    pinned = m.pinned
+    if pinned is not None:
+        if pinned.skipped_reason:
+            view.pinned = f"Pinned staging not measured: {pinned.skipped_reason}"
+        elif pinned.pageable_ms is not None and pinned.pinned_ms is not None:
+            ratio = pinned.pageable_ms / pinned.pinned_ms if pinned.pinned_ms else 0.0
+            staging = f"; copying the numpy data into the pinned buffer costs {pinned.staging_ms:.3f} ms" if pinned.staging_ms is not None else ""
+            view.pinned = (f"Feeds that must come from host memory ({fmt_bytes(pinned.bytes)} per run): upload from pageable "
+                           f"numpy {pinned.pageable_ms:.3f} ms vs from a pinned buffer {pinned.pinned_ms:.3f} ms "
+                           f"({ratio:.1f}×, pinned buffer from {pinned.method}){staging}. Allocate the pinned buffer once "
                            "(torch.empty(..., pin_memory=True) or cupyx.empty_pinned) and have the producer write into "
                            "it, then update the bound device OrtValue in place.")
     view.one_line = ("Binding measured (" + f"{m.runs} runs, median): " + ", ".join(summary)

@@ -42,6 +42,8 @@ REPORT_FORMAT_VERSION = 2
 
 @dataclass
 class Summary:
+    """The report's numbers: transfers per run, by kind, node placement, run times and findings by severity."""
+
     copies_per_run: int
     bytes_per_run: int
     feed_copies: int
@@ -60,6 +62,8 @@ class Summary:
 
 @dataclass
 class Report:
+    """The analysis of one piece of evidence: copies, findings, binding plan, summary and verdict."""
+
     evidence: Evidence
     copies: list[Copy]
     findings: list[Finding]
@@ -74,6 +78,7 @@ class Report:
     measured: BindingView | None = None
 
     def worst_severity(self) -> str | None:
+        """The highest severity among the findings (error, warning, info), or None without findings."""
         ranks = [Severity(f.severity).rank for f in self.findings]
         if not ranks:
             return None
@@ -87,6 +92,7 @@ class Report:
         return any(Severity(f.severity).rank >= rank for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as the JSON-able dict ``--json`` writes (the evidence included)."""
         return {
             "format": REPORT_FORMAT,
             "format_version": REPORT_FORMAT_VERSION,

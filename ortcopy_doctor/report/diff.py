@@ -115,6 +115,7 @@ def _environment(a: Report, b: Report) -> list[tuple[str, str, str]]:
 
 
 def diff_reports(a: Report, b: Report, a_name: str = "a", b_name: str = "b") -> ReportDiff:
+    """Compare two reports: transfers and findings matched by key, the main numbers and the environment."""
     sa, sb = a.summary, b.summary
     deltas = [
         Delta("host↔device bytes per run", sa.bytes_per_run, sb.bytes_per_run, "bytes"),
@@ -131,6 +132,7 @@ def diff_reports(a: Report, b: Report, a_name: str = "a", b_name: str = "b") -> 
 
 
 def diff_files(a_path: Path | str, b_path: Path | str) -> ReportDiff:
+    """Compare two report (or evidence) JSON files, re-analysed; they are named by their paths."""
     from ortcopy_doctor.report.core import load_report
 
     return diff_reports(load_report(a_path), load_report(b_path), str(a_path), str(b_path))

@@ -84,6 +84,8 @@ def resolve_allow(values: Iterable[str], flag: str = "--allow") -> frozenset[str
 
 @dataclass
 class Gate:
+    """The CI thresholds: --fail-on, --max-transfer-bytes, --allow and --fail-on-gain."""
+
     fail_on: str = "error"  # error, warning, info, never
     max_transfer_bytes: int | None = None
     allow: frozenset[str] = field(default_factory=frozenset)  # rule ids (resolve_allow)
@@ -92,6 +94,8 @@ class Gate:
 
 @dataclass
 class GateResult:
+    """The gate's outcome: whether it failed and why, the findings it allowed and what it could not judge."""
+
     failed: bool
     reasons: list[str]  # one line per threshold crossed
     allowed: list[Finding]  # findings the gate ignored because of --allow
@@ -99,6 +103,7 @@ class GateResult:
 
     @property
     def exit_code(self) -> int:
+        """1 where the gate failed, else 0."""
         return 1 if self.failed else 0
 
 

@@ -48,6 +48,8 @@ HEAD_LABELS = {"plain": "plain run()", "plan": "the binding plan", "all_device":
 
 @dataclass
 class VariantAdvice:
+    """One measured variant as the recommendation shows it: median, speed-up over plain run() and what it needs."""
+
     variant: str
     label: str
     ran: bool
@@ -71,6 +73,8 @@ class VariantAdvice:
 
 @dataclass
 class Advice:
+    """The recommendation: the variant to use, why, its measured gain and the code."""
+
     status: str  # measured, not_measured
     recommended: str = ""  # plain, plan, cuda_graph ("" where not measured)
     recommended_label: str = ""
@@ -236,11 +240,11 @@ def _advise(report: Report) -> Advice | None:
     else:
         said = []
         for name, cmp in (("plan", plan_vs_plain), ("cuda_graph", graph_vs_plain)):
-            v = _variant(m, name)
-            if v is not None and v.ran and cmp.ci is not None:
+            tried = _variant(m, name)
+            if tried is not None and tried.ran and cmp.ci is not None:
                 said.append(f"{SHORT_LABELS[name]} {cmp.ci.text()}")
-            elif v is not None and not v.ran and name == "plan":
-                said.append(f"the plan did not run ({v.skipped_reason})")
+            elif tried is not None and not tried.ran and name == "plan":
+                said.append(f"the plan did not run ({tried.skipped_reason})")
         reasons.append("no variant is measurably faster than plain run()" + (f": {'; '.join(said)}" if said else ""))
     advice.reason = "; ".join(reasons)
     if everything is not None and everything.ran and choice in ("plan", "plain"):
