@@ -173,9 +173,9 @@ def record(name: str, out: Path, cache: Path) -> bool:
 
 
 def main() -> int:
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__)
-        return 2
+        return 0 if len(sys.argv) == 2 else 2
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     cache = Path(tempfile.mkdtemp(prefix="ortcopy-example-models-"))
