@@ -14,7 +14,7 @@ import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Optional
+from typing import Any, Optional, TypedDict
 
 REASONS = ("ok", "no_op", "no_opset", "no_type", "observed")
 
@@ -84,6 +84,15 @@ class Registration:
             return None
         _, constraint = params[min(index, len(params) - 1)]
         return self.types.get(constraint)
+
+
+class _Query(TypedDict):
+    """The node a ``KernelTable.lookup`` asks about: the fields every ``KernelMatch`` it returns repeats."""
+
+    provider: str
+    domain: str
+    op_type: str
+    opset: int
 
 
 @dataclass(frozen=True)
@@ -183,7 +192,7 @@ class KernelTable:
         omitted optional arguments should be None too).
         """
         domain = norm_domain(domain)
-        base = dict(provider=provider, domain=domain, op_type=op_type, opset=opset)
+        base = _Query(provider=provider, domain=domain, op_type=op_type, opset=opset)
         regs = self.registrations(provider, domain, op_type)
         if not regs:
             return KernelMatch(found=False, reason="no_op", **base)
@@ -206,7 +215,7 @@ class KernelTable:
         reg: Registration,
         input_types: list[Optional[str]],
         output_types: list[Optional[str]],
-        base: dict[str, Any],
+        base: _Query,
     ) -> Optional[KernelMatch]:
         for kind, params, actual_types in (("input", reg.inputs, input_types), ("output", reg.outputs, output_types)):
             for i, actual in enumerate(actual_types):

@@ -18,7 +18,7 @@ from onnx import TensorProto
 from ortcopy_doctor.model.errors import ModelError
 from ortcopy_doctor.model.evidence import ModelInfo, NodeInfo, SubgraphInfo, ValueInfo
 
-_ELEM_DTYPE = {
+_ELEM_DTYPE: dict[int, str] = {
     TensorProto.FLOAT: "float32",
     TensorProto.UINT8: "uint8",
     TensorProto.INT8: "int8",
@@ -181,7 +181,8 @@ def _external_location(t: onnx.TensorProto) -> str | None:
         return None
     for entry in t.external_data:
         if entry.key == "location":
-            return entry.value
+            location: str = entry.value  # a string field; protobuf's containers are untyped without types-protobuf
+            return location
     return None
 
 
