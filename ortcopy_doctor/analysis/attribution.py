@@ -378,8 +378,8 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
     ``tolerance_us`` of the boundary, not be an in-kernel copy the analysis predicts for its node, and have the size
     of a feed (fetch) copy the analysis predicts that the run has not shown yet. Returns notes naming each one.
     """
-    feed_sizes = defaultdict(int)
-    fetch_sizes = defaultdict(int)
+    feed_sizes: defaultdict[int, int] = defaultdict(int)  # predicted size in bytes -> copies of that size
+    fetch_sizes: defaultdict[int, int] = defaultdict(int)
     for c in copies:
         if c.bytes_per_run is not None and c.count_per_run:
             if c.kind == FEED and c.direction == "host_to_device":
@@ -398,7 +398,7 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
         for phase, direction, sizes in ((FEED, "host_to_device", feed_sizes), (FETCH, "device_to_host", fetch_sizes)):
             if not sizes:
                 continue
-            seen = defaultdict(int)
+            seen: defaultdict[int, int] = defaultdict(int)
             for t in transfers:
                 if t.run == run.run and t.kind == phase and t.direction == direction:
                     seen[t.bytes] += 1
@@ -503,7 +503,7 @@ def _groups(transfers: list[AttributedTransfer], traced_runs: list[int], run_dur
     buckets: dict[tuple[str, ...], list[AttributedTransfer]] = defaultdict(list)
     for t in transfers:
         if t.run in traced or t.kind == OUTSIDE:
-            key = (t.kind, t.direction, t.node, t.op_type, t.tensor, t.confirms, t.src_kind, t.dst_kind)
+            key: tuple[str, ...] = (t.kind, t.direction, t.node, t.op_type, t.tensor, t.confirms, t.src_kind, t.dst_kind)
             buckets[key].append(t)
     groups = []
     for key, items in buckets.items():

@@ -405,7 +405,7 @@ def from_jsonable(cls: Any, data: Any, where: str = "") -> Any:
         if not isinstance(data, dict):
             raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
         return {k: from_jsonable(value, v, f"{where}.{k}") for k, v in data.items()}
-    if dataclasses.is_dataclass(cls):
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):
         if not isinstance(data, dict):
             raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
         return cls(**{name: from_jsonable(hint, data[name], f"{where}.{name}".lstrip("."))
