@@ -85,15 +85,19 @@ class AttributedTransfer:
 
     @property
     def host_device(self) -> bool:
+        """Whether it crosses between host and device (device-to-device and host-to-host copies do not)."""
         return self.direction in HOST_DEVICE
 
     @property
     def unexplained(self) -> bool:
+        """Whether no rule explains it (it is listed and counted, never dropped)."""
         return self.confirms == UNEXPLAINED
 
 
 @dataclass
 class ClassTotal:
+    """The transfers of one class (feed, fetch, Memcpy node, ...) in one run, or their mean over the traced runs."""
+
     count: int = 0
     bytes: int = 0
     duration_ns: int = 0
@@ -102,6 +106,8 @@ class ClassTotal:
 
 @dataclass
 class RunTotals:
+    """The transfers of one traced run, per class, and its host<->device total."""
+
     run: int
     run_dur_us: int
     classes: dict[str, ClassTotal] = field(default_factory=dict)
@@ -143,6 +149,8 @@ class Bandwidth:
 
 @dataclass
 class ConsistencyCheck:
+    """Bytes the census traced for one node or tensor in one run, against what the profile, feeds or analysis expect."""
+
     check: str  # memcpy_node_bytes, feed_bytes, fetch_bytes, in_kernel_bytes
     subject: str  # node or tensor
     run: int
@@ -154,6 +162,9 @@ class ConsistencyCheck:
 
 @dataclass
 class CensusReport:
+    """The attribution of a transfer census: every traced transfer with its cause, totals per run and class, groups,
+    bandwidth and consistency checks."""
+
     backend: str
     backend_version: str
     traced_runs: list[int]
@@ -173,10 +184,12 @@ class CensusReport:
 
     @property
     def unexplained(self) -> list[AttributedTransfer]:
+        """The traced transfers no rule explains."""
         return [t for t in self.transfers if t.unexplained]
 
     @property
     def mismatches(self) -> list[ConsistencyCheck]:
+        """The consistency checks that failed."""
         return [c for c in self.checks if not c.ok]
 
 

@@ -34,6 +34,8 @@ FLAVORS = ("onnxruntime", "torch", "cupy")
 
 @dataclass
 class BindingEntry:
+    """Where one input or output should live for IO binding, and why."""
+
     name: str
     role: str  # input, output
     place: str  # device, host, unbound
@@ -48,6 +50,9 @@ class BindingEntry:
 
 @dataclass
 class BindingPlan:
+    """The binding of every input and output of the model, and the code that binds them (``applicable`` is False,
+    with the ``reason``, where no device provider is active)."""
+
     entries: list[BindingEntry] = field(default_factory=list)
     device_type: str = "cuda"
     device_id: int = 0
@@ -57,13 +62,16 @@ class BindingPlan:
 
     @property
     def inputs(self) -> list[BindingEntry]:
+        """The entries of the model's inputs, in the model's order."""
         return [e for e in self.entries if e.role == "input"]
 
     @property
     def outputs(self) -> list[BindingEntry]:
+        """The entries of the model's outputs, in the model's order."""
         return [e for e in self.entries if e.role == "output"]
 
     def entry(self, name: str, role: str) -> BindingEntry | None:
+        """The entry of input or output (``role``) ``name``; None where there is none."""
         return next((e for e in self.entries if e.name == name and e.role == role), None)
 
     @property
@@ -189,6 +197,10 @@ def find_state_pairs(inputs: Sequence[tuple[str, str | None, Sequence[Dim] | Non
 
 
 def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
+    """The binding plan for the session the evidence describes (module doc), with its onnxruntime code.
+
+    ``view`` is the graph view ``analyse`` already built; None builds one.
+    """
     active = evidence.session.active_providers
     plan = BindingPlan(device_id=evidence.session.device_id)
     device_active = bool(active) and is_device(active[0])

@@ -23,6 +23,8 @@ from ortcopy_doctor.knowledge.providers import CPU, is_device, short
 
 @dataclass
 class TensorUse:
+    """One use of a tensor: the node, and the index of the tensor among its inputs (or outputs, for a producer)."""
+
     node: RuntimeNode
     index: int
 
@@ -37,6 +39,7 @@ class GraphView:
 
     @classmethod
     def of(cls, evidence: Evidence) -> GraphView:
+        """The view of the nodes in ``evidence`` (the graph ORT ran), with the model's opsets."""
         producers: dict[str, TensorUse] = {}
         consumers: dict[str, list[TensorUse]] = defaultdict(list)
         for node in evidence.nodes:
@@ -49,6 +52,7 @@ class GraphView:
         return cls(producers, dict(consumers), evidence.model.opsets)
 
     def opset(self, domain: str) -> int | None:
+        """The model's opset for ``domain`` ("" is ai.onnx); None where the model imports none."""
         return self.opsets.get(domain or "ai.onnx")
 
     def reads_on_device(self, use: TensorUse) -> bool:
@@ -58,6 +62,7 @@ class GraphView:
         return use.index not in kernel_memory.host_inputs(use.node.domain, use.node.op_type, self.opset(use.node.domain))
 
     def writes_on_device(self, use: TensorUse) -> bool:
+        """Whether this producer writes the tensor to device memory (a device kernel, not one of its host outputs)."""
         if not is_device(use.node.provider):
             return False
         return use.index not in kernel_memory.host_outputs(use.node.domain, use.node.op_type)

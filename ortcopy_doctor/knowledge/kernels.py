@@ -63,6 +63,7 @@ class Registration:
     outputs: tuple[tuple[str, str], ...]
 
     def covers(self, opset: int) -> bool:
+        """Whether ``opset`` is inside this registration's opset range."""
         return self.since <= opset and (self.until is None or opset <= self.until)
 
     def distance(self, opset: int) -> tuple[int, int]:
@@ -165,6 +166,7 @@ class KernelTable:
 
     @property
     def providers(self) -> list[str]:
+        """The execution providers the table lists."""
         return list(self._providers)
 
     def registrations(self, provider: str, domain: str, op_type: str) -> list[Registration]:
@@ -172,6 +174,7 @@ class KernelTable:
         return list(self._providers.get(provider, {}).get(norm_domain(domain), {}).get(op_type, []))
 
     def has_op(self, provider: str, domain: str, op_type: str) -> bool:
+        """Whether ``provider`` registers any kernel for ``op_type``, whatever the opset and types."""
         return bool(self.registrations(provider, domain, op_type))
 
     def lookup(

@@ -54,6 +54,7 @@ def elem_dtype(elem_type: int) -> str:
 
 
 def dtype_itemsize(dtype: str) -> int:
+    """Bytes per element of numpy-style ``dtype``; 0 where it has no fixed size (``str``) or is unknown."""
     sizes = {"bool": 1, "uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "float16": 2, "bfloat16": 2,
              "uint32": 4, "int32": 4, "float32": 4, "uint64": 8, "int64": 8, "float64": 8,
              "complex64": 8, "complex128": 16}
@@ -77,6 +78,7 @@ def _type_string(tp: onnx.TypeProto) -> str:
 
 
 def value_info(vi: onnx.ValueInfoProto) -> ValueInfo:
+    """The project's ``ValueInfo`` of an ONNX value: its kind, element type, shape and ORT's type string."""
     tp = vi.type
     which = tp.WhichOneof("value")
     kind = {

@@ -79,6 +79,7 @@ class Correction:
     when: Optional[dict[str, Any]] = None  # {"attribute", "default", "in"} or {"input_present": index}
 
     def applies(self, provider: str, domain: str, node: onnx.NodeProto, opset: int) -> bool:
+        """Whether this correction is about ``node`` on ``provider`` at ``opset``, its ``when`` condition included."""
         if (provider, domain, node.op_type) != (self.provider, self.domain, self.op_type):
             return False
         if opset < self.since or (self.until is not None and opset > self.until):
@@ -97,6 +98,7 @@ class Correction:
 
     @property
     def label(self) -> str:
+        """The op, opset range and condition, e.g. ``ArgMax 1+ with select_last_index in [1]``, for notes."""
         cond = ""
         if self.when and "attribute" in self.when:
             cond = f" with {self.when['attribute']} in {self.when['in']}"
