@@ -85,15 +85,19 @@ class AttributedTransfer:
 
     @property
     def host_device(self) -> bool:
+        """Whether it crosses between host and device (device-to-device and host-to-host copies do not)."""
         return self.direction in HOST_DEVICE
 
     @property
     def unexplained(self) -> bool:
+        """Whether no rule explains it (it is listed and counted, never dropped)."""
         return self.confirms == UNEXPLAINED
 
 
 @dataclass
 class ClassTotal:
+    """The transfers of one class (feed, fetch, Memcpy node, ...) in one run, or their mean over the traced runs."""
+
     count: int = 0
     bytes: int = 0
     duration_ns: int = 0
@@ -102,6 +106,8 @@ class ClassTotal:
 
 @dataclass
 class RunTotals:
+    """The transfers of one traced run, per class, and its host<->device total."""
+
     run: int
     run_dur_us: int
     classes: dict[str, ClassTotal] = field(default_factory=dict)
@@ -143,6 +149,8 @@ class Bandwidth:
 
 @dataclass
 class ConsistencyCheck:
+    """Bytes the census traced for one node or tensor in one run, against what the profile, feeds or analysis expect."""
+
     check: str  # memcpy_node_bytes, feed_bytes, fetch_bytes, in_kernel_bytes
     subject: str  # node or tensor
     run: int
@@ -154,6 +162,9 @@ class ConsistencyCheck:
 
 @dataclass
 class CensusReport:
+    """The attribution of a transfer census: every traced transfer with its cause, totals per run and class, groups,
+    bandwidth and consistency checks."""
+
     backend: str
     backend_version: str
     traced_runs: list[int]
@@ -173,10 +184,12 @@ class CensusReport:
 
     @property
     def unexplained(self) -> list[AttributedTransfer]:
+        """The traced transfers no rule explains."""
         return [t for t in self.transfers if t.unexplained]
 
     @property
     def mismatches(self) -> list[ConsistencyCheck]:
+        """The consistency checks that failed."""
         return [c for c in self.checks if not c.ok]
 
 
@@ -378,8 +391,8 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
     ``tolerance_us`` of the boundary, not be an in-kernel copy the analysis predicts for its node, and have the size
     of a feed (fetch) copy the analysis predicts that the run has not shown yet. Returns notes naming each one.
     """
-    feed_sizes = defaultdict(int)
-    fetch_sizes = defaultdict(int)
+    feed_sizes: defaultdict[int, int] = defaultdict(int)  # predicted size in bytes -> copies of that size
+    fetch_sizes: defaultdict[int, int] = defaultdict(int)
     for c in copies:
         if c.bytes_per_run is not None and c.count_per_run:
             if c.kind == FEED and c.direction == "host_to_device":
@@ -398,7 +411,7 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
         for phase, direction, sizes in ((FEED, "host_to_device", feed_sizes), (FETCH, "device_to_host", fetch_sizes)):
             if not sizes:
                 continue
-            seen = defaultdict(int)
+            seen: defaultdict[int, int] = defaultdict(int)
             for t in transfers:
                 if t.run == run.run and t.kind == phase and t.direction == direction:
                     seen[t.bytes] += 1
@@ -503,7 +516,7 @@ def _groups(transfers: list[AttributedTransfer], traced_runs: list[int], run_dur
     buckets: dict[tuple[str, ...], list[AttributedTransfer]] = defaultdict(list)
     for t in transfers:
         if t.run in traced or t.kind == OUTSIDE:
-            key = (t.kind, t.direction, t.node, t.op_type, t.tensor, t.confirms, t.src_kind, t.dst_kind)
+            key: tuple[str, ...] = (t.kind, t.direction, t.node, t.op_type, t.tensor, t.confirms, t.src_kind, t.dst_kind)
             buckets[key].append(t)
     groups = []
     for key, items in buckets.items():

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
 from ortcopy_doctor.analysis.copies import GraphView, input_dims
-from ortcopy_doctor.model.evidence import Evidence, ValueInfo
+from ortcopy_doctor.model.evidence import Dim, Evidence, ValueInfo
 from ortcopy_doctor.knowledge.ort_versions import has_from_dlpack
 from ortcopy_doctor.knowledge.providers import is_device
 
@@ -33,11 +34,13 @@ FLAVORS = ("onnxruntime", "torch", "cupy")
 
 @dataclass
 class BindingEntry:
+    """Where one input or output should live for IO binding, and why."""
+
     name: str
     role: str  # input, output
     place: str  # device, host, unbound
     dtype: str | None
-    shape: list[object] | None
+    shape: list[Dim] | None
     preallocate: bool = False
     reason: str = ""
     # State carried between runs: on an input, the output of the previous run it takes; on an output, the input
@@ -47,6 +50,9 @@ class BindingEntry:
 
 @dataclass
 class BindingPlan:
+    """The binding of every input and output of the model, and the code that binds them (``applicable`` is False,
+    with the ``reason``, where no device provider is active)."""
+
     entries: list[BindingEntry] = field(default_factory=list)
     device_type: str = "cuda"
     device_id: int = 0
@@ -56,13 +62,16 @@ class BindingPlan:
 
     @property
     def inputs(self) -> list[BindingEntry]:
+        """The entries of the model's inputs, in the model's order."""
         return [e for e in self.entries if e.role == "input"]
 
     @property
     def outputs(self) -> list[BindingEntry]:
+        """The entries of the model's outputs, in the model's order."""
         return [e for e in self.entries if e.role == "output"]
 
     def entry(self, name: str, role: str) -> BindingEntry | None:
+        """The entry of input or output (``role``) ``name``; None where there is none."""
         return next((e for e in self.entries if e.name == name and e.role == role), None)
 
     @property
@@ -72,7 +81,7 @@ class BindingPlan:
 
 
 def _resolved_output_shape(value: ValueInfo, dims: dict[str, int],
-                           observed: list[object] | None = None) -> list[int] | None:
+                           observed: list[Dim] | None = None) -> list[int] | None:
     """The output's shape if every dim is fixed or a symbol that an input fixes; else None (data-dependent).
 
     A declared dim that is not a positive integer (exporters such as paddle2onnx write ``dim_value: -1`` for a
@@ -94,13 +103,14 @@ def _resolved_output_shape(value: ValueInfo, dims: dict[str, int],
     return shape
 
 
-def _observed_shape(observed: list[object] | None, rank: int) -> list[int] | None:
-    if observed is None or len(observed) != rank or not all(isinstance(d, int) and d >= 0 for d in observed):
+def _observed_shape(observed: list[Dim] | None, rank: int) -> list[int] | None:
+    if observed is None or len(observed) != rank:
         return None
-    return [int(d) for d in observed]  # type: ignore[arg-type]
+    dims = [d for d in observed if isinstance(d, int) and d >= 0]
+    return [int(d) for d in dims] if len(dims) == rank else None
 
 
-def _observed_output_shape(evidence: Evidence, view: GraphView, name: str) -> list[object] | None:
+def _observed_output_shape(evidence: Evidence, view: GraphView, name: str) -> list[Dim] | None:
     """The shape of output ``name`` in the last profiled run (its producer's profile event), or None."""
     from ortcopy_doctor.analysis.copies import _output_event, _shape_and_bytes, measured_events
 
@@ -157,8 +167,8 @@ def _canonical(name: str, role: str) -> tuple[tuple[str, ...], bool]:
     return tuple(parts), marked
 
 
-def find_state_pairs(inputs: list[tuple[str, str | None, list[object] | None]],
-                     outputs: list[tuple[str, str | None, list[object] | None]]) -> list[tuple[str, str]]:
+def find_state_pairs(inputs: Sequence[tuple[str, str | None, Sequence[Dim] | None]],
+                     outputs: Sequence[tuple[str, str | None, Sequence[Dim] | None]]) -> list[tuple[str, str]]:
     """(input, output) pairs where the output of one run is the input of the next.
 
     Each side is (name, dtype, shape). Names must match once state affixes are removed (state/state_out,
@@ -187,6 +197,10 @@ def find_state_pairs(inputs: list[tuple[str, str | None, list[object] | None]],
 
 
 def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
+    """The binding plan for the session the evidence describes (module doc), with its onnxruntime code.
+
+    ``view`` is the graph view ``analyse`` already built; None builds one.
+    """
     active = evidence.session.active_providers
     plan = BindingPlan(device_id=evidence.session.device_id)
     device_active = bool(active) and is_device(active[0])
@@ -230,7 +244,7 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
                 reason=f"produced on the device; its declared shape {value.shape} gives {shape} for these inputs but "
                        f"the profiled run produced {seen}: ORT allocates it on the device"))
         elif shape is not None:
-            plan.entries.append(BindingEntry(value.name, "output", DEVICE, value.elem_type, shape, preallocate=True,
+            plan.entries.append(BindingEntry(value.name, "output", DEVICE, value.elem_type, list(shape), preallocate=True,
                                              reason="produced on the device with a shape known before the run: pre-allocated once"))
         else:
             plan.entries.append(BindingEntry(value.name, "output", DEVICE, value.elem_type, _dynamic(value.shape),
@@ -240,7 +254,7 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
     return plan
 
 
-def _dynamic(shape: list[object] | None) -> list[object] | None:
+def _dynamic(shape: list[Dim] | None) -> list[Dim] | None:
     """A declared shape with every non-positive int dim written as None (dynamic), never as a negative size."""
     if shape is None:
         return None
@@ -550,7 +564,8 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
             result.append((f"{entry.name!r}: {conv}", "already in host memory"))
         elif entry.preallocate:
             var = names.outputs[entry.name]
-            shape = tuple(int(d) for d in (entry.shape or []))  # type: ignore[call-overload]
+            # make_plan preallocates only an output whose every dim is a known int; the field's type (Dim) cannot say so
+            shape = tuple(int(d) for d in (entry.shape or []))  # type: ignore[arg-type]
             if torch:
                 lines.append(f"{var} = torch.empty({shape!r}, dtype=torch.{_torch_dtype(entry.dtype)}, device={device_expr})")
             else:

@@ -25,7 +25,7 @@ from ortcopy_doctor.model.evidence import Evidence
 from ortcopy_doctor.knowledge.providers import is_device
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.analysis.attribution import CensusReport
+    from ortcopy_doctor.analysis.attribution import AttributedTransfer, CensusReport
 
 UNEXPLAINED_KIND = "unexplained"
 _PER_RUN_KINDS = (FEED, FETCH, MEMCPY_NODE, IN_KERNEL)
@@ -38,7 +38,7 @@ def drop_empty(copies: list[Copy]) -> list[Copy]:
     return [c for c in copies if not (c.kind in (FEED, FETCH) and c.bytes_per_run == 0)]
 
 
-def explain_in_kernel(evidence: Evidence, copies: list[Copy], census: object) -> list[Copy]:
+def explain_in_kernel(evidence: Evidence, copies: list[Copy], census: CensusReport) -> list[Copy]:
     """Rows for traced in-kernel transfers that a data-dependent rule explains (none predicted them)."""
     runs = list(getattr(census, "traced_runs", []) or [])
     if not runs:
@@ -46,8 +46,8 @@ def explain_in_kernel(evidence: Evidence, copies: list[Copy], census: object) ->
     n = len(runs)
     predicted = {(c.node, c.direction) for c in copies if c.kind == IN_KERNEL}
     nodes = {node.name: node for node in evidence.nodes}
-    groups: dict[tuple[str, str], list] = defaultdict(list)
-    for t in census.transfers:  # type: ignore[attr-defined]
+    groups: dict[tuple[str, str], list[AttributedTransfer]] = defaultdict(list)
+    for t in census.transfers:
         if t.run in runs and t.host_device and t.kind == IN_KERNEL and (t.node, t.direction) not in predicted:
             groups[(t.node, t.direction)].append(t)
     added = []
@@ -66,13 +66,13 @@ def explain_in_kernel(evidence: Evidence, copies: list[Copy], census: object) ->
     return added
 
 
-def reconcile(copies: list[Copy], census: object) -> tuple[list[Copy], list[str]]:
+def reconcile(copies: list[Copy], census: CensusReport) -> tuple[list[Copy], list[str]]:
     """The table equal to the census per run (module doc); returns the rows and notes on what changed."""
     runs = list(getattr(census, "traced_runs", []) or [])
     if not runs:
         return copies, []
     n = len(runs)
-    transfers = [t for t in census.transfers if t.run in runs and t.host_device]  # type: ignore[attr-defined]
+    transfers = [t for t in census.transfers if t.run in runs and t.host_device]
     notes: list[str] = []
     rows: list[Copy] = []
     used: set[int] = set()
@@ -99,7 +99,7 @@ def reconcile(copies: list[Copy], census: object) -> tuple[list[Copy], list[str]
                              f"{nbytes} B: the table shows what was traced")
             copy.count_per_run, copy.bytes_per_run = count, nbytes
         rows.append(copy)
-    rest: dict[tuple[str, str, str, str, str], list] = defaultdict(list)
+    rest: dict[tuple[str, str, str, str, str], list[AttributedTransfer]] = defaultdict(list)
     for t in transfers:
         if id(t) not in used:
             rest[(t.kind, t.direction, t.node, t.op_type, t.tensor)].append(t)

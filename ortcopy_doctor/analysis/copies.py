@@ -10,18 +10,21 @@ host-memory arguments; Memcpy nodes come from the profile and the log.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, FEED, FETCH, HOST_TO_DEVICE, IN_KERNEL, MEMCPY_NODE
-from ortcopy_doctor.model.evidence import Evidence, NodeEvent, RuntimeNode, ValueInfo
+from ortcopy_doctor.model.evidence import Dim, Evidence, NodeEvent, RuntimeNode, ValueInfo
 from ortcopy_doctor.knowledge.model_file import dtype_itemsize
 from ortcopy_doctor.analysis.profile import tensor_bytes
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
 
 @dataclass
 class TensorUse:
+    """One use of a tensor: the node, and the index of the tensor among its inputs (or outputs, for a producer)."""
+
     node: RuntimeNode
     index: int
 
@@ -36,6 +39,7 @@ class GraphView:
 
     @classmethod
     def of(cls, evidence: Evidence) -> GraphView:
+        """The view of the nodes in ``evidence`` (the graph ORT ran), with the model's opsets."""
         producers: dict[str, TensorUse] = {}
         consumers: dict[str, list[TensorUse]] = defaultdict(list)
         for node in evidence.nodes:
@@ -48,6 +52,7 @@ class GraphView:
         return cls(producers, dict(consumers), evidence.model.opsets)
 
     def opset(self, domain: str) -> int | None:
+        """The model's opset for ``domain`` ("" is ai.onnx); None where the model imports none."""
         return self.opsets.get(domain or "ai.onnx")
 
     def reads_on_device(self, use: TensorUse) -> bool:
@@ -57,6 +62,7 @@ class GraphView:
         return use.index not in kernel_memory.host_inputs(use.node.domain, use.node.op_type, self.opset(use.node.domain))
 
     def writes_on_device(self, use: TensorUse) -> bool:
+        """Whether this producer writes the tensor to device memory (a device kernel, not one of its host outputs)."""
         if not is_device(use.node.provider):
             return False
         return use.index not in kernel_memory.host_outputs(use.node.domain, use.node.op_type)
@@ -73,7 +79,7 @@ def _output_event(events: list[NodeEvent], node_name: str) -> NodeEvent | None:
     return None
 
 
-def _shape_and_bytes(entry: object) -> tuple[list[object] | None, str | None, int | None]:
+def _shape_and_bytes(entry: object) -> tuple[list[Dim] | None, str | None, int | None]:
     if isinstance(entry, dict) and len(entry) == 1:
         ((type_name, dims),) = entry.items()
         from ortcopy_doctor.analysis.profile import _PROFILE_TYPES
@@ -108,7 +114,7 @@ def _declarations(evidence: Evidence) -> tuple[dict[str, ValueInfo], dict[str, i
     return cached[1], cached[2]
 
 
-def declared_size(evidence: Evidence, tensor: str) -> tuple[list[object] | None, str | None, int | None]:
+def declared_size(evidence: Evidence, tensor: str) -> tuple[list[Dim] | None, str | None, int | None]:
     """Shape, dtype and bytes of ``tensor`` from the model's declarations and inferred shapes."""
     known, dims = _declarations(evidence)
     value = known.get(tensor)
@@ -256,11 +262,12 @@ def _input_elements(event: NodeEvent) -> int | None:
     if not event.input_shapes:
         return None
     shape, _, _ = _shape_and_bytes(event.input_shapes[0])
-    if shape is None or not all(isinstance(d, int) for d in shape):
+    dims = None if shape is None else _int_dims(shape)
+    if dims is None:
         return None
     count = 1
-    for d in shape:
-        count *= int(d)  # type: ignore[arg-type]
+    for d in dims:
+        count *= int(d)
     return count
 
 
@@ -269,10 +276,11 @@ def _rnn_batch(node: RuntimeNode, event: NodeEvent) -> int | None:
     if not event.input_shapes:
         return None
     shape, _, _ = _shape_and_bytes(event.input_shapes[0])
-    if not shape or len(shape) != 3 or not all(isinstance(d, int) for d in shape):
+    dims = _int_dims(shape) if shape else None
+    if dims is None or len(dims) != 3:
         return None
     layout = int((node.attributes or {}).get("layout", 0)) if hasattr(node, "attributes") else 0
-    return int(shape[0] if layout == 1 else shape[1])  # type: ignore[arg-type]
+    return int(dims[0] if layout == 1 else dims[1])
 
 
 def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, events: list[NodeEvent],
@@ -330,12 +338,20 @@ def _fallback_text(node: RuntimeNode) -> str:
     return node.fallback_detail or "placed on CPU"
 
 
-def element_bytes(dtype: str | None, shape: list[object] | None) -> int | None:
+def _int_dims(shape: Sequence[Dim]) -> list[int] | None:
+    """The dims of ``shape`` if every one is an int (a size), else None (a symbol or an unknown dim)."""
+    dims = [d for d in shape if isinstance(d, int)]
+    return dims if len(dims) == len(shape) else None
+
+
+def element_bytes(dtype: str | None, shape: Sequence[Dim] | None) -> int | None:
+    """Bytes of a ``dtype`` tensor of ``shape``; None where the dtype, a dim or the item size is unknown."""
     # A negative declared dim (a broken model) gives no size rather than a negative one.
-    if dtype is None or shape is None or not all(isinstance(d, int) and d >= 0 for d in shape):
+    dims = None if dtype is None or shape is None else _int_dims(shape)
+    if dtype is None or dims is None or not all(d >= 0 for d in dims):
         return None
     count = 1
-    for d in shape:
-        count *= int(d)  # type: ignore[arg-type]
+    for d in dims:
+        count *= int(d)
     size = dtype_itemsize(dtype)
     return count * size if size else None

@@ -31,6 +31,10 @@ _PROFILE_TYPES = {
 
 
 def load_events(path: Path) -> list[dict[str, Any]]:
+    """The events of the ORT profile at ``path`` (a list, or the ``traceEvents`` of an object).
+
+    Raises ``ModelError`` where the file is not readable JSON or holds no list of events.
+    """
     try:
         with Path(path).open("rb") as f:
             data = json.load(f)

@@ -226,6 +226,8 @@ class Sampler:
                 self.gpu.setdefault(name, []).append(gpu_ms)
 
     def run(self) -> dict[str, list[float]]:
+        """Time the variants (class doc) and return the host times per variant, ms per call; ``gpu`` holds the GPU
+        times where the timer gives them, ``stop_reason`` says why sampling stopped."""
         start = self.clock()
         self.host = {name: [] for name in self.calls}
         self.gpu = {}

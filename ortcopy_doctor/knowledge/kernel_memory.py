@@ -172,12 +172,16 @@ def host_inputs(domain: str, op_type: str, opset: int | None = None) -> frozense
 
 
 def host_outputs(domain: str, op_type: str) -> frozenset[int]:
+    """Output indices of the CUDA kernel of ``op_type`` that it writes to host memory."""
     return CUDA_HOST_OUTPUTS.get((_norm(domain), op_type), frozenset())
 
 
 def in_kernel_transfer(domain: str, op_type: str) -> str | None:
+    """Why the CUDA kernel of ``op_type`` transfers between host and device on every call; None where it does not
+    (transfers that depend on the data are not included)."""
     return CUDA_IN_KERNEL_TRANSFERS.get((_norm(domain), op_type))
 
 
 def in_kernel_rules(domain: str, op_type: str) -> list[InKernelTransfer]:
+    """Every transfer the CUDA kernel of ``op_type`` makes inside itself, including those that depend on the data."""
     return list(CUDA_IN_KERNEL_RULES.get((_norm(domain), op_type), []))

@@ -14,7 +14,7 @@ import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Optional
+from typing import Any, Optional, TypedDict
 
 REASONS = ("ok", "no_op", "no_opset", "no_type", "observed")
 
@@ -63,6 +63,7 @@ class Registration:
     outputs: tuple[tuple[str, str], ...]
 
     def covers(self, opset: int) -> bool:
+        """Whether ``opset`` is inside this registration's opset range."""
         return self.since <= opset and (self.until is None or opset <= self.until)
 
     def distance(self, opset: int) -> tuple[int, int]:
@@ -84,6 +85,15 @@ class Registration:
             return None
         _, constraint = params[min(index, len(params) - 1)]
         return self.types.get(constraint)
+
+
+class _Query(TypedDict):
+    """The node a ``KernelTable.lookup`` asks about: the fields every ``KernelMatch`` it returns repeats."""
+
+    provider: str
+    domain: str
+    op_type: str
+    opset: int
 
 
 @dataclass(frozen=True)
@@ -156,6 +166,7 @@ class KernelTable:
 
     @property
     def providers(self) -> list[str]:
+        """The execution providers the table lists."""
         return list(self._providers)
 
     def registrations(self, provider: str, domain: str, op_type: str) -> list[Registration]:
@@ -163,6 +174,7 @@ class KernelTable:
         return list(self._providers.get(provider, {}).get(norm_domain(domain), {}).get(op_type, []))
 
     def has_op(self, provider: str, domain: str, op_type: str) -> bool:
+        """Whether ``provider`` registers any kernel for ``op_type``, whatever the opset and types."""
         return bool(self.registrations(provider, domain, op_type))
 
     def lookup(
@@ -183,7 +195,7 @@ class KernelTable:
         omitted optional arguments should be None too).
         """
         domain = norm_domain(domain)
-        base = dict(provider=provider, domain=domain, op_type=op_type, opset=opset)
+        base = _Query(provider=provider, domain=domain, op_type=op_type, opset=opset)
         regs = self.registrations(provider, domain, op_type)
         if not regs:
             return KernelMatch(found=False, reason="no_op", **base)
@@ -206,7 +218,7 @@ class KernelTable:
         reg: Registration,
         input_types: list[Optional[str]],
         output_types: list[Optional[str]],
-        base: dict[str, Any],
+        base: _Query,
     ) -> Optional[KernelMatch]:
         for kind, params, actual_types in (("input", reg.inputs, input_types), ("output", reg.outputs, output_types)):
             for i, actual in enumerate(actual_types):

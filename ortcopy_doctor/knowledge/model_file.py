@@ -18,7 +18,7 @@ from onnx import TensorProto
 from ortcopy_doctor.model.errors import ModelError
 from ortcopy_doctor.model.evidence import ModelInfo, NodeInfo, SubgraphInfo, ValueInfo
 
-_ELEM_DTYPE = {
+_ELEM_DTYPE: dict[int, str] = {
     TensorProto.FLOAT: "float32",
     TensorProto.UINT8: "uint8",
     TensorProto.INT8: "int8",
@@ -54,6 +54,7 @@ def elem_dtype(elem_type: int) -> str:
 
 
 def dtype_itemsize(dtype: str) -> int:
+    """Bytes per element of numpy-style ``dtype``; 0 where it has no fixed size (``str``) or is unknown."""
     sizes = {"bool": 1, "uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "float16": 2, "bfloat16": 2,
              "uint32": 4, "int32": 4, "float32": 4, "uint64": 8, "int64": 8, "float64": 8,
              "complex64": 8, "complex128": 16}
@@ -77,6 +78,7 @@ def _type_string(tp: onnx.TypeProto) -> str:
 
 
 def value_info(vi: onnx.ValueInfoProto) -> ValueInfo:
+    """The project's ``ValueInfo`` of an ONNX value: its kind, element type, shape and ORT's type string."""
     tp = vi.type
     which = tp.WhichOneof("value")
     kind = {
@@ -181,7 +183,8 @@ def _external_location(t: onnx.TensorProto) -> str | None:
         return None
     for entry in t.external_data:
         if entry.key == "location":
-            return entry.value
+            location: str = entry.value  # a string field; protobuf's containers are untyped without types-protobuf
+            return location
     return None
 
 

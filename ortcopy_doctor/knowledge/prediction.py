@@ -37,7 +37,7 @@ import heapq
 import json
 from importlib import resources
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional, Protocol, cast
 
 import onnx
 from onnx import TensorProto
@@ -76,9 +76,10 @@ class Correction:
     until: Optional[int]
     has_kernel: bool
     evidence: str
-    when: Optional[dict] = None  # {"attribute", "default", "in"} or {"input_present": index}
+    when: Optional[dict[str, Any]] = None  # {"attribute", "default", "in"} or {"input_present": index}
 
     def applies(self, provider: str, domain: str, node: onnx.NodeProto, opset: int) -> bool:
+        """Whether this correction is about ``node`` on ``provider`` at ``opset``, its ``when`` condition included."""
         if (provider, domain, node.op_type) != (self.provider, self.domain, self.op_type):
             return False
         if opset < self.since or (self.until is not None and opset > self.until):
@@ -97,6 +98,7 @@ class Correction:
 
     @property
     def label(self) -> str:
+        """The op, opset range and condition, e.g. ``ArgMax 1+ with select_last_index in [1]``, for notes."""
         cond = ""
         if self.when and "attribute" in self.when:
             cond = f" with {self.when['attribute']} in {self.when['in']}"
@@ -284,10 +286,33 @@ def _infer(model: onnx.ModelProto, notes: list[str]) -> onnx.ModelProto:
 # --- function inlining -------------------------------------------------------------------------
 
 
+class _FunctionSchema(Protocol):
+    """The function-body part of ``onnx.defs.OpSchema``, which onnx's own stubs leave out (onnx 1.23 ships them
+    without these members and its ``get_function_ops`` ignores the same attr-defined error)."""
+
+    @property
+    def since_version(self) -> int: ...
+    @property
+    def has_function(self) -> bool: ...
+    @property
+    def function_opset_versions(self) -> list[int]: ...
+    # bytes in onnx 1.23; the caller also accepts None or a FunctionProto, as other onnx versions may return
+    def get_function_with_opset_version(self, opset_version: int, /) -> bytes | onnx.FunctionProto | None: ...
+    @property
+    def has_context_dependent_function(self) -> bool: ...
+    @property
+    def context_dependent_function_opset_versions(self) -> list[int]: ...
+    def get_context_dependent_function_with_opset_version(
+        self, opset_version: int, node: bytes, input_types: list[bytes], /
+    ) -> bytes: ...
+
+
 def _function_body(node: onnx.NodeProto, domain: str, opset: int, scope: "_Scope") -> Optional[onnx.FunctionProto]:
     """The ONNX function body ``node`` expands to (its schema's, for the model's opset), or None."""
     try:
-        schema = onnx.defs.get_schema(node.op_type, opset, "" if domain == "ai.onnx" else domain)
+        schema = cast(
+            _FunctionSchema, onnx.defs.get_schema(node.op_type, opset, "" if domain == "ai.onnx" else domain)
+        )
     except Exception:
         return None
     try:

@@ -55,4 +55,5 @@ def short(provider: str) -> str:
 
 
 def is_device(provider: str) -> bool:
+    """Whether ``provider``'s kernels take and give tensors in device memory (a host tensor crossing into one is copied)."""
     return provider in DEVICE_PROVIDERS

@@ -30,6 +30,8 @@ class TransferRecord:
 
 @dataclass
 class Census:
+    """The memcpy records of one traced session and the clock pairs that map them onto ``time.time_ns()``."""
+
     records: list[TransferRecord] = field(default_factory=list)
     clock_pairs: list[tuple[int, int]] = field(default_factory=list)  # (tracer ns, time.time_ns())
     backend: str = "cupti-python"
@@ -38,6 +40,7 @@ class Census:
     notes: list[str] = field(default_factory=list)
 
     def host_device(self) -> list[TransferRecord]:
+        """The records that cross between host and device."""
         return [r for r in self.records if r.direction in ("host_to_device", "device_to_host")]
 
     def totals(self) -> dict[str, tuple[int, int]]:

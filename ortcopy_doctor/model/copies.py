@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ortcopy_doctor.model.evidence import Dim
+
 @dataclass
 class Copy:
     """One host<->device transfer that happens on every run."""
@@ -13,7 +15,7 @@ class Copy:
     tensor: str
     bytes_per_run: int | None
     count_per_run: int = 1
-    shape: list[object] | None = None
+    shape: list[Dim] | None = None
     dtype: str | None = None
     node: str = ""  # the Memcpy node, or the node whose kernel transfers
     producers: list[str] = field(default_factory=list)

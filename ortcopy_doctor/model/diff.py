@@ -29,6 +29,8 @@ _KIND = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node
 
 @dataclass
 class Change(Generic[T]):
+    """One transfer or finding (``T``) matched by ``key`` between report a and report b, and how it changed."""
+
     status: str  # added, removed, changed, unchanged
     key: tuple[str, ...]
     before: T | None
@@ -47,17 +49,20 @@ class Delta:
 
     @property
     def change(self) -> float | None:
+        """b minus a; None where either was not measured."""
         if self.before is None or self.after is None:
             return None
         return self.after - self.before
 
     @property
     def percent(self) -> float | None:
+        """The change in percent of a; None where it is unknown or a is 0."""
         if self.change is None or not self.before:
             return None
         return 100.0 * self.change / self.before
 
     def fmt(self, value: float | None) -> str:
+        """``value`` in this delta's unit; "n/a" where None."""
         if value is None:
             return "n/a"
         if self.unit == "bytes":
@@ -67,6 +72,7 @@ class Delta:
         return f"{value:g}"
 
     def text(self) -> str:
+        """``a → b (+change, +percent%)``, or ``(no change)``."""
         result = f"{self.fmt(self.before)} → {self.fmt(self.after)}"
         change = self.change
         if change is None:
@@ -81,6 +87,9 @@ class Delta:
 
 @dataclass
 class ReportDiff:
+    """The difference between report a and report b: their transfers and findings matched, the deltas and the
+    environment that differs."""
+
     a_name: str
     b_name: str
     a: Report
@@ -117,6 +126,7 @@ class ReportDiff:
         return [c for c in self.copies if c.status == ADDED] + [f for f in self.findings if f.status == ADDED]
 
     def counts(self, changes: Sequence[Change[Any]]) -> dict[str, int]:
+        """How many of ``changes`` are added, removed, changed and unchanged."""
         result = {ADDED: 0, REMOVED: 0, CHANGED: 0, UNCHANGED: 0}
         for c in changes:
             result[c.status] += 1

@@ -54,6 +54,8 @@ class NodeInfo:
 
 @dataclass
 class SubgraphInfo:
+    """A subgraph attribute of a node (If, Loop, Scan) and how many nodes it holds, nested subgraphs included."""
+
     node: str
     op_type: str
     attribute: str
@@ -62,6 +64,8 @@ class SubgraphInfo:
 
 @dataclass
 class ModelInfo:
+    """What the model file declares: its identity, opsets, inputs and outputs, nodes, subgraphs and initializers."""
+
     path: str
     file_bytes: int
     sha256: str
@@ -78,6 +82,7 @@ class ModelInfo:
     external_data_bytes: int = 0
 
     def op_counts(self) -> dict[tuple[str, str], int]:
+        """(domain, op_type) -> number of nodes, the most frequent first (then by name)."""
         counts: dict[tuple[str, str], int] = {}
         for node in self.nodes:
             key = (node.domain or "ai.onnx", node.op_type)
@@ -181,6 +186,8 @@ class RunEvent:
 
 @dataclass
 class LogLine:
+    """One line of ORT's session log."""
+
     severity: str  # V, I, W, E, F
     source: str
     message: str
@@ -188,6 +195,9 @@ class LogLine:
 
 @dataclass
 class SessionEvidence:
+    """The session as ORT created it: providers requested and active, where the placement and graph were read from,
+    and the relevant log lines."""
+
     requested_providers: list[str]
     active_providers: list[str]
     provider_options: dict[str, dict[str, str]]
@@ -201,6 +211,8 @@ class SessionEvidence:
 
 @dataclass
 class Timings:
+    """Times of the timing session (no profiling): its creation, its first run, and the timed runs after warm-up."""
+
     warmup_runs: int
     profiled_runs: int
     run_ms: list[float]
@@ -210,6 +222,9 @@ class Timings:
 
 @dataclass
 class Environment:
+    """Where the evidence was recorded: versions of ORT, onnx, numpy and Python, the platform, the providers the
+    installed ORT offers and the GPUs."""
+
     ort_version: str
     ort_build: str
     ort_package: str
@@ -325,6 +340,8 @@ class BindingMeasurement:
 
 @dataclass
 class Evidence:
+    """Everything recorded about one model and one session (module doc); round-trips through JSON."""
+
     model: ModelInfo
     session: SessionEvidence
     environment: Environment
@@ -405,7 +422,7 @@ def from_jsonable(cls: Any, data: Any, where: str = "") -> Any:
         if not isinstance(data, dict):
             raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
         return {k: from_jsonable(value, v, f"{where}.{k}") for k, v in data.items()}
-    if dataclasses.is_dataclass(cls):
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):
         if not isinstance(data, dict):
             raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
         return cls(**{name: from_jsonable(hint, data[name], f"{where}.{name}".lstrip("."))

@@ -3,6 +3,8 @@ convention, decimal units (1 KB = 1000 B), as CUDA and nsys report bandwidth."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def fmt_bytes(n: int | None) -> str:
     """``512 B``, ``4.1 KB``, ``262.1 KB``, ``1.0 MB``; "unknown size" where no size is known."""
@@ -27,7 +29,7 @@ def fmt_total_bytes(sizes: list[int | None]) -> str:
     return f"{fmt_bytes(sum(known))} + {unknown} of unknown size"
 
 
-def fmt_shape(shape: list[int | str] | None) -> str:
+def fmt_shape(shape: Sequence[int | str | None] | None) -> str:
     """``[32, 512]``; "unknown" where no shape is known (never "None")."""
     return "unknown" if shape is None else str(list(shape))
 

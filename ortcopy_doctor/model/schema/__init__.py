@@ -27,7 +27,8 @@ def _schema_text() -> str:
 
 def load_schema() -> dict[str, Any]:
     """The report schema as a fresh dict."""
-    return json.loads(_schema_text())
+    schema: dict[str, Any] = json.loads(_schema_text())  # a JSON object: the file's top level
+    return schema
 
 
 def validation_errors(data: Any) -> list[str]:
