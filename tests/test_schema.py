@@ -52,7 +52,23 @@ def test_schema_ships_in_the_package_directory():
 def test_format_doc_names_the_versions():
     doc = (REPO / "docs" / "json-format.md").read_text(encoding="utf-8")
     assert f"format_version` {REPORT_FORMAT_VERSION}" in doc
-    assert "report.schema.json" in doc and "Change log" in doc
+    assert "report.schema.json" in doc and "(../CHANGELOG.md)" in doc
+
+
+def test_one_change_log_lists_every_format_version():
+    """CHANGELOG.md at the root is the one change log; the docs and docstrings point at it instead of repeating it."""
+    log = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    report = log[log.index("## Report format"):log.index("## Evidence format")]
+    evidence = log[log.index("## Evidence format"):]
+    assert [int(v) for v in re.findall(r"^- \*\*(\d+)\*\*:", report, flags=re.M)] == list(
+        range(REPORT_FORMAT_VERSION, 0, -1))
+    assert [int(v) for v in re.findall(r"^- \*\*(\d+)\*\*:", evidence, flags=re.M)] == list(
+        range(EVIDENCE_FORMAT_VERSION, 0, -1))
+    for place in ("docs/json-format.md", "README.md", "ortcopy_doctor/report/core.py",
+                  "ortcopy_doctor/model/evidence.py", "ortcopy_doctor/model/schema/report.schema.json"):
+        text = (REPO / place).read_text(encoding="utf-8")
+        assert "CHANGELOG.md" in text, place
+        assert not re.search(r"^\s*[-*] \**(report format )?1\**:", text, flags=re.M), f"{place} repeats the change log"
 
 
 def test_every_rule_fits_the_finding_patterns():
@@ -410,7 +426,8 @@ def test_schema_matches_the_dataclasses_field_by_field():
     (lambda s: s["$defs"]["copy"].update(additionalProperties=True),
      "copies[] (Copy): not closed with additionalProperties: false"),
     (lambda s: s["$defs"]["bindingMeasurement"]["required"].append("min_runs"),
-     "evidence.binding_measurement (BindingMeasurement): 'min_runs' is left out of the JSON at its default, yet required"),
+     "evidence.binding_measurement (BindingMeasurement): 'min_runs' is left out of the JSON at its default, "
+     "yet required"),
     (lambda s: s["properties"].pop("measured"), "<root> (Report): field 'measured' is not in the schema"),
 ])
 def test_field_check_catches_drift(edit, problem):
