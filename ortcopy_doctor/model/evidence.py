@@ -3,14 +3,7 @@
 Collectors fill it, rules read it, renderers never see onnxruntime. It is plain data that
 round-trips through JSON, so evidence recorded on a GPU can be re-analysed anywhere.
 
-Format versions (``FORMAT_VERSION``):
-
-* 1: first version (``predicted`` and ``value_infos`` included). Added later, optional with defaults, so
-  older files still load and older readers ignore them: ``census`` (raw transfer records of the profiled
-  runs) and ``census_status``.
-  ``binding_measurement`` (A/B timing of binding variants; omitted from JSON when absent); within it, later:
-  the raw per-run samples (``samples_ms``, ``gpu_samples_ms``, ``gpu_median_ms``) and the adaptive sampling
-  record (``min_runs``, ``budget_s``, ``stop_reason``, ``gpu_timer``).
+Format versions (``FORMAT_VERSION``) and the fields added within each are listed in CHANGELOG.md.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The report: evidence plus what the rules make of it, and the JSON format CI reads.
 
-JSON format (``REPORT_FORMAT_VERSION``); the evidence inside carries its own ``format_version``:
-
-* 1: first version: {"format": "ortcopy-doctor-report", "format_version", "verdict", "summary",
-  "copies", "findings", "binding", "evidence"}. Added later within version 1: "census" (null without a transfer
-  census) and ``confirmed`` on each copy; "prediction" (absent in the oldest files).
-* 2: adds "advice" (recommend.Advice: the recommended binding variant, its speed-up over plain run() with the 95%
-  interval, per-variant medians and intervals, what the caller must keep fixed; null without a measurement
-  record). The binding comparisons now use that interval, not overlapping interquartile ranges.
-
-The JSON Schema ships as ``ortcopy_doctor/model/schema/report.schema.json``; docs/json-format.md has the layout and
-this change log. A field added or changed here needs the schema updated (tests/test_schema.py checks).
+JSON format: ``REPORT_FORMAT_VERSION``; the evidence inside carries its own ``format_version``. Every version and
+every field added within one is listed in CHANGELOG.md. The JSON Schema ships as
+``ortcopy_doctor/model/schema/report.schema.json`` (docs/json-format.md has the layout). A field added or changed
+here needs the schema and CHANGELOG.md updated (tests/test_schema.py checks the schema field by field).
 """
 
 from __future__ import annotations

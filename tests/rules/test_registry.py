@@ -1,0 +1,80 @@
+"""The rule registry (ortcopy_doctor.rules.registry): each rule declared once, documented once (docs/rules.md), and
+described in SARIF with its own help text."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from ortcopy_doctor.model.findings import Severity
+from ortcopy_doctor.render.sarif import render_sarif
+from ortcopy_doctor.rules import RULES, Rule, registered
+from ortcopy_doctor.rules.registry import checks, register
+from render_helpers import REPO, load_fixture
+
+RULE_MODULES = {"OCD001": "ep_not_active", "OCD002": "cpu_fallback", "OCD003": "memcpy_node", "OCD004": "feed_copy",
+                "OCD005": "fetch_copy", "OCD006": "unbindable_output", "OCD007": "cpu_only_input",
+                "OCD008": "cpu_preferred_node", "OCD009": "in_kernel_transfer", "OCD010": "unexplained_transfer",
+                "OCD011": "census_mismatch"}
+
+
+def _never(_context):
+    raise AssertionError("a rule refused at registration must never run")
+
+
+def test_a_duplicate_rule_id_raises_at_registration():
+    taken = RULES[0]
+    duplicate = Rule(id=taken.id, slug="a-new-slug", severity=Severity.INFO, title="Duplicate id")
+    with pytest.raises(ValueError, match=f"rule id {taken.id} is declared twice"):
+        register(duplicate)(_never)
+    assert registered() == RULES
+
+
+def test_a_duplicate_rule_slug_raises_at_registration():
+    taken = RULES[0]
+    duplicate = Rule(id="OCD999", slug=taken.slug, severity=Severity.INFO, title="Duplicate slug")
+    with pytest.raises(ValueError, match=f"rule slug {taken.slug} is declared twice"):
+        register(duplicate)(_never)
+    assert registered() == RULES
+
+
+def test_an_unknown_location_raises_at_registration():
+    with pytest.raises(ValueError, match="location 'tensor' is not one of"):
+        register(Rule(id="OCD998", slug="bad-location", severity=Severity.INFO, title="x", location="tensor"))
+
+
+def test_one_module_and_one_test_file_per_rule():
+    """Each rule lives in its module (rules/<module>.py, RULE) and has tests/rules/test_<id>_<module>.py."""
+    from importlib import import_module
+
+    assert [rule.id for rule in RULES] == sorted(RULE_MODULES)
+    for rule, check in checks():
+        module = import_module(f"ortcopy_doctor.rules.{RULE_MODULES[rule.id]}")
+        assert module.RULE is rule and check.__module__ == module.__name__
+        assert (REPO / "tests" / "rules" / f"test_{rule.id.lower()}_{RULE_MODULES[rule.id]}.py").is_file(), rule.id
+
+
+def _sections() -> list[tuple[str, str]]:
+    text = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
+    return [(part.splitlines()[0], part) for part in re.split(r"^## ", text, flags=re.M)[1:]]
+
+
+def test_rules_page_has_exactly_one_section_per_rule_with_its_id_slug_and_severity():
+    sections = _sections()
+    assert [heading for heading, _ in sections] == [f"{rule.id} {rule.slug}" for rule in RULES]
+    for (heading, body), rule in zip(sections, RULES):
+        first = body.split("\n\n")[1]
+        assert first.startswith(f"**{rule.severity.value}.** "), heading
+
+
+def test_sarif_help_is_the_rules_help(tmp_path):
+    sarif = json.loads(render_sarif(load_fixture("demo", tmp_path)))
+    descriptors = sarif["runs"][0]["tool"]["driver"]["rules"]
+    assert [d["id"] for d in descriptors] == [rule.id for rule in RULES]
+    for descriptor, rule in zip(descriptors, RULES):
+        assert rule.help, rule.id
+        assert descriptor["help"]["text"] == rule.help
+        assert descriptor["help"]["markdown"] == f"**{rule.title}** (`{rule.id}` `{rule.slug}`)\n\n{rule.help}"
+        assert descriptor["fullDescription"]["text"] == f"{rule.title} ({rule.slug}): {rule.help}"
