@@ -28,19 +28,17 @@ from typing import Any, Optional
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.evidence import from_jsonable, to_jsonable
 from ortcopy_doctor.knowledge.providers import short
-from ortcopy_doctor.watch.core import (
+from ortcopy_doctor.watch.analysis import analyse_watch
+from ortcopy_doctor.watch.observations import (
     BASIS_CENSUS,
     DEVICE_TO_HOST,
     FEED,
     FETCH,
     HOST_TO_DEVICE,
     PLACEMENT_HOST_ONLY,
-    CallReport,
-    TensorReport,
     WatchObservations,
-    WatchReport,
-    analyse_watch,
 )
+from ortcopy_doctor.watch.report import CallReport, TensorReport, WatchReport
 
 PIPELINE_FORMAT = "ortcopy-doctor-pipeline"
 PIPELINE_FORMAT_VERSION = 1

@@ -3,7 +3,7 @@
 The program runs in this interpreter (``runpy``, as pyinstrument and scalene do), with ``sys.argv`` set to its own
 arguments, or (``--subprocess``, or another interpreter named in the command) in a child interpreter that records
 itself from ``_bootstrap/sitecustomize.py`` and writes its observations when it exits (``start_in_child``). While it runs, ``onnxruntime.InferenceSession.__init__`` is wrapped: each session the program creates
-is watched for its whole life by the recorder of ``ortcopy_doctor.watch.core`` (per call: how each value was given and
+is watched for its whole life by the recorder of ``ortcopy_doctor.watch.recorder`` (per call: how each value was given and
 delivered, and a CUPTI census of the call where CUPTI can trace), and this module records, per input, which
 earlier output the value came from (``pipeline.ValueLink``). When the program ends (normally, by ``sys.exit``, by an
 exception, whose traceback is the program's and is printed as Python would, or by Ctrl-C) the report is written
@@ -47,7 +47,7 @@ from ortcopy_doctor.watch.pipeline import (
     ValueLink,
     analyse_pipeline,
 )
-from ortcopy_doctor.watch.core import _INFO_ATTR, Watch, _Instrumentation
+from ortcopy_doctor.watch.recorder import _INFO_ATTR, Watch, _Instrumentation
 
 KEEP_CALLS = 2
 BINDING_METHODS = ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "bind_output", "bind_ortvalue_output",
