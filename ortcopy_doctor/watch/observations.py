@@ -75,6 +75,8 @@ class BindRecords:
 
 @dataclass
 class ProfileMemcpy:
+    """A Memcpy node of one call as ORT's profile shows it: name, op type, output bytes, duration."""
+
     name: str
     op_type: str
     bytes: int
@@ -91,6 +93,8 @@ class CallProfile:
 
 @dataclass
 class CallObservation:
+    """One call of the watched session: how it got its inputs and gave its outputs, and what CUPTI saw."""
+
     index: int
     method: str  # run, run_with_iobinding, run_with_ort_values
     inputs: list[TensorUse] = field(default_factory=list)
@@ -133,6 +137,7 @@ class Placement:
 
     @property
     def device_type(self) -> str:
+        """The device name of the provider for OrtValues and ``bind_*`` (cuda, rocm, dml); cuda where unknown."""
         return _DEVICE_TYPES.get(self.provider, "cuda")
 
 
@@ -169,7 +174,8 @@ def load_observations(data: dict[str, Any]) -> WatchObservations:
         raise ValueError("not ortcopy-doctor watch observations")
     if int(data.get("format_version", 0)) > WATCH_FORMAT_VERSION:
         raise ValueError(f"watch observations format {data.get('format_version')} is newer than this ortcopy-doctor reads")
-    return from_jsonable(WatchObservations, data)
+    observations: WatchObservations = from_jsonable(WatchObservations, data)
+    return observations
 
 
 

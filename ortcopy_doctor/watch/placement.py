@@ -152,6 +152,7 @@ def _session_placement(session: Any, model: Any, runtime_graph: Any, assignment:
 
 
 def predicted_placement_nodes(model: Any, provider: str, ort_version: Optional[str]) -> list[RuntimeNode]:
+    """The model's nodes with the providers static prediction assigns them for ``provider``."""
     from ortcopy_doctor.knowledge.prediction import predict
 
     return predict(model, provider, ort_version=ort_version).nodes

@@ -303,12 +303,14 @@ class Watch:
 
     @property
     def report(self) -> WatchReport:
+        """The report of the calls recorded so far (analysed again while the block is active)."""
         if self._report is None or self._active:
             self._report = analyse_watch(self.observations)
         return self._report
 
     @property
     def calls(self) -> list[CallObservation]:
+        """The recorded calls, in order."""
         return self.observations.calls
 
     # setup ----------------------------------------------------------------------------------------------------------------

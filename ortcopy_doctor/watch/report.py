@@ -47,6 +47,7 @@ class Transfer:
         return self.kind in USER_KINDS
 
     def describe(self) -> str:
+        """One line: call, kind, direction, tensor or node, size, phase (when not run) and basis."""
         size = "? B" if self.bytes is None else fmt_bytes(self.bytes)
         arrow = "H2D" if self.direction == HOST_TO_DEVICE else "D2H"
         where = f" in {self.phase}" if self.phase != "run" else ""
@@ -55,6 +56,8 @@ class Transfer:
 
 @dataclass
 class TensorReport:
+    """One input or output of one call: how it was given, where it lives and is needed, the copy implied."""
+
     name: str
     role: str  # input, output
     via: str
@@ -66,6 +69,8 @@ class TensorReport:
 
 @dataclass
 class CallReport:
+    """One watched call: its inputs and outputs, its transfers, its census totals, discrepancies and fixes."""
+
     index: int
     method: str
     inputs: list[TensorReport]
@@ -94,10 +99,12 @@ class CallReport:
 
     @property
     def user_transfers(self) -> list[Transfer]:
+        """The transfers of the calling code (feed and fetch copies)."""
         return [t for t in self.transfers if t.user]
 
     @property
     def model_transfers(self) -> list[Transfer]:
+        """The transfers of the model itself (Memcpy nodes, in-kernel, unexplained)."""
         return [t for t in self.transfers if not t.user]
 
 
@@ -118,6 +125,7 @@ class WatchReport:
     # queries -----------------------------------------------------------------------------------------------------
 
     def transfers(self) -> list[Transfer]:
+        """Every transfer of every call, in call order."""
         return [t for c in self.calls for t in c.transfers]
 
     def host_transfers(self, except_inputs: Sequence[str] = (), except_outputs: Sequence[str] = ()) -> list[Transfer]:
@@ -187,9 +195,11 @@ class WatchReport:
                 "observations": None if self.observations is None else to_jsonable(self.observations)}
 
     def to_json(self) -> str:
+        """``to_dict`` as indented JSON."""
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
 
     def to_text(self) -> str:
+        """Plain text: placement, what was (not) observed, each call's census, transfers, discrepancies and fixes."""
         lines = [f"ortcopy-doctor watch: {len(self.calls)} call(s) on {', '.join(short(p) for p in self.providers)}; "
                  f"placement: {self.placement_source}" + (f" ({self.placement_detail})" if self.placement_detail else "")]
         lines += [f"  observed: {o}" for o in self.observed]
