@@ -3,7 +3,6 @@ own transfer sites, from the session's EP assignment or from static prediction o
 
 from __future__ import annotations
 
-import types
 from collections.abc import Sequence
 from typing import Any, Optional
 
@@ -33,12 +32,12 @@ def placement_from_nodes(nodes: list[RuntimeNode], inputs: list[str], outputs: l
     from ortcopy_doctor.knowledge import kernel_memory
     from ortcopy_doctor.analysis.copies import GraphView
 
-    view = GraphView.of(types.SimpleNamespace(nodes=nodes, model=types.SimpleNamespace(opsets=opsets)))  # type: ignore[arg-type]
+    view = GraphView.of_nodes(nodes, opsets)
     result = Placement(source=source, provider=provider, detail=detail)
     host_side = {m.tensor for m in insertions}
     for name in inputs:
         uses = view.consumers.get(name, [])
-        device_uses = [u for u in uses if view.reads_on_device(u)]
+        device_uses = view.device_readers(name)
         if device_uses:
             result.inputs_on_device[name] = ", ".join(_describe(u.node) for u in device_uses)
         elif uses:
@@ -52,8 +51,9 @@ def placement_from_nodes(nodes: list[RuntimeNode], inputs: list[str], outputs: l
         producer = view.producers.get(name)
         if name in input_set:
             continue
-        if producer is not None and name not in host_side and view.writes_on_device(producer):
-            result.outputs_on_device[name] = _describe(producer.node)
+        writer = view.device_writer(name, host_side)
+        if writer is not None:
+            result.outputs_on_device[name] = _describe(writer.node)
         else:
             result.outputs_on_host[name] = _describe(producer.node) if producer else "not produced by a node"
     memcpy_nodes = [n for n in nodes if n.op_type in MEMCPY_OPS]
