@@ -81,8 +81,13 @@ class GraphView:
         return producer
 
 
+def describe_node(node: RuntimeNode) -> str:
+    """``MatMul 'mm1' (CUDA)``: op type, name and provider, as every placement message names a node."""
+    return f"{node.op_type} '{node.name}' ({short(node.provider) or '?'})"
+
+
 def _describe(nodes: list[RuntimeNode]) -> list[str]:
-    return [f"{n.op_type} '{n.name}' ({short(n.provider) or '?'})" for n in nodes]
+    return [describe_node(n) for n in nodes]
 
 
 def _output_event(events: list[NodeEvent], node_name: str) -> NodeEvent | None:

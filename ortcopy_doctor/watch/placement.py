@@ -21,16 +21,12 @@ from ortcopy_doctor.watch.observations import (
 )
 
 
-def _describe(node: RuntimeNode) -> str:
-    return f"{node.op_type} '{node.name}' ({short(node.provider) or '?'})"
-
-
 def placement_from_nodes(nodes: list[RuntimeNode], inputs: list[str], outputs: list[str], opsets: dict[str, int],
                          *, source: str, provider: str, detail: str = "",
                          insertions: Sequence[MemcpyInsertion] = ()) -> Placement:
     """Placement facts of a graph whose nodes carry their providers (the runtime graph, or a prediction)."""
     from ortcopy_doctor.knowledge import kernel_memory
-    from ortcopy_doctor.analysis.copies import GraphView
+    from ortcopy_doctor.analysis.copies import GraphView, describe_node
 
     view = GraphView.of_nodes(nodes, opsets)
     result = Placement(source=source, provider=provider, detail=detail)
@@ -39,10 +35,10 @@ def placement_from_nodes(nodes: list[RuntimeNode], inputs: list[str], outputs: l
         uses = view.consumers.get(name, [])
         device_uses = view.device_readers(name)
         if device_uses:
-            result.inputs_on_device[name] = ", ".join(_describe(u.node) for u in device_uses)
+            result.inputs_on_device[name] = ", ".join(describe_node(u.node) for u in device_uses)
         elif uses:
             result.inputs_on_host[name] = ", ".join(
-                (f"{_describe(u.node)} input {u.index} in host memory" if is_device(u.node.provider) else _describe(u.node))
+                (f"{describe_node(u.node)} input {u.index} in host memory" if is_device(u.node.provider) else describe_node(u.node))
                 for u in uses)
         else:
             result.inputs_on_host[name] = "not read by any node"
@@ -53,9 +49,9 @@ def placement_from_nodes(nodes: list[RuntimeNode], inputs: list[str], outputs: l
             continue
         writer = view.device_writer(name, host_side)
         if writer is not None:
-            result.outputs_on_device[name] = _describe(writer.node)
+            result.outputs_on_device[name] = describe_node(writer.node)
         else:
-            result.outputs_on_host[name] = _describe(producer.node) if producer else "not produced by a node"
+            result.outputs_on_host[name] = describe_node(producer.node) if producer else "not produced by a node"
     memcpy_nodes = [n for n in nodes if n.op_type in MEMCPY_OPS]
     if memcpy_nodes:
         for n in memcpy_nodes:
