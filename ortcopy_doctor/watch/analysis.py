@@ -284,4 +284,3 @@ def _match_census(call: CallObservation, placement: Placement, expected: list[tu
                     cause="a memcpy of this call that neither the inputs/outputs nor a known Memcpy node or kernel explains"
                           + (f" (issued in {ph})" if ph != "run" else ""),
                     fix="run `ortcopy-doctor check` on the model with a census to attribute it"))
-

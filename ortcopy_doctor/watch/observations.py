@@ -161,11 +161,9 @@ class WatchObservations:
     notes: list[str] = field(default_factory=list)
 
 
-
 def _is_host(device: str) -> bool:
     d = device.lower()
     return d == "cpu" or "pinned" in d or d.startswith("cpu")
-
 
 
 def load_observations(data: dict[str, Any]) -> WatchObservations:
@@ -176,7 +174,6 @@ def load_observations(data: dict[str, Any]) -> WatchObservations:
         raise ValueError(f"watch observations format {data.get('format_version')} is newer than this ortcopy-doctor reads")
     observations: WatchObservations = from_jsonable(WatchObservations, data)
     return observations
-
 
 
 __all__ = [

@@ -152,4 +152,3 @@ def predicted_placement_nodes(model: Any, provider: str, ort_version: Optional[s
     from ortcopy_doctor.knowledge.prediction import predict
 
     return predict(model, provider, ort_version=ort_version).nodes
-

@@ -638,4 +638,3 @@ def watch(session: Any, *, census: bool | Callable[[], Any] = True, predict_for:
     the session was created from bytes.
     """
     return Watch(session, census=census, predict_for=predict_for, profile=profile, model=model)
-

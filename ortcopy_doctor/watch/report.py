@@ -226,4 +226,3 @@ class WatchReport:
 
     def __str__(self) -> str:
         return self.to_text()
-
