@@ -39,8 +39,8 @@ def __dir__() -> list[str]:
 
 
 class _Package(types.ModuleType):
-    """``ortcopy_doctor.watch.core`` is the function, as it was when it was imported eagerly: importing the submodule of
-    the same name (``from ortcopy_doctor.watch.core import ...``) must not replace it with the module."""
+    """``ortcopy_doctor.watch`` is the function, as it was when it was imported eagerly: importing the package of
+    the same name (``from ortcopy_doctor.watch.recorder import ...``) must not replace it with the module."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in _LAZY and isinstance(value, types.ModuleType):

@@ -25,7 +25,7 @@ from ortcopy_doctor.watch.pipeline import (
     analyse_pipeline,
     load_pipeline_observations,
 )
-from ortcopy_doctor.watch.core import CallObservation, Placement, TensorUse, WatchObservations
+from ortcopy_doctor.watch.observations import CallObservation, Placement, TensorUse, WatchObservations
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pipelines"

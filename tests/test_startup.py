@@ -62,8 +62,8 @@ def test_watch_stays_the_function_after_its_module_is_imported():
     loaded = _modules_after(
         "import json, sys\n"
         "import ortcopy_doctor\n"
-        "from ortcopy_doctor.watch.core import Watch\n"
+        "from ortcopy_doctor.watch.recorder import Watch\n"
         "import ortcopy_doctor.api\n"
         "print(json.dumps({'watch': type(ortcopy_doctor.watch).__name__, "
-        "'module': type(sys.modules['ortcopy_doctor.watch.core']).__name__}), file=sys.stderr)\n")
+        "'module': type(sys.modules['ortcopy_doctor.watch.recorder']).__name__}), file=sys.stderr)\n")
     assert loaded == {"watch": "function", "module": "module"}

@@ -21,7 +21,8 @@ from ortcopy_doctor import instrumented_session, pytest_watch
 from ortcopy_doctor import watch
 from ortcopy_doctor.model.census import Census, TransferRecord
 from ortcopy_doctor.model.evidence import RuntimeNode, to_jsonable
-from ortcopy_doctor.watch.core import (
+from ortcopy_doctor.watch.analysis import analyse_watch
+from ortcopy_doctor.watch.observations import (
     FEED,
     FETCH,
     MEMCPY_NODE,
@@ -31,10 +32,9 @@ from ortcopy_doctor.watch.core import (
     CallObservation,
     TensorUse,
     WatchObservations,
-    analyse_watch,
     load_observations,
-    placement_from_nodes,
 )
+from ortcopy_doctor.watch.placement import placement_from_nodes
 
 ROOT = Path(__file__).resolve().parent.parent
 WATCH_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "watch"
@@ -451,7 +451,7 @@ def test_docs_test_suite_example_runs(tmp_path):
 
 
 def test_session_placement_maps_fused_and_memcpy_nodes():
-    from ortcopy_doctor.watch.core import _session_placement
+    from ortcopy_doctor.watch.placement import _session_placement
 
     cuda = "CUDAExecutionProvider"
     # The graph ORT ran, as the H200 recorded it (Memcpy nodes included), with an assignment that lacks them.

@@ -61,7 +61,7 @@ def test_watch_reading_the_profile_leaves_no_folder_and_no_log_line(tmp_path):
 
 def test_temporary_folder_is_removed_when_the_session_is_collected(tmp_path):
     import ortcopy_doctor
-    from ortcopy_doctor.watch.core import _INFO_ATTR
+    from ortcopy_doctor.watch.recorder import _INFO_ATTR
 
     onnx.save(models.conv_net(), str(tmp_path / "model.onnx"))
     session = ortcopy_doctor.instrumented_session(str(tmp_path / "model.onnx"), providers=["CPUExecutionProvider"])

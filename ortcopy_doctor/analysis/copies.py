@@ -10,7 +10,7 @@ host-memory arguments; Memcpy nodes come from the profile and the log.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 
 from ortcopy_doctor.knowledge import kernel_memory
@@ -40,16 +40,21 @@ class GraphView:
     @classmethod
     def of(cls, evidence: Evidence) -> GraphView:
         """The view of the nodes in ``evidence`` (the graph ORT ran), with the model's opsets."""
+        return cls.of_nodes(evidence.nodes, evidence.model.opsets)
+
+    @classmethod
+    def of_nodes(cls, nodes: Iterable[RuntimeNode], opsets: dict[str, int]) -> GraphView:
+        """The view of nodes that carry their providers (the graph ORT ran, or a prediction), under ``opsets``."""
         producers: dict[str, TensorUse] = {}
         consumers: dict[str, list[TensorUse]] = defaultdict(list)
-        for node in evidence.nodes:
+        for node in nodes:
             for i, name in enumerate(node.outputs):
                 if name:
                     producers[name] = TensorUse(node, i)
             for i, name in enumerate(node.inputs):
                 if name:
                     consumers[name].append(TensorUse(node, i))
-        return cls(producers, dict(consumers), evidence.model.opsets)
+        return cls(producers, dict(consumers), opsets)
 
     def opset(self, domain: str) -> int | None:
         """The model's opset for ``domain`` ("" is ai.onnx); None where the model imports none."""
@@ -67,9 +72,26 @@ class GraphView:
             return False
         return use.index not in kernel_memory.host_outputs(use.node.domain, use.node.op_type)
 
+    def device_readers(self, tensor: str) -> list[TensorUse]:
+        """The uses of ``tensor`` that read it from device memory: a host value given there is copied in."""
+        return [u for u in self.consumers.get(tensor, []) if self.reads_on_device(u)]
+
+    def device_writer(self, tensor: str, host_side: Container[str] = ()) -> TensorUse | None:
+        """The use that writes ``tensor`` in device memory, or None: no producer, written in host memory, or on the
+        host side of a Memcpy node ORT inserts (``host_side``)."""
+        producer = self.producers.get(tensor)
+        if producer is None or tensor in host_side or not self.writes_on_device(producer):
+            return None
+        return producer
+
+
+def describe_node(node: RuntimeNode) -> str:
+    """``MatMul 'mm1' (CUDA)``: op type, name and provider, as every placement message names a node."""
+    return f"{node.op_type} '{node.name}' ({short(node.provider) or '?'})"
+
 
 def _describe(nodes: list[RuntimeNode]) -> list[str]:
-    return [f"{n.op_type} '{n.name}' ({short(n.provider) or '?'})" for n in nodes]
+    return [describe_node(n) for n in nodes]
 
 
 def _output_event(events: list[NodeEvent], node_name: str) -> NodeEvent | None:
@@ -158,8 +180,7 @@ def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]
 
     # Feed copies: a host array consumed by a device kernel that reads it from device memory.
     for value in evidence.model.inputs:
-        uses = view.consumers.get(value.name, [])
-        device_uses = [u for u in uses if view.reads_on_device(u)]
+        device_uses = view.device_readers(value.name)
         if not device_uses:
             continue
         feed = feeds.get(value.name)
@@ -174,10 +195,10 @@ def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]
     # Fetch copies: an output produced on the device and returned as numpy.
     input_names = {v.name for v in evidence.model.inputs}
     for value in evidence.model.outputs:
-        if value.name in host_side or value.name in input_names:
+        if value.name in input_names:
             continue
-        producer = view.producers.get(value.name)
-        if producer is None or not view.writes_on_device(producer):
+        producer = view.device_writer(value.name, host_side)
+        if producer is None:
             continue
         event = _output_event(events, producer.node.name)
         shape, dtype, nbytes = declared_size(evidence, value.name)

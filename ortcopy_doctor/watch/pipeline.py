@@ -28,19 +28,17 @@ from typing import Any, Optional
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.evidence import from_jsonable, to_jsonable
 from ortcopy_doctor.knowledge.providers import short
-from ortcopy_doctor.watch.core import (
+from ortcopy_doctor.watch.analysis import analyse_watch
+from ortcopy_doctor.watch.observations import (
     BASIS_CENSUS,
     DEVICE_TO_HOST,
     FEED,
     FETCH,
     HOST_TO_DEVICE,
     PLACEMENT_HOST_ONLY,
-    CallReport,
-    TensorReport,
     WatchObservations,
-    WatchReport,
-    analyse_watch,
 )
+from ortcopy_doctor.watch.report import CallReport, TensorReport, WatchReport
 
 PIPELINE_FORMAT = "ortcopy-doctor-pipeline"
 PIPELINE_FORMAT_VERSION = 1
@@ -96,6 +94,8 @@ class Download:
 
 @dataclass
 class PipelineCall:
+    """One session call in the program's order: the recorder's and ORT's times, and the values it took and gave."""
+
     seq: int  # order of the call in the program, over all sessions
     session: int  # index into PipelineObservations.sessions
     call: int  # index into that session's WatchObservations.calls
@@ -121,6 +121,8 @@ class PipelineCall:
 
 @dataclass
 class SessionRecord:
+    """One session the program created: its unique label, its model file and the watch's observations of it."""
+
     label: str  # the model file's name (made unique with #2, #3)
     model: str
     observations: WatchObservations
@@ -128,6 +130,8 @@ class SessionRecord:
 
 @dataclass
 class PipelineObservations:
+    """Everything ``ortcopy-doctor run`` recorded of one program (``analyse_pipeline`` needs no onnxruntime)."""
+
     format: str = PIPELINE_FORMAT
     format_version: int = PIPELINE_FORMAT_VERSION
     ort_version: str = ""
@@ -146,11 +150,13 @@ class PipelineObservations:
 
 
 def load_pipeline_observations(data: dict[str, Any]) -> PipelineObservations:
+    """Observations from ``to_jsonable(observations)`` (a recorded fixture); ``ValueError`` for another format."""
     if data.get("format") != PIPELINE_FORMAT:
         raise ValueError("not ortcopy-doctor pipeline observations")
     if int(data.get("format_version", 0)) > PIPELINE_FORMAT_VERSION:
         raise ValueError(f"pipeline observations format {data.get('format_version')} is newer than this ortcopy-doctor reads")
-    return from_jsonable(PipelineObservations, data)
+    observations: PipelineObservations = from_jsonable(PipelineObservations, data)
+    return observations
 
 
 # --- the report ------------------------------------------------------------------------------------------------------
@@ -193,6 +199,8 @@ class HostEdge:
 
 @dataclass
 class StageRow:
+    """One row of a pipeline's stage table: a host, inference or download stage, its calls and times."""
+
     stage: str
     kind: str  # host, inference, download
     calls: int
@@ -203,6 +211,8 @@ class StageRow:
 
 @dataclass
 class Pipeline:
+    """Sessions called in a repeating order: hand-offs, uploads, downloads, stage times and the code to fix them."""
+
     sessions: list[str]
     iterations: int
     round_trips: list[HandOff]
@@ -219,6 +229,8 @@ class Pipeline:
 
 @dataclass
 class SessionSummary:
+    """One session of the program in brief: providers, calls, placement source, census, user transfers."""
+
     label: str
     model: str
     providers: list[str]
@@ -230,6 +242,8 @@ class SessionSummary:
 
 @dataclass
 class PipelineReport:
+    """What ``ortcopy-doctor run`` found: each session, each pipeline of sessions and its host round trips."""
+
     program: list[str]
     exit_code: int
     ended_by: str
@@ -250,6 +264,7 @@ class PipelineReport:
 
     @property
     def verdict(self) -> str:
+        """One line: how many host round trips between stages, or that there is none."""
         n = len(self.round_trips)
         calls = sum(p.iterations for p in self.pipelines)
         if not self.sessions:
@@ -261,6 +276,7 @@ class PipelineReport:
     # output --------------------------------------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-able: the fields with the round trips and the verdict, the observations last."""
         data = to_jsonable(self)
         data.pop("observations", None)
         data["round_trips"] = to_jsonable(self.round_trips)
@@ -269,12 +285,15 @@ class PipelineReport:
                 "observations": None if self.observations is None else to_jsonable(self.observations)}
 
     def to_json(self) -> str:
+        """``to_dict`` as indented JSON."""
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
 
     def to_text(self) -> str:
+        """The report as plain text (``render_text``)."""
         return render_text(self)
 
     def to_html(self) -> str:
+        """The report as one HTML page (``render_html``)."""
         return render_html(self)
 
     def __str__(self) -> str:
@@ -460,7 +479,7 @@ def _hand_off(views: _Views, obs: PipelineObservations, ps: int, output: str, cs
         left = out is not None and (out.transfer == DEVICE_TO_HOST or
                                     (how == HOW_DOWNLOAD and out.needed_on == "device"))
         back = inp is not None and inp.transfer == HOST_TO_DEVICE
-        if left and back:
+        if left and back and out is not None and inp is not None:  # left and back say both are there
             round_trip += 1
             download = downloads.get((p.seq, output))
             d2h.append(out.bytes if out.bytes is not None else (download.bytes or 0) if download else 0)
@@ -610,9 +629,9 @@ def _stages(views: _Views, obs: PipelineObservations, members: list[int],
         else:
             rows.append(StageRow(f"{labels[s]}: download (device→host copies)", "download", 0, None, None,
                                  "not measured: no CUPTI census"))
-        for (a, b), gaps in seen_pairs.items():
-            if a == s:
-                rows.append(StageRow(f"host: {labels[a]} → {labels[b]}", "host", len(gaps), _median(gaps), sum(gaps),
+        for (a_s, b_s), gaps in seen_pairs.items():
+            if a_s == s:
+                rows.append(StageRow(f"host: {labels[a_s]} → {labels[b_s]}", "host", len(gaps), _median(gaps), sum(gaps),
                                      "host code between the two calls (post-processing of one, pre-processing of the other)"))
     return rows
 
@@ -764,6 +783,7 @@ def _fmt_ms(v: Optional[float]) -> str:
 
 
 def render_text(report: PipelineReport) -> str:
+    """Plain text: the program and how it ended, the verdict, each session, each pipeline's edges and stages."""
     program = " ".join(report.program)
     ended = {"exit": f"exit code {report.exit_code}", "exception": f"raised ({report.error}), exit code {report.exit_code}",
              "interrupt": f"interrupted (Ctrl-C), exit code {report.exit_code}"}.get(report.ended_by, report.ended_by)

@@ -3,7 +3,7 @@
 The program runs in this interpreter (``runpy``, as pyinstrument and scalene do), with ``sys.argv`` set to its own
 arguments, or (``--subprocess``, or another interpreter named in the command) in a child interpreter that records
 itself from ``_bootstrap/sitecustomize.py`` and writes its observations when it exits (``start_in_child``). While it runs, ``onnxruntime.InferenceSession.__init__`` is wrapped: each session the program creates
-is watched for its whole life by the recorder of ``ortcopy_doctor.watch.core`` (per call: how each value was given and
+is watched for its whole life by the recorder of ``ortcopy_doctor.watch.recorder`` (per call: how each value was given and
 delivered, and a CUPTI census of the call where CUPTI can trace), and this module records, per input, which
 earlier output the value came from (``pipeline.ValueLink``). When the program ends (normally, by ``sys.exit``, by an
 exception, whose traceback is the program's and is printed as Python would, or by Ctrl-C) the report is written
@@ -47,7 +47,7 @@ from ortcopy_doctor.watch.pipeline import (
     ValueLink,
     analyse_pipeline,
 )
-from ortcopy_doctor.watch.core import _INFO_ATTR, Watch, _Instrumentation
+from ortcopy_doctor.watch.recorder import _INFO_ATTR, Watch, _Instrumentation
 
 KEEP_CALLS = 2
 BINDING_METHODS = ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "bind_output", "bind_ortvalue_output",
@@ -139,6 +139,7 @@ class PipelineRecorder:
     # patching ----------------------------------------------------------------------------------------------------
 
     def install(self) -> None:
+        """Patch ``InferenceSession.__init__``, ``IOBinding``'s methods and ``OrtValue.numpy`` to record."""
         import onnxruntime as ort
 
         self.observations.ort_version = ort.__version__
@@ -187,6 +188,7 @@ class PipelineRecorder:
         setattr(owner, name, replacement)
 
     def uninstall(self) -> None:
+        """End every session's watch and restore what ``install`` patched."""
         for watch in self._watches:
             try:
                 watch.__exit__(None, None, None)
@@ -409,10 +411,11 @@ class PipelineRecorder:
         return info
 
     def _forget(self, produced: _Produced) -> None:
-        for table, key in ((self._by_root, produced.root_id), (self._by_ptr, produced.ptr),
-                           (self._by_digest, produced.digest)):
+        for table, key in ((self._by_root, produced.root_id), (self._by_ptr, produced.ptr)):
             if key and table.get(key) is produced:
                 del table[key]
+        if produced.digest and self._by_digest.get(produced.digest) is produced:
+            del self._by_digest[produced.digest]
         alias = produced.alias
         if alias is not None and self._by_root.get(alias.root_id) is alias:
             del self._by_root[alias.root_id]
@@ -548,7 +551,7 @@ class PipelineRecorder:
                 ) -> tuple[list[ValueInfo], Optional[Callable[[Any], list[tuple[str, Any]]]]]:
         with self._lock:
             if method == "run_with_iobinding":
-                binding = args[0] if args else kwargs.get("iobinding")
+                binding: Any = args[0] if args else kwargs.get("iobinding")  # an onnxruntime.IOBinding
                 entry = self._bound.get(id(binding))
                 bound = entry[1] if entry is not None and entry[0] is binding else {}
                 # Resolved now, not when bound: a binding made once and run many times (state ping-pong between
@@ -569,10 +572,10 @@ class PipelineRecorder:
             inputs = [self._input_info(str(k), v) for k, v in dict(feed or {}).items()]
             names = list(output_names) if output_names else [o.name for o in session.get_outputs()]
 
-            def outputs_of(result: Any) -> list[tuple[str, Any]]:
+            def returned_outputs(result: Any) -> list[tuple[str, Any]]:
                 return list(zip(names, result))
 
-            return inputs, outputs_of
+            return inputs, returned_outputs
 
     def _after(self, index: int, watch: Watch, method: str, calls_before: int, inputs: list[ValueInfo],
                outputs_of: Optional[Callable[[Any], list[tuple[str, Any]]]], result: Any, error: str,
