@@ -9,6 +9,7 @@ measurements here carry raw samples.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import gzip
 import json
 import re
@@ -307,13 +308,12 @@ def test_partly_cpu_verdict_names_the_split(tmp_path):
     from ortcopy_doctor.report.core import _verdict
 
     report = recorded_report("conv_net", tmp_path)
-    summary = copy.deepcopy(report.summary)
-    summary.copies_per_run, summary.bytes_per_run, summary.feed_copies, summary.fetch_copies = 0, 0, 0, 0
-    summary.nodes_by_provider, summary.fallback_nodes = {"CPU": 2, "CUDA": 5}, 1
+    summary = dataclasses.replace(report.summary, copies_per_run=0, bytes_per_run=0, feed_copies=0, fetch_copies=0,
+                                  nodes_by_provider={"CPU": 2, "CUDA": 5}, fallback_nodes=1)
     verdict = _verdict(report.evidence, summary, [])
     assert verdict == ("No host↔device copies per run, but not every node is on CUDA: 5 of 7 there; CPU: 2 "
                        "(1 falls back).")
-    summary.nodes_by_provider, summary.fallback_nodes = {"CUDA": 7}, 0
+    summary = dataclasses.replace(summary, nodes_by_provider={"CUDA": 7}, fallback_nodes=0)
     assert _verdict(report.evidence, summary, []) == "No host↔device copies per run: all 7 nodes on CUDA."
 
 

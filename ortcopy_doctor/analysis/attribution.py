@@ -115,7 +115,7 @@ class RunTotals:
     host_device_bytes: int = 0
 
 
-@dataclass
+@dataclass(frozen=True)
 class TransferGroup:
     """Transfers of one cause (class, node or tensor, direction), per traced run on average."""
 
@@ -133,7 +133,7 @@ class TransferGroup:
     share_of_run: Optional[float]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Bandwidth:
     """Measured copy rate by direction and host memory kind (small copies are latency-bound: read with bytes)."""
 
@@ -147,7 +147,7 @@ class Bandwidth:
     largest_gb_per_s: Optional[float]
 
 
-@dataclass
+@dataclass(frozen=True)
 class ConsistencyCheck:
     """Bytes the census traced for one node or tensor in one run, against what the profile, feeds or analysis expect."""
 

@@ -340,7 +340,7 @@ _RESERVED = {"np", "ort", "session", "binding", "rng", "outputs", "MODEL", "INPU
              "print", "zip", "type", "tuple", "list", "dict", "len", "range", "int", "float", "str"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class CodeNames:
     """The variable each input and output gets in the generated code (the same in every flavor)."""
 

@@ -21,7 +21,7 @@ from ortcopy_doctor.knowledge.model_file import dtype_itemsize
 from ortcopy_doctor.analysis.profile import tensor_bytes
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
 
-@dataclass
+@dataclass(frozen=True)
 class TensorUse:
     """One use of a tensor: the node, and the index of the tensor among its inputs (or outputs, for a producer)."""
 
@@ -29,7 +29,7 @@ class TensorUse:
     index: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class GraphView:
     """Producers and consumers of each tensor in the graph ORT ran."""
 

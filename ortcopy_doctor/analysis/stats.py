@@ -36,7 +36,7 @@ TARGET = 0.03  # stop when every interval is within ±3% of its ratio
 MAX_ROUNDS = 10000  # bounds the raw samples kept in the JSON
 
 
-@dataclass
+@dataclass(frozen=True)
 class RatioCI:
     """median(base) / median(other) with its interval: above 1 means ``other`` is faster."""
 

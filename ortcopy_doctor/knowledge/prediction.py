@@ -142,7 +142,7 @@ class RemovedNode:
     # "inlined": an ONNX function op without a kernel, expanded into its body
 
 
-@dataclass
+@dataclass(frozen=True)
 class Prediction:
     """Predicted placement and Memcpy insertions for one model and provider."""
 

@@ -27,7 +27,7 @@ _ARROW = {"host_to_device": "host→device", "device_to_host": "device→host"}
 _KIND = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Change(Generic[T]):
     """One transfer or finding (``T``) matched by ``key`` between report a and report b, and how it changed."""
 
@@ -38,7 +38,7 @@ class Change(Generic[T]):
     what: list[str] = field(default_factory=list)  # for changed: "bytes per run 1.0 KB → 2.0 KB", ...
 
 
-@dataclass
+@dataclass(frozen=True)
 class Delta:
     """A number in a and in b (None where it was not measured)."""
 
@@ -85,7 +85,7 @@ class Delta:
         return f"{result} ({sign}{magnitude}{pct})"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ReportDiff:
     """The difference between report a and report b: their transfers and findings matched, the deltas and the
     environment that differs."""

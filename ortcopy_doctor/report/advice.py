@@ -58,7 +58,7 @@ Totals = dict[str, tuple[int, int]]
 # --- CUDA-graph readiness ---------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Blocker:
     """One reason the model cannot run as a captured CUDA graph."""
 
@@ -201,7 +201,7 @@ def is_all_cpu(evidence: Evidence) -> bool:
 # --- comparing two variants -------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Comparison:
     """How one variant's median compares with another's (see ``compare``)."""
 

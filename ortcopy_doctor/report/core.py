@@ -33,7 +33,7 @@ REPORT_FORMAT = "ortcopy-doctor-report"
 REPORT_FORMAT_VERSION = 2
 
 
-@dataclass
+@dataclass(frozen=True)
 class Summary:
     """The report's numbers: transfers per run, by kind, node placement, run times and findings by severity."""
 

@@ -82,7 +82,7 @@ def resolve_allow(values: Iterable[str], flag: str = "--allow") -> frozenset[str
     return frozenset(allowed)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Gate:
     """The CI thresholds: --fail-on, --max-transfer-bytes, --allow and --fail-on-gain."""
 
@@ -92,7 +92,7 @@ class Gate:
     fail_on_gain: float | None = None  # speed-up factor (parse_gain)
 
 
-@dataclass
+@dataclass(frozen=True)
 class GateResult:
     """The gate's outcome: whether it failed and why, the findings it allowed and what it could not judge."""
 
