@@ -1,16 +1,25 @@
 """Benchmarks of ortcopy-doctor itself; prints tables (these are measurements, not tests).
 
-    python benchmarks/run.py                 # overhead, profile parsing, static 10k nodes
-    python benchmarks/run.py --only profile  # one section: overhead | profile | static | big
+    python benchmarks/run.py                 # the speed goals of issue 15 (ratios, pass/fail) + static steps
+    python benchmarks/run.py --only goals    # one section: goals | overhead | profile | static | big
     python benchmarks/run.py --only big      # the >2 GB external-data model (writes ~2.2 GB under /tmp)
 
+Every goal is a ratio against a baseline measured in the same run, on the same machine, so that the result reads
+the same on a fast and on a slow (or loaded) machine: ``python -c "import onnxruntime"`` in a fresh process, a bare
+ORT script doing the same session and runs, or the ``check`` that wrote the JSON. Each time is the median of
+``--repeats`` measurements. The run takes a few minutes; it is never part of the test suite.
+
 Sections:
+* goals: (a) loading a report JSON against the check that wrote it, on a small and on a 10k-node model;
+  (b) ``check --static`` on a 10k-node model with 15,000 findings (wall seconds, and as a ratio to importing
+  onnxruntime); (c) ``check`` on a small model against a bare script doing the same runs, with where the
+  imports go (``python -X importtime``); (d) ``--help`` against importing onnxruntime;
 * overhead: ``check`` (CPU provider; evidence session + timing session, default run counts) against a bare
   ``InferenceSession`` created once and run the same number of times (27 = 2 warm-up + 3 profiled in the
   evidence session, then 1 + 1 + 20 timed), in-process (imports done) and end to end (fresh processes);
 * profile: time and peak RSS (a fresh process each) of ``parse_profile`` on 10k, 100k and 1M synthetic
   events laid out as ORT 1.31 writes them;
-* static: ``check --static`` on a generated 10,000-node model: inspection, prediction, rules, rendering;
+* static: ``check --static`` on the generated 10,000-node model with 15,000 findings, step by step;
 * big: ``check --provider cpu`` on a model with 2.2 GB of external weights: wall time and peak RSS against
   a bare session on the same model.
 """
@@ -101,6 +110,138 @@ def table(title: str, header: list[str], rows: list[list[object]]) -> str:
     return text
 
 
+# --- goals (issue 15): ratios against a baseline measured in this run ------------------------------------
+
+GOAL_LOAD = 0.10  # (a) load_report / the check that wrote the JSON
+GOAL_STATIC_S = 5.0  # (b) check --static, 10k nodes, 15k findings, wall seconds on the 2-CPU machine
+GOAL_CHECK = 1.5  # (c) check on a small model / bare script with the same runs
+GOAL_HELP = 1.3  # (d) --help / import onnxruntime
+
+
+def _median_process(cmd: list[str], repeats: int, cwd: Path | None = None) -> float:
+    """Median wall seconds of ``cmd`` in fresh processes (one unmeasured run first: page cache, .pyc files)."""
+    walls = []
+    for i in range(repeats + 1):
+        wall, _, code, out = _popen_rusage(cmd, cwd)
+        assert code in (0, 1), out  # 1: --fail-on tripped, still a full run
+        if i:
+            walls.append(wall)
+    return statistics.median(walls)
+
+
+def _verdict(ok: bool) -> str:
+    return "**pass**" if ok else "**FAIL**"
+
+
+def _import_breakdown(cmd: list[str], top: int = 9) -> tuple[float, list[tuple[str, float]]]:
+    """``python -X importtime``: total import seconds and the self time summed per top-level package."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", *cmd], env=_env(), capture_output=True, text=True)
+    per: dict[str, float] = {}
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        parts = line[len("import time:"):].split("|")
+        self_us, name = int(parts[0]), parts[2].strip()
+        root = name.split(".")[0].lstrip("_") or name
+        per[root] = per.get(root, 0.0) + int(self_us) / 1e6
+    total = sum(per.values())
+    return total, sorted(per.items(), key=lambda kv: -kv[1])[:top]
+
+
+def _timed(func, repeats: int) -> float:  # noqa: ANN001
+    """Median seconds of ``func()`` in this process, after one unmeasured call."""
+    func()
+    walls = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        func()
+        walls.append(time.perf_counter() - start)
+    return statistics.median(walls)
+
+
+def goals(work: Path, repeats: int) -> str:
+    from ortcopy_doctor.api import check, load_report
+    from ortcopy_doctor.collect.check import CheckOptions
+    from ortcopy_doctor.render.html import render_html
+
+    py = sys.executable
+    doctor = [py, "-m", "ortcopy_doctor"]
+    rows: list[list[object]] = []
+    import_ort = _median_process([py, "-c", "import onnxruntime"], repeats)
+    rows.append(["baseline", '`python -c "import onnxruntime"` (fresh process)', f"{import_ort:.3f} s", "", "", ""])
+
+    small = work / "conv16.onnx"
+    onnx.save(synth.conv_net(channels=16, blocks=4), str(small))
+    big = work / "fallback10k.onnx"
+    onnx.save(synth.fallback_chain_model(10_000), str(big))
+
+    # (a) load_report against the check that wrote the JSON (in-process: imports done; the check renders the
+    # JSON and the HTML it writes by default).
+    for label, path, options in (
+            ("small (conv net 16ch, CPU EP, 27 runs)", small, CheckOptions(providers=["CPUExecutionProvider"])),
+            ("10k nodes, 15k findings (`--static`)", big, CheckOptions(static=True, dims={"batch": 8}))):
+        out = work / (path.stem + ".json")
+
+        def write(path: Path = path, options: CheckOptions = options, out: Path = out) -> None:
+            report = check(path, options)
+            out.write_text(report.to_json(), encoding="utf-8")
+            render_html(report)
+
+        wrote = _timed(write, repeats)
+        loaded = _timed(lambda out=out: load_report(out), repeats)
+        rows.append([f"a: load JSON ≤ {GOAL_LOAD:.0%} of check", f"{label}: `load_report` {loaded:.3f} s / check + "
+                     f"JSON + HTML {wrote:.3f} s ({out.stat().st_size / 1e6:.1f} MB JSON)",
+                     f"{loaded / wrote:.1%}", f"≤ {GOAL_LOAD:.0%}", _verdict(loaded / wrote <= GOAL_LOAD), "in-process"])
+
+    # (b) check --static on 10k nodes with 15k findings: the default outputs (terminal + HTML), then with --json.
+    for extra, what in (([], "terminal + HTML"), (["--json", str(work / "s.json")], "terminal + HTML + JSON")):
+        wall = _median_process([*doctor, "check", str(big), "--static", "--dim", "batch=8", "--html",
+                                str(work / "s.html"), *extra, "--fail-on", "never"], repeats)
+        rows.append([f"b: 10k-node `check --static` < {GOAL_STATIC_S:.0f} s", f"{what}: {wall:.2f} s",
+                     f"{wall / import_ort:.1f}x import ort", f"< {GOAL_STATIC_S:.0f} s here "
+                     f"(≈ {GOAL_STATIC_S / import_ort:.0f}x)", _verdict(wall < GOAL_STATIC_S), "process"])
+
+    # (c) check on a small model against a bare script: the same session options and runs, fresh processes.
+    bare = _median_process([py, "-c", _BARE, str(small), str(CHECK_RUNS)], repeats)
+    check_cmd = [*doctor, "check", str(small), "--provider", "cpu", "--html", str(work / "r.html"),
+                 "--fail-on", "never", "-q"]
+    full = _median_process(check_cmd, repeats)
+    per_run = 1000 * _timed(lambda: _bare_runs(small, CHECK_RUNS), repeats) / CHECK_RUNS
+    rows.append(["c: small-model `check` ≤ 1.5x bare script",
+                 f"conv net 16ch ({per_run:.2f} ms/run): check {full:.3f} s / bare session + {CHECK_RUNS} runs "
+                 f"{bare:.3f} s", f"{full / bare:.2f}x", f"≤ {GOAL_CHECK}x", _verdict(full / bare <= GOAL_CHECK),
+                 "process"])
+
+    # (d) --help against importing onnxruntime.
+    help_s = _median_process([*doctor, "--help"], repeats)
+    rows.append([f"d: `--help` ≤ {GOAL_HELP}x import ort", f"`ortcopy-doctor --help` {help_s:.3f} s",
+                 f"{help_s / import_ort:.2f}x", f"≤ {GOAL_HELP}x", _verdict(help_s / import_ort <= GOAL_HELP),
+                 "process"])
+    text = table(f"Speed goals (issue 15): ratios to baselines measured in this run (median of {repeats})",
+                 ["goal", "measured", "ratio", "goal", "", "how"], rows)
+
+    # Where the small-model check's imports go (self time per top-level package; one run).
+    total, top = _import_breakdown(check_cmd[1:])
+    bare_total, _ = _import_breakdown(["-c", _BARE, str(small), str(CHECK_RUNS)])
+    text += table(f"Imports of the small-model `check` (python -X importtime, self time per package; "
+                  f"{total:.3f} s in all, bare script {bare_total:.3f} s)", ["package", "s", "share of check"],
+                  [[name, f"{s:.3f}", f"{s / full:.0%}"] for name, s in top])
+    return text
+
+
+def _bare_runs(path: Path, runs: int) -> None:
+    import numpy as np
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    s = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    feeds = {i.name: np.random.default_rng(0).standard_normal(
+        [d if isinstance(d, int) else 1 for d in i.shape]).astype(np.float32) for i in s.get_inputs()}
+    for _ in range(runs):
+        s.run(None, feeds)
+
+
 # --- overhead ---------------------------------------------------------------------------------------------
 
 _BARE = textwrap.dedent("""
@@ -125,6 +266,7 @@ def _in_process(path: Path, repeats: int) -> tuple[float, float, float]:
 
     from ortcopy_doctor.api import check
     from ortcopy_doctor.collect.check import CheckOptions
+    from ortcopy_doctor.render.html import render_html
     from ortcopy_doctor.render.output import write_atomic
 
     def bare() -> float:
@@ -141,7 +283,7 @@ def _in_process(path: Path, repeats: int) -> tuple[float, float, float]:
     def doctor(tmp: Path) -> float:
         start = time.perf_counter()
         report = check(path, CheckOptions(providers=["CPUExecutionProvider"], dims={"batch": 1}))
-        write_atomic(tmp / "r.html", report.to_html())  # what `check` writes by default (no --json)
+        write_atomic(tmp / "r.html", render_html(report))  # what `check` writes by default (no --json)
         return time.perf_counter() - start
 
     bare()  # warm caches (imports, allocator, page cache)
@@ -225,10 +367,12 @@ def static(work: Path, nodes: int = 10_000) -> str:
     from ortcopy_doctor.collect.environment import collect_environment
     from ortcopy_doctor.collect.feeds import build_feeds
     from ortcopy_doctor.knowledge.model_file import inspect_model, load_model
+    from ortcopy_doctor.render.html import render_html
+    from ortcopy_doctor.render.text import render_text
     from ortcopy_doctor.report.core import analyse
 
-    path = work / f"chain_{nodes}.onnx"
-    onnx.save(synth.chain_model(nodes), str(path))
+    path = work / f"fallback_{nodes}.onnx"
+    onnx.save(synth.fallback_chain_model(nodes), str(path))
     steps: list[tuple[str, float]] = []
 
     def step(name: str, func):  # noqa: ANN001
@@ -244,19 +388,21 @@ def static(work: Path, nodes: int = 10_000) -> str:
     _, feeds = build_feeds(info.inputs, options.dims)
     evidence = step("predict (CUDA)", lambda: static_evidence(model, info, feeds, options, env))
     report = step("rules + analysis", lambda: analyse(evidence))
-    html = step("render HTML", report.to_html)
+    html = step("render HTML", lambda: render_html(report))
     step("render JSON", report.to_json)
-    step("render text", report.to_text)
+    step("render text (terminal)", lambda: render_text(report))
     total = sum(s for _, s in steps)
     cli = _popen_rusage([sys.executable, "-m", "ortcopy_doctor", "check", str(path), "--static", "--dim", "batch=8",
                          "--html", str(work / "static.html"), "--json", str(work / "static.json"), "--fail-on",
-                         "never", "-q"])
+                         "never"])
     assert cli[2] == 0, cli[3]
     rows = [[name, f"{s:.3f}"] for name, s in steps]
     rows.append(["**in-process total**", f"**{total:.2f}**"])
     rows.append([f"`check --static` process (wall, peak RSS {cli[1]:.0f} MB)", f"**{cli[0]:.2f}**"])
     rows.append(["HTML size", f"{len(html.encode()) / 1e6:.1f} MB"])
-    return table(f"Static check of a generated {nodes:,}-node model (seconds)", ["step", "s"], rows)
+    rows.append(["findings", f"{len(report.findings):,}"])
+    return table(f"Static check of a generated {nodes:,}-node model, half its nodes falling back to CPU "
+                 "(seconds, one run)", ["step", "s"], rows)
 
 
 # --- >2 GB external data ----------------------------------------------------------------------------------
@@ -305,18 +451,20 @@ def big(folder: Path, gigabytes: float) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=["overhead", "profile", "static", "big"], action="append")
+    parser.add_argument("--only", choices=["goals", "overhead", "profile", "static", "big"], action="append")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--events", default="10000,100000,1000000")
     parser.add_argument("--big-dir", type=Path, default=Path(tempfile.gettempdir()) / "ortcopy-big")
     parser.add_argument("--big-gb", type=float, default=2.2)
     parser.add_argument("--out", type=Path, help="also write the tables (markdown) here")
     args = parser.parse_args()
-    sections = args.only or ["overhead", "profile", "static"]
+    sections = args.only or ["goals", "static"]
     texts = [f"Machine: {machine()}\n"]
     print(texts[0])
     with tempfile.TemporaryDirectory(prefix="ortcopy-bench-") as tmp:
         work = Path(tmp)
+        if "goals" in sections:
+            texts.append(goals(work, args.repeats))
         if "overhead" in sections:
             texts.append(overhead(work, args.repeats))
         if "profile" in sections:

@@ -192,3 +192,23 @@ def external_data_model(folder: Path, gigabytes: float = 2.2, layers: int = 8) -
     path = folder / "big.onnx"
     onnx.save(model, str(path))  # only the graph: the weights are already in big.onnx.data
     return path
+
+
+def fallback_chain_model(nodes: int, width: int = 16) -> onnx.ModelProto:
+    """``nodes`` elementwise nodes in a chain where every other one (Cosh) has no CUDA kernel: under a device
+    provider half the nodes fall back to CPU and every one of them costs a copy in and a copy out, so a static
+    check of 10,000 nodes reports about 15,000 findings (a stress test for the rules and the renderers)."""
+    ops = ["Relu", "Cosh"]
+    graph_nodes = []
+    prev = "x"
+    for i in range(nodes):
+        op = ops[i % len(ops)]
+        out = f"t{i}" if i < nodes - 1 else "y"
+        graph_nodes.append(helper.make_node(op, [prev], [out], name=f"/block{i // 2}/{op}_{i}"))
+        prev = out
+    graph = helper.make_graph(graph_nodes, "fallback_chain",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", width])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", width])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = IR_VERSION
+    return model

@@ -30,6 +30,13 @@ KIND_LABEL = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy
               "unexplained": "unexplained"}
 DIRECTION_LABEL = {"host_to_device": "host→device", "device_to_host": "device→host"}
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+# The terminal lists this many copies and findings, then counts the rest: rich takes ~1 ms per table row and per
+# finding, so a model with 15,000 findings printed them all in ~25 s. The JSON, HTML and SARIF stay complete.
+TERMINAL_LIMIT = 100
+
+
+def _more(count: int, what: str) -> str:
+    return f"... and {count:,} more {what} (listed in full in the JSON and HTML reports)"
 
 
 def print_report(report: Report, console: Console, details: bool = True) -> None:
@@ -60,19 +67,24 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
         for column in ("kind", "direction", "tensor", "bytes/run", "node", "IO binding removes it"):
             # fold: a narrow terminal wraps a name onto more lines; it never cuts it ("MemcpyToHo…")
             table.add_column(column, overflow="fold", no_wrap=False)
-        for c in report.copies:
+        for c in report.copies[:TERMINAL_LIMIT]:
             # Text(), not str: a str cell is parsed as rich markup, and tensor/node names are untrusted.
             table.add_row(KIND_LABEL[c.kind], DIRECTION_LABEL[c.direction], Text(safe(c.tensor)), fmt_bytes(c.bytes_per_run),
                           Text(safe(c.node or "")), "yes" if c.removable_by_binding else "no")
         console.print(table)
+        if len(report.copies) > TERMINAL_LIMIT:
+            console.print(_more(len(report.copies) - TERMINAL_LIMIT, "copies"))
     s = report.summary
     if predicted:
         placed = ", ".join(f"{k}: {v}" for k, v in s.nodes_by_provider.items())
         console.print(f"Nodes by provider (predicted): {_escape(placed)}")
         if details:
-            for f in report.findings:
-                if f.severity in ("error", "warning") and f.slug in ("cpu-fallback", "memcpy-node"):
-                    console.print(f"[{SEVERITY_STYLE[f.severity]}]{f.severity:<7}[/] {f.rule} {f.slug} at {_escape(f.location)}: {_escape(f.message)}")
+            shown = [f for f in report.findings
+                     if f.severity in ("error", "warning") and f.slug in ("cpu-fallback", "memcpy-node")]
+            for f in shown[:TERMINAL_LIMIT]:
+                console.print(f"[{SEVERITY_STYLE[f.severity]}]{f.severity:<7}[/] {f.rule} {f.slug} at {_escape(f.location)}: {_escape(f.message)}")
+            if len(shown) > TERMINAL_LIMIT:
+                console.print(_more(len(shown) - TERMINAL_LIMIT, "findings"))
         return
     placed = ", ".join(f"{k}: {v}" for k, v in s.nodes_by_provider.items())
     timing = f"median {s.median_run_ms:.3f} ms (p10 {s.p10_run_ms:.3f}, p90 {s.p90_run_ms:.3f})" if s.median_run_ms is not None and s.p10_run_ms is not None else "not measured"
@@ -92,11 +104,13 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
                 console.print(f"  host jitter explains it? {_escape(measured.host_jitter)}")
     if details and report.findings:
         console.print(f"\nFindings ({len(report.findings)}):")
-        for f in report.findings:
+        for f in report.findings[:TERMINAL_LIMIT]:
             tag = " (predicted)" if f.predicted else ""
             console.print(f"[{SEVERITY_STYLE[f.severity]}]{f.severity:<7}[/] {f.rule} {f.slug}{tag} at {_escape(f.location)}")
             console.print(f"        {_escape(f.message)}")
             console.print(f"        [bold]fix:[/] {_escape(f.fix)}")
+        if len(report.findings) > TERMINAL_LIMIT:
+            console.print(_more(len(report.findings) - TERMINAL_LIMIT, "findings"))
 
 
 def _escape(text: str) -> str:

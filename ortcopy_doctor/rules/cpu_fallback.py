@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.model.vocabulary import MEMCPY_NODE
@@ -22,6 +24,19 @@ def _fallback_fix(op_type: str, reason: str, provider: str) -> str:
     return f"Check why ORT kept {op_type} on CPU in the verbose log (evidence.session.log)"
 
 
+def _positions(tensors: list[str]) -> dict[str, list[int]]:
+    at: dict[str, list[int]] = {}
+    for i, t in enumerate(tensors):
+        at.setdefault(t, []).append(i)
+    return at
+
+
+def _in_order(tensors: list[str], at: dict[str, list[int]], names: Iterable[str]) -> list[str]:
+    """The entries of ``tensors`` that are in ``names``, in ``tensors``' order (repeats kept), found through the
+    index ``at`` rather than by scanning ``tensors`` once per node."""
+    return [tensors[i] for i in sorted({i for t in set(names) for i in at.get(t, ())})]
+
+
 @register(RULE)
 def cpu_fallback(ctx: RuleContext) -> list[Finding]:
     """OCD002: Node falls back to CPU."""
@@ -34,15 +49,13 @@ def cpu_fallback(ctx: RuleContext) -> list[Finding]:
     # thousands of fallbacks and as many copies).
     to_host = [c.tensor for c in copies if c.kind == MEMCPY_NODE and c.direction == "device_to_host"]
     to_device = [c.tensor for c in copies if c.kind == MEMCPY_NODE and c.direction == "host_to_device"]
-    to_host_set, to_device_set = set(to_host), set(to_device)
+    to_host_at, to_device_at = _positions(to_host), _positions(to_device)
     findings = []
     for node in evidence.nodes:
         if node.provider != CPU or node.fallback_reason == "cpu_preferred":
             continue
-        inputs = {t for t in node.inputs if t in to_host_set}
-        outputs = {t for t in node.outputs if t in to_device_set}
-        crossing_in = [t for t in to_host if t in inputs] if inputs else []
-        crossing_out = [t for t in to_device if t in outputs] if outputs else []
+        crossing_in = _in_order(to_host, to_host_at, node.inputs)
+        crossing_out = _in_order(to_device, to_device_at, node.outputs)
         reason = node.fallback_reason or "other"
         findings.append(finding(
             RULE,
