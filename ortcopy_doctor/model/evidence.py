@@ -13,7 +13,7 @@ import functools
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from ortcopy_doctor.model.census import TransferRecord
 
@@ -367,17 +367,39 @@ class Evidence:
 # --- JSON round trip -------------------------------------------------------------------------
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def to_jsonable(obj: Any) -> Any:
     """Dataclasses to dicts (field order kept), tuples to lists; everything else as is."""
+    kind: Any = type(obj)
+    if kind in _PLAIN:  # first: most values are plain (a 10k-node report holds ~400k of them)
+        return obj
+    if kind is list or kind is tuple:
+        return [to_jsonable(v) for v in obj]
+    if kind is dict:
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         # A field marked omit_if_default is left out while it holds its default (newer optional data).
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)
-                if not (f.metadata.get("omit_if_default") and getattr(obj, f.name) == _default(f))}
+        out = {}
+        for name, omit, default in _to_json_plan(kind):
+            value = getattr(obj, name)
+            if omit and value == default():
+                continue
+            out[name] = to_jsonable(value)
+        return out
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(v) for v in obj]
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     return obj
+
+
+@functools.lru_cache(maxsize=None)
+def _to_json_plan(cls: Any) -> tuple[tuple[str, bool, Callable[[], Any]], ...]:
+    """(name, omitted while default, its default) per field of a dataclass, read once per class."""
+    return tuple((f.name, bool(f.metadata.get("omit_if_default")), functools.partial(_default, f))
+                 for f in dataclasses.fields(cls))
 
 
 def _default(f: dataclasses.Field) -> Any:  # type: ignore[type-arg]
@@ -386,45 +408,88 @@ def _default(f: dataclasses.Field) -> Any:  # type: ignore[type-arg]
     return f.default
 
 
+Converter = Callable[[Any, str], Any]
+
+
 def from_jsonable(cls: Any, data: Any, where: str = "") -> Any:
     """Rebuild ``cls`` (a dataclass or a typing annotation) from ``to_jsonable`` output.
 
     JSON from a file is untrusted: a value of the wrong type (a string for an int, a list for an object) raises
-    ``TypeError`` naming its place, rather than failing later inside the analysis."""
-    expected = _SCALARS.get(cls)  # first: most values are scalars (a 10k-node report holds ~400k of them)
+    ``TypeError`` naming its place, rather than failing later inside the analysis. The work per annotation (what it
+    is, its arguments, a dataclass's resolved field types) is done once, in ``_converter``."""
+    return _converter(cls)(data, where)
+
+
+@functools.lru_cache(maxsize=None)
+def _converter(cls: Any) -> Converter:
+    """The function that checks and rebuilds a value of annotation ``cls``, built once per annotation."""
+    expected = _SCALARS.get(cls)
     if expected is not None:
-        if not isinstance(data, expected) or (cls is not bool and isinstance(data, bool)):
-            raise TypeError(f"{where or 'value'}: expected {cls.__name__}, got {_json_type(data)}")
-        return data
+        strict_bool = cls is not bool
+        name = cls.__name__
+
+        def scalar(data: Any, where: str) -> Any:
+            if not isinstance(data, expected) or (strict_bool and isinstance(data, bool)):
+                raise TypeError(f"{where or 'value'}: expected {name}, got {_json_type(data)}")
+            return data
+
+        return scalar
     origin = typing.get_origin(cls)
     if origin in (Union, types.UnionType):
         args = [a for a in typing.get_args(cls) if a is not type(None)]
-        if data is None:
-            return None
-        for arg in args:
-            if dataclasses.is_dataclass(arg) and isinstance(data, dict):
-                return from_jsonable(arg, data, where)
-        for arg in args:
-            try:
-                return from_jsonable(arg, data, where)
-            except TypeError:
-                continue
-        raise TypeError(f"{where or 'value'}: {_json_type(data)} is not allowed here")
+        objects: list[Any] = [a for a in args if dataclasses.is_dataclass(a)]
+
+        def union(data: Any, where: str) -> Any:
+            if data is None:
+                return None
+            if objects and isinstance(data, dict):
+                return _converter(objects[0])(data, where)
+            for arg in args:
+                try:
+                    return _converter(arg)(data, where)
+                except TypeError:
+                    continue
+            raise TypeError(f"{where or 'value'}: {_json_type(data)} is not allowed here")
+
+        return union
     if origin is list:
         (item,) = typing.get_args(cls) or (Any,)
-        if not isinstance(data, list):
-            raise TypeError(f"{where or 'value'}: expected a list, got {_json_type(data)}")
-        return [from_jsonable(item, v, f"{where}[{i}]") for i, v in enumerate(data)]
+
+        def listed(data: Any, where: str) -> Any:
+            if not isinstance(data, list):
+                raise TypeError(f"{where or 'value'}: expected a list, got {_json_type(data)}")
+            convert = _converter(item)
+            return [convert(v, f"{where}[{i}]") for i, v in enumerate(data)]
+
+        return listed
     if origin is dict:
-        _, value = typing.get_args(cls) or (Any, Any)
-        if not isinstance(data, dict):
-            raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
-        return {k: from_jsonable(value, v, f"{where}.{k}") for k, v in data.items()}
+        _, value_type = typing.get_args(cls) or (Any, Any)
+
+        def mapped(data: Any, where: str) -> Any:
+            if not isinstance(data, dict):
+                raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
+            convert = _converter(value_type)
+            return {k: convert(v, f"{where}.{k}") for k, v in data.items()}
+
+        return mapped
     if isinstance(cls, type) and dataclasses.is_dataclass(cls):
-        if not isinstance(data, dict):
-            raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
-        return cls(**{name: from_jsonable(hint, data[name], f"{where}.{name}".lstrip("."))
-                      for name, hint in _field_hints(cls) if name in data})
+        target: type = cls
+        fields: list[tuple[str, Converter]] = []  # filled on first use: a dataclass may contain itself
+
+        def built(data: Any, where: str) -> Any:
+            if not isinstance(data, dict):
+                raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
+            if not fields:
+                fields.extend((name, _converter(hint)) for name, hint in _field_hints(target))
+            prefix = f"{where}.".lstrip(".")
+            return target(**{name: convert(data[name], prefix + name) for name, convert in fields if name in data})
+
+        return built
+    return _as_is
+
+
+def _as_is(data: Any, where: str) -> Any:
+    """An annotation with nothing to check (``Any``, ``object``): the value as it is."""
     return data
 
 

@@ -20,6 +20,7 @@ from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
 from ortcopy_doctor.analysis.binding import BindingPlan, make_plan
 from ortcopy_doctor.analysis.census_match import UNEXPLAINED_KIND, drop_empty, explain_in_kernel, reconcile
+from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.report.advice import BindingView, binding_view
 from ortcopy_doctor.report.recommend import Advice, advice_json, advise
@@ -117,7 +118,7 @@ class Report:
 
     def to_json(self) -> str:
         """The report as the JSON ``--json`` writes."""
-        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
+        return jsontext.dumps(self.to_dict())
 
 
 def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) -> Summary:
