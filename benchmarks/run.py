@@ -161,7 +161,7 @@ def _timed(func, repeats: int) -> float:  # noqa: ANN001
 
 def goals(work: Path, repeats: int) -> str:
     from ortcopy_doctor.api import check, load_report
-    from ortcopy_doctor.collect.check import CheckOptions
+    from ortcopy_doctor.collect.session import CheckOptions
     from ortcopy_doctor.render.html import render_html
 
     py = sys.executable
@@ -265,7 +265,7 @@ def _in_process(path: Path, repeats: int) -> tuple[float, float, float]:
     import onnxruntime as ort
 
     from ortcopy_doctor.api import check
-    from ortcopy_doctor.collect.check import CheckOptions
+    from ortcopy_doctor.collect.session import CheckOptions
     from ortcopy_doctor.render.html import render_html
     from ortcopy_doctor.render.output import write_atomic
 
@@ -363,7 +363,8 @@ def profiles(work: Path, sizes: list[int]) -> str:
 
 
 def static(work: Path, nodes: int = 10_000) -> str:
-    from ortcopy_doctor.collect.check import CheckOptions, static_evidence
+    from ortcopy_doctor.collect.check import static_evidence
+    from ortcopy_doctor.collect.session import CheckOptions
     from ortcopy_doctor.collect.environment import collect_environment
     from ortcopy_doctor.collect.feeds import build_feeds
     from ortcopy_doctor.knowledge.model_file import inspect_model, load_model

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ortcopy_doctor.collect.check import CheckOptions, Progress, collect
+from ortcopy_doctor.collect.check import Progress, collect
+from ortcopy_doctor.collect.session import CheckOptions
 from ortcopy_doctor.report.core import Report, analyse, load_report
 
 

@@ -19,14 +19,8 @@ import pytest
 from fixture_loader import recorded, recorded_report
 from ortcopy_doctor.render.html import render_html
 from ortcopy_doctor.render.text import render_text
-from ortcopy_doctor.report.advice import (
-    bind_transfers,
-    binding_view,
-    compare,
-    cuda_graph_blockers,
-    is_all_cpu,
-    promised_transfers,
-)
+from ortcopy_doctor.report.advice import binding_view
+from ortcopy_doctor.report.variants import bind_transfers, compare, cuda_graph_blockers, is_all_cpu, promised_transfers
 from ortcopy_doctor.analysis.copies import find_copies
 from ortcopy_doctor.analysis.binding import (
     DEVICE,
@@ -334,7 +328,7 @@ def _v(variant, median, iqr=0.01, ran=True, h2d=0, d2h=0, spread=0.02, skipped="
 
 
 def test_small_differences_print_in_microseconds():
-    from ortcopy_doctor.report.advice import fmt_delta
+    from ortcopy_doctor.report.variants import fmt_delta
 
     assert fmt_delta(0.0008) == "+0.8 µs"
     assert fmt_delta(-0.1, signed=False) == "0.100 ms"

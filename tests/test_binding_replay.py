@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ortcopy_doctor.report.advice import cuda_graph_blockers
+from ortcopy_doctor.report.variants import cuda_graph_blockers
 from ortcopy_doctor.model.evidence import BindingMeasurement, VariantTiming
 from ortcopy_doctor.report.recommend import advise
 from ortcopy_doctor.report.core import analyse, load_report

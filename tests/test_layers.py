@@ -107,3 +107,15 @@ def test_generated_code_takes_the_dlpack_choice_from_the_evidence():
     evidence.environment.ort_version = "1.25.0"
     evidence.environment.ort_has_from_dlpack = None
     assert "OrtValue.from_dlpack" not in render_code(evidence, report.binding, "torch")
+
+
+def test_no_import_cycle_between_modules():
+    """No module reaches itself through the imports of others (run-time imports; `if TYPE_CHECKING:` ones load
+    nothing): the layers contract forbids cycles between layers, this one inside them too."""
+    import grimp
+
+    graph = grimp.build_graph("ortcopy_doctor", exclude_type_checking_imports=True)
+    modules = sorted(graph.modules)
+    cyclic = [(a, b) for i, a in enumerate(modules) for b in modules[i + 1:]
+              if graph.chain_exists(importer=a, imported=b) and graph.chain_exists(importer=b, imported=a)]
+    assert cyclic == []

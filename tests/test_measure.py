@@ -21,8 +21,9 @@ import pytest
 
 import models
 from fixture_loader import recorded_report
-from ortcopy_doctor.report.advice import binding_view, promised_transfers
-from ortcopy_doctor.collect.check import CheckOptions
+from ortcopy_doctor.report.advice import binding_view
+from ortcopy_doctor.report.variants import promised_transfers
+from ortcopy_doctor.collect.session import CheckOptions
 from ortcopy_doctor.collect.demo_model import build_demo_model
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, from_jsonable, to_jsonable
 from ortcopy_doctor.collect.feeds import build_feeds

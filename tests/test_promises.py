@@ -346,7 +346,8 @@ def test_synthesized_float32_input_needs_no_float64_copy():
 
 
 def test_static_allocates_no_inputs(tmp_path):
-    from ortcopy_doctor.collect.check import CheckOptions, collect
+    from ortcopy_doctor.collect.check import collect
+    from ortcopy_doctor.collect.session import CheckOptions
 
     onnx.save(models.cpu_op_between(), str(tmp_path / "m.onnx"))
     tracemalloc.start()

@@ -329,7 +329,7 @@ def test_check_on_cpu_notes_that_the_gain_is_not_judged(tmp_path):
 
 
 def test_zero_or_missing_timings_give_no_interval_rather_than_a_crash(tmp_path):
-    from ortcopy_doctor.report.advice import compare
+    from ortcopy_doctor.report.variants import compare
 
     zero = _v("plan", 0.5)
     zero.samples_ms = [0.0] * len(zero.samples_ms)

@@ -570,7 +570,7 @@ def test_check_here_records_why_the_census_was_skipped(tmp_path):
 
     import models
     from ortcopy_doctor import check
-    from ortcopy_doctor.collect.check import CheckOptions
+    from ortcopy_doctor.collect.session import CheckOptions
 
     path = tmp_path / "conv_net.onnx"
     onnx.save(models.conv_net(), str(path))

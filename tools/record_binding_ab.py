@@ -206,9 +206,9 @@ def record(name: str, model: onnx.ModelProto, dims: dict[str, int], runs: int, b
     import onnxruntime as ort
 
     from ortcopy_doctor import check
-    from ortcopy_doctor.report.advice import bind_transfers, cuda_graph_blockers, promised_transfers
+    from ortcopy_doctor.report.variants import bind_transfers, cuda_graph_blockers, promised_transfers
     from ortcopy_doctor.analysis.binding import UNBOUND, render_code, render_cuda_graph_code
-    from ortcopy_doctor.collect.check import CheckOptions
+    from ortcopy_doctor.collect.session import CheckOptions
     from ortcopy_doctor.collect.feeds import build_feeds
 
     folder = Path(tempfile.mkdtemp(prefix=f"{name}-"))

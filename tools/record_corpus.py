@@ -46,7 +46,7 @@ MAX_TARS = 6
 
 
 def _options(side: dict, corpus: Path, runs: int, measure: bool):
-    from ortcopy_doctor.collect.check import CheckOptions
+    from ortcopy_doctor.collect.session import CheckOptions
 
     inputs = corpus / side["inputs"] if side.get("inputs") else None
     return CheckOptions(dims=dict(side.get("dims") or {}), shapes={k: list(v) for k, v in (side.get("shapes") or {}).items()},
@@ -102,7 +102,7 @@ def record_one(corpus: Path, name: str, runs: int, result: dict) -> dict:
     from record_binding_ab import census_of, run_code
 
     from ortcopy_doctor import check
-    from ortcopy_doctor.report.advice import cuda_graph_blockers, promised_transfers
+    from ortcopy_doctor.report.variants import cuda_graph_blockers, promised_transfers
     from ortcopy_doctor.analysis.binding import UNBOUND, render_code, render_cuda_graph_code
     from ortcopy_doctor.collect.feeds import build_feeds
 

@@ -27,7 +27,7 @@ import models  # noqa: E402
 
 from ortcopy_doctor import check  # noqa: E402
 from ortcopy_doctor.collect.census import CuptiTracer  # noqa: E402
-from ortcopy_doctor.collect.check import CheckOptions  # noqa: E402
+from ortcopy_doctor.collect.session import CheckOptions  # noqa: E402
 from ortcopy_doctor.collect.demo_model import DEMO_DIMS, build_demo_model  # noqa: E402
 from ortcopy_doctor.model.evidence import to_jsonable  # noqa: E402
 

@@ -221,7 +221,7 @@ def check(
     """Run the model with profiling and report every host<->device copy, its cause and its fix."""
 
     def body() -> int:
-        from ortcopy_doctor.collect.check import CheckOptions
+        from ortcopy_doctor.collect.session import CheckOptions
         from ortcopy_doctor.collect.feeds import parse_dims, parse_shapes, parse_values
         from ortcopy_doctor.knowledge.model_file import check_model_path
         from ortcopy_doctor.knowledge.providers import resolve
@@ -376,7 +376,7 @@ def demo(
 
     def body() -> int:
         from ortcopy_doctor.api import check as run_check
-        from ortcopy_doctor.collect.check import CheckOptions
+        from ortcopy_doctor.collect.session import CheckOptions
         from ortcopy_doctor.collect.demo_model import DEMO_DIMS, write_demo_model_once
         from ortcopy_doctor.knowledge.providers import resolve
         from ortcopy_doctor.render.text import print_report

@@ -26,15 +26,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ortcopy_doctor.collect import ortlog
-from ortcopy_doctor.report.advice import VARIANT_LABELS, cuda_graph_blockers, promised_transfers
+from ortcopy_doctor.report.variants import VARIANT_LABELS, cuda_graph_blockers, promised_transfers
 from ortcopy_doctor.analysis.copies import find_copies
 from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND, BindingPlan, code_names, make_plan, render_code, render_cuda_graph_code
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, PhaseTiming, PinnedTiming, VariantTiming
 from ortcopy_doctor.analysis.stats import Sampler
+from ortcopy_doctor.collect.session import provider_list, session_options
 
 if TYPE_CHECKING:
     from ortcopy_doctor.collect.census import CuptiTracer
-    from ortcopy_doctor.collect.check import CheckOptions
+    from ortcopy_doctor.collect.session import CheckOptions
 
 CUDA = "CUDAExecutionProvider"
 DEFAULT_RUNS = 50
@@ -286,10 +287,8 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
     except Exception as exc:  # noqa: BLE001 - recorded as the variant's result
         variants["plan"].skipped_reason = f"the generated code failed: {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}"
     if session is None:
-        from ortcopy_doctor.collect.check import _provider_list, _session_options
-
-        so = _session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
-        session = ort.InferenceSession(str(model_path), so, providers=_provider_list(options))
+        so = session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
+        session = ort.InferenceSession(str(model_path), so, providers=provider_list(options))
         result.notes.append("plain run() and everything-bound ran in a session of their own, since the plan's code failed")
     if CUDA not in session.get_providers() and not dry_run:
         return BindingMeasurement(status="skipped", reason="the measurement session did not get the CUDA EP")

@@ -15,7 +15,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,84 +31,16 @@ from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelEr
 from ortcopy_doctor.collect.census_run import CensusCollector
 from ortcopy_doctor.model.evidence import AssumedDim, Evidence, RuntimeNode, SessionEvidence, Timings
 from ortcopy_doctor.collect.feeds import build_feeds
+from ortcopy_doctor.collect.session import (
+    OPTIMIZED_MODEL_MAX_WEIGHT_BYTES,
+    CheckOptions,
+    provider_list,
+    session_options,
+)
 from ortcopy_doctor.knowledge.model_file import inspect_model, load_model, walk_nodes
 from ortcopy_doctor.analysis.profile import parse_profile
 
 Progress = Callable[[str], None]
-
-
-@dataclass
-class CheckOptions:
-    """What ``check`` runs: providers, inputs, and how many runs of each kind."""
-
-    providers: list[str] = field(default_factory=lambda: list(provider_names.DEFAULT))
-    provider_options: dict[str, str] = field(default_factory=dict)
-    device_id: int = 0
-    dims: dict[str, int] = field(default_factory=dict)
-    shapes: dict[str, list[int]] = field(default_factory=dict)
-    inputs_file: Path | None = None
-    values: dict[str, str] = field(default_factory=dict)  # --value NAME=V: scalar inputs, in the model's dtype
-    strict_shapes: bool = False  # refuse dynamic dims no --dim/--shape sizes, instead of taking them as 1
-    static: bool = False  # predict from the model alone; create no session
-    warmup_runs: int = 2
-    profiled_runs: int = 3
-    timed_runs: int = 20
-    seed: int = 0
-    custom_op_libraries: list[Path] = field(default_factory=list)
-    # A/B measurement of IO binding (measure.py): None = on where the CUDA EP is active; runs per variant.
-    measure_binding: bool | None = None
-    measure_runs: int = 50  # the minimum (calibration) rounds; more are sampled until precise or out of budget
-    measure_budget_s: float = 5.0  # seconds of adaptive sampling (stats.Sampler) at most
-
-
-# Above this much weight, the evidence session does not save ORT's optimized model (a full copy of the weights).
-OPTIMIZED_MODEL_MAX_WEIGHT_BYTES = 512 * 2**20
-
-
-def _session_options(ort: Any, options: CheckOptions, *, verbose: bool, profile_prefix: str | None,
-                     optimized_path: Path | None) -> Any:
-    so = ort.SessionOptions()
-    so.log_severity_level = 0 if verbose else 3
-    if profile_prefix:
-        so.enable_profiling = True
-        so.profile_file_prefix = profile_prefix
-    if verbose:
-        # ORT >= 1.26 keeps the EP assignment of every node when asked (get_provider_graph_assignment_info).
-        so.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
-    if optimized_path is not None:
-        so.optimized_model_filepath = str(optimized_path)
-        # Weights go to a side file, so a large model is not serialised into one protobuf.
-        so.add_session_config_entry("session.optimized_model_external_initializers_file_name", optimized_path.name + ".data")
-        so.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
-    for library in options.custom_op_libraries:
-        if not Path(library).is_file():
-            raise UsageError(f"--custom-op-library {library} not found: pass the path of the shared library")
-        # Always an absolute path: ORT dlopen()s it, and dlopen searches the system paths for a name without
-        # a slash, and ORT drops a leading "./", so "./lib.so" would load another library of that name.
-        absolute = os.path.abspath(library)
-        try:
-            so.register_custom_ops_library(absolute)
-        except Exception as exc:  # noqa: BLE001 - not a shared library, wrong architecture, missing symbol
-            text = str(exc).strip()
-            reason = text.splitlines()[0][:300] if text else type(exc).__name__
-            raise UsageError(f"--custom-op-library {library} could not be loaded ({reason}): pass a custom-op "
-                             "shared library built for this onnxruntime") from None
-    return so
-
-
-def _provider_list(options: CheckOptions) -> list[Any]:
-    result: list[Any] = []
-    for name in options.providers:
-        if name == provider_names.CPU:
-            result.append(name)
-            continue
-        opts: dict[str, str] = {}
-        if name in ("CUDAExecutionProvider", "TensorrtExecutionProvider", "ROCMExecutionProvider", "MIGraphXExecutionProvider"):
-            opts["device_id"] = str(options.device_id)
-        if name == options.providers[0]:
-            opts.update(options.provider_options)
-        result.append((name, opts) if opts else name)
-    return result
 
 
 # ORT's reasons are shown whole (a cut one, "...LSTM node. Na", hides what to fix); only a runaway message (a
@@ -204,7 +135,7 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
 def _create_session(ort: Any, model_path: Path, so: Any, options: CheckOptions) -> tuple[Any, float]:
     start = time.perf_counter()
     try:
-        session = ort.InferenceSession(str(model_path), so, providers=_provider_list(options))
+        session = ort.InferenceSession(str(model_path), so, providers=provider_list(options))
     except Exception as exc:  # onnxruntime raises its own exception types (Fail, InvalidGraph, ...)
         error = classify_ort_error(exc, model_path, "session creation")
     else:
@@ -318,7 +249,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
             notes.append(f"the model's weights ({info.initializer_bytes / 1e9:.1f} GB) are too large to save ORT's "
                          "optimized graph as well: placement is mapped onto the original graph")
         say("building the evidence session")
-        so = _session_options(ort, options, verbose=True, profile_prefix=str(tmp_dir / "profile"), optimized_path=optimized)
+        so = session_options(ort, options, verbose=True, profile_prefix=str(tmp_dir / "profile"), optimized_path=optimized)
         with ortlog.capture_native_stderr() as captured:
             session = None
             census_run = CensusCollector(options.warmup_runs, options.profiled_runs)
@@ -367,7 +298,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                 model=info,
                 session=SessionEvidence(
                     requested_providers=list(options.providers), active_providers=active,
-                    provider_options={p: dict(o) for p, o in (x for x in _provider_list(options) if isinstance(x, tuple))},
+                    provider_options={p: dict(o) for p, o in (x for x in provider_list(options) if isinstance(x, tuple))},
                     device_id=options.device_id, ep_failure=None,
                     placement_source="assignment_info" if assignment else ("verbose_log" if facts.placement_counts else "none"),
                     graph_source=graph_source, log=facts.relevant),
@@ -396,7 +327,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
     placement_source = "assignment_info" if assignment else ("verbose_log" if facts.placement_counts else "none")
 
     say("timed runs")
-    so = _session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
+    so = session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
     with ortlog.capture_native_stderr():
         timing_session, create_ms = _create_session(ort, model_path, so, options)
         try:
@@ -424,7 +355,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
         session=SessionEvidence(
             requested_providers=list(options.providers),
             active_providers=active,
-            provider_options={p: dict(o) for p, o in (x for x in _provider_list(options) if isinstance(x, tuple))},
+            provider_options={p: dict(o) for p, o in (x for x in provider_list(options) if isinstance(x, tuple))},
             device_id=options.device_id,
             ep_failure=ep_failure,
             placement_source=placement_source,

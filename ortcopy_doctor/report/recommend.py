@@ -23,16 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ortcopy_doctor.report.advice import (
-    SHORT_LABELS,
-    VARIANT_LABELS,
-    Comparison,
-    compare,
-    cuda_graph_blockers,
-    is_all_cpu,
-    median_interval,
-    speedup_ci,
-)
+from ortcopy_doctor.report.variants import SHORT_LABELS, VARIANT_LABELS, Comparison, compare, cuda_graph_blockers, is_all_cpu, median_interval, speedup_ci
 from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND
 from ortcopy_doctor.model.evidence import BindingMeasurement, VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes

@@ -373,7 +373,6 @@ class PipelineRecorder:
 
     def _register(self, seq: int, session: int, name: str, value: Any) -> ValueInfo:
         """Remember an output of call ``seq`` so later inputs can be traced to it."""
-        np = _numpy()
         info, _ = self._describe(name, "output", value)
         produced: Optional[_Produced] = None
         if info.kind == "numpy":

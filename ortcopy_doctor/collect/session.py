@@ -1,0 +1,92 @@
+"""What a check asks of ONNX Runtime: its options (``CheckOptions``) and the session options and provider list
+built from them, shared by the check phases (``collect.check``) and the binding A/B (``collect.binding_ab``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ortcopy_doctor.knowledge import providers as provider_names
+from ortcopy_doctor.model.errors import UsageError
+
+
+@dataclass
+class CheckOptions:
+    """What ``check`` runs: providers, inputs, and how many runs of each kind."""
+
+    providers: list[str] = field(default_factory=lambda: list(provider_names.DEFAULT))
+    provider_options: dict[str, str] = field(default_factory=dict)
+    device_id: int = 0
+    dims: dict[str, int] = field(default_factory=dict)
+    shapes: dict[str, list[int]] = field(default_factory=dict)
+    inputs_file: Path | None = None
+    values: dict[str, str] = field(default_factory=dict)  # --value NAME=V: scalar inputs, in the model's dtype
+    strict_shapes: bool = False  # refuse dynamic dims no --dim/--shape sizes, instead of taking them as 1
+    static: bool = False  # predict from the model alone; create no session
+    warmup_runs: int = 2
+    profiled_runs: int = 3
+    timed_runs: int = 20
+    seed: int = 0
+    custom_op_libraries: list[Path] = field(default_factory=list)
+    # A/B measurement of IO binding (measure.py): None = on where the CUDA EP is active; runs per variant.
+    measure_binding: bool | None = None
+    measure_runs: int = 50  # the minimum (calibration) rounds; more are sampled until precise or out of budget
+    measure_budget_s: float = 5.0  # seconds of adaptive sampling (stats.Sampler) at most
+
+
+# Above this much weight, the evidence session does not save ORT's optimized model (a full copy of the weights).
+OPTIMIZED_MODEL_MAX_WEIGHT_BYTES = 512 * 2**20
+
+
+def session_options(ort: Any, options: CheckOptions, *, verbose: bool, profile_prefix: str | None,
+                    optimized_path: Path | None) -> Any:
+    """ORT session options for ``options``: log level, profiling, the optimized model's path, custom op
+    libraries (a bad one is a UsageError that says what to pass)."""
+    so = ort.SessionOptions()
+    so.log_severity_level = 0 if verbose else 3
+    if profile_prefix:
+        so.enable_profiling = True
+        so.profile_file_prefix = profile_prefix
+    if verbose:
+        # ORT >= 1.26 keeps the EP assignment of every node when asked (get_provider_graph_assignment_info).
+        so.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
+    if optimized_path is not None:
+        so.optimized_model_filepath = str(optimized_path)
+        # Weights go to a side file, so a large model is not serialised into one protobuf.
+        so.add_session_config_entry("session.optimized_model_external_initializers_file_name", optimized_path.name + ".data")
+        so.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+    for library in options.custom_op_libraries:
+        if not Path(library).is_file():
+            raise UsageError(f"--custom-op-library {library} not found: pass the path of the shared library")
+        # Always an absolute path: ORT dlopen()s it, and dlopen searches the system paths for a name without
+        # a slash, and ORT drops a leading "./", so "./lib.so" would load another library of that name.
+        absolute = os.path.abspath(library)
+        try:
+            so.register_custom_ops_library(absolute)
+        except Exception as exc:  # noqa: BLE001 - not a shared library, wrong architecture, missing symbol
+            text = str(exc).strip()
+            reason = text.splitlines()[0][:300] if text else type(exc).__name__
+            raise UsageError(f"--custom-op-library {library} could not be loaded ({reason}): pass a custom-op "
+                             "shared library built for this onnxruntime") from None
+    return so
+
+
+def provider_list(options: CheckOptions) -> list[Any]:
+    """The providers argument of InferenceSession: names, with the device id and provider options where set."""
+    result: list[Any] = []
+    for name in options.providers:
+        if name == provider_names.CPU:
+            result.append(name)
+            continue
+        opts: dict[str, str] = {}
+        if name in ("CUDAExecutionProvider", "TensorrtExecutionProvider", "ROCMExecutionProvider", "MIGraphXExecutionProvider"):
+            opts["device_id"] = str(options.device_id)
+        if name == options.providers[0]:
+            opts.update(options.provider_options)
+        result.append((name, opts) if opts else name)
+    return result
+
+
+__all__ = ["OPTIMIZED_MODEL_MAX_WEIGHT_BYTES", "CheckOptions", "provider_list", "session_options"]
