@@ -48,7 +48,7 @@ def test_importing_a_renderer_loads_no_onnx_onnxruntime_or_numpy(module):
 def _recorded_reports() -> list[tuple[str, Path]]:
     """Every recorded GPU report (check fixtures and the binding A/B ones, which carry the measured view)."""
     found = []
-    for folder in ("gpu", "binding_ab"):
+    for folder in ("gpu", "binding_ab", "check_json"):
         for path in sorted((FIXTURES / folder).glob("*.json.gz")):
             found.append((f"{folder}/{path.name.removesuffix('.json.gz')}", path))
     return found
@@ -66,9 +66,10 @@ out = {}
 for path in sys.argv[1].split(","):
     with gzip.open(path, "rt", encoding="utf-8") as f:
         data = json.load(f)
+    report_dict = data["report"] if "report" in data else data  # check_json/: the --json file itself
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / "report.json"
-        target.write_text(json.dumps(data["report"]), encoding="utf-8")
+        target.write_text(json.dumps(report_dict), encoding="utf-8")
         report = load_report(target)
     out[path] = {"html": render_html(report), "text": render_text(report, width=120), "json": report.to_json()}
 print(json.dumps(out))
@@ -90,6 +91,16 @@ def test_recorded_gpu_reports_render_the_same_without_onnxruntime():
     for path in a:
         for kind in ("html", "text", "json"):
             assert a[path][kind] == b[path][kind], f"{Path(path).name}: {kind} differs without onnxruntime"
+
+
+def test_a_check_json_recorded_on_the_h200_says_whether_its_onnxruntime_has_from_dlpack():
+    """tests/fixtures/check_json/demo.json.gz is the --json of `check` on the H200 (onnxruntime-gpu 1.31.1): the
+    evidence records OrtValue.from_dlpack as present, and the measured view is in the JSON."""
+    with gzip.open(FIXTURES / "check_json" / "demo.json.gz", "rt", encoding="utf-8") as f:
+        data = json.load(f)
+    assert data["evidence"]["environment"]["ort_version"] == "1.31.1"
+    assert data["evidence"]["environment"]["ort_has_from_dlpack"] is True
+    assert data["measured"]["status"] == "measured"
 
 
 def test_generated_code_takes_the_dlpack_choice_from_the_evidence():
