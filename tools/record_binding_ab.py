@@ -6,7 +6,7 @@ For the models of tests/models.py, the demo, an all-CPU ai.onnx.ml model and the
 2. one plain ``session.run()`` traced with CUPTI (the ground truth of the plain variant);
 3. every generated code flavor (onnxruntime, torch, cupy, and the CUDA graph where nothing blocks it) executed
    as printed, its first outputs compared with plain run()'s, then one more ``infer()`` traced with CUPTI;
-4. what the plan promised for each variant (advice.promised_transfers), so the replay can compare.
+4. what the plan promised for each variant (report.variants.promised_transfers), so the replay can compare.
 
 Writes one gzipped JSON per model into the folder given (default $OUT/binding_ab):
 
