@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import copy
 import re
-from pathlib import Path
 
 import onnx
 
 import models
 from fixture_loader import recorded_report
+from transfer_checks import add_transfer
 from ortcopy_doctor.analysis.binding import make_plan, render_code, render_cuda_graph_code
 from ortcopy_doctor.collect.binding_ab import _quiet, run_generated
 
@@ -91,21 +91,6 @@ def _traced(name: str = "data_dependent_shape"):
     return traced_evidence(name)
 
 
-def _add_record(evidence, node: str, direction: str, nbytes: int, host: str = "pinned") -> None:
-    """One transfer per traced run, issued in the middle of ``node``'s event (mapped back onto the tracer clock)."""
-    from ortcopy_doctor.model.census import TransferRecord
-    from ortcopy_doctor.analysis.attribution import clock_offset
-
-    offset = clock_offset(evidence.census.clock_pairs)
-    for event in evidence.node_events:
-        if event.name != node or event.run not in evidence.census.traced_runs:
-            continue
-        at = evidence.session.profiling_start_ns + int((event.ts_us + event.dur_us / 2) * 1000) + offset
-        src, dst = (host, "device") if direction == "host_to_device" else ("device", host)
-        evidence.census.records.append(TransferRecord(direction, nbytes, src, dst, at + 500, at + 900,
-                                                      900_000 + len(evidence.census.records), at, "runtime"))
-
-
 def _census_per_run(report) -> tuple[int, int]:
     runs = [r for r in report.census.runs]
     assert len({(r.host_device_count, r.host_device_bytes) for r in runs}) == 1
@@ -128,7 +113,7 @@ def test_an_unexplained_transfer_is_a_labelled_row_and_counted_in_the_verdict():
     from ortcopy_doctor.report.core import analyse
 
     evidence = _traced()
-    _add_record(evidence, "relu", "host_to_device", 8)  # Relu has no rule: nothing explains it
+    add_transfer(evidence, "relu", "host_to_device", 8)  # Relu has no rule: nothing explains it
     report = analyse(evidence)
     count, nbytes = _census_per_run(report)
     assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes) == (4, 2048 + 4 + 3920 + 8)
@@ -146,9 +131,9 @@ def test_non_max_suppression_transfers_both_ways_are_explained_by_its_rule():
 
     evidence = _traced()
     _rename(evidence, "relu", "NonMaxSuppression")
-    _add_record(evidence, "relu", "device_to_host", 4)  # the number selected, read back (pinned)
+    add_transfer(evidence, "relu", "device_to_host", 4)  # the number selected, read back (pinned)
     for _ in range(4):  # the concat tables, uploaded through pinned buffers
-        _add_record(evidence, "relu", "host_to_device", 8)
+        add_transfer(evidence, "relu", "host_to_device", 8)
     report = analyse(evidence)
     count, nbytes = _census_per_run(report)
     assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes)
@@ -166,7 +151,7 @@ def test_lstm_uploads_its_sequence_lengths_every_run():
 
     evidence = _traced()
     _rename(evidence, "relu", "LSTM", {"float": [10, 3, 16]})  # X: [seq 10, batch 3, input 16]
-    _add_record(evidence, "relu", "host_to_device", 12)
+    add_transfer(evidence, "relu", "host_to_device", 12)
     report = analyse(evidence)
     count, nbytes = _census_per_run(report)
     assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes)
@@ -251,7 +236,7 @@ def test_split_with_unequal_sizes_uploads_its_tables():
     evidence = _traced()
     _rename(evidence, "relu", "Split")
     for nbytes in (24, 24, 24, 10368):
-        _add_record(evidence, "relu", "host_to_device", nbytes)
+        add_transfer(evidence, "relu", "host_to_device", nbytes)
     report = analyse(evidence)
     count, nbytes = _census_per_run(report)
     assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes)
@@ -267,7 +252,7 @@ def test_concat_of_more_than_32_inputs_uploads_its_input_pointers():
 
     evidence = _traced()
     _rename(evidence, "relu", "Concat")
-    _add_record(evidence, "relu", "host_to_device", 720)
+    add_transfer(evidence, "relu", "host_to_device", 720)
     report = analyse(evidence)
     concat = [(c.direction, c.count_per_run, c.bytes_per_run) for c in report.copies if c.kind == IN_KERNEL and c.node == "relu"]
     assert concat == [("host_to_device", 1, 720)]

@@ -27,3 +27,19 @@ def census_totals(census: dict[str, Any]) -> Totals:
         count, nbytes = totals.get(r["direction"], (0, 0))
         totals[r["direction"]] = (count + 1, nbytes + r["bytes"])
     return totals
+
+
+def add_transfer(evidence: Any, node: str, direction: str, nbytes: int, host: str = "pinned") -> None:
+    """One traced transfer per traced run, issued in the middle of ``node``'s event (mapped onto the tracer clock)."""
+    from ortcopy_doctor.analysis.attribution import clock_offset
+    from ortcopy_doctor.model.census import TransferRecord
+
+    assert evidence.census is not None
+    offset = clock_offset(evidence.census.clock_pairs)
+    for event in evidence.node_events:
+        if event.name != node or event.run not in evidence.census.traced_runs:
+            continue
+        at = evidence.session.profiling_start_ns + int((event.ts_us + event.dur_us / 2) * 1000) + offset
+        src, dst = (host, "device") if direction == "host_to_device" else ("device", host)
+        evidence.census.records.append(TransferRecord(direction, nbytes, src, dst, at + 500, at + 900,
+                                                      900_000 + len(evidence.census.records), at, "runtime"))

@@ -23,9 +23,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ortcopy_doctor.report.variants import SHORT_LABELS, VARIANT_LABELS, Comparison, compare, cuda_graph_blockers, is_all_cpu, median_interval, speedup_ci
+from ortcopy_doctor.report.variants import (
+    SHORT_LABELS,
+    VARIANT_LABELS,
+    Comparison,
+    _variant,
+    compare,
+    cuda_graph_blockers,
+    is_all_cpu,
+    median_interval,
+    speedup_ci,
+)
 from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND
-from ortcopy_doctor.model.evidence import BindingMeasurement, VariantTiming
+from ortcopy_doctor.model.evidence import VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.analysis.stats import LEVEL, RatioCI
 
@@ -95,10 +105,6 @@ class Advice:
     def gain_left(self) -> float | None:
         """The lower bound of the recommended variant's speed-up (None where it is plain run() or not measured)."""
         return self.speedup_ci_low if self.recommended not in ("", "plain") else None
-
-
-def _variant(m: BindingMeasurement, name: str) -> VariantTiming | None:
-    return next((v for v in m.variants if v.variant == name), None)
 
 
 def _transfers(v: VariantTiming | None) -> tuple[int | None, int | None]:

@@ -11,9 +11,7 @@ from pathlib import Path
 import onnx
 
 from fixture_loader import recorded
-from ortcopy_doctor.analysis.attribution import clock_offset
 from ortcopy_doctor.analysis.copies import GraphView
-from ortcopy_doctor.model.census import TransferRecord
 from ortcopy_doctor.model.evidence import Evidence, from_jsonable
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.report.core import analyse
@@ -54,15 +52,3 @@ def findings_of(rule: Rule, evidence: Evidence) -> list[Finding]:
                for f in found)
     return found
 
-
-def add_transfer(evidence: Evidence, node: str, direction: str, nbytes: int, host: str = "pinned") -> None:
-    """One traced transfer per traced run, issued in the middle of ``node``'s event (mapped onto the tracer clock)."""
-    assert evidence.census is not None
-    offset = clock_offset(evidence.census.clock_pairs)
-    for event in evidence.node_events:
-        if event.name != node or event.run not in evidence.census.traced_runs:
-            continue
-        at = evidence.session.profiling_start_ns + int((event.ts_us + event.dur_us / 2) * 1000) + offset
-        src, dst = (host, "device") if direction == "host_to_device" else ("device", host)
-        evidence.census.records.append(TransferRecord(direction, nbytes, src, dst, at + 500, at + 900,
-                                                      900_000 + len(evidence.census.records), at, "runtime"))

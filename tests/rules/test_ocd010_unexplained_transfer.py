@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ortcopy_doctor.rules import unexplained_transfer
-from rule_cases import add_transfer, findings_of, recorded_evidence
+from rule_cases import findings_of, recorded_evidence
+from transfer_checks import add_transfer
 
 RULE = unexplained_transfer.RULE
 
