@@ -35,12 +35,14 @@ from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import (
     BETWEEN_NODES,
     CENSUS_CLASSES,
+    CensusClass,
     DEVICE_TO_DEVICE,
     HOST_DEVICE,
     MEMCPY_OPS,
     OTHER_COPY,
     OUTSIDE,
     UNEXPLAINED,
+    same_name,
 )
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
@@ -49,7 +51,7 @@ from ortcopy_doctor.model.evidence import Evidence, Feed, NodeEvent, RunEvent
 
 
 CLASSES = list(CENSUS_CLASSES)
-CONFIRMS = {FEED: "OCD004", FETCH: "OCD005", MEMCPY_NODE: "OCD003", IN_KERNEL: "OCD009"}
+CONFIRMS: dict[str, str] = {FEED: "OCD004", FETCH: "OCD005", MEMCPY_NODE: "OCD003", IN_KERNEL: "OCD009"}
 
 # Profile ts/dur are whole microseconds (truncated), and the clock pairs are sampled one call apart: an event
 # is taken to end this much later than it says, and a copy in a gap this close to a node belongs to it.
@@ -66,7 +68,7 @@ class AttributedTransfer:
     """One traced memcpy, placed on the ORT timeline and given its cause."""
 
     run: int  # profile run index, -1 outside every run
-    kind: str  # feed, fetch, memcpy_node, in_kernel, device_to_device, other_copy, outside, between_nodes
+    kind: CensusClass  # feed, fetch, memcpy_node, in_kernel, device_to_device, other_copy, outside, between_nodes
     direction: str
     bytes: int
     src_kind: str  # pageable, pinned, device, ...
@@ -110,7 +112,7 @@ class RunTotals:
 
     run: int
     run_dur_us: int
-    classes: dict[str, ClassTotal] = field(default_factory=dict)
+    classes: dict[CensusClass, ClassTotal] = field(default_factory=dict)
     host_device_count: int = 0
     host_device_bytes: int = 0
 
@@ -119,7 +121,7 @@ class RunTotals:
 class TransferGroup:
     """Transfers of one cause (class, node or tensor, direction), per traced run on average."""
 
-    kind: str
+    kind: CensusClass
     direction: str
     node: str
     op_type: str
@@ -172,7 +174,7 @@ class CensusReport:
     clock_verified: bool
     transfers: list[AttributedTransfer]
     runs: list[RunTotals]
-    per_run: dict[str, ClassTotal]  # class -> mean over traced runs
+    per_run: dict[CensusClass, ClassTotal]  # class -> mean over traced runs
     groups: list[TransferGroup]
     bandwidth: list[Bandwidth]
     checks: list[ConsistencyCheck]
@@ -228,7 +230,7 @@ def boundary_tolerance(clock_pairs: list[list[int]] | list[tuple[int, int]], clo
 @dataclass
 class _Place:
     run: int
-    kind: str
+    kind: CensusClass  # in a node: IN_KERNEL until attribute() tells a Memcpy node
     node: Optional[NodeEvent] = None
 
 
@@ -294,14 +296,14 @@ def _place(at_us: float, runs: list[RunEvent], nodes_by_run: dict[int, _RunNodes
     inside = index.inside(at_us)
     if inside:
         # The innermost event: a subgraph node of an If/Loop runs inside the control-flow node's event.
-        return _Place(run.run, "node", nodes[min(inside, key=lambda i: (nodes[i].dur_us, -nodes[i].ts_us, i))])
+        return _Place(run.run, CensusClass.IN_KERNEL, nodes[min(inside, key=lambda i: (nodes[i].dur_us, -nodes[i].ts_us, i))])
     if at_us < index.first:
-        return _Place(run.run, FEED)
+        return _Place(run.run, CensusClass.FEED)
     if at_us > index.last:
-        return _Place(run.run, FETCH)
+        return _Place(run.run, CensusClass.FETCH)
     nearest = index.nearest(at_us)
     if index._gap(nearest, at_us) <= GAP_TOLERANCE_US:
-        return _Place(run.run, "node", nodes[nearest])
+        return _Place(run.run, CensusClass.IN_KERNEL, nodes[nearest])
     return _Place(run.run, BETWEEN_NODES)
 
 
@@ -344,24 +346,24 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
                                placed_by=placed_by, correlation_id=record.correlation_id)
         if place.node is not None:
             t.node, t.op_type = place.node.name, place.node.op_type
-            t.kind = MEMCPY_NODE if place.node.op_type in MEMCPY_OPS else IN_KERNEL
+            t.kind = CensusClass.MEMCPY_NODE if place.node.op_type in MEMCPY_OPS else CensusClass.IN_KERNEL
         if not t.host_device:
-            t.kind = DEVICE_TO_DEVICE if record.direction == "device_to_device" else OTHER_COPY
+            t.kind = CensusClass.DEVICE_TO_DEVICE if record.direction == "device_to_device" else OTHER_COPY
         transfers.append(t)
     notes = _take_boundary_copies(transfers, runs, nodes_by_run, copies, by_node, tolerance)
 
     # What each host<->device transfer confirms.
     for run in {t.run for t in transfers}:
         in_run = [t for t in transfers if t.run == run and t.host_device]
-        _match_phase([t for t in in_run if t.kind == FEED], "host_to_device",
+        _match_phase([t for t in in_run if t.kind == CensusClass.FEED], "host_to_device",
                      [c for c in copies if c.kind == FEED], [(f.name, f.bytes) for f in feeds])
-        _match_phase([t for t in in_run if t.kind == FETCH], "device_to_host", [c for c in copies if c.kind == FETCH], [])
+        _match_phase([t for t in in_run if t.kind == CensusClass.FETCH], "device_to_host", [c for c in copies if c.kind == FETCH], [])
         for t in in_run:
-            if t.kind in (MEMCPY_NODE, IN_KERNEL):
+            if t.kind in (CensusClass.MEMCPY_NODE, CensusClass.IN_KERNEL):
                 # A node may transfer both ways (NonMaxSuppression): the row of its kind and direction.
-                copy = next((c for c in copies if c.node == t.node and c.kind == t.kind and c.direction == t.direction),
+                copy = next((c for c in copies if c.node == t.node and same_name(c.kind, t.kind) and c.direction == t.direction),
                             by_node.get(t.node))
-                if copy is not None and copy.kind == t.kind and copy.direction == t.direction:
+                if copy is not None and same_name(copy.kind, t.kind) and copy.direction == t.direction:
                     t.tensor, t.confirms = copy.tensor, CONFIRMS[t.kind]
                 else:
                     t.tensor = copy.tensor if copy is not None else ""
@@ -372,7 +374,7 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
     run_dur = {r.run: r.dur_us for r in runs}
     totals = _run_totals(transfers, traced_runs, run_dur)
     host_device = [t for t in transfers if t.host_device]
-    placed = [t for t in host_device if t.kind in (FEED, FETCH, MEMCPY_NODE, IN_KERNEL)]
+    placed = [t for t in host_device if t.kind in (CensusClass.FEED, CensusClass.FETCH, CensusClass.MEMCPY_NODE, CensusClass.IN_KERNEL)]
     return CensusReport(
         backend=backend, backend_version=backend_version, traced_runs=list(traced_runs), clock_offset_ns=offset,
         clock_verified=clock_verified, transfers=transfers, runs=totals, per_run=_mean_classes(totals),
@@ -408,7 +410,7 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
         first = min(n.ts_us for n in nodes)
         last = max(n.ts_us + n.dur_us for n in nodes)
         run_end = run.ts_us + run.dur_us
-        for phase, direction, sizes in ((FEED, "host_to_device", feed_sizes), (FETCH, "device_to_host", fetch_sizes)):
+        for phase, direction, sizes in ((CensusClass.FEED, "host_to_device", feed_sizes), (CensusClass.FETCH, "device_to_host", fetch_sizes)):
             if not sizes:
                 continue
             seen: defaultdict[int, int] = defaultdict(int)
@@ -419,17 +421,17 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
             for t in transfers:
                 if t.direction != direction or t.at_us is None or sizes.get(t.bytes, 0) == 0:
                     continue
-                if (t.src_kind if phase == FEED else t.dst_kind) != "pageable":
+                if (t.src_kind if phase == CensusClass.FEED else t.dst_kind) != "pageable":
                     continue
-                if t.kind == IN_KERNEL and t.run == run.run:
+                if t.kind == CensusClass.IN_KERNEL and t.run == run.run:
                     predicted = by_node.get(t.node)
                     if (predicted is not None and predicted.kind == IN_KERNEL and predicted.direction == t.direction
                             and predicted.bytes_per_run in (None, t.bytes)):
                         continue  # the in-kernel copy the analysis expects there
-                    past = (t.at_us - first) if phase == FEED else (last - t.at_us)
+                    past = (t.at_us - first) if phase == CensusClass.FEED else (last - t.at_us)
                     past = max(past, 0.0)
                 elif t.kind == OUTSIDE:
-                    past = (run.ts_us - t.at_us) if phase == FEED else (t.at_us - run_end)
+                    past = (run.ts_us - t.at_us) if phase == CensusClass.FEED else (t.at_us - run_end)
                     if past <= 0:
                         continue
                 else:
@@ -437,15 +439,15 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
                 if past <= tolerance_us:
                     candidates.append((past, t))
             for past, t in sorted(candidates, key=lambda c: c[0]):
-                if seen[t.bytes] >= sizes[t.bytes] or t.kind not in (IN_KERNEL, OUTSIDE):
+                if seen[t.bytes] >= sizes[t.bytes] or t.kind not in (CensusClass.IN_KERNEL, OUTSIDE):
                     continue
-                where = f"inside {t.op_type} '{t.node}'" if t.kind == IN_KERNEL else "outside the run"
+                where = f"inside {t.op_type} '{t.node}'" if t.kind == CensusClass.IN_KERNEL else "outside the run"
                 seen[t.bytes] += 1
                 t.run, t.kind, t.node, t.op_type, t.boundary_us = run.run, phase, "", "", round(past, 3)
-                notes.append(f"run {run.run}: a {t.bytes} B {'host→device' if phase == FEED else 'device→host'} copy "
+                notes.append(f"run {run.run}: a {t.bytes} B {'host→device' if phase == CensusClass.FEED else 'device→host'} copy "
                              f"(correlation id {t.correlation_id}) mapped {past:.1f} µs {where}, within the clock "
                              f"tolerance of {tolerance_us:.1f} µs of the run's "
-                             f"{'first node start' if phase == FEED else 'last node end'}: taken as a {phase} copy")
+                             f"{'first node start' if phase == CensusClass.FEED else 'last node end'}: taken as a {phase} copy")
     return notes
 
 
@@ -494,11 +496,11 @@ def _run_totals(transfers: list[AttributedTransfer], traced_runs: list[int], run
     return result
 
 
-def _mean_classes(totals: list[RunTotals]) -> dict[str, ClassTotal]:
+def _mean_classes(totals: list[RunTotals]) -> dict[CensusClass, ClassTotal]:
     if not totals:
         return {}
     n = len(totals)
-    result: dict[str, ClassTotal] = {}
+    result: dict[CensusClass, ClassTotal] = {}
     for kind in CLASSES:
         rows = [r.classes[kind] for r in totals if kind in r.classes]
         if not rows:
@@ -524,7 +526,7 @@ def _groups(transfers: list[AttributedTransfer], traced_runs: list[int], run_dur
         # Like ClassTotal.share_of_run: the mean over traced runs of (copy time in the run / the run's wall time).
         shares = [sum(t.duration_ns for t in items if t.run == r) / (run_dur[r] * 1000.0) for r in traced if run_dur.get(r)]
         groups.append(TransferGroup(
-            kind=key[0], direction=key[1], node=key[2], op_type=key[3], tensor=key[4], confirms=key[5],
+            kind=items[0].kind, direction=key[1], node=key[2], op_type=key[3], tensor=key[4], confirms=key[5],
             src_kind=key[6], dst_kind=key[7], count_per_run=len(items) / n,
             bytes_per_run=sum(t.bytes for t in items) / n, time_ns_per_run=time_ns,
             share_of_run=(sum(shares) / n) if shares and key[0] != OUTSIDE else None))
@@ -555,7 +557,7 @@ def _checks(transfers: list[AttributedTransfer], traced_runs: list[int], node_ev
         in_run = [t for t in transfers if t.run == run and t.host_device]
         memcpy_bytes: dict[str, int] = defaultdict(int)
         for t in in_run:
-            if t.kind == MEMCPY_NODE:
+            if t.kind == CensusClass.MEMCPY_NODE:
                 memcpy_bytes[t.node] += t.bytes
         # Memcpy nodes: bytes copied inside each event == the profile's output_size of that node.
         for event in sorted((e for e in node_events if e.run == run and e.op_type in MEMCPY_OPS), key=lambda e: e.ts_us):
@@ -566,13 +568,13 @@ def _checks(transfers: list[AttributedTransfer], traced_runs: list[int], node_ev
         # Feeds: the bytes copied for each input consumed on the device == the size of the array fed.
         for copy in (c for c in copies if c.kind == FEED):
             expected = sizes.get(copy.tensor, copy.bytes_per_run)
-            observed = sum(t.bytes for t in in_run if t.kind == FEED and t.tensor == copy.tensor
+            observed = sum(t.bytes for t in in_run if t.kind == CensusClass.FEED and t.tensor == copy.tensor
                            and t.confirms == CONFIRMS[FEED])
             checks.append(ConsistencyCheck(
                 "feed_bytes", copy.tensor, run, expected, observed, observed == expected,
                 f"input '{copy.tensor}': fed {expected} B, traced {observed} B host→device before the first node"))
         for t in in_run:
-            if t.kind == FEED and t.unexplained:
+            if t.kind == CensusClass.FEED and t.unexplained:
                 what = (f"input '{t.tensor}', which the analysis expected to stay where it was fed" if t.tensor
                         else "no input tensor")
                 checks.append(ConsistencyCheck(
@@ -581,7 +583,7 @@ def _checks(transfers: list[AttributedTransfer], traced_runs: list[int], node_ev
                     f"before the first node has the size of {what}"))
         for kind, name in ((FETCH, "fetch_bytes"), (IN_KERNEL, "in_kernel_bytes")):
             for copy in (c for c in copies if c.kind == kind and c.bytes_per_run is not None):
-                observed = sum(t.bytes for t in in_run if t.kind == kind and t.confirms != UNEXPLAINED
+                observed = sum(t.bytes for t in in_run if same_name(t.kind, kind) and t.confirms != UNEXPLAINED
                                and (t.tensor == copy.tensor if kind == FETCH else t.node == copy.node))
                 subject = copy.tensor if kind == FETCH else copy.node
                 checks.append(ConsistencyCheck(
@@ -596,7 +598,7 @@ def mark_confirmed(copies: list[Copy], report: CensusReport) -> None:
     for copy in copies:
         ok = bool(runs)
         for run in runs:
-            seen = [t for t in report.transfers if t.run == run and t.kind == copy.kind and t.direction == copy.direction
+            seen = [t for t in report.transfers if t.run == run and same_name(t.kind, copy.kind) and t.direction == copy.direction
                     and t.confirms == CONFIRMS.get(copy.kind)
                     and (t.tensor == copy.tensor if copy.kind in (FEED, FETCH) else t.node == copy.node)]
             nbytes = sum(t.bytes for t in seen)

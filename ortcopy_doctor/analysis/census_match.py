@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 
 from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.copies import Copy
-from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
+from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, UNEXPLAINED, CensusClass, Direction, same_name
 from ortcopy_doctor.model.evidence import Evidence
 from ortcopy_doctor.knowledge.providers import is_device
 
 if TYPE_CHECKING:
     from ortcopy_doctor.analysis.attribution import AttributedTransfer, CensusReport
 
-UNEXPLAINED_KIND = "unexplained"
+UNEXPLAINED_KIND = UNEXPLAINED
 _PER_RUN_KINDS = (FEED, FETCH, MEMCPY_NODE, IN_KERNEL)
 _WHERE = {"feed": "before the run's first node", "fetch": "after the run's last node",
           "between_nodes": "inside a run but in no node's event", "outside": "outside every run"}
@@ -48,7 +48,7 @@ def explain_in_kernel(evidence: Evidence, copies: list[Copy], census: CensusRepo
     nodes = {node.name: node for node in evidence.nodes}
     groups: dict[tuple[str, str], list[AttributedTransfer]] = defaultdict(list)
     for t in census.transfers:
-        if t.run in runs and t.host_device and t.kind == IN_KERNEL and (t.node, t.direction) not in predicted:
+        if t.run in runs and t.host_device and t.kind == CensusClass.IN_KERNEL and (t.node, t.direction) not in predicted:
             groups[(t.node, t.direction)].append(t)
     added = []
     for (name, direction), items in groups.items():
@@ -60,7 +60,7 @@ def explain_in_kernel(evidence: Evidence, copies: list[Copy], census: CensusRepo
         if rule is None:
             continue
         added.append(Copy(
-            kind=IN_KERNEL, direction=direction, tensor=node.outputs[0] if node.outputs else "",
+            kind=IN_KERNEL, direction=Direction(direction), tensor=node.outputs[0] if node.outputs else "",
             bytes_per_run=round(sum(t.bytes for t in items) / n), count_per_run=max(1, round(len(items) / n)), node=name,
             cause=f"{op_type} '{name}' {rule.reason}; {rule.when}: count and size as traced", removable_by_binding=False, source="census"))
     return added
@@ -81,7 +81,7 @@ def reconcile(copies: list[Copy], census: CensusReport) -> tuple[list[Copy], lis
         if copy.kind not in _PER_RUN_KINDS:
             rows.append(copy)
             continue
-        seen = [t for t in transfers if id(t) not in used and t.kind == copy.kind and t.direction == copy.direction
+        seen = [t for t in transfers if id(t) not in used and same_name(t.kind, copy.kind) and t.direction == copy.direction
                 and t.confirms == confirms[copy.kind]
                 and (t.tensor == copy.tensor if copy.kind in (FEED, FETCH) else t.node == copy.node)]
         if not seen:
@@ -108,7 +108,7 @@ def reconcile(copies: list[Copy], census: CensusReport) -> tuple[list[Copy], lis
         label = f"in-kernel (unknown op {op_type})" if kind == IN_KERNEL else f"unexplained ({kind.replace('_', ' ')})"
         host = items[0].src_kind if direction == "host_to_device" else items[0].dst_kind
         rows.append(Copy(
-            kind=UNEXPLAINED_KIND, direction=direction, tensor=tensor or node or kind,
+            kind=UNEXPLAINED_KIND, direction=Direction(direction), tensor=tensor or node or kind,
             bytes_per_run=round(sum(t.bytes for t in items) / n), count_per_run=max(1, round(len(items) / n)), node=node,
             cause=f"{label}: traced by the census {where} ({host} host memory); no rule of ortcopy-doctor explains it",
             removable_by_binding=False, source="census", confirmed=True))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, HOST_TO_DEVICE, Direction
+
 # (domain, op_type) -> indices of inputs read from host memory, for every opset the CUDA EP registers
 # unless a minimum opset is given as (since_version, indices) pairs, newest first.
 CUDA_HOST_INPUTS: dict[tuple[str, str], list[tuple[int, frozenset[int]]]] = {
@@ -72,7 +74,7 @@ class InKernelTransfer:
     variable). ``when``: the condition under which it happens at all.
     """
 
-    direction: str  # host_to_device, device_to_host
+    direction: Direction  # host_to_device, device_to_host
     host: str
     size: str
     reason: str
@@ -82,21 +84,21 @@ class InKernelTransfer:
 
 
 _RNN = InKernelTransfer(
-    "host_to_device", "pinned", "per_batch",
+    HOST_TO_DEVICE, "pinned", "per_batch",
     "uploads the sequence lengths cuDNN's RNN data descriptor reads on the device (4 B host-to-device per batch "
     "entry, from pinned memory)", bytes=4, when="every call (seen on the H200 with ORT 1.31.1: 4 B for batch 1, every LSTM run)",
     source="onnxruntime/core/providers/cuda/rnn/cudnn_rnn_base.cc")
 _RNN_ZERO = InKernelTransfer(
-    "host_to_device", "pinned", "data",
+    HOST_TO_DEVICE, "pinned", "data",
     "uploads the indices of zero-length sequences to mask their outputs (host-to-device, pinned)", when="a sequence_lens "
     "entry is 0", source="onnxruntime/core/providers/cuda/rnn/cudnn_rnn_base.cc (SetZeroSequences)")
 _SUBGRAPH = InKernelTransfer(
-    "device_to_host", "pageable", "data",
+    DEVICE_TO_HOST, "pageable", "data",
     "copies subgraph values back to the host where the subgraph reads them there (device-to-host, e.g. a 1 B "
     "condition or an 8 B trip count)", when="the subgraph's inputs or outputs live "
     "on another device than the node's", source="onnxruntime/core/framework/utils.cc (subgraph feeds/fetches copy)")
 _SUBGRAPH_UP = InKernelTransfer(
-    "host_to_device", "pinned", "data",
+    HOST_TO_DEVICE, "pinned", "data",
     "uploads small subgraph parameters and loop-carried values that live in host memory to the device "
     "(host-to-device, pinned)",
     when="the subgraph reads on the device a value that lives on the host",
@@ -106,17 +108,17 @@ _SUBGRAPH_UP = InKernelTransfer(
 # (paths in ``source``) and checked against CUPTI on the H200 where a fixture says so.
 CUDA_IN_KERNEL_RULES: dict[tuple[str, str], list[InKernelTransfer]] = {
     ("", "NonZero"): [InKernelTransfer(
-        "device_to_host", "pageable", "fixed",
+        DEVICE_TO_HOST, "pageable", "fixed",
         "reads the count of non-zero elements back to the host (4 B device-to-host) to size its output", bytes=4,
         when="every call with a non-empty input (an empty input returns before the copy)",
         source="onnxruntime/core/providers/cuda/tensor/nonzero_op.cc")],
     ("", "NonMaxSuppression"): [
-        InKernelTransfer("device_to_host", "pinned", "data",
+        InKernelTransfer(DEVICE_TO_HOST, "pinned", "data",
                          "reads the number of boxes selected for each (batch, class) back to the host (4 B "
                          "device-to-host each, pinned)",
                          when="the input has boxes", source="onnxruntime/core/providers/cuda/object_detection/"
                          "non_max_suppression.cc (h_number_selected, pinned)"),
-        InKernelTransfer("host_to_device", "pinned", "data",
+        InKernelTransfer(HOST_TO_DEVICE, "pinned", "data",
                          "uploads the concat tables of the selected indices (host-to-device, pinned: sizes, ranges, "
                          "pointers, 8 B per (batch, class) with a selection, and an 8 B mapping per selected box)",
                          when="at least one box is selected", source="onnxruntime/core/providers/cuda/"
@@ -126,14 +128,14 @@ CUDA_IN_KERNEL_RULES: dict[tuple[str, str], list[InKernelTransfer]] = {
     # Seen on the H200 with ORT 1.31.1 (tests/fixtures/corpus): retinanet/fcos heads' Split (fused from Slices,
     # unequal sizes) 24 + 24 + 24 B and 8 B per axis element; ssdlite's 90-input Concat 720 B (8 B per input).
     ("", "Split"): [InKernelTransfer(
-        "host_to_device", "pinned", "data",
+        HOST_TO_DEVICE, "pinned", "data",
         "uploads its tables to the device (host-to-device, pinned): the output pointers (8 B each) where there are "
         "more than 32 outputs or the split sizes differ, and then also the split sizes, their running sums (8 B per "
         "output each) and the output index of every element along the axis (8 B each)",
         when="the split sizes differ or there are more than 32 outputs",
         source="onnxruntime/core/providers/cuda/tensor/split.cc (CudaAsyncBuffer::CopyToGpu)")],
     ("", "Concat"): [InKernelTransfer(
-        "host_to_device", "pinned", "data",
+        HOST_TO_DEVICE, "pinned", "data",
         "uploads its tables to the device (host-to-device, pinned): the input pointers (8 B each) where there are "
         "more than 32 inputs or their sizes along the axis differ, and then also the concat sizes, their running sums "
         "(8 B per input each) and the input index of every element along the axis (8 B each)",
@@ -142,7 +144,7 @@ CUDA_IN_KERNEL_RULES: dict[tuple[str, str], list[InKernelTransfer]] = {
     ("", "LSTM"): [_RNN, _RNN_ZERO],
     ("", "GRU"): [_RNN, _RNN_ZERO],
     ("", "RNN"): [_RNN, _RNN_ZERO,
-                  InKernelTransfer("host_to_device", "pinned", "data",
+                  InKernelTransfer(HOST_TO_DEVICE, "pinned", "data",
                                    "uploads sequence_lens to mask the outputs past each sequence's end "
                                    "(host-to-device, pinned)",
                                    when="sequence_lens is given and Y and Y_h are produced",

@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ortcopy_doctor.model.evidence import Dim
+from ortcopy_doctor.model.vocabulary import CopyKind, Direction
 
 @dataclass
 class Copy:
     """One host<->device transfer that happens on every run."""
 
-    kind: str  # feed, fetch, memcpy_node, in_kernel
-    direction: str  # host_to_device, device_to_host
+    kind: CopyKind  # feed, fetch, memcpy_node, in_kernel; unexplained (a traced transfer no rule explains)
+    direction: Direction  # host_to_device, device_to_host
     tensor: str
     bytes_per_run: int | None
     count_per_run: int = 1

@@ -9,6 +9,7 @@ Format versions (``FORMAT_VERSION``) and the fields added within each are listed
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import types
 import typing
@@ -378,7 +379,7 @@ def to_jsonable(obj: Any) -> Any:
     if kind is list or kind is tuple:
         return [to_jsonable(v) for v in obj]
     if kind is dict:
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
+        return {_key(k): to_jsonable(v) for k, v in obj.items()}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         # A field marked omit_if_default is left out while it holds its default (newer optional data).
         out = {}
@@ -388,11 +389,18 @@ def to_jsonable(obj: Any) -> Any:
                 continue
             out[name] = to_jsonable(value)
         return out
+    if isinstance(obj, enum.Enum):  # a closed set (model.vocabulary): its plain value
+        return obj.value
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(v) for v in obj]
     if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
+        return {_key(k): to_jsonable(v) for k, v in obj.items()}
     return obj
+
+
+def _key(key: Any) -> str:
+    """A dict key as JSON writes it: a closed set's member as its value, anything else as ``str()``."""
+    return str(key.value) if isinstance(key, enum.Enum) else str(key)
 
 
 @functools.lru_cache(maxsize=None)
@@ -434,6 +442,8 @@ def _converter(cls: Any) -> Converter:
             return data
 
         return scalar
+    if isinstance(cls, type) and issubclass(cls, enum.Enum):
+        return _enum_converter(cls)
     origin = typing.get_origin(cls)
     if origin in (Union, types.UnionType):
         args = [a for a in typing.get_args(cls) if a is not type(None)]
@@ -463,13 +473,14 @@ def _converter(cls: Any) -> Converter:
 
         return listed
     if origin is dict:
-        _, value_type = typing.get_args(cls) or (Any, Any)
+        key_type, value_type = typing.get_args(cls) or (Any, Any)
 
         def mapped(data: Any, where: str) -> Any:
             if not isinstance(data, dict):
                 raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
             convert = _converter(value_type)
-            return {k: convert(v, f"{where}.{k}") for k, v in data.items()}
+            key = _converter(key_type) if isinstance(key_type, type) and issubclass(key_type, enum.Enum) else _as_is
+            return {key(k, f"{where}.{k}"): convert(v, f"{where}.{k}") for k, v in data.items()}
 
         return mapped
     if isinstance(cls, type) and dataclasses.is_dataclass(cls):
@@ -486,6 +497,23 @@ def _converter(cls: Any) -> Converter:
 
         return built
     return _as_is
+
+
+def _enum_converter(cls: type[enum.Enum]) -> Converter:
+    """A closed set (model.vocabulary): a JSON string that is one of its values becomes the member; anything else
+    raises ``ValueError`` naming the place and the values allowed (``load_report`` turns it into a UsageError)."""
+    members = {m.value: m for m in cls}
+    allowed = ", ".join(str(v) for v in members)
+
+    def member(data: Any, where: str) -> Any:
+        if not isinstance(data, str):
+            raise TypeError(f"{where or 'value'}: expected a string ({allowed}), got {_json_type(data)}")
+        found = members.get(data)
+        if found is None:
+            raise ValueError(f"{where or 'value'}: {data[:40]!r} is not one of {allowed}")
+        return found
+
+    return member
 
 
 def _as_is(data: Any, where: str) -> Any:

@@ -1,28 +1,88 @@
-"""The closed sets of names every layer uses: kinds of copy, directions, census classes (strings in the JSON)."""
+"""The closed sets of names every layer uses: kinds of copy, directions, census classes (strings in the JSON).
+
+Each set is an enum of ``Word``: a ``str`` that equals, hashes, prints and formats as its JSON value on every Python
+version (``CopyKind.FEED == "feed"``, ``f"{CopyKind.FEED}" == "feed"``), so dict keys, comparisons with plain strings
+and the JSON written stay what they were. The module-level names (``FEED``, ``HOST_TO_DEVICE``, ...) are the members.
+"""
 
 from __future__ import annotations
 
-# The four kinds of host<->device copy (docs/ort-notes.md).
-FEED = "feed"  # a host input consumed on the device
-FETCH = "fetch"  # an output produced on the device, returned to the host
-MEMCPY_NODE = "memcpy_node"  # a Memcpy node ORT inserted at a CPU/device boundary
-IN_KERNEL = "in_kernel"  # a kernel's own transfer inside its run
+import enum
+
+
+class Word(str, enum.Enum):
+    """A member of a closed set of names: a ``str`` enum whose ``str()`` and ``format()`` give the plain value.
+
+    ``(str, enum.Enum)`` rather than ``enum.StrEnum`` (Python 3.11) because 3.10 is supported; Python 3.12 changed
+    ``format()`` of mixed-in enums, so both are fixed here. Members hash like their values (dict keys)."""
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, format_spec: str) -> str:
+        return str.__format__(str.__str__(self), format_spec)
+
+    __hash__ = str.__hash__
+
+
+class CopyKind(Word):
+    """The kind of a host<->device copy (docs/ort-notes.md), or ``unexplained`` for a traced one no rule explains."""
+
+    FEED = "feed"  # a host input consumed on the device
+    FETCH = "fetch"  # an output produced on the device, returned to the host
+    MEMCPY_NODE = "memcpy_node"  # a Memcpy node ORT inserted at a CPU/device boundary
+    IN_KERNEL = "in_kernel"  # a kernel's own transfer inside its run
+    UNEXPLAINED = "unexplained"  # traced by the census, explained by no rule (counted, never dropped)
+
+
+class Direction(Word):
+    """Which way a copy goes."""
+
+    HOST_TO_DEVICE = "host_to_device"
+    DEVICE_TO_HOST = "device_to_host"
+    DEVICE_TO_DEVICE = "device_to_device"
+
+
+class CensusClass(Word):
+    """Where a traced transfer belongs: one of the four kinds of copy, or a class beyond them."""
+
+    FEED = "feed"
+    FETCH = "fetch"
+    MEMCPY_NODE = "memcpy_node"
+    IN_KERNEL = "in_kernel"
+    DEVICE_TO_DEVICE = "device_to_device"  # does not cross the bus
+    OTHER_COPY = "other_copy"  # host_to_host, peer_to_peer, ...: neither crosses host<->device nor is D2D
+    OUTSIDE = "outside"  # issued outside every model_run event
+    BETWEEN_NODES = "between_nodes"  # inside a run, after its first node started and before its last ended, in no node
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two names are the same string: a ``CopyKind`` and a ``CensusClass`` (``FEED`` of each), or either and
+    a plain ``str``. ``==`` says the same at run time; this says to the type checker that two sets are compared."""
+    return str.__eq__(a, b)
+
+
+# The four kinds of host<->device copy.
+FEED = CopyKind.FEED
+FETCH = CopyKind.FETCH
+MEMCPY_NODE = CopyKind.MEMCPY_NODE
+IN_KERNEL = CopyKind.IN_KERNEL
 COPY_KINDS = (FEED, FETCH, MEMCPY_NODE, IN_KERNEL)
 
-HOST_TO_DEVICE = "host_to_device"
-DEVICE_TO_HOST = "device_to_host"
-DEVICE_TO_DEVICE = "device_to_device"
+HOST_TO_DEVICE = Direction.HOST_TO_DEVICE
+DEVICE_TO_HOST = Direction.DEVICE_TO_HOST
+DEVICE_TO_DEVICE = Direction.DEVICE_TO_DEVICE
 HOST_DEVICE = (HOST_TO_DEVICE, DEVICE_TO_HOST)
 
 # Census classes beyond the four kinds: where a traced transfer belongs when it is none of them.
-OTHER_COPY = "other_copy"  # host_to_host, peer_to_peer, ...: neither crosses host<->device nor is D2D
-OUTSIDE = "outside"  # issued outside every model_run event
-BETWEEN_NODES = "between_nodes"  # inside a run, after its first node started and before its last ended, in no node
-CENSUS_CLASSES = (FEED, FETCH, MEMCPY_NODE, IN_KERNEL, DEVICE_TO_DEVICE, OTHER_COPY, OUTSIDE, BETWEEN_NODES)
-UNEXPLAINED = "unexplained"
+OTHER_COPY = CensusClass.OTHER_COPY
+OUTSIDE = CensusClass.OUTSIDE
+BETWEEN_NODES = CensusClass.BETWEEN_NODES
+CENSUS_CLASSES = tuple(CensusClass)
+UNEXPLAINED = CopyKind.UNEXPLAINED
 
 MEMCPY_OPS = ("MemcpyToHost", "MemcpyFromHost")
 
-__all__ = ["BETWEEN_NODES", "CENSUS_CLASSES", "COPY_KINDS", "DEVICE_TO_DEVICE", "DEVICE_TO_HOST", "FEED", "FETCH",
-           "HOST_DEVICE", "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "OTHER_COPY", "OUTSIDE",
-           "UNEXPLAINED"]
+__all__ = ["BETWEEN_NODES", "CENSUS_CLASSES", "COPY_KINDS", "CensusClass", "CopyKind", "DEVICE_TO_DEVICE",
+           "DEVICE_TO_HOST", "Direction", "FEED", "FETCH", "HOST_DEVICE", "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE",
+           "MEMCPY_OPS", "OTHER_COPY", "OUTSIDE", "UNEXPLAINED", "Word", "same_name"]

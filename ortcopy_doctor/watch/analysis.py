@@ -8,6 +8,7 @@ from typing import Optional
 from ortcopy_doctor.knowledge.providers import CPU, short
 from ortcopy_doctor.model.census import TransferRecord
 from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.vocabulary import Direction
 from ortcopy_doctor.watch.observations import (
     BASIS_CENSUS,
     BASIS_PLACEMENT,
@@ -138,7 +139,7 @@ def _fix(use: TensorUse, method: str, placement: Placement, direction: str) -> t
 def _analyse_call(call: CallObservation, placement: Placement, basis: str, use_census: bool) -> CallReport:
     inputs: list[TensorReport] = []
     outputs: list[TensorReport] = []
-    expected: list[tuple[TensorUse, str, str]] = []  # (use, direction, phase)
+    expected: list[tuple[TensorUse, Direction, str]] = []  # (use, direction, phase)
     for use in call.inputs:
         needed = _where(placement, use)
         direction = ""
@@ -153,7 +154,7 @@ def _analyse_call(call: CallObservation, placement: Placement, basis: str, use_c
         inputs.append(TensorReport(use.name, "input", use.via, use.device, needed, direction, use.bytes))
         if direction:
             phase = "bind" if call.method == "run_with_iobinding" and use.via.startswith("bind_") else "run"
-            expected.append((use, direction, phase))
+            expected.append((use, Direction(direction), phase))
     for use in call.outputs:
         needed = _where(placement, use)
         direction = ""
@@ -167,7 +168,7 @@ def _analyse_call(call: CallObservation, placement: Placement, basis: str, use_c
             direction = ""
         outputs.append(TensorReport(use.name, "output", use.via, use.device, needed, direction, use.bytes))
         if direction:
-            expected.append((use, direction, "run"))
+            expected.append((use, Direction(direction), "run"))
 
     report = CallReport(index=call.index, method=call.method, inputs=inputs, outputs=outputs, transfers=[],
                         error=call.error)
@@ -201,7 +202,7 @@ _MODEL_FIX = ("the model's own transfer: IO binding cannot remove it; only a mod
               "(see `ortcopy-doctor check`)")
 
 
-def _match_census(call: CallObservation, placement: Placement, expected: list[tuple[TensorUse, str, str]],
+def _match_census(call: CallObservation, placement: Placement, expected: list[tuple[TensorUse, Direction, str]],
                   report: CallReport) -> None:
     """Name every host<->device memcpy CUPTI saw in this call.
 
@@ -253,7 +254,7 @@ def _match_census(call: CallObservation, placement: Placement, expected: list[tu
         used.add(i)
         ph, r = pool[i]
         report.transfers.append(Transfer(call=call.index, kind=FEED if use.role == "input" else FETCH,
-                                         direction=r.direction, tensor=use.name, bytes=r.bytes, basis=BASIS_CENSUS,
+                                         direction=direction, tensor=use.name, bytes=r.bytes, basis=BASIS_CENSUS,
                                          phase=ph, src_kind=r.src_kind, dst_kind=r.dst_kind, cause=cause, fix=fix))
     # The model's transfers, in ORT's order per direction.
     sites = {d: [s for s in placement.model_sites if s.direction == d and s.kind == MEMCPY_NODE]
@@ -273,13 +274,13 @@ def _match_census(call: CallObservation, placement: Placement, expected: list[tu
             if site is not None:
                 if site in free:
                     free.remove(site)
-                report.transfers.append(Transfer(call=call.index, kind=site.kind, direction=r.direction,
+                report.transfers.append(Transfer(call=call.index, kind=site.kind, direction=direction,
                                                  tensor=site.tensor, bytes=r.bytes, basis=BASIS_CENSUS, phase=ph,
                                                  node=site.node, src_kind=r.src_kind, dst_kind=r.dst_kind,
                                                  cause=site.cause, fix=_MODEL_FIX))
             else:
                 report.transfers.append(Transfer(
-                    call=call.index, kind=UNEXPLAINED, direction=r.direction, tensor="", bytes=r.bytes,
+                    call=call.index, kind=UNEXPLAINED, direction=direction, tensor="", bytes=r.bytes,
                     basis=BASIS_CENSUS, phase=ph, src_kind=r.src_kind, dst_kind=r.dst_kind,
                     cause="a memcpy of this call that neither the inputs/outputs nor a known Memcpy node or kernel explains"
                           + (f" (issued in {ph})" if ph != "run" else ""),

@@ -10,6 +10,8 @@ from typing import Any, Optional
 from ortcopy_doctor.model.census import TransferRecord
 from ortcopy_doctor.model.evidence import from_jsonable
 from ortcopy_doctor.model.vocabulary import (
+    CopyKind,
+    Direction,
     DEVICE_TO_DEVICE,
     DEVICE_TO_HOST,
     FEED,
@@ -114,8 +116,8 @@ class CallObservation:
 class ModelTransferSite:
     """A place in the model where ORT itself moves data between host and device on every run."""
 
-    kind: str  # memcpy_node, in_kernel
-    direction: str
+    kind: CopyKind  # memcpy_node, in_kernel
+    direction: Direction
     node: str
     op_type: str
     tensor: str

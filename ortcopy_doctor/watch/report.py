@@ -10,6 +10,7 @@ from typing import Any, Optional
 from ortcopy_doctor.knowledge.providers import short
 from ortcopy_doctor.model.evidence import to_jsonable
 from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.vocabulary import CopyKind, Direction
 from ortcopy_doctor.watch.observations import (
     DEVICE_TO_HOST,
     FEED,
@@ -29,8 +30,8 @@ class Transfer:
     """One host<->device transfer of one watched call."""
 
     call: int
-    kind: str  # feed, fetch (the user's code); memcpy_node, in_kernel, unexplained (the model's / ORT's)
-    direction: str  # host_to_device, device_to_host
+    kind: CopyKind  # feed, fetch (the user's code); memcpy_node, in_kernel, unexplained (the model's / ORT's)
+    direction: Direction  # host_to_device, device_to_host
     tensor: str
     bytes: Optional[int]
     basis: str  # census, placement, prediction
