@@ -254,6 +254,7 @@ def test_gzip_fixture_files_hold_reports():
 # closed (additionalProperties: false) unless it is listed in OPEN.
 
 import dataclasses
+import enum
 import types
 import typing
 
@@ -347,10 +348,15 @@ def _check_type(schema: dict, hint, node: dict, where: str, seen: dict, problems
             problems.append(f"{where}: the field is a dict, the schema allows {sorted(_json_types(inner))}")
             return
         values = inner.get("additionalProperties")
+        if isinstance(args[0], type) and issubclass(args[0], enum.Enum):
+            _check_enum(args[0], inner.get("propertyNames", {}), where + " keys", problems)
         if isinstance(values, dict):
             _check_type(schema, args[1], values, where + "{}", seen, problems)
         elif values is not True and "additionalProperties" in inner or inner.get("properties"):
             problems.append(f"{where}: a dict of any keys, the schema fixes its keys")
+        return
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        _check_enum(hint, inner, where, problems)
         return
     if hint in _SCALAR:
         allowed = _json_types(inner)
@@ -362,6 +368,18 @@ def _check_type(schema: dict, hint, node: dict, where: str, seen: dict, problems
             problems.append(f"{where}: the field is {hint.__name__}, the schema allows {sorted(allowed)}")
         return
     problems.append(f"{where}: no rule for the type {hint}")
+
+
+def _check_enum(hint: type[enum.Enum], node: dict, where: str, problems: list[str]) -> None:
+    """A closed set (model.vocabulary) is an ``enum`` list in the schema, of its values (a field may narrow it:
+    Copy.direction takes two of the three directions); a value the schema allows and the set lacks would not load."""
+    values = node.get("enum")
+    if values is None:
+        problems.append(f"{where}: the field is the closed set {hint.__name__}, the schema has no enum list")
+        return
+    members = {m.value for m in hint}
+    if not values or not set(values) <= members:
+        problems.append(f"{where}: the schema allows {sorted(set(values) - members)}, not in {hint.__name__}")
 
 
 def _check_object(schema: dict, cls, node: dict, where: str, seen: dict, problems: list[str],
@@ -446,6 +464,12 @@ def test_schema_matches_the_dataclasses_field_by_field():
      "evidence.binding_measurement (BindingMeasurement): 'min_runs' is left out of the JSON at its default, "
      "yet required"),
     (lambda s: s["properties"].pop("measured"), "<root> (Report): field 'measured' is not in the schema"),
+    (lambda s: s["$defs"]["copy"]["properties"].update(kind={"type": "string"}),
+     "copies[].kind: the field is the closed set CopyKind, the schema has no enum list"),
+    (lambda s: s["$defs"]["copy"]["properties"]["direction"]["enum"].append("sideways"),
+     "copies[].direction: the schema allows ['sideways'], not in Direction"),
+    (lambda s: s["$defs"]["runTotals"]["properties"]["classes"].pop("propertyNames"),
+     "census.runs[].classes keys: the field is the closed set CensusClass, the schema has no enum list"),
 ])
 def test_field_check_catches_drift(edit, problem):
     """The field-by-field check is not vacuous: each kind of drift in a copy of the schema is reported."""
