@@ -30,6 +30,7 @@ from ortcopy_doctor.report.variants import VARIANT_LABELS, cuda_graph_blockers, 
 from ortcopy_doctor.analysis.copies import find_copies
 from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND, BindingPlan, code_names, make_plan, render_code, render_cuda_graph_code
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, PhaseTiming, PinnedTiming, VariantTiming
+from ortcopy_doctor.model.vocabulary import MeasurementStatus
 from ortcopy_doctor.analysis.stats import Sampler
 from ortcopy_doctor.collect.session import provider_list, session_options
 
@@ -239,7 +240,7 @@ def measure_binding(evidence: Evidence, model_path: Path | str, arrays: dict[str
     """The A/B record for the evidence; never raises (a failure is a record with status "failed")."""
     why_not = decide(evidence, options.measure_binding)
     if why_not is not None:
-        return BindingMeasurement(status="off" if options.measure_binding is False else "skipped", reason=why_not)
+        return BindingMeasurement(status=MeasurementStatus.OFF if options.measure_binding is False else MeasurementStatus.SKIPPED, reason=why_not)
     say = progress or (lambda _step: None)
     say("measuring binding variants")
     try:
@@ -247,7 +248,7 @@ def measure_binding(evidence: Evidence, model_path: Path | str, arrays: dict[str
             return _measure(evidence, Path(model_path), arrays, options)
     except Exception as exc:  # noqa: BLE001 - the measurement is an extra: the check itself stands
         first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
-        return BindingMeasurement(status="failed", reason=f"{type(exc).__name__}: {first}")
+        return BindingMeasurement(status=MeasurementStatus.FAILED, reason=f"{type(exc).__name__}: {first}")
     finally:
         gc.collect()
 
@@ -268,7 +269,7 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
     copies = find_copies(evidence)
     blockers = cuda_graph_blockers(evidence, plan, copies)
     device_id = plan.device_id
-    result = BindingMeasurement(status="measured", runs=runs, warmup_runs=warmup,
+    result = BindingMeasurement(status=MeasurementStatus.MEASURED, runs=runs, warmup_runs=warmup,
                                 cuda_graph_blockers=[b.text() for b in blockers])
     variants = {name: VariantTiming(variant=name, label=VARIANT_LABELS[name], ran=False)
                 for name in ("plain", "plan", "all_device", "cuda_graph")}
@@ -291,7 +292,7 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
         session = ort.InferenceSession(str(model_path), so, providers=provider_list(options))
         result.notes.append("plain run() and everything-bound ran in a session of their own, since the plan's code failed")
     if CUDA not in session.get_providers() and not dry_run:
-        return BindingMeasurement(status="skipped", reason="the measurement session did not get the CUDA EP")
+        return BindingMeasurement(status=MeasurementStatus.SKIPPED, reason="the measurement session did not get the CUDA EP")
 
     # (a) plain run() with numpy, on the same session.
     calls["plain"] = lambda: session.run(None, arrays)

@@ -30,6 +30,7 @@ from ortcopy_doctor.collect.environment import collect_environment
 from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelError, UsageError
 from ortcopy_doctor.collect.census_run import CensusCollector
 from ortcopy_doctor.model.evidence import AssumedDim, Evidence, RuntimeNode, SessionEvidence, Timings
+from ortcopy_doctor.model.vocabulary import EvidenceMode
 from ortcopy_doctor.collect.feeds import build_feeds
 from ortcopy_doctor.collect.session import (
     OPTIMIZED_MODEL_MAX_WEIGHT_BYTES,
@@ -304,7 +305,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                     graph_source=graph_source, log=facts.relevant),
                 environment=environment, feeds=feeds,
                 nodes=_runtime_nodes(graph_model, assignment, facts, active) if active else [],
-                memcpy_insertions=facts.memcpy, mode="measured", notes=notes, failure=failure.message,
+                memcpy_insertions=facts.memcpy, mode=EvidenceMode.MEASURED, notes=notes, failure=failure.message,
                 tool_version=__version__, created_utc=_now(), assumed_dims=assumed,
             )
             raise failure
@@ -371,7 +372,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
         run_events=run_events,
         timings=Timings(warmup_runs=options.warmup_runs, profiled_runs=options.profiled_runs, run_ms=run_ms,
                         session_create_ms=create_ms, first_run_ms=first_ms),
-        mode="measured",
+        mode=EvidenceMode.MEASURED,
         notes=notes,
         census=census_run.census,
         census_status=census_run.status,
@@ -430,6 +431,6 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
             active_providers=[provider] + ([provider_names.CPU] if provider != provider_names.CPU else []),
             provider_options={}, device_id=options.device_id, ep_failure=None,
             placement_source="predicted", graph_source="original_model"),
-        environment=environment, feeds=feeds, nodes=nodes, memcpy_insertions=insertions, mode="static",
+        environment=environment, feeds=feeds, nodes=nodes, memcpy_insertions=insertions, mode=EvidenceMode.STATIC,
         notes=notes, value_infos=inferred, tool_version=__version__, created_utc=_now(),
     )

@@ -21,6 +21,7 @@ import numpy as np
 
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.evidence import AssumedDim, Feed, ValueInfo
+from ortcopy_doctor.model.vocabulary import FeedSource
 
 _DIM_RE = re.compile(r"^([^=]+)=(\d+)$")
 _SHAPE_RE = re.compile(r"^([^=]+)=(\d+(?:x\d+)*|)$")
@@ -328,10 +329,10 @@ def build_feeds(
         if value.name in given:
             array = given[value.name]
             _check_given(value, array)
-            source = "file"
+            source = FeedSource.FILE
         elif value.name in values:
             array = value_array(value, values[value.name], shapes)
-            source = "value"
+            source = FeedSource.VALUE
         else:
             # a non-tensor input has no shape to resolve: synthesize() says why it cannot be made
             shape = resolve_shape(value, dims, shapes, assumed) if value.kind == "tensor" else []
@@ -339,10 +340,10 @@ def build_feeds(
                 _check_synthesizable(value)
                 nbytes = check_input_size(value.name, shape, value.elem_type)
                 feeds.append(Feed(name=value.name, dtype=value.elem_type or "str", shape=list(shape),
-                                  bytes=nbytes if value.elem_type != "str" else 0, source="synthesized"))
+                                  bytes=nbytes if value.elem_type != "str" else 0, source=FeedSource.SYNTHESIZED))
                 continue
             array = synthesize(value, shape, rng)
-            source = "synthesized"
+            source = FeedSource.SYNTHESIZED
         arrays[value.name] = array
         feeds.append(
             Feed(name=value.name, dtype=str(array.dtype) if array.dtype != object else "str",

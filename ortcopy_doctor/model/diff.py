@@ -10,14 +10,25 @@ from typing import TYPE_CHECKING, Any, Generic, Sequence, TypeVar
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.vocabulary import Word
 
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
 
-ADDED = "added"
-REMOVED = "removed"
-CHANGED = "changed"
-UNCHANGED = "unchanged"
+
+class DiffStatus(Word):
+    """How a transfer or finding changed from report a to report b."""
+
+    ADDED = "added"
+    REMOVED = "removed"
+    CHANGED = "changed"
+    UNCHANGED = "unchanged"
+
+
+ADDED = DiffStatus.ADDED
+REMOVED = DiffStatus.REMOVED
+CHANGED = DiffStatus.CHANGED
+UNCHANGED = DiffStatus.UNCHANGED
 STATUS_ORDER = {ADDED: 0, REMOVED: 1, CHANGED: 2, UNCHANGED: 3}
 SIGN = {ADDED: "+", REMOVED: "-", CHANGED: "~", UNCHANGED: " "}
 
@@ -31,7 +42,7 @@ _KIND = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node
 class Change(Generic[T]):
     """One transfer or finding (``T``) matched by ``key`` between report a and report b, and how it changed."""
 
-    status: str  # added, removed, changed, unchanged
+    status: DiffStatus  # added, removed, changed, unchanged
     key: tuple[str, ...]
     before: T | None
     after: T | None
@@ -127,10 +138,10 @@ class ReportDiff:
 
     def counts(self, changes: Sequence[Change[Any]]) -> dict[str, int]:
         """How many of ``changes`` are added, removed, changed and unchanged."""
-        result = {ADDED: 0, REMOVED: 0, CHANGED: 0, UNCHANGED: 0}
+        result: dict[str, int] = {ADDED: 0, REMOVED: 0, CHANGED: 0, UNCHANGED: 0}
         for c in changes:
             result[c.status] += 1
         return result
 
 
-__all__ = ["ADDED", "CHANGED", "Change", "Delta", "REMOVED", "ReportDiff", "SIGN", "STATUS_ORDER", "UNCHANGED"]
+__all__ = ["ADDED", "CHANGED", "Change", "Delta", "DiffStatus", "REMOVED", "ReportDiff", "SIGN", "STATUS_ORDER", "UNCHANGED"]

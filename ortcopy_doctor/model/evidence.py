@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 from ortcopy_doctor.model.census import TransferRecord
+from ortcopy_doctor.model.vocabulary import EvidenceMode, FeedSource, MeasurementStatus
 
 FORMAT_VERSION = 1
 
@@ -92,7 +93,7 @@ class Feed:
     dtype: str
     shape: list[int]
     bytes: int
-    source: str  # synthesized, file, value (--value NAME=V)
+    source: FeedSource  # synthesized, file, value (--value NAME=V)
 
 
 @dataclass
@@ -313,7 +314,7 @@ class PinnedTiming:
 class BindingMeasurement:
     """A/B measurement of IO-binding variants on the same inputs, after warm-up (``check --measure-binding``)."""
 
-    status: str  # measured, skipped, off, failed
+    status: MeasurementStatus  # measured, skipped, off, failed
     reason: str = ""
     runs: int = 0
     warmup_runs: int = 0
@@ -345,7 +346,7 @@ class Evidence:
     node_events: list[NodeEvent] = field(default_factory=list)
     run_events: list[RunEvent] = field(default_factory=list)
     timings: Optional[Timings] = None
-    mode: str = "measured"  # measured, static
+    mode: EvidenceMode = EvidenceMode.MEASURED  # measured, static
     notes: list[str] = field(default_factory=list)
     # Shapes from onnx shape inference (static evidence only): sizes of tensors no profile measured.
     value_infos: list[ValueInfo] = field(default_factory=list)

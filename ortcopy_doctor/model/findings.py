@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 
+from ortcopy_doctor.model.vocabulary import Word
 
-class Severity(str, enum.Enum):
+
+class Severity(Word):
     """How bad a finding is; ``--fail-on`` gates on it."""
 
     ERROR = "error"
@@ -25,7 +26,7 @@ class Finding:
 
     rule: str  # id, e.g. OCD001
     slug: str
-    severity: str
+    severity: Severity
     title: str
     message: str
     fix: str

@@ -1,4 +1,5 @@
-"""The closed sets of names every layer uses: kinds of copy, directions, census classes (strings in the JSON).
+"""The closed sets of names every layer uses: kinds of copy, directions, census classes, and the closed sets of the
+evidence (its mode, where a feed came from, the binding measurement's status): strings in the JSON.
 
 Each set is an enum of ``Word``: a ``str`` that equals, hashes, prints and formats as its JSON value on every Python
 version (``CopyKind.FEED == "feed"``, ``f"{CopyKind.FEED}" == "feed"``), so dict keys, comparisons with plain strings
@@ -56,6 +57,30 @@ class CensusClass(Word):
     BETWEEN_NODES = "between_nodes"  # inside a run, after its first node started and before its last ended, in no node
 
 
+class EvidenceMode(Word):
+    """How the evidence was gathered (``Evidence.mode``)."""
+
+    MEASURED = "measured"  # a session ran, profiled
+    STATIC = "static"  # predicted from the model file (check --static)
+
+
+class FeedSource(Word):
+    """Where an input fed to ``run()`` came from (``Feed.source``)."""
+
+    SYNTHESIZED = "synthesized"
+    FILE = "file"  # --inputs
+    VALUE = "value"  # --value NAME=V
+
+
+class MeasurementStatus(Word):
+    """What became of the A/B measurement of binding variants (``BindingMeasurement.status``)."""
+
+    MEASURED = "measured"
+    SKIPPED = "skipped"  # asked for, or on by default, but it could not run here (the reason says why)
+    OFF = "off"  # --no-measure-binding
+    FAILED = "failed"
+
+
 def same_name(a: str, b: str) -> bool:
     """Whether two names are the same string: a ``CopyKind`` and a ``CensusClass`` (``FEED`` of each), or either and
     a plain ``str``. ``==`` says the same at run time; this says to the type checker that two sets are compared."""
@@ -84,5 +109,6 @@ UNEXPLAINED = CopyKind.UNEXPLAINED
 MEMCPY_OPS = ("MemcpyToHost", "MemcpyFromHost")
 
 __all__ = ["BETWEEN_NODES", "CENSUS_CLASSES", "COPY_KINDS", "CensusClass", "CopyKind", "DEVICE_TO_DEVICE",
-           "DEVICE_TO_HOST", "Direction", "FEED", "FETCH", "HOST_DEVICE", "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE",
-           "MEMCPY_OPS", "OTHER_COPY", "OUTSIDE", "UNEXPLAINED", "Word", "same_name"]
+           "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "HOST_DEVICE", "HOST_TO_DEVICE",
+           "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "OTHER_COPY", "OUTSIDE", "UNEXPLAINED", "Word",
+           "same_name"]

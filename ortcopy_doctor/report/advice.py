@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ortcopy_doctor.model.copies import Copy
-from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
+from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, MeasurementStatus
 from ortcopy_doctor.analysis.binding import HOST, UNBOUND, BindingPlan, render_code, render_cuda_graph_code
 from ortcopy_doctor.model.evidence import Evidence, VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 class BindingView:
     """The binding measurement as the renderers show it: rows and lines, computed once by ``binding_view``."""
 
-    status: str  # measured, skipped, off, failed
+    status: MeasurementStatus  # measured, skipped, off, failed
     one_line: str
     reason: str = ""
     conclusions: list[str] = field(default_factory=list)
