@@ -24,6 +24,7 @@ from ortcopy_doctor.watch.observations import (
     PLACEMENT_SESSION,
     PLACEMENT_UNKNOWN,
     UNEXPLAINED,
+    Basis,
     CallObservation,
     Placement,
     TensorUse,
@@ -136,7 +137,7 @@ def _fix(use: TensorUse, method: str, placement: Placement, direction: str) -> t
     return cause, fix
 
 
-def _analyse_call(call: CallObservation, placement: Placement, basis: str, use_census: bool) -> CallReport:
+def _analyse_call(call: CallObservation, placement: Placement, basis: Basis, use_census: bool) -> CallReport:
     inputs: list[TensorReport] = []
     outputs: list[TensorReport] = []
     expected: list[tuple[TensorUse, Direction, str]] = []  # (use, direction, phase)

@@ -20,6 +20,7 @@ from ortcopy_doctor.model.vocabulary import (
     IN_KERNEL,
     MEMCPY_NODE,
     UNEXPLAINED,
+    Word,
 )
 
 WATCH_FORMAT = "ortcopy-doctor-watch"
@@ -29,16 +30,31 @@ WATCH_FORMAT_VERSION = 1
 # code; the others are the model's.
 USER_KINDS = (FEED, FETCH)
 
-# Where placement came from.
-PLACEMENT_SESSION = "session"  # get_provider_graph_assignment_info() of this session
-PLACEMENT_PREDICTED = "predicted"  # static prediction from the model file
-PLACEMENT_HOST_ONLY = "host_only"  # no device provider is active: everything is in host memory
-PLACEMENT_UNKNOWN = "unknown"
 
-# Where a transfer's claim rests.
-BASIS_CENSUS = "census"  # CUPTI saw this memcpy in this call
-BASIS_PLACEMENT = "placement"  # implied by the session's placement and the devices of the values (no census)
-BASIS_PREDICTION = "prediction"  # implied by predicted placement (no census)
+class PlacementSource(Word):
+    """Where placement came from."""
+
+    SESSION = "session"  # get_provider_graph_assignment_info() of this session
+    PREDICTED = "predicted"  # static prediction from the model file
+    HOST_ONLY = "host_only"  # no device provider is active: everything is in host memory
+    UNKNOWN = "unknown"
+
+
+class Basis(Word):
+    """Where a transfer's claim rests."""
+
+    CENSUS = "census"  # CUPTI saw this memcpy in this call
+    PLACEMENT = "placement"  # implied by the session's placement and the devices of the values (no census)
+    PREDICTION = "prediction"  # implied by predicted placement (no census)
+
+
+PLACEMENT_SESSION = PlacementSource.SESSION
+PLACEMENT_PREDICTED = PlacementSource.PREDICTED
+PLACEMENT_HOST_ONLY = PlacementSource.HOST_ONLY
+PLACEMENT_UNKNOWN = PlacementSource.UNKNOWN
+BASIS_CENSUS = Basis.CENSUS
+BASIS_PLACEMENT = Basis.PLACEMENT
+BASIS_PREDICTION = Basis.PREDICTION
 
 _DEVICE_TYPES = {"CUDAExecutionProvider": "cuda", "TensorrtExecutionProvider": "cuda",
                  "NvTensorRTRTXExecutionProvider": "cuda", "ROCMExecutionProvider": "rocm",
@@ -128,7 +144,7 @@ class ModelTransferSite:
 class Placement:
     """Where the session reads its inputs and writes its outputs, and the model's own transfer sites."""
 
-    source: str  # session, predicted, host_only, unknown
+    source: PlacementSource  # session, predicted, host_only, unknown
     provider: str  # the device provider these facts are about ("" for host_only/unknown)
     detail: str = ""
     inputs_on_device: dict[str, str] = field(default_factory=dict)  # input -> the device reader, described
@@ -179,9 +195,9 @@ def load_observations(data: dict[str, Any]) -> WatchObservations:
 
 
 __all__ = [
-    "BASIS_CENSUS", "BASIS_PLACEMENT", "BASIS_PREDICTION", "DEVICE_TO_DEVICE", "DEVICE_TO_HOST", "FEED", "FETCH",
+    "BASIS_CENSUS", "BASIS_PLACEMENT", "BASIS_PREDICTION", "Basis", "DEVICE_TO_DEVICE", "DEVICE_TO_HOST", "FEED", "FETCH",
     "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE", "PLACEMENT_HOST_ONLY", "PLACEMENT_PREDICTED", "PLACEMENT_SESSION",
-    "PLACEMENT_UNKNOWN", "UNEXPLAINED", "USER_KINDS", "WATCH_FORMAT", "WATCH_FORMAT_VERSION", "BindRecords",
+    "PLACEMENT_UNKNOWN", "PlacementSource", "UNEXPLAINED", "USER_KINDS", "WATCH_FORMAT", "WATCH_FORMAT_VERSION", "BindRecords",
     "CallObservation", "CallProfile", "ModelTransferSite", "Placement", "ProfileMemcpy", "TensorUse",
     "WatchObservations", "load_observations",
 ]

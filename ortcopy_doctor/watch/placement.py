@@ -18,11 +18,12 @@ from ortcopy_doctor.watch.observations import (
     PLACEMENT_SESSION,
     ModelTransferSite,
     Placement,
+    PlacementSource,
 )
 
 
 def placement_from_nodes(nodes: list[RuntimeNode], inputs: list[str], outputs: list[str], opsets: dict[str, int],
-                         *, source: str, provider: str, detail: str = "",
+                         *, source: PlacementSource, provider: str, detail: str = "",
                          insertions: Sequence[MemcpyInsertion] = ()) -> Placement:
     """Placement facts of a graph whose nodes carry their providers (the runtime graph, or a prediction)."""
     from ortcopy_doctor.knowledge import kernel_memory

@@ -20,6 +20,8 @@ from ortcopy_doctor.watch.observations import (
     USER_KINDS,
     WATCH_FORMAT,
     WATCH_FORMAT_VERSION,
+    Basis,
+    PlacementSource,
     WatchObservations,
     _is_host,
 )
@@ -34,7 +36,7 @@ class Transfer:
     direction: Direction  # host_to_device, device_to_host
     tensor: str
     bytes: Optional[int]
-    basis: str  # census, placement, prediction
+    basis: Basis  # census, placement, prediction
     phase: str = "run"  # run, or bind (copied inside a bind_* call of the binding)
     node: str = ""
     src_kind: str = ""  # census only: pageable, pinned, device
@@ -115,7 +117,7 @@ class WatchReport:
 
     calls: list[CallReport]
     providers: list[str]
-    placement_source: str  # session, predicted, host_only, unknown
+    placement_source: PlacementSource  # session, predicted, host_only, unknown
     placement_detail: str
     observed: list[str]  # what was observed in this process
     not_observed: list[str]  # what could not be observed, and why

@@ -30,9 +30,11 @@ from ortcopy_doctor.model.vocabulary import (
     same_name,
 )
 from ortcopy_doctor.report.core import load_report
+from ortcopy_doctor.watch.observations import Basis, PlacementSource
 from render_helpers import fixture_report_dict, write_report_json
 
-CLOSED_SETS = [CopyKind, Direction, CensusClass, EvidenceMode, FeedSource, MeasurementStatus, Severity, DiffStatus]
+CLOSED_SETS = [CopyKind, Direction, CensusClass, EvidenceMode, FeedSource, MeasurementStatus, Severity, DiffStatus,
+               PlacementSource, Basis]
 MEMBERS = [member for closed in CLOSED_SETS for member in closed]
 
 
