@@ -51,6 +51,7 @@ from ortcopy_doctor.model.evidence import Evidence, Feed, NodeEvent, RunEvent
 
 
 CLASSES = list(CENSUS_CLASSES)
+COPY_CLASSES = (CensusClass.FEED, CensusClass.FETCH, CensusClass.MEMCPY_NODE, CensusClass.IN_KERNEL)  # the 4 kinds
 CONFIRMS: dict[str, str] = {FEED: "OCD004", FETCH: "OCD005", MEMCPY_NODE: "OCD003", IN_KERNEL: "OCD009"}
 
 # Profile ts/dur are whole microseconds (truncated), and the clock pairs are sampled one call apart: an event
@@ -296,7 +297,8 @@ def _place(at_us: float, runs: list[RunEvent], nodes_by_run: dict[int, _RunNodes
     inside = index.inside(at_us)
     if inside:
         # The innermost event: a subgraph node of an If/Loop runs inside the control-flow node's event.
-        return _Place(run.run, CensusClass.IN_KERNEL, nodes[min(inside, key=lambda i: (nodes[i].dur_us, -nodes[i].ts_us, i))])
+        innermost = min(inside, key=lambda i: (nodes[i].dur_us, -nodes[i].ts_us, i))
+        return _Place(run.run, CensusClass.IN_KERNEL, nodes[innermost])
     if at_us < index.first:
         return _Place(run.run, CensusClass.FEED)
     if at_us > index.last:
@@ -357,11 +359,13 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
         in_run = [t for t in transfers if t.run == run and t.host_device]
         _match_phase([t for t in in_run if t.kind == CensusClass.FEED], "host_to_device",
                      [c for c in copies if c.kind == FEED], [(f.name, f.bytes) for f in feeds])
-        _match_phase([t for t in in_run if t.kind == CensusClass.FETCH], "device_to_host", [c for c in copies if c.kind == FETCH], [])
+        _match_phase([t for t in in_run if t.kind == CensusClass.FETCH], "device_to_host",
+                     [c for c in copies if c.kind == FETCH], [])
         for t in in_run:
             if t.kind in (CensusClass.MEMCPY_NODE, CensusClass.IN_KERNEL):
                 # A node may transfer both ways (NonMaxSuppression): the row of its kind and direction.
-                copy = next((c for c in copies if c.node == t.node and same_name(c.kind, t.kind) and c.direction == t.direction),
+                copy = next((c for c in copies
+                             if c.node == t.node and same_name(c.kind, t.kind) and c.direction == t.direction),
                             by_node.get(t.node))
                 if copy is not None and same_name(copy.kind, t.kind) and copy.direction == t.direction:
                     t.tensor, t.confirms = copy.tensor, CONFIRMS[t.kind]
@@ -374,7 +378,7 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
     run_dur = {r.run: r.dur_us for r in runs}
     totals = _run_totals(transfers, traced_runs, run_dur)
     host_device = [t for t in transfers if t.host_device]
-    placed = [t for t in host_device if t.kind in (CensusClass.FEED, CensusClass.FETCH, CensusClass.MEMCPY_NODE, CensusClass.IN_KERNEL)]
+    placed = [t for t in host_device if t.kind in COPY_CLASSES]
     return CensusReport(
         backend=backend, backend_version=backend_version, traced_runs=list(traced_runs), clock_offset_ns=offset,
         clock_verified=clock_verified, transfers=transfers, runs=totals, per_run=_mean_classes(totals),
@@ -410,7 +414,8 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
         first = min(n.ts_us for n in nodes)
         last = max(n.ts_us + n.dur_us for n in nodes)
         run_end = run.ts_us + run.dur_us
-        for phase, direction, sizes in ((CensusClass.FEED, "host_to_device", feed_sizes), (CensusClass.FETCH, "device_to_host", fetch_sizes)):
+        for phase, direction, sizes in ((CensusClass.FEED, "host_to_device", feed_sizes),
+                                        (CensusClass.FETCH, "device_to_host", fetch_sizes)):
             if not sizes:
                 continue
             seen: defaultdict[int, int] = defaultdict(int)
@@ -444,10 +449,12 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
                 where = f"inside {t.op_type} '{t.node}'" if t.kind == CensusClass.IN_KERNEL else "outside the run"
                 seen[t.bytes] += 1
                 t.run, t.kind, t.node, t.op_type, t.boundary_us = run.run, phase, "", "", round(past, 3)
-                notes.append(f"run {run.run}: a {t.bytes} B {'host→device' if phase == CensusClass.FEED else 'device→host'} copy "
+                arrow = 'host→device' if phase == CensusClass.FEED else 'device→host'
+                notes.append(f"run {run.run}: a {t.bytes} B {arrow} copy "
                              f"(correlation id {t.correlation_id}) mapped {past:.1f} µs {where}, within the clock "
                              f"tolerance of {tolerance_us:.1f} µs of the run's "
-                             f"{'first node start' if phase == CensusClass.FEED else 'last node end'}: taken as a {phase} copy")
+                             f"{'first node start' if phase == CensusClass.FEED else 'last node end'}: "
+                             f"taken as a {phase} copy")
     return notes
 
 
@@ -598,7 +605,8 @@ def mark_confirmed(copies: list[Copy], report: CensusReport) -> None:
     for copy in copies:
         ok = bool(runs)
         for run in runs:
-            seen = [t for t in report.transfers if t.run == run and same_name(t.kind, copy.kind) and t.direction == copy.direction
+            seen = [t for t in report.transfers
+                    if t.run == run and same_name(t.kind, copy.kind) and t.direction == copy.direction
                     and t.confirms == CONFIRMS.get(copy.kind)
                     and (t.tensor == copy.tensor if copy.kind in (FEED, FETCH) else t.node == copy.node)]
             nbytes = sum(t.bytes for t in seen)

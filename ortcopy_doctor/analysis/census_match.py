@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING
 
 from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.copies import Copy
-from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, UNEXPLAINED, CensusClass, Direction, same_name
+from ortcopy_doctor.model.vocabulary import (
+    FEED, FETCH, IN_KERNEL, MEMCPY_NODE, UNEXPLAINED, CensusClass, Direction, same_name,
+)
 from ortcopy_doctor.model.evidence import Evidence
 from ortcopy_doctor.knowledge.providers import is_device
 
@@ -48,7 +50,8 @@ def explain_in_kernel(evidence: Evidence, copies: list[Copy], census: CensusRepo
     nodes = {node.name: node for node in evidence.nodes}
     groups: dict[tuple[str, str], list[AttributedTransfer]] = defaultdict(list)
     for t in census.transfers:
-        if t.run in runs and t.host_device and t.kind == CensusClass.IN_KERNEL and (t.node, t.direction) not in predicted:
+        if (t.run in runs and t.host_device and t.kind == CensusClass.IN_KERNEL
+                and (t.node, t.direction) not in predicted):
             groups[(t.node, t.direction)].append(t)
     added = []
     for (name, direction), items in groups.items():
@@ -81,7 +84,8 @@ def reconcile(copies: list[Copy], census: CensusReport) -> tuple[list[Copy], lis
         if copy.kind not in _PER_RUN_KINDS:
             rows.append(copy)
             continue
-        seen = [t for t in transfers if id(t) not in used and same_name(t.kind, copy.kind) and t.direction == copy.direction
+        seen = [t for t in transfers
+                if id(t) not in used and same_name(t.kind, copy.kind) and t.direction == copy.direction
                 and t.confirms == confirms[copy.kind]
                 and (t.tensor == copy.tensor if copy.kind in (FEED, FETCH) else t.node == copy.node)]
         if not seen:

@@ -240,7 +240,8 @@ def measure_binding(evidence: Evidence, model_path: Path | str, arrays: dict[str
     """The A/B record for the evidence; never raises (a failure is a record with status "failed")."""
     why_not = decide(evidence, options.measure_binding)
     if why_not is not None:
-        return BindingMeasurement(status=MeasurementStatus.OFF if options.measure_binding is False else MeasurementStatus.SKIPPED, reason=why_not)
+        status = MeasurementStatus.OFF if options.measure_binding is False else MeasurementStatus.SKIPPED
+        return BindingMeasurement(status=status, reason=why_not)
     say = progress or (lambda _step: None)
     say("measuring binding variants")
     try:
@@ -292,7 +293,8 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
         session = ort.InferenceSession(str(model_path), so, providers=provider_list(options))
         result.notes.append("plain run() and everything-bound ran in a session of their own, since the plan's code failed")
     if CUDA not in session.get_providers() and not dry_run:
-        return BindingMeasurement(status=MeasurementStatus.SKIPPED, reason="the measurement session did not get the CUDA EP")
+        return BindingMeasurement(status=MeasurementStatus.SKIPPED,
+                                  reason="the measurement session did not get the CUDA EP")
 
     # (a) plain run() with numpy, on the same session.
     calls["plain"] = lambda: session.run(None, arrays)

@@ -144,4 +144,5 @@ class ReportDiff:
         return result
 
 
-__all__ = ["ADDED", "CHANGED", "Change", "Delta", "DiffStatus", "REMOVED", "ReportDiff", "SIGN", "STATUS_ORDER", "UNCHANGED"]
+__all__ = ["ADDED", "CHANGED", "Change", "Delta", "DiffStatus", "REMOVED", "ReportDiff", "SIGN", "STATUS_ORDER",
+           "UNCHANGED"]

@@ -14,8 +14,9 @@ import enum
 class Word(str, enum.Enum):
     """A member of a closed set of names: a ``str`` enum whose ``str()`` and ``format()`` give the plain value.
 
-    ``(str, enum.Enum)`` rather than ``enum.StrEnum`` (Python 3.11) because 3.10 is supported; Python 3.12 changed
-    ``format()`` of mixed-in enums, so both are fixed here. Members hash like their values (dict keys)."""
+    ``(str, enum.Enum)`` rather than ``enum.StrEnum`` (Python 3.11) because 3.10 is supported. Since Python 3.11
+    ``str()`` and ``format()`` of a mixed-in enum give ``Class.MEMBER`` (3.10 formatted the value), so both are fixed
+    here, for every version. Members hash like their values (dict keys)."""
 
     def __str__(self) -> str:
         return str.__str__(self)
@@ -109,6 +110,6 @@ UNEXPLAINED = CopyKind.UNEXPLAINED
 MEMCPY_OPS = ("MemcpyToHost", "MemcpyFromHost")
 
 __all__ = ["BETWEEN_NODES", "CENSUS_CLASSES", "COPY_KINDS", "CensusClass", "CopyKind", "DEVICE_TO_DEVICE",
-           "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "HOST_DEVICE", "HOST_TO_DEVICE",
-           "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "OTHER_COPY", "OUTSIDE", "UNEXPLAINED", "Word",
-           "same_name"]
+           "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "HOST_DEVICE",
+           "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "OTHER_COPY", "OUTSIDE",
+           "UNEXPLAINED", "Word", "same_name"]

@@ -195,9 +195,10 @@ def load_observations(data: dict[str, Any]) -> WatchObservations:
 
 
 __all__ = [
-    "BASIS_CENSUS", "BASIS_PLACEMENT", "BASIS_PREDICTION", "Basis", "DEVICE_TO_DEVICE", "DEVICE_TO_HOST", "FEED", "FETCH",
-    "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE", "PLACEMENT_HOST_ONLY", "PLACEMENT_PREDICTED", "PLACEMENT_SESSION",
-    "PLACEMENT_UNKNOWN", "PlacementSource", "UNEXPLAINED", "USER_KINDS", "WATCH_FORMAT", "WATCH_FORMAT_VERSION", "BindRecords",
+    "BASIS_CENSUS", "BASIS_PLACEMENT", "BASIS_PREDICTION", "Basis", "DEVICE_TO_DEVICE", "DEVICE_TO_HOST", "FEED",
+    "FETCH", "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE", "PLACEMENT_HOST_ONLY", "PLACEMENT_PREDICTED",
+    "PLACEMENT_SESSION", "PLACEMENT_UNKNOWN", "PlacementSource", "UNEXPLAINED", "USER_KINDS", "WATCH_FORMAT",
+    "WATCH_FORMAT_VERSION", "BindRecords",
     "CallObservation", "CallProfile", "ModelTransferSite", "Placement", "ProfileMemcpy", "TensorUse",
     "WatchObservations", "load_observations",
 ]

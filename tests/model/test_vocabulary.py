@@ -51,7 +51,8 @@ def test_str_is_the_plain_value(member):
 
 @pytest.mark.parametrize("member", MEMBERS, ids=repr)
 def test_format_is_the_plain_value(member):
-    """Python 3.12 made format() of a (str, Enum) member give ``Class.MEMBER``; Word keeps the value."""
+    """Since Python 3.11 format() of a (str, Enum) member gives ``Class.MEMBER`` (3.10: the value); Word keeps the
+    value on every version."""
     assert (format(member), f"{member}", f"[{member:>16}]") == (member.value, member.value, f"[{member.value:>16}]")
 
 
