@@ -22,12 +22,22 @@ from typing import Optional
 
 from ortcopy_doctor.analysis.copies import GraphView, input_dims
 from ortcopy_doctor.model.evidence import Dim, Evidence, ValueInfo
+from ortcopy_doctor.model.vocabulary import Role, Word
 from ortcopy_doctor.knowledge.ort_versions import has_from_dlpack
 from ortcopy_doctor.knowledge.providers import is_device
 
-DEVICE = "device"
-HOST = "host"
-UNBOUND = "unbound"
+
+class BindingPlace(Word):
+    """Where an input or output should live for IO binding."""
+
+    DEVICE = "device"
+    HOST = "host"
+    UNBOUND = "unbound"  # a sequence or map: it cannot be bound
+
+
+DEVICE = BindingPlace.DEVICE
+HOST = BindingPlace.HOST
+UNBOUND = BindingPlace.UNBOUND
 
 FLAVORS = ("onnxruntime", "torch", "cupy")
 
@@ -37,8 +47,8 @@ class BindingEntry:
     """Where one input or output should live for IO binding, and why."""
 
     name: str
-    role: str  # input, output
-    place: str  # device, host, unbound
+    role: Role  # input, output
+    place: BindingPlace  # device, host, unbound
     dtype: str | None
     shape: list[Dim] | None
     preallocate: bool = False
@@ -220,18 +230,18 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
             place, reason = HOST, f"read only in host memory (by {uses[0].node.op_type} '{uses[0].node.name}'): binding it on the device would add a copy"
         else:
             place, reason = HOST, "not read by any node"
-        plan.entries.append(BindingEntry(value.name, "input", place, feed.dtype if feed else value.elem_type,
+        plan.entries.append(BindingEntry(value.name, Role.INPUT, place, feed.dtype if feed else value.elem_type,
                                          list(feed.shape) if feed else value.shape, reason=reason))
     host_side = {m.tensor for m in evidence.memcpy_insertions}
     dims = input_dims(evidence)
     for value in evidence.model.outputs:
         if value.kind != "tensor":
-            plan.entries.append(BindingEntry(value.name, "output", UNBOUND, value.type_string, None,
+            plan.entries.append(BindingEntry(value.name, Role.OUTPUT, UNBOUND, value.type_string, None,
                                              reason=f"a {value.type_string} cannot be bound: read it with session.run()"))
             continue
         producer = view.producers.get(value.name)
         if value.name in host_side or producer is None or not view.writes_on_device(producer):
-            plan.entries.append(BindingEntry(value.name, "output", HOST, value.elem_type, value.shape,
+            plan.entries.append(BindingEntry(value.name, Role.OUTPUT, HOST, value.elem_type, value.shape,
                                              reason="produced in host memory: bound on CPU, no copy"))
             continue
         observed = _observed_output_shape(evidence, view, value.name)
@@ -240,14 +250,14 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
         if shape is not None and seen is not None and seen != shape:
             # the declaration lies (an exporter reused a dim name for a dim of another size): ORT allocates
             plan.entries.append(BindingEntry(
-                value.name, "output", DEVICE, value.elem_type, _dynamic(value.shape),
+                value.name, Role.OUTPUT, DEVICE, value.elem_type, _dynamic(value.shape),
                 reason=f"produced on the device; its declared shape {value.shape} gives {shape} for these inputs but "
                        f"the profiled run produced {seen}: ORT allocates it on the device"))
         elif shape is not None:
-            plan.entries.append(BindingEntry(value.name, "output", DEVICE, value.elem_type, list(shape), preallocate=True,
+            plan.entries.append(BindingEntry(value.name, Role.OUTPUT, DEVICE, value.elem_type, list(shape), preallocate=True,
                                              reason="produced on the device with a shape known before the run: pre-allocated once"))
         else:
-            plan.entries.append(BindingEntry(value.name, "output", DEVICE, value.elem_type, _dynamic(value.shape),
+            plan.entries.append(BindingEntry(value.name, Role.OUTPUT, DEVICE, value.elem_type, _dynamic(value.shape),
                                              reason="produced on the device with a data-dependent shape: ORT allocates it on the device"))
     _pair_state(evidence, plan)
     plan.code = render_code(evidence, plan)

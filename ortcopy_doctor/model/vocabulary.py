@@ -82,6 +82,13 @@ class MeasurementStatus(Word):
     FAILED = "failed"
 
 
+class Role(Word):
+    """Whether a value is an input or an output of the model."""
+
+    INPUT = "input"
+    OUTPUT = "output"
+
+
 def same_name(a: str, b: str) -> bool:
     """Whether two names are the same string: a ``CopyKind`` and a ``CensusClass`` (``FEED`` of each), or either and
     a plain ``str``. ``==`` says the same at run time; this says to the type checker that two sets are compared."""
@@ -112,4 +119,4 @@ MEMCPY_OPS = ("MemcpyToHost", "MemcpyFromHost")
 __all__ = ["BETWEEN_NODES", "CENSUS_CLASSES", "COPY_KINDS", "CensusClass", "CopyKind", "DEVICE_TO_DEVICE",
            "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "HOST_DEVICE",
            "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "OTHER_COPY", "OUTSIDE",
-           "UNEXPLAINED", "Word", "same_name"]
+           "Role", "UNEXPLAINED", "Word", "same_name"]

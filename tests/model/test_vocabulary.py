@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from ortcopy_doctor.analysis.binding import BindingPlace
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.diff import DiffStatus
 from ortcopy_doctor.model.errors import UsageError
@@ -26,6 +27,7 @@ from ortcopy_doctor.model.vocabulary import (
     EvidenceMode,
     FeedSource,
     MeasurementStatus,
+    Role,
     Word,
     same_name,
 )
@@ -33,8 +35,8 @@ from ortcopy_doctor.report.core import load_report
 from ortcopy_doctor.watch.observations import Basis, PlacementSource
 from render_helpers import fixture_report_dict, write_report_json
 
-CLOSED_SETS = [CopyKind, Direction, CensusClass, EvidenceMode, FeedSource, MeasurementStatus, Severity, DiffStatus,
-               PlacementSource, Basis]
+CLOSED_SETS = [CopyKind, Direction, CensusClass, EvidenceMode, FeedSource, MeasurementStatus, Role, Severity,
+               DiffStatus, BindingPlace, PlacementSource, Basis]
 MEMBERS = [member for closed in CLOSED_SETS for member in closed]
 
 
