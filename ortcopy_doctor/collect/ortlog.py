@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ortcopy_doctor.model.evidence import LogLine, MemcpyInsertion
+from ortcopy_doctor.model.vocabulary import MemcpyOp
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LINE = re.compile(r"^\S+ \S+ \[([VIWEF]):onnxruntime:[^,]*, ([^\]]*)\] ?(.*)$")
@@ -139,7 +140,7 @@ def extract_facts(lines: list[LogLine]) -> LogFacts:
             facts.cpu_preferred[m.group(1).strip()] = m.group(2).strip()
             keep = True
         if m := _MEMCPY.search(msg):
-            facts.memcpy.append(MemcpyInsertion(op_type=m.group(1), tensor=m.group(2).strip(), provider=m.group(3)))
+            facts.memcpy.append(MemcpyInsertion(op_type=MemcpyOp(m.group(1)), tensor=m.group(2).strip(), provider=m.group(3)))
             keep = True
         if "Memcpy nodes are added" in msg or line.severity in ("E", "F"):
             keep = True

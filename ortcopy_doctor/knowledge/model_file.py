@@ -17,6 +17,7 @@ from onnx import TensorProto
 
 from ortcopy_doctor.model.errors import ModelError
 from ortcopy_doctor.model.evidence import ModelInfo, NodeInfo, SubgraphInfo, ValueInfo
+from ortcopy_doctor.model.vocabulary import ValueKind
 
 _ELEM_DTYPE: dict[int, str] = {
     TensorProto.FLOAT: "float32",
@@ -82,12 +83,12 @@ def value_info(vi: onnx.ValueInfoProto) -> ValueInfo:
     tp = vi.type
     which = tp.WhichOneof("value")
     kind = {
-        "tensor_type": "tensor",
-        "sequence_type": "sequence",
-        "map_type": "map",
-        "optional_type": "optional",
-        "sparse_tensor_type": "sparse_tensor",
-    }.get(which or "", "unknown")
+        "tensor_type": ValueKind.TENSOR,
+        "sequence_type": ValueKind.SEQUENCE,
+        "map_type": ValueKind.MAP,
+        "optional_type": ValueKind.OPTIONAL,
+        "sparse_tensor_type": ValueKind.SPARSE_TENSOR,
+    }.get(which or "", ValueKind.UNKNOWN)
     elem: str | None = None
     shape: list[int | str | None] | None = None
     if kind == "tensor":

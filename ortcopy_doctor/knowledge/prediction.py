@@ -44,6 +44,7 @@ from onnx import TensorProto
 
 from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.evidence import MemcpyInsertion, RuntimeNode
+from ortcopy_doctor.model.vocabulary import MemcpyOp
 from ortcopy_doctor.knowledge.kernels import KernelMatch, KernelTable, norm_domain
 from ortcopy_doctor.knowledge.model_file import _type_string, elem_dtype, subgraphs as _subgraphs  # _type_string: ORT's spelling of non-tensor types, as kernels.json keeps it
 
@@ -769,16 +770,16 @@ class _Predictor:
         out: list[MemcpyInsertion] = []
         for name in graph_inputs:  # ORT walks the graph's input list
             if name in device_in and name in host_in:
-                out.append(MemcpyInsertion("MemcpyFromHost", name, self.provider))
+                out.append(MemcpyInsertion(MemcpyOp.FROM_HOST, name, self.provider))
         for name in sorted(host_out):  # ORT's sets are ordered by name
             if name in device_in:
-                out.append(MemcpyInsertion("MemcpyFromHost", name, self.provider))
+                out.append(MemcpyInsertion(MemcpyOp.FROM_HOST, name, self.provider))
         for name in sorted(device_out):
             if name in host_in:
-                out.append(MemcpyInsertion("MemcpyToHost", name, self.provider))
+                out.append(MemcpyInsertion(MemcpyOp.TO_HOST, name, self.provider))
         for name in sorted(parent_implicit or ()):
             if name in device_in and name in host_in:
-                out.append(MemcpyInsertion("MemcpyFromHost", name, self.provider))
+                out.append(MemcpyInsertion(MemcpyOp.FROM_HOST, name, self.provider))
         return out
 
 

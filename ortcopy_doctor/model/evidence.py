@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 from ortcopy_doctor.model.census import TransferRecord
-from ortcopy_doctor.model.vocabulary import EvidenceMode, FeedSource, MeasurementStatus
+from ortcopy_doctor.model.vocabulary import EvidenceMode, FeedSource, MeasurementStatus, MemcpyOp, ValueKind
 
 FORMAT_VERSION = 1
 
@@ -29,7 +29,7 @@ class ValueInfo:
     """A graph input or output as the model declares it."""
 
     name: str
-    kind: str  # tensor, sequence, map, optional, sparse_tensor, unknown
+    kind: ValueKind  # tensor, sequence, map, optional, sparse_tensor, unknown
     elem_type: Optional[str]  # numpy dtype name ("float32"), or the ONNX type string for non-tensors
     shape: Optional[list[Dim]]  # None where the model gives no shape
     type_string: str = ""  # ORT's spelling, e.g. "tensor(float)" or "seq(tensor(float))"
@@ -149,7 +149,7 @@ class RuntimeNode:
 class MemcpyInsertion:
     """A Memcpy node ORT inserted, from its log line ("Add MemcpyToHost before T" / "Add MemcpyFromHost after T")."""
 
-    op_type: str  # MemcpyToHost, MemcpyFromHost
+    op_type: MemcpyOp  # MemcpyToHost, MemcpyFromHost
     tensor: str  # the host-side name of the tensor
     provider: str
 

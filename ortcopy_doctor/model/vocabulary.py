@@ -82,6 +82,24 @@ class MeasurementStatus(Word):
     FAILED = "failed"
 
 
+class ValueKind(Word):
+    """What an input or output of the model holds (``ValueInfo.kind``)."""
+
+    TENSOR = "tensor"
+    SEQUENCE = "sequence"
+    MAP = "map"
+    OPTIONAL = "optional"
+    SPARSE_TENSOR = "sparse_tensor"
+    UNKNOWN = "unknown"
+
+
+class MemcpyOp(Word):
+    """The op types of the Memcpy nodes ORT inserts at a CPU/device boundary (``MemcpyInsertion.op_type``)."""
+
+    TO_HOST = "MemcpyToHost"
+    FROM_HOST = "MemcpyFromHost"
+
+
 class Role(Word):
     """Whether a value is an input or an output of the model."""
 
@@ -114,9 +132,9 @@ BETWEEN_NODES = CensusClass.BETWEEN_NODES
 CENSUS_CLASSES = tuple(CensusClass)
 UNEXPLAINED = CopyKind.UNEXPLAINED
 
-MEMCPY_OPS = ("MemcpyToHost", "MemcpyFromHost")
+MEMCPY_OPS = (MemcpyOp.TO_HOST, MemcpyOp.FROM_HOST)
 
 __all__ = ["BETWEEN_NODES", "CENSUS_CLASSES", "COPY_KINDS", "CensusClass", "CopyKind", "DEVICE_TO_DEVICE",
            "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "HOST_DEVICE",
-           "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "OTHER_COPY", "OUTSIDE",
-           "Role", "UNEXPLAINED", "Word", "same_name"]
+           "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "MemcpyOp", "OTHER_COPY", "OUTSIDE",
+           "Role", "UNEXPLAINED", "ValueKind", "Word", "same_name"]

@@ -27,7 +27,9 @@ from ortcopy_doctor.model.vocabulary import (
     EvidenceMode,
     FeedSource,
     MeasurementStatus,
+    MemcpyOp,
     Role,
+    ValueKind,
     Word,
     same_name,
 )
@@ -35,8 +37,8 @@ from ortcopy_doctor.report.core import load_report
 from ortcopy_doctor.watch.observations import Basis, PlacementSource
 from render_helpers import fixture_report_dict, write_report_json
 
-CLOSED_SETS = [CopyKind, Direction, CensusClass, EvidenceMode, FeedSource, MeasurementStatus, Role, Severity,
-               DiffStatus, BindingPlace, PlacementSource, Basis]
+CLOSED_SETS = [CopyKind, Direction, CensusClass, EvidenceMode, FeedSource, MeasurementStatus, ValueKind, MemcpyOp,
+               Role, Severity, DiffStatus, BindingPlace, PlacementSource, Basis]
 MEMBERS = [member for closed in CLOSED_SETS for member in closed]
 
 
