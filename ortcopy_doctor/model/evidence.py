@@ -377,6 +377,8 @@ def to_jsonable(obj: Any) -> Any:
     kind: Any = type(obj)
     if kind in _PLAIN:  # first: most values are plain (a 10k-node report holds ~400k of them)
         return obj
+    if type(kind) is enum.EnumMeta:  # a closed set's member (model.vocabulary): its plain value
+        return obj._value_
     if kind is list or kind is tuple:
         return [to_jsonable(v) for v in obj]
     if kind is dict:
@@ -390,8 +392,6 @@ def to_jsonable(obj: Any) -> Any:
                 continue
             out[name] = to_jsonable(value)
         return out
-    if isinstance(obj, enum.Enum):  # a closed set (model.vocabulary): its plain value
-        return obj.value
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(v) for v in obj]
     if isinstance(obj, dict):
