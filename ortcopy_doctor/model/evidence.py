@@ -382,7 +382,7 @@ def to_jsonable(obj: Any) -> Any:
     if kind is list or kind is tuple:
         return [to_jsonable(v) for v in obj]
     if kind is dict:
-        return {_key(k): to_jsonable(v) for k, v in obj.items()}
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         # A field marked omit_if_default is left out while it holds its default (newer optional data).
         out = {}
@@ -395,13 +395,8 @@ def to_jsonable(obj: Any) -> Any:
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(v) for v in obj]
     if isinstance(obj, dict):
-        return {_key(k): to_jsonable(v) for k, v in obj.items()}
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
     return obj
-
-
-def _key(key: Any) -> str:
-    """A dict key as JSON writes it: a closed set's member as its value, anything else as ``str()``."""
-    return str(key.value) if isinstance(key, enum.Enum) else str(key)
 
 
 @functools.lru_cache(maxsize=None)
@@ -475,13 +470,16 @@ def _converter(cls: Any) -> Converter:
         return listed
     if origin is dict:
         key_type, value_type = typing.get_args(cls) or (Any, Any)
+        # keys of a closed set (dict[CensusClass, ...]) become its members; other keys stay as JSON has them
+        member = _converter(key_type) if isinstance(key_type, type) and issubclass(key_type, enum.Enum) else None
 
         def mapped(data: Any, where: str) -> Any:
             if not isinstance(data, dict):
                 raise TypeError(f"{where or 'value'}: expected an object, got {_json_type(data)}")
             convert = _converter(value_type)
-            key = _converter(key_type) if isinstance(key_type, type) and issubclass(key_type, enum.Enum) else _as_is
-            return {key(k, f"{where}.{k}"): convert(v, f"{where}.{k}") for k, v in data.items()}
+            if member is not None:
+                return {member(k, f"{where}.{k}"): convert(v, f"{where}.{k}") for k, v in data.items()}
+            return {k: convert(v, f"{where}.{k}") for k, v in data.items()}
 
         return mapped
     if isinstance(cls, type) and dataclasses.is_dataclass(cls):

@@ -103,6 +103,11 @@ def test_from_jsonable_loads_enum_dict_keys_as_members():
     assert [type(k) for k in loaded] == [CensusClass, CensusClass] and loaded == {"feed": 1, "outside": 2}
 
 
+def test_from_jsonable_refuses_a_dict_key_outside_the_set():
+    with pytest.raises(ValueError, match=r"^per_run\.nowhere: 'nowhere' is not one of feed, fetch, "):
+        from_jsonable(dict[CensusClass, int], {"feed": 1, "nowhere": 2}, "per_run")
+
+
 def test_from_jsonable_refuses_a_value_outside_the_set():
     with pytest.raises(ValueError, match=r"^copies\[0\]\.kind: 'memcpy' is not one of feed, fetch, memcpy_node, "
                                          r"in_kernel, unexplained$"):
