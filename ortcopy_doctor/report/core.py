@@ -9,7 +9,6 @@ here needs the schema and CHANGELOG.md updated (tests/test_schema.py checks the 
 from __future__ import annotations
 
 import gc
-import json
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -253,7 +252,7 @@ def load_report(path: Path | str) -> Report:
 
 def _load_report(path: Path) -> Report:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsontext.loads(path.read_bytes())
     except FileNotFoundError:
         raise UsageError(f"{path} not found: pass a JSON file written by `ortcopy-doctor check --json`") from None
     except (OSError, ValueError) as exc:
