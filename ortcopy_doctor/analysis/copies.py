@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.copies import Copy
@@ -21,9 +22,9 @@ from ortcopy_doctor.knowledge.model_file import dtype_itemsize
 from ortcopy_doctor.analysis.profile import tensor_bytes
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
 
-@dataclass(frozen=True)
-class TensorUse:
-    """One use of a tensor: the node, and the index of the tensor among its inputs (or outputs, for a producer)."""
+class TensorUse(NamedTuple):
+    """One use of a tensor: the node, and the index of the tensor among its inputs (or outputs, for a producer).
+    A named tuple: a view of a 10k-node graph makes one per input and output of every node."""
 
     node: RuntimeNode
     index: int

@@ -131,7 +131,8 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
     measured = [r for r in evidence.run_events if not r.warmup]
     if measured:
         names = {c.node for c in copies if c.kind == MEMCPY_NODE}
-        total = sum(e.dur_us for e in evidence.node_events if e.name in names and e.run in {r.run for r in measured})
+        runs_measured = {r.run for r in measured}
+        total = sum(e.dur_us for e in evidence.node_events if e.name in names and e.run in runs_measured)
         memcpy_us = total / len(measured)
     runs = evidence.timings.run_ms if evidence.timings else []
     q = statistics.quantiles(runs, n=10) if len(runs) >= 2 else None

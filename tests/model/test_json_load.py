@@ -73,3 +73,26 @@ def test_from_jsonable_names_a_bad_top_level_value():
     with pytest.raises(TypeError) as exc:
         from_jsonable(RuntimeNode, [])
     assert str(exc.value) == "value: expected an object, got a list"
+
+
+def test_from_jsonable_copies_lists_it_takes_as_they_are():
+    data = _node(inputs=["a", "b"])
+    node = from_jsonable(RuntimeNode, data)
+    node.inputs.append("c")
+    assert data["inputs"] == ["a", "b"]
+
+
+def test_from_jsonable_refuses_true_for_a_number_inside_a_list():
+    with pytest.raises(TypeError) as exc:
+        from_jsonable(list[int], [1, True])
+    assert str(exc.value) == "[1]: expected int, got a boolean"
+
+
+def test_from_jsonable_keeps_the_default_of_a_missing_field():
+    node = from_jsonable(RuntimeNode, {k: v for k, v in _node().items() if k != "inputs"})
+    assert node.inputs == [] and node.name == "n"
+
+
+def test_from_jsonable_names_a_missing_required_field():
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'name'"):
+        from_jsonable(RuntimeNode, {k: v for k, v in _node().items() if k != "name"})
