@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-# typer (0.29) itself loads pydantic to build a command's parameters (`check --help`): not ours to avoid.
 HEAVY = ["numpy", "onnx", "onnxruntime", "jinja2"]
 
 
@@ -67,3 +66,24 @@ def test_watch_stays_the_function_after_its_module_is_imported():
         "print(json.dumps({'watch': type(ortcopy_doctor.watch).__name__, "
         "'module': type(sys.modules['ortcopy_doctor.watch.recorder']).__name__}), file=sys.stderr)\n")
     assert loaded == {"watch": "function", "module": "module"}
+
+
+def test_check_loads_no_pydantic(tmp_path: Path):
+    # typer 0.29 imports pydantic and builds a TypeAdapter per option on every run (0.1-0.2 s of each check):
+    # pyproject pins typer below 0.29, and a whole `check` then never loads pydantic.
+    import onnx
+
+    from models import conv_net
+
+    model = tmp_path / "conv.onnx"
+    onnx.save(conv_net(), str(model))
+    loaded = _modules_after(
+        "import json, runpy, sys\n"
+        f"sys.argv = ['ortcopy-doctor', 'check', {str(model)!r}, '--provider', 'cpu', '--html', "
+        f"{str(tmp_path / 'r.html')!r}, '--fail-on', 'never', '-q']\n"
+        "try:\n"
+        "    runpy.run_module('ortcopy_doctor', run_name='__main__')\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code\n"
+        "print(json.dumps({'code': code, 'pydantic': 'pydantic' in sys.modules}), file=sys.stderr)\n")
+    assert loaded == {"code": 0, "pydantic": False}

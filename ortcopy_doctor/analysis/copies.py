@@ -139,6 +139,11 @@ def _declarations(evidence: Evidence) -> tuple[dict[str, ValueInfo], dict[str, i
 def declared_size(evidence: Evidence, tensor: str) -> tuple[list[Dim] | None, str | None, int | None]:
     """Shape, dtype and bytes of ``tensor`` from the model's declarations and inferred shapes."""
     known, dims = _declarations(evidence)
+    return _declared(known, dims, tensor)
+
+
+def _declared(known: dict[str, ValueInfo], dims: dict[str, int],
+              tensor: str) -> tuple[list[Dim] | None, str | None, int | None]:
     value = known.get(tensor)
     if value is None or value.kind != "tensor":
         return None, None, None
@@ -174,6 +179,10 @@ def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]
     view = view if view is not None else GraphView.of(evidence)
     events = measured_events(evidence)
     profiled_runs = len({e.run for e in events}) or 1
+    by_name: dict[str, list[NodeEvent]] = {}  # a node's events: looked up per copy, not scanned (thousands of each)
+    for e in events:
+        by_name.setdefault(e.name, []).append(e)
+    known, dims = _declarations(evidence)
     copies: list[Copy] = []
     host_side = {m.tensor for m in evidence.memcpy_insertions}
     feeds = {f.name: f for f in evidence.feeds}
@@ -200,8 +209,9 @@ def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]
         producer = view.device_writer(value.name, host_side)
         if producer is None:
             continue
-        event = _output_event(events, producer.node.name)
-        shape, dtype, nbytes = declared_size(evidence, value.name)
+        own = by_name.get(producer.node.name)
+        event = own[-1] if own else None
+        shape, dtype, nbytes = _declared(known, dims, value.name)
         if event is not None and producer.index < len(event.output_shapes):
             shape, dtype, nbytes = _shape_and_bytes(event.output_shapes[producer.index])
         copies.append(Copy(
@@ -218,8 +228,8 @@ def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]
     if in_graph:
         for node in in_graph:
             host_name = node.outputs[0] if node.op_type == "MemcpyToHost" else node.inputs[0]
-            copies.append(_memcpy_copy(node.op_type, node.name, host_name, view, events, profiled_runs, evidence,
-                                       graph_node=node))
+            copies.append(_memcpy_copy(node.op_type, node.name, host_name, view, by_name, profiled_runs, evidence,
+                                       (known, dims), graph_node=node))
         copies.sort(key=lambda c: (c.kind != FEED, c.kind != FETCH, c.kind == MEMCPY_NODE and c.direction != DEVICE_TO_HOST))
         return copies + _in_kernel(evidence, events, profiled_runs)
     by_type: dict[str, list[str]] = defaultdict(list)
@@ -234,7 +244,7 @@ def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]
         for k in range(max(len(names), len(tensors))):
             name = names[k] if k < len(names) else ""
             tensor = tensors[k] if k < len(tensors) else ""
-            copies.append(_memcpy_copy(op_type, name, tensor, view, events, profiled_runs, evidence))
+            copies.append(_memcpy_copy(op_type, name, tensor, view, by_name, profiled_runs, evidence, (known, dims)))
     return copies + _in_kernel(evidence, events, profiled_runs)
 
 
@@ -304,10 +314,12 @@ def _rnn_batch(node: RuntimeNode, event: NodeEvent) -> int | None:
     return int(dims[0] if layout == 1 else dims[1])
 
 
-def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, events: list[NodeEvent],
-                 profiled_runs: int, evidence: Evidence, graph_node: RuntimeNode | None = None) -> Copy:
+def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, by_name: dict[str, list[NodeEvent]],
+                 profiled_runs: int, evidence: Evidence,
+                 declarations: tuple[dict[str, ValueInfo], dict[str, int]],
+                 graph_node: RuntimeNode | None = None) -> Copy:
     direction = DEVICE_TO_HOST if op_type == "MemcpyToHost" else HOST_TO_DEVICE
-    own = [e for e in events if e.name == name] if name else []
+    own = by_name.get(name, []) if name else []
     shape = dtype = None
     nbytes: int | None = None
     if own:
@@ -315,7 +327,7 @@ def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, events: 
         if nbytes is None:
             nbytes = own[-1].output_bytes
     elif tensor:
-        shape, dtype, nbytes = declared_size(evidence, tensor)
+        shape, dtype, nbytes = _declared(*declarations, tensor)
     producer = view.producers.get(tensor) if tensor else None
     uses = view.consumers.get(tensor, []) if tensor else []
     if graph_node is not None:

@@ -54,12 +54,14 @@ def elem_dtype(elem_type: int) -> str:
     return TensorProto.DataType.Name(elem_type).lower() if elem_type in TensorProto.DataType.values() else "undefined"
 
 
+_ITEMSIZES = {"bool": 1, "uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "float16": 2, "bfloat16": 2,
+              "uint32": 4, "int32": 4, "float32": 4, "uint64": 8, "int64": 8, "float64": 8,
+              "complex64": 8, "complex128": 16}
+
+
 def dtype_itemsize(dtype: str) -> int:
     """Bytes per element of numpy-style ``dtype``; 0 where it has no fixed size (``str``) or is unknown."""
-    sizes = {"bool": 1, "uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "float16": 2, "bfloat16": 2,
-             "uint32": 4, "int32": 4, "float32": 4, "uint64": 8, "int64": 8, "float64": 8,
-             "complex64": 8, "complex128": 16}
-    return sizes.get(dtype, 0)
+    return _ITEMSIZES.get(dtype, 0)
 
 
 def _type_string(tp: onnx.TypeProto) -> str:

@@ -49,9 +49,16 @@ def resolve(names: list[str] | None) -> list[str]:
     return resolved
 
 
+_SHORT: dict[str, str] = {}
+
+
 def short(provider: str) -> str:
     """"CUDAExecutionProvider" -> "CUDA"."""
-    return provider.replace("ExecutionProvider", "") or provider
+    name = _SHORT.get(provider)
+    if name is None:
+        # remembered: a report names the provider of each of thousands of nodes (a handful of distinct names)
+        name = _SHORT[provider] = provider.replace("ExecutionProvider", "") or provider
+    return name
 
 
 def is_device(provider: str) -> bool:

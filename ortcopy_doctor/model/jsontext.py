@@ -41,4 +41,23 @@ def _write(value: Any, depth: int, out: list[str]) -> None:
         out.append(_ENCODE(value))
 
 
-__all__ = ["dumps"]
+def loads(data: bytes) -> Any:
+    """Parse JSON ``data`` (UTF-8 bytes, as read from a file) exactly as ``json.loads`` parses its UTF-8 text.
+
+    orjson (a dependency) parses a 20 MB report 4-5 times faster than the standard library. Where it refuses a
+    document (NaN or Infinity, which ``json.dumps`` writes; a lone surrogate escape; bad UTF-8 or bad JSON; nesting
+    deeper than 1024) or is not installed, the standard library parses it: the same values for a valid file, and
+    its error (``UnicodeDecodeError``, ``JSONDecodeError``, ``RecursionError``) for a bad one. One difference is left:
+    orjson reads an integer beyond 64 bits (which no report holds) as a float, so a field that must be an integer
+    refuses it with its place named."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - a declared dependency; the GPU image runs without it
+        return json.loads(data.decode("utf-8"))
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data.decode("utf-8"))
+
+
+__all__ = ["dumps", "loads"]

@@ -9,7 +9,6 @@ here needs the schema and CHANGELOG.md updated (tests/test_schema.py checks the 
 from __future__ import annotations
 
 import gc
-import json
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,7 +131,8 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
     measured = [r for r in evidence.run_events if not r.warmup]
     if measured:
         names = {c.node for c in copies if c.kind == MEMCPY_NODE}
-        total = sum(e.dur_us for e in evidence.node_events if e.name in names and e.run in {r.run for r in measured})
+        runs_measured = {r.run for r in measured}
+        total = sum(e.dur_us for e in evidence.node_events if e.name in names and e.run in runs_measured)
         memcpy_us = total / len(measured)
     runs = evidence.timings.run_ms if evidence.timings else []
     q = statistics.quantiles(runs, n=10) if len(runs) >= 2 else None
@@ -253,7 +253,7 @@ def load_report(path: Path | str) -> Report:
 
 def _load_report(path: Path) -> Report:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsontext.loads(path.read_bytes())
     except FileNotFoundError:
         raise UsageError(f"{path} not found: pass a JSON file written by `ortcopy-doctor check --json`") from None
     except (OSError, ValueError) as exc:

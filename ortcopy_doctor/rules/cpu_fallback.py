@@ -34,7 +34,10 @@ def _positions(tensors: list[str]) -> dict[str, list[int]]:
 def _in_order(tensors: list[str], at: dict[str, list[int]], names: Iterable[str]) -> list[str]:
     """The entries of ``tensors`` that are in ``names``, in ``tensors``' order (repeats kept), found through the
     index ``at`` rather than by scanning ``tensors`` once per node."""
-    return [tensors[i] for i in sorted({i for t in set(names) for i in at.get(t, ())})]
+    hits = [i for t in names for i in at.get(t, ())]
+    if len(hits) > 1:
+        hits = sorted(set(hits))  # a tensor named twice (or at two places) is listed once per place
+    return [tensors[i] for i in hits]
 
 
 @register(RULE)
