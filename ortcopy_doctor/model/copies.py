@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ortcopy_doctor.model.evidence import Dim
 
-@dataclass
+@dataclass(frozen=True)
 class Copy:
     """One host<->device transfer that happens on every run."""
 

@@ -22,7 +22,7 @@ FORMAT_VERSION = 1
 Dim = Union[int, str, None]
 
 
-@dataclass
+@dataclass(frozen=True)
 class ValueInfo:
     """A graph input or output as the model declares it."""
 
@@ -33,7 +33,7 @@ class ValueInfo:
     type_string: str = ""  # ORT's spelling, e.g. "tensor(float)" or "seq(tensor(float))"
 
 
-@dataclass
+@dataclass(frozen=True)
 class NodeInfo:
     """One node of a graph; ``graph`` is "" for the main graph, else the path of the subgraph."""
 
@@ -45,7 +45,7 @@ class NodeInfo:
     graph: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class SubgraphInfo:
     """A subgraph attribute of a node (If, Loop, Scan) and how many nodes it holds, nested subgraphs included."""
 
@@ -55,7 +55,7 @@ class SubgraphInfo:
     node_count: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class ModelInfo:
     """What the model file declares: its identity, opsets, inputs and outputs, nodes, subgraphs and initializers."""
 
@@ -83,7 +83,7 @@ class ModelInfo:
         return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Feed:
     """One input as it was fed to ``run()``: always a numpy array in host (pageable) memory."""
 
@@ -94,7 +94,7 @@ class Feed:
     source: str  # synthesized, file, value (--value NAME=V)
 
 
-@dataclass
+@dataclass(frozen=True)
 class AssumedDim:
     """A dim of a synthesized input that neither the model nor --dim/--shape sized, taken as ``value`` (1, the
     convention of Polygraphy and trtexec for dynamic dims); ``flag`` is the option that sets it."""
@@ -127,7 +127,7 @@ def describe_assumed_dims(assumed: list[AssumedDim]) -> list[str]:
     return named + unnamed
 
 
-@dataclass
+@dataclass(frozen=True)
 class RuntimeNode:
     """A node of the graph ORT actually ran (after optimisation), with the provider it was assigned to."""
 
@@ -143,7 +143,7 @@ class RuntimeNode:
     fallback_detail: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class MemcpyInsertion:
     """A Memcpy node ORT inserted, from its log line ("Add MemcpyToHost before T" / "Add MemcpyFromHost after T")."""
 
@@ -152,7 +152,7 @@ class MemcpyInsertion:
     provider: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class NodeEvent:
     """One ``*_kernel_time`` event of the ORT profile."""
 
@@ -167,7 +167,7 @@ class NodeEvent:
     output_bytes: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunEvent:
     """One ``model_run`` event of the ORT profile; ``warmup`` runs are excluded from analysis."""
 
@@ -177,7 +177,7 @@ class RunEvent:
     warmup: bool
 
 
-@dataclass
+@dataclass(frozen=True)
 class LogLine:
     """One line of ORT's session log."""
 
@@ -186,7 +186,7 @@ class LogLine:
     message: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class SessionEvidence:
     """The session as ORT created it: providers requested and active, where the placement and graph were read from,
     and the relevant log lines."""
@@ -202,7 +202,7 @@ class SessionEvidence:
     profiling_start_ns: int = 0
 
 
-@dataclass
+@dataclass(frozen=True)
 class Timings:
     """Times of the timing session (no profiling): its creation, its first run, and the timed runs after warm-up."""
 
@@ -213,7 +213,7 @@ class Timings:
     first_run_ms: float = 0.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class Environment:
     """Where the evidence was recorded: versions of ORT, onnx, numpy and Python, the platform, the providers the
     installed ORT offers and the GPUs."""
@@ -232,7 +232,7 @@ class Environment:
     ort_has_from_dlpack: Optional[bool] = field(default=None, metadata={"omit_if_default": True})
 
 
-@dataclass
+@dataclass(frozen=True)
 class CensusEvidence:
     """Every memcpy traced during the profiled runs of the evidence session, raw enough to redo the attribution.
 
@@ -253,7 +253,7 @@ class CensusEvidence:
     clock_error_ns: Optional[int] = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class VariantTiming:
     """One way of running the model, timed in a session without profiling (see measure.py)."""
 
@@ -282,7 +282,7 @@ class VariantTiming:
     gpu_median_ms: Optional[float] = field(default=None, metadata={"omit_if_default": True})
 
 
-@dataclass
+@dataclass(frozen=True)
 class PhaseTiming:
     """One phase of a bound run: upload, inference, download (timed apart, same shapes)."""
 
@@ -295,7 +295,7 @@ class PhaseTiming:
     bytes: Optional[int] = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class PinnedTiming:
     """Upload of the host-fed inputs into fixed device buffers from pageable vs pinned host memory."""
 
@@ -308,7 +308,7 @@ class PinnedTiming:
     skipped_reason: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class BindingMeasurement:
     """A/B measurement of IO-binding variants on the same inputs, after warm-up (``check --measure-binding``)."""
 
@@ -331,7 +331,7 @@ class BindingMeasurement:
     gpu_timer: str = field(default="", metadata={"omit_if_default": True})
 
 
-@dataclass
+@dataclass(frozen=True)
 class Evidence:
     """Everything recorded about one model and one session (module doc); round-trips through JSON."""
 
@@ -474,6 +474,7 @@ def _converter(cls: Any) -> Converter:
         return mapped
     if isinstance(cls, type) and dataclasses.is_dataclass(cls):
         target: type = cls
+        make = _maker(cls)
         fields: list[tuple[str, Converter]] = []  # filled on first use: a dataclass may contain itself
 
         def built(data: Any, where: str) -> Any:
@@ -482,10 +483,47 @@ def _converter(cls: Any) -> Converter:
             if not fields:
                 fields.extend((name, _converter(hint)) for name, hint in _field_hints(target))
             prefix = f"{where}.".lstrip(".")
-            return target(**{name: convert(data[name], prefix + name) for name, convert in fields if name in data})
+            return make(target, {name: convert(data[name], prefix + name) for name, convert in fields if name in data})
 
         return built
     return _as_is
+
+
+def _maker(cls: type) -> Callable[[type, dict[str, Any]], Any]:
+    """How ``from_jsonable`` builds a ``cls`` from its field values: a frozen dataclass gets them, in field order
+    with the defaults of those absent, written into a new object's ``__dict__`` (its ``__init__`` sets each field
+    through ``object.__setattr__``, several times slower on the objects of a 10k-node evidence); any other class,
+    or a value missing a required field (``__init__`` raises the usual TypeError), is built by ``__init__``."""
+    params = getattr(cls, "__dataclass_params__", None)
+    all_fields = dataclasses.fields(cls)
+    if (params is None or not params.frozen or hasattr(cls, "__post_init__") or hasattr(cls, "__slots__")
+            or not all(f.init for f in all_fields)):
+        return _by_init
+    defaults = tuple((f.name, f.default, f.default_factory) for f in all_fields)
+    missing = dataclasses.MISSING
+
+    def make(target: type, values: dict[str, Any]) -> Any:
+        if len(values) < len(defaults):  # else every field is there, in field order (the converter's order)
+            ordered = {}
+            for name, default, factory in defaults:
+                if name in values:
+                    ordered[name] = values[name]
+                elif factory is not missing:
+                    ordered[name] = factory()
+                elif default is not missing:
+                    ordered[name] = default
+                else:
+                    return target(**values)  # raises: a required field is missing
+            values = ordered
+        obj: Any = object.__new__(target)
+        obj.__dict__.update(values)
+        return obj
+
+    return make
+
+
+def _by_init(target: type, values: dict[str, Any]) -> Any:
+    return target(**values)
 
 
 def _as_is(data: Any, where: str) -> Any:
