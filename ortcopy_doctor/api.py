@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from ortcopy_doctor.collect.check import Progress, collect
@@ -27,10 +28,10 @@ def check(
     Raises ``DoctorError`` subclasses for bad input, with a one-line message that says what to do.
     """
     options = options or CheckOptions()
-    for key, value in overrides.items():
+    for key in overrides:
         if not hasattr(options, key):
             raise TypeError(f"check() got an unknown option {key!r}")
-        setattr(options, key, value)
+    options = dataclasses.replace(options, **overrides)  # type: ignore[arg-type]
     return analyse(collect(model_path, options, progress))
 
 

@@ -7,6 +7,7 @@ Fixtures are recorded GPU evidence (tests/fixtures/gpu/*.json.gz: {"report": <re
 from __future__ import annotations
 
 import copy
+import dataclasses
 import gzip
 import json
 import os
@@ -315,8 +316,4 @@ def big_report(tmp_path: Path, n_nodes: int = 10_000, island_every: int = 400):
             ts += dur + 1
         runs.append(RunEvent(r.run, start, ts - start + 5, r.warmup))
         ts += 100
-    ev.run_events = runs
-    ev.node_events = events
-    ev.census = None
-    ev.census_status = ""
-    return analyse(ev)
+    return analyse(dataclasses.replace(ev, run_events=runs, node_events=events, census=None, census_status=""))

@@ -8,6 +8,7 @@ tools/record_binding_ab.py (format described there), and skip while none are rec
 from __future__ import annotations
 
 import copy
+import dataclasses
 import gzip
 import importlib.util
 import json
@@ -113,8 +114,7 @@ def test_state_pair_is_left_out_of_the_json_when_absent(tmp_path):
     assert all("state_pair" not in e for e in data["binding"]["entries"])
     assert data["evidence"]["binding_measurement"]["status"] == "measured"
     # Without a measurement record the key is left out too.
-    report.evidence.binding_measurement = None
-    data = json.loads(analyse(report.evidence).to_json())
+    data = json.loads(analyse(dataclasses.replace(report.evidence, binding_measurement=None)).to_json())
     assert "binding_measurement" not in data["evidence"]
     assert all("state_pair" not in e for e in data["binding"]["entries"])
     data = json.loads(recorded_report("stateful", tmp_path).to_json())
@@ -242,8 +242,8 @@ def test_readiness_blockers_of_the_recorded_models(tmp_path):
 
 def test_no_device_is_one_blocker(tmp_path):
     report = recorded_report("conv_net", tmp_path)
-    evidence = copy.deepcopy(report.evidence)
-    evidence.session.active_providers = ["CPUExecutionProvider"]
+    evidence = dataclasses.replace(report.evidence, session=dataclasses.replace(
+        report.evidence.session, active_providers=["CPUExecutionProvider"]))
     plan = make_plan(evidence)
     assert [b.kind for b in cuda_graph_blockers(evidence, plan, report.copies)] == ["no_device"]
 
@@ -285,9 +285,8 @@ def test_state_rebound_in_every_call_pays_its_bind_copy_per_call(tmp_path):
     report = recorded_report("stateful", tmp_path)
     evidence = copy.deepcopy(report.evidence)
     gemm = next(n for n in evidence.nodes if "state" in n.inputs)
-    reader = copy.deepcopy(gemm)
-    reader.name, reader.op_type, reader.provider = "state_reader", "Shape", "CPUExecutionProvider"
-    reader.inputs, reader.outputs = ["state"], ["state_shape"]
+    reader = dataclasses.replace(gemm, name="state_reader", op_type="Shape", provider="CPUExecutionProvider",
+                                 inputs=["state"], outputs=["state_shape"])
     evidence.nodes.append(reader)
     plan = make_plan(evidence)
     assert plan.state_pairs == [("state", "state_out")]
@@ -361,9 +360,8 @@ def test_compare_text_gives_the_speed_up_with_its_interval():
 
 
 def _with_measurement(report, variants, **extra):
-    evidence = copy.deepcopy(report.evidence)
-    evidence.binding_measurement = BindingMeasurement(status="measured", runs=50, warmup_runs=3,
-                                                      transfer_source="census", variants=variants, **extra)
+    evidence = dataclasses.replace(copy.deepcopy(report.evidence), binding_measurement=BindingMeasurement(
+        status="measured", runs=50, warmup_runs=3, transfer_source="census", variants=variants, **extra))
     return analyse(evidence)
 
 
@@ -414,18 +412,17 @@ def test_noisy_variant_is_flagged(tmp_path):
 
 def _all_cpu(report):
     evidence = copy.deepcopy(report.evidence)
-    for node in evidence.nodes:
-        node.provider = "CPUExecutionProvider"
-    return evidence
+    return dataclasses.replace(evidence, nodes=[dataclasses.replace(node, provider="CPUExecutionProvider")
+                                                for node in evidence.nodes])
 
 
 def test_all_cpu_model_is_advised_not_to_bind_with_the_measured_reason(tmp_path):
     base = recorded_report("cpu_only_inputs", tmp_path)
     evidence = _all_cpu(base)
     assert is_all_cpu(evidence)
-    evidence.binding_measurement = BindingMeasurement(status="measured", runs=50, variants=[
+    evidence = dataclasses.replace(evidence, binding_measurement=BindingMeasurement(status="measured", runs=50, variants=[
         _v("plain", 0.050), _v("plan", 0.052), _v("all_device", 0.120, h2d=1, d2h=3),
-        _v("cuda_graph", 0, ran=False, skipped="blockers")])
+        _v("cuda_graph", 0, ran=False, skipped="blockers")]))
     view = binding_view(analyse(evidence))
     assert view.all_cpu
     assert view.all_cpu_advice.startswith("Do not bind on CUDA: every compute node runs on CPU (BitShift, Reshape, Relu)")
@@ -439,7 +436,8 @@ def test_all_cpu_model_is_advised_not_to_bind_with_the_measured_reason(tmp_path)
 
 def test_all_cpu_advice_without_measurement(tmp_path):
     evidence = _all_cpu(recorded_report("conv_net", tmp_path))
-    evidence.binding_measurement = BindingMeasurement(status="off", reason="turned off (--no-measure-binding)")
+    evidence = dataclasses.replace(evidence, binding_measurement=BindingMeasurement(
+        status="off", reason="turned off (--no-measure-binding)"))
     view = binding_view(analyse(evidence))
     assert view.one_line == "Binding not measured: turned off (--no-measure-binding)"
     assert view.all_cpu_advice.startswith("Do not bind on the device")
@@ -451,7 +449,8 @@ def test_gpu_model_is_not_all_cpu(tmp_path):
 
 def test_copy_guidance_names_what_remains(tmp_path):
     report = recorded_report("demo", tmp_path)
-    report.evidence.binding_measurement = BindingMeasurement(status="off", reason="off")
+    report = dataclasses.replace(report, evidence=dataclasses.replace(
+        report.evidence, binding_measurement=BindingMeasurement(status="off", reason="off")))
     view = binding_view(report)
     text = "\n".join(view.copy_guidance)
     assert "Binding removes the per-run round trips: 1 feed and 2 fetch copies" in text
@@ -460,7 +459,8 @@ def test_copy_guidance_names_what_remains(tmp_path):
     assert "'scores' (16.4 KB): on the device after the run" in text
     assert "copy_outputs_to_cpu()" in text
     stateful = recorded_report("stateful", tmp_path)
-    stateful.evidence.binding_measurement = BindingMeasurement(status="off", reason="off")
+    stateful = dataclasses.replace(stateful, evidence=dataclasses.replace(
+        stateful.evidence, binding_measurement=BindingMeasurement(status="off", reason="off")))
     assert any(line.startswith("'state_out': state for the next run's 'state'") for line in
                binding_view(stateful).copy_guidance)
 
@@ -468,7 +468,7 @@ def test_copy_guidance_names_what_remains(tmp_path):
 def test_no_view_without_a_measurement_record(tmp_path):
     report = recorded_report("demo", tmp_path)
     assert binding_view(report) is not None  # recorded with the measurement on
-    report.evidence.binding_measurement = None
+    report = dataclasses.replace(report, evidence=dataclasses.replace(report.evidence, binding_measurement=None))
     assert binding_view(report) is None
     assert binding_view(analyse(report.evidence)) is None
 
@@ -654,13 +654,13 @@ def test_replay_a_slower_plan_would_be_reported(ab):
     plain = next(v for v in m.variants if v.variant == "plain")
     plan = next(v for v in m.variants if v.variant == "plan")
     factor = 1.3 * plain.median_ms / plan.median_ms
-    for key in ("median_ms", "p10_ms", "p25_ms", "p75_ms", "p90_ms"):
-        setattr(plan, key, getattr(plan, key) * factor)
+    slower = {key: getattr(plan, key) * factor for key in ("median_ms", "p10_ms", "p25_ms", "p75_ms", "p90_ms")}
     if plan.samples_ms:
-        plan.samples_ms = [x * factor for x in plan.samples_ms]
-    for v in m.variants:  # and no CUDA graph to win instead
-        if v.variant == "cuda_graph":
-            v.ran, v.samples_ms = False, None
+        slower["samples_ms"] = [x * factor for x in plan.samples_ms]
+    # and no CUDA graph to win instead
+    m.variants[:] = [dataclasses.replace(v, **slower) if v is plan
+                     else dataclasses.replace(v, ran=False, samples_ms=None) if v.variant == "cuda_graph" else v
+                     for v in m.variants]
     reanalysed = analyse(evidence)
     view = binding_view(reanalysed)
     assert any("slower than plain run() beyond the noise" in c for c in view.conclusions)

@@ -14,6 +14,7 @@ recording are parsed here too.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import statistics
@@ -142,7 +143,8 @@ def test_torch_trace_parser_on_the_recorded_records(name):
     assert evidence.census is not None
     assert census.records == sorted(evidence.census.records, key=lambda r: r.start_ns)
     assert census.clock_pairs == [(0, trace["baseTimeNanoseconds"])] and census.clock_verified
-    evidence.census.records, evidence.census.clock_pairs = census.records, [list(p) for p in census.clock_pairs]
+    evidence = dataclasses.replace(evidence, census=dataclasses.replace(
+        evidence.census, records=census.records, clock_pairs=[list(p) for p in census.clock_pairs]))
     replay = analyse(evidence).census
     assert replay is not None and replay.attributed_share == 1.0 and replay.unexplained == []
     for run in TRACED:

@@ -122,7 +122,7 @@ def test_ort_upgrade_shows_version_opset_and_latency(tmp_path):
 def test_changed_copy_and_finding(tmp_path):
     a = load_fixture("cpu_op_between", tmp_path)
     b = load_fixture("cpu_op_between", tmp_path)
-    b.copies[0].bytes_per_run = (b.copies[0].bytes_per_run or 0) * 4
+    b.copies[0] = dataclasses.replace(b.copies[0], bytes_per_run=(b.copies[0].bytes_per_run or 0) * 4)
     b.findings[0] = dataclasses.replace(b.findings[0], severity="error")
     d = diff_reports(a, b)
     changed = [c for c in d.copies if c.status == CHANGED]
@@ -136,8 +136,9 @@ def test_changed_copy_and_finding(tmp_path):
 def test_memcpy_findings_match_by_tensor_not_by_ort_node_name(tmp_path):
     a = load_fixture("cpu_op_between", tmp_path)
     b = load_fixture("cpu_op_between", tmp_path)
-    b.findings = [dataclasses.replace(f, location=f.location + "_renamed_by_ort") if f.slug == "memcpy-node" else f
-                  for f in b.findings]
+    b = dataclasses.replace(b, findings=[
+        dataclasses.replace(f, location=f.location + "_renamed_by_ort") if f.slug == "memcpy-node" else f
+        for f in b.findings])
     d = diff_reports(a, b)
     assert all(f.status != ADDED for f in d.findings)
 

@@ -4,6 +4,7 @@ evidence does not depend on the onnxruntime installed where it is rendered."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import os
@@ -115,8 +116,8 @@ def test_generated_code_takes_the_dlpack_choice_from_the_evidence():
     evidence = from_jsonable(Evidence, data)
     report = analyse(evidence)
     assert "OrtValue.from_dlpack" in render_code(evidence, report.binding, "torch")
-    evidence.environment.ort_version = "1.25.0"
-    evidence.environment.ort_has_from_dlpack = None
+    evidence = dataclasses.replace(evidence, environment=dataclasses.replace(
+        evidence.environment, ort_version="1.25.0", ort_has_from_dlpack=None))
     assert "OrtValue.from_dlpack" not in render_code(evidence, report.binding, "torch")
 
 

@@ -8,6 +8,7 @@ dry run of the whole machinery on CPU OrtValues over evidence recorded on the H2
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib.util
 import json
 import os
@@ -58,9 +59,9 @@ def test_decide_measures_only_where_cuda_is_active(tmp_path):
     assert decide(evidence, None) is None
     assert decide(evidence, True) is None
     assert decide(evidence, False) == "turned off (--no-measure-binding)"
-    cpu = copy.deepcopy(evidence)
-    cpu.session.active_providers = ["CPUExecutionProvider"]
-    cpu.session.ep_failure = "Failed to create CUDAExecutionProvider\nmore"
+    cpu = dataclasses.replace(evidence, session=dataclasses.replace(
+        evidence.session, active_providers=["CPUExecutionProvider"],
+        ep_failure="Failed to create CUDAExecutionProvider\nmore"))
     reason = decide(cpu, None)
     assert reason.startswith("the CUDA EP is not active here (Failed to create CUDAExecutionProvider)")
     assert decide(cpu, True).startswith("--measure-binding was given, but the CUDA EP is not active here")
@@ -91,7 +92,7 @@ def test_evidence_without_measurement_has_no_key(tmp_path):
     again = from_jsonable(Evidence, json.loads(json.dumps(to_jsonable(evidence)))).binding_measurement
     assert again == evidence.binding_measurement
     # Without one, the key is left out and reads back as None.
-    evidence.binding_measurement = None
+    evidence = dataclasses.replace(evidence, binding_measurement=None)
     assert "binding_measurement" not in to_jsonable(evidence)
     assert from_jsonable(Evidence, json.loads(json.dumps(to_jsonable(evidence)))).binding_measurement is None
 
@@ -143,7 +144,7 @@ def _dry_run(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0) -> E
     evidence = copy.deepcopy(report.evidence)
     model = build_demo_model() if name == "demo" else models.ALL[name]()
     path = _save(tmp_path, name, model)
-    evidence.model.path = str(path)
+    evidence = dataclasses.replace(evidence, model=dataclasses.replace(evidence.model, path=str(path)))
     dims = {"batch": 32} if name == "demo" else {"batch": 2, "rows": 4, "cols": 8}
     inputs_file = None
     if name == "cpu_only_inputs":
@@ -151,11 +152,10 @@ def _dry_run(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0) -> E
         np.savez(inputs_file, target_shape=np.array([4, 8], np.int64))
     arrays, _ = build_feeds(evidence.model.inputs, dims, {}, inputs_file)
     with _quiet():
-        evidence.binding_measurement = _measure(evidence, path, arrays,
-                                                CheckOptions(dims=dims, measure_runs=runs, inputs_file=inputs_file,
-                                                             measure_budget_s=budget),
-                                                device_type="cpu")
-    return evidence
+        measured = _measure(evidence, path, arrays,
+                            CheckOptions(dims=dims, measure_runs=runs, inputs_file=inputs_file, measure_budget_s=budget),
+                            device_type="cpu")
+    return dataclasses.replace(evidence, binding_measurement=measured)
 
 
 def _variants(evidence: Evidence) -> dict:
@@ -229,11 +229,12 @@ def test_dry_run_plan_code_gets_the_same_inputs(tmp_path):
 
     report = recorded_report("demo", tmp_path)
     evidence = copy.deepcopy(report.evidence)
-    evidence.model.path = str(_save(tmp_path, "demo", build_demo_model()))
+    evidence = dataclasses.replace(evidence, model=dataclasses.replace(
+        evidence.model, path=str(_save(tmp_path, "demo", build_demo_model()))))
     from ortcopy_doctor.analysis.binding import make_plan, render_code
 
     plan = make_plan(evidence)
-    plan.device_type = "cpu"
+    plan = dataclasses.replace(plan, device_type="cpu")
     with _quiet():
         namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
     arrays, _ = build_feeds(evidence.model.inputs, {"batch": 32})
@@ -246,9 +247,10 @@ def test_stateful_plan_swaps_buffers_between_runs(tmp_path):
 
     report = recorded_report("stateful", tmp_path)
     evidence = copy.deepcopy(report.evidence)
-    evidence.model.path = str(_save(tmp_path, "stateful", models.stateful()))
+    evidence = dataclasses.replace(evidence, model=dataclasses.replace(
+        evidence.model, path=str(_save(tmp_path, "stateful", models.stateful()))))
     plan = make_plan(evidence)
-    plan.device_type = "cpu"
+    plan = dataclasses.replace(plan, device_type="cpu")
     with _quiet():
         ns, _, _ = run_generated(render_code(evidence, plan), "plan", None)
         first_state = ns["state_on_device"]  # after the printed first call: the output of run 1

@@ -23,10 +23,8 @@ LONG_REASON = ("Failed to load library libonnxruntime_providers_cuda.so with err
 
 def _on_cpu(tmp_path, requested: list[str], ep_failure: str | None):
     evidence = load_fixture("demo", tmp_path).evidence
-    evidence.session.requested_providers = requested
-    evidence.session.active_providers = [CPU]
-    evidence.session.ep_failure = ep_failure
-    return evidence
+    return dataclasses.replace(evidence, session=dataclasses.replace(
+        evidence.session, requested_providers=requested, active_providers=[CPU], ep_failure=ep_failure))
 
 
 def test_binding_line_quotes_the_whole_ort_reason(tmp_path):
@@ -81,7 +79,7 @@ def test_total_bytes_say_unknown_instead_of_0_B():
 
 def test_verdict_with_unknown_sizes_says_so(tmp_path):
     evidence = load_fixture("demo", tmp_path).evidence
-    evidence.node_events = []  # no profile and no census: the sizes of the Memcpy nodes and NonZero output unknown
-    evidence.census = None
+    # no profile and no census: the sizes of the Memcpy nodes and NonZero output unknown
+    evidence = dataclasses.replace(evidence, node_events=[], census=None)
     report = analyse(evidence)
     assert report.verdict.startswith("6 host↔device copies per run (49.2 KB + 3 of unknown size): 1 feed, 2 fetch")

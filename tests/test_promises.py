@@ -387,9 +387,9 @@ def test_terminal_report_escapes_any_name(name):
 
     with tempfile.TemporaryDirectory() as tmp:
         report = recorded_report("cpu_op_between", Path(tmp))
-    for copy in report.copies:
-        copy.tensor = copy.node = name
-    report.findings = [dataclasses.replace(f, location=name, message=name, fix=name) for f in report.findings]
+    report = dataclasses.replace(
+        report, copies=[dataclasses.replace(c, tensor=name, node=name) for c in report.copies],
+        findings=[dataclasses.replace(f, location=name, message=name, fix=name) for f in report.findings])
     text = render_text(report)
     assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F or c in "\u202e\u2028" for c in text)
 
@@ -478,10 +478,9 @@ def _render_all(names: list[str]) -> tuple[list[str], list[str]]:
     base = recorded("stateful")["report"]
     evidence = from_jsonable(Evidence, base["evidence"])
     plan = from_jsonable(BindingPlan, base["binding"])
-    evidence.feeds = []
-    for entry, name in zip(plan.entries, names):
-        entry.name = name
-        entry.state_pair = None
+    evidence = dataclasses.replace(evidence, feeds=[])
+    for i, name in zip(range(len(plan.entries)), names):
+        plan.entries[i] = dataclasses.replace(plan.entries[i], name=name, state_pair=None)
     codes = [render_code(evidence, plan, flavor) for flavor in FLAVORS] + [render_cuda_graph_code(evidence, plan)]
     got = code_names(plan)
     return codes, [*got.inputs.values(), *got.outputs.values()]
@@ -622,8 +621,8 @@ def test_environment_failure_writes_only_the_partial_json(tmp_path):
     from ortcopy_doctor.model.evidence import Evidence, from_jsonable
 
     exc = EnvironmentProblem("the device ran out of memory")
-    exc.partial_evidence = from_jsonable(Evidence, recorded("cpu_op_between")["report"]["evidence"])
-    exc.partial_evidence.failure = exc.message
+    exc.partial_evidence = dataclasses.replace(
+        from_jsonable(Evidence, recorded("cpu_op_between")["report"]["evidence"]), failure=exc.message)
     outputs = cli_module._outputs([], [("--json", tmp_path / "p.json"), ("--html", tmp_path / "p.html"),
                                        ("--sarif", tmp_path / "p.sarif")])
     cli_module._keep_partial_evidence(exc, outputs)

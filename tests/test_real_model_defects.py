@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 
 import onnx
@@ -51,14 +52,14 @@ def test_device_binding_code_treats_a_minus_one_dim_as_dynamic(tmp_path):
     evidence = copy.deepcopy(recorded_report("conv_net", tmp_path).evidence)
     path = tmp_path / "minus_one.onnx"
     onnx.save(_minus_one_conv_net(), str(path))
-    evidence.model.path = str(path)
-    evidence.model.outputs[0].shape = [-1, 10]
+    evidence = dataclasses.replace(evidence, model=dataclasses.replace(evidence.model, path=str(path)))
+    evidence.model.outputs[0] = dataclasses.replace(evidence.model.outputs[0], shape=[-1, 10])
     plan = make_plan(evidence)
     (logits,) = plan.outputs
     assert logits.shape == [2, 10] and logits.preallocate
     assert not _negative_dims(plan.code)
     assert not _negative_dims(render_cuda_graph_code(evidence, plan))
-    plan.device_type = "cpu"
+    plan = dataclasses.replace(plan, device_type="cpu")
     with _quiet():
         namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
     assert [v.shape() for v in namespace["infer"]()] == [[2, 10]]
@@ -69,15 +70,15 @@ def test_minus_one_dim_without_profile_shape_is_bound_by_ort(tmp_path):
     evidence = copy.deepcopy(recorded_report("conv_net", tmp_path).evidence)
     path = tmp_path / "minus_one.onnx"
     onnx.save(_minus_one_conv_net(), str(path))
-    evidence.model.path = str(path)
-    evidence.model.outputs[0].shape = [-1, 10]
-    evidence.node_events = []
+    evidence = dataclasses.replace(evidence, model=dataclasses.replace(evidence.model, path=str(path)))
+    evidence.model.outputs[0] = dataclasses.replace(evidence.model.outputs[0], shape=[-1, 10])
+    evidence = dataclasses.replace(evidence, node_events=[])
     plan = make_plan(evidence)
     (logits,) = plan.outputs
     assert not logits.preallocate and logits.shape == [None, 10]
     assert "binding.bind_output('logits', 'cuda', 0)" in plan.code
     assert not _negative_dims(plan.code)
-    plan.device_type = "cpu"
+    plan = dataclasses.replace(plan, device_type="cpu")
     with _quiet():
         namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
     assert [v.shape() for v in namespace["infer"]()] == [[2, 10]]
@@ -98,14 +99,10 @@ def _census_per_run(report) -> tuple[int, int]:
 
 
 def _rename(evidence, node: str, op_type: str, input_shape: dict | None = None) -> None:
-    for n in evidence.nodes:
-        if n.name == node:
-            n.op_type = op_type
-    for e in evidence.node_events:
-        if e.name == node:
-            e.op_type = op_type
-            if input_shape is not None:
-                e.input_shapes = [input_shape]
+    evidence.nodes[:] = [dataclasses.replace(n, op_type=op_type) if n.name == node else n for n in evidence.nodes]
+    evidence.node_events[:] = [
+        dataclasses.replace(e, op_type=op_type, **({} if input_shape is None else {"input_shapes": [input_shape]}))
+        if e.name == node else e for e in evidence.node_events]
 
 
 def test_an_unexplained_transfer_is_a_labelled_row_and_counted_in_the_verdict():
@@ -163,7 +160,7 @@ def test_lstm_uploads_its_sequence_lengths_every_run():
 # --- zero-byte fetches are no copies; data-dependent sizes come from the run ---------------------------------------
 
 def _drop_records(evidence, direction: str, nbytes: int) -> None:
-    evidence.census.records = [r for r in evidence.census.records if (r.direction, r.bytes) != (direction, nbytes)]
+    evidence.census.records[:] = [r for r in evidence.census.records if (r.direction, r.bytes) != (direction, nbytes)]
 
 
 def test_a_fetch_of_an_empty_tensor_is_no_copy():
@@ -171,16 +168,16 @@ def test_a_fetch_of_an_empty_tensor_is_no_copy():
     from ortcopy_doctor.report.core import analyse
 
     evidence = _traced()
-    for e in evidence.node_events:  # NonZero found nothing: its output is [2, 0]
-        if e.name == "nonzero":
-            e.output_shapes = [{"int64": [2, 0]}]
+    # NonZero found nothing: its output is [2, 0]
+    evidence.node_events[:] = [dataclasses.replace(e, output_shapes=[{"int64": [2, 0]}]) if e.name == "nonzero" else e
+                               for e in evidence.node_events]
     _drop_records(evidence, "device_to_host", 3920)  # and ORT copied nothing back
     report = analyse(evidence)
     assert not [c for c in report.copies if c.kind == FETCH]
     count, nbytes = _census_per_run(report)
     assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes) == (2, 2048 + 4)
     assert "fetch" not in report.verdict
-    evidence.census = None  # without a census too
+    evidence = dataclasses.replace(evidence, census=None)  # without a census too
     assert not [c for c in analyse(evidence).copies if c.kind == FETCH]
 
 
@@ -189,9 +186,8 @@ def test_non_zero_over_an_empty_input_makes_no_transfer_and_no_failed_check():
     from ortcopy_doctor.report.core import analyse
 
     evidence = _traced()
-    for e in evidence.node_events:
-        if e.name == "nonzero":
-            e.input_shapes = [{"float": [2, 0]}]
+    evidence.node_events[:] = [dataclasses.replace(e, input_shapes=[{"float": [2, 0]}]) if e.name == "nonzero" else e
+                               for e in evidence.node_events]
     _drop_records(evidence, "device_to_host", 4)  # the kernel returned before reading a count back
     report = analyse(evidence)
     assert not [c for c in report.copies if c.kind == IN_KERNEL]
@@ -214,14 +210,14 @@ def test_an_output_declared_with_a_wrong_dim_name_is_allocated_by_ort(tmp_path):
     model.graph.output[0].type.tensor_type.shape.dim[1].dim_param = "side"
     path = tmp_path / "wrong_dim_name.onnx"
     onnx.save(model, str(path))
-    evidence.model.path = str(path)
-    evidence.model.inputs[0].shape = ["batch", 3, "side", 32]
-    evidence.model.outputs[0].shape = ["batch", "side"]
+    evidence = dataclasses.replace(evidence, model=dataclasses.replace(evidence.model, path=str(path)))
+    evidence.model.inputs[0] = dataclasses.replace(evidence.model.inputs[0], shape=["batch", 3, "side", 32])
+    evidence.model.outputs[0] = dataclasses.replace(evidence.model.outputs[0], shape=["batch", "side"])
     plan = make_plan(evidence)
     (logits,) = plan.outputs
     assert not logits.preallocate and "[2, 10]" in logits.reason
     assert "ortvalue_from_shape_and_type([2, 32]" not in plan.code
-    plan.device_type = "cpu"
+    plan = dataclasses.replace(plan, device_type="cpu")
     with _quiet():
         namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
     assert [v.shape() for v in namespace["infer"]()] == [[2, 10]]

@@ -57,9 +57,8 @@ def _v(variant, median, ran=True, h2d=0, d2h=0, skipped="", gpu=None):
 
 def _measured(name, tmp_path, variants) -> Report:
     report = recorded_report(name, tmp_path)
-    evidence = copy.deepcopy(report.evidence)
-    evidence.binding_measurement = BindingMeasurement(status="measured", runs=101, warmup_runs=3,
-                                                      transfer_source="census", variants=variants)
+    evidence = dataclasses.replace(copy.deepcopy(report.evidence), binding_measurement=BindingMeasurement(
+        status="measured", runs=101, warmup_runs=3, transfer_source="census", variants=variants))
     return analyse(evidence)
 
 
@@ -142,12 +141,12 @@ def test_host_jitter_is_told_apart_with_cuda_events(tmp_path):
 
 def test_unmeasured_record_gives_the_reason(tmp_path):
     report = recorded_report("conv_net", tmp_path)
-    evidence = copy.deepcopy(report.evidence)
-    evidence.binding_measurement = BindingMeasurement(status="skipped", reason="the CUDA EP is not active here")
+    evidence = dataclasses.replace(copy.deepcopy(report.evidence), binding_measurement=BindingMeasurement(
+        status="skipped", reason="the CUDA EP is not active here"))
     advice = advise(analyse(evidence))
     assert advice.status == "not_measured" and advice.recommended == ""
     assert advice.headline == "Best attainable latency not measured: the CUDA EP is not active here"
-    evidence.binding_measurement = None
+    evidence = dataclasses.replace(evidence, binding_measurement=None)
     assert advise(analyse(evidence)) is None
 
 
@@ -186,8 +185,7 @@ def test_advice_is_in_the_json_and_validates(tmp_path):
 
 def test_advice_is_null_without_a_measurement(tmp_path):
     report = recorded_report("conv_net", tmp_path)
-    report.evidence.binding_measurement = None
-    data = assert_valid_report(json.loads(analyse(report.evidence).to_json()))
+    data = assert_valid_report(json.loads(analyse(dataclasses.replace(report.evidence, binding_measurement=None)).to_json()))
     assert data["advice"] is None
 
 
@@ -221,8 +219,8 @@ def test_gain_gate_fails_by_the_lower_bound(tmp_path):
 def test_gain_gate_passes_when_plain_run_is_best_and_notes_when_unmeasured(tmp_path):
     report = _measured("conv_net", tmp_path, [_v("plain", 1.0), _v("plan", 1.0)])
     assert not evaluate(report, Gate(fail_on="never", fail_on_gain=1.0)).failed
-    report.evidence.binding_measurement = None
-    result = evaluate(analyse(report.evidence), Gate(fail_on="never", fail_on_gain=1.2))
+    result = evaluate(analyse(dataclasses.replace(report.evidence, binding_measurement=None)),
+                      Gate(fail_on="never", fail_on_gain=1.2))
     assert not result.failed
     assert result.notes == ["--fail-on-gain: not judged: no binding measurement in this report"]
 
@@ -332,8 +330,7 @@ def test_zero_or_missing_timings_give_no_interval_rather_than_a_crash(tmp_path):
     from ortcopy_doctor.report.variants import compare
 
     zero = _v("plan", 0.5)
-    zero.samples_ms = [0.0] * len(zero.samples_ms)
-    zero.median_ms = zero.p25_ms = zero.p75_ms = 0.0
+    zero = dataclasses.replace(zero, samples_ms=[0.0] * len(zero.samples_ms), median_ms=0.0, p25_ms=0.0, p75_ms=0.0)
     assert compare(_v("plain", 1.0), zero).verdict == "not_compared"
     report = _measured("conv_net", tmp_path, [_v("plain", 1.0), zero])
     advice = advise(report)

@@ -9,6 +9,7 @@ whole path (evidence -> analyse -> report) runs on real data.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -73,14 +74,15 @@ def census_fixture(name: str) -> dict:
 def traced_evidence(name: str) -> Evidence:
     fx = census_fixture(name)
     evidence = from_jsonable(Evidence, recorded(name)["report"]["evidence"])
-    evidence.run_events, evidence.node_events = parse_events(fx["profile_events"], fx["warmup_runs"])
-    evidence.session.profiling_start_ns = fx["profiling_start_ns"]
-    evidence.census = CensusEvidence(
-        backend="cupti-python", backend_version=fx["cupti_python_version"],
-        records=[from_jsonable(TransferRecord, r) for r in fx["records"]], clock_pairs=fx["clock_pairs"],
-        traced_runs=[r.run for r in evidence.run_events if not r.warmup])
-    evidence.census_status = f"recorded: cupti-python {fx['cupti_python_version']}"
-    return evidence
+    run_events, node_events = parse_events(fx["profile_events"], fx["warmup_runs"])
+    return dataclasses.replace(
+        evidence, run_events=run_events, node_events=node_events,
+        session=dataclasses.replace(evidence.session, profiling_start_ns=fx["profiling_start_ns"]),
+        census=CensusEvidence(
+            backend="cupti-python", backend_version=fx["cupti_python_version"],
+            records=[from_jsonable(TransferRecord, r) for r in fx["records"]], clock_pairs=fx["clock_pairs"],
+            traced_runs=[r.run for r in run_events if not r.warmup]),
+        census_status=f"recorded: cupti-python {fx['cupti_python_version']}")
 
 
 def cupti_totals(records: list[dict]) -> dict[str, tuple[int, int]]:
@@ -383,8 +385,8 @@ def test_what_the_boundary_rule_does_not_explain_stays_unexplained():
         _record(1160.5, D2H, 3920, corr=6),  # inside the last node but 9.5 µs before its end
         _record(990, H2D, 2048, corr=7),  # 10 µs before the run: outside
     ]
-    pinned = _record(1021.5, H2D, 2048, corr=5)
-    pinned.src_kind = "pinned"  # ORT stages its own copies through pinned memory: not a feed of a host array
+    # ORT stages its own copies through pinned memory: not a feed of a host array
+    pinned = dataclasses.replace(_record(1021.5, H2D, 2048, corr=5), src_kind="pinned")
     report = attribute(records + [pinned], pairs, START, runs, nodes, copies, feeds)
     by_corr = {t.correlation_id: t for t in report.transfers}
     assert (by_corr[1].kind, by_corr[1].confirms, by_corr[1].boundary_us) == ("feed", "OCD004", None)
@@ -414,9 +416,10 @@ def test_recorded_feed_moved_into_the_first_node_is_still_the_feed():
     start_ns = evidence.session.profiling_start_ns
     run2 = next(r for r in evidence.run_events if r.run == 2)
     first = min(n.ts_us for n in evidence.node_events if n.run == 2)
-    [feed] = [r for r in evidence.census.records
-              if r.direction == H2D and run2.ts_us <= to_profile_us(r.api_start_ns, offset, start_ns) <= first]
-    feed.api_start_ns = start_ns + offset + (first + 3) * 1000
+    records = evidence.census.records
+    [i] = [i for i, r in enumerate(records)
+           if r.direction == H2D and run2.ts_us <= to_profile_us(r.api_start_ns, offset, start_ns) <= first]
+    records[i] = dataclasses.replace(records[i], api_start_ns=start_ns + offset + (first + 3) * 1000)
     report = analyse(evidence)
     census = report.census
     assert census is not None and census.attributed_share == 1.0 and census.unexplained == []
@@ -445,11 +448,10 @@ def test_census_rules_report_unexplained_transfers_and_mismatches():
     assert evidence.census is not None
     # Claim NonZero ran on CPU: the analysis then predicts no in-kernel read-back, and the census' 4 B copy
     # inside its event is explained by no finding.
-    for node in evidence.nodes:
-        if node.op_type == "NonZero":
-            node.provider = "CPUExecutionProvider"
+    evidence.nodes[:] = [dataclasses.replace(node, provider="CPUExecutionProvider") if node.op_type == "NonZero"
+                         else node for node in evidence.nodes]
     # And claim another size of the array fed: the feed check fails.
-    evidence.feeds[0].bytes = 1024
+    evidence.feeds[0] = dataclasses.replace(evidence.feeds[0], bytes=1024)
     report = analyse(evidence)
     assert report.census is not None
     rules = [(f.rule, f.location) for f in report.findings if f.rule in ("OCD010", "OCD011")]

@@ -182,8 +182,9 @@ class ScriptedTracer:
         return self
 
     def __exit__(self, *exc):
-        self.census.records = [TransferRecord(d, n, "pageable", "device", i, i + 1, i) for i, (d, n) in
-                               enumerate(self._script.pop(0) if self._script else [])]
+        self.census = Census(backend="scripted", records=[
+            TransferRecord(d, n, "pageable", "device", i, i + 1, i)
+            for i, (d, n) in enumerate(self._script.pop(0) if self._script else [])])
 
 
 def test_census_plumbing_with_a_scripted_tracer(model_path, monkeypatch):

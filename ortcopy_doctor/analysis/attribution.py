@@ -28,7 +28,7 @@ from __future__ import annotations
 import bisect
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from ortcopy_doctor.model.format import fmt_bytes
@@ -64,7 +64,7 @@ PROFILE_QUANTUM_US = 1.0
 PROFILE_CLOCK_ALLOWANCE_US = 5.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class AttributedTransfer:
     """One traced memcpy, placed on the ORT timeline and given its cause."""
 
@@ -97,7 +97,7 @@ class AttributedTransfer:
         return self.confirms == UNEXPLAINED
 
 
-@dataclass
+@dataclass(frozen=True)
 class ClassTotal:
     """The transfers of one class (feed, fetch, Memcpy node, ...) in one run, or their mean over the traced runs."""
 
@@ -107,7 +107,7 @@ class ClassTotal:
     share_of_run: Optional[float] = None  # device copy time / model_run wall time
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunTotals:
     """The transfers of one traced run, per class, and its host<->device total."""
 
@@ -163,7 +163,7 @@ class ConsistencyCheck:
     detail: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class CensusReport:
     """The attribution of a transfer census: every traced transfer with its cause, totals per run and class, groups,
     bandwidth and consistency checks."""
@@ -228,7 +228,7 @@ def boundary_tolerance(clock_pairs: list[list[int]] | list[tuple[int, int]], clo
 # --- placement ----------------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Place:
     run: int
     kind: CensusClass  # in a node: IN_KERNEL until attribute() tells a Memcpy node
@@ -342,38 +342,39 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
         issued, placed_by = (record.api_start_ns, "api") if record.api_start_ns is not None else (record.start_ns, "device")
         at = to_profile_us(issued, offset, profiling_start_ns)
         place = _place(at, runs, nodes_by_run)
-        t = AttributedTransfer(run=place.run, kind=place.kind, direction=record.direction, bytes=record.bytes,
-                               src_kind=record.src_kind, dst_kind=record.dst_kind,
-                               duration_ns=max(0, record.end_ns - record.start_ns), at_us=round(at, 3),
-                               placed_by=placed_by, correlation_id=record.correlation_id)
+        kind, node, op_type = place.kind, "", ""
         if place.node is not None:
-            t.node, t.op_type = place.node.name, place.node.op_type
-            t.kind = CensusClass.MEMCPY_NODE if place.node.op_type in MEMCPY_OPS else CensusClass.IN_KERNEL
-        if not t.host_device:
-            t.kind = CensusClass.DEVICE_TO_DEVICE if record.direction == "device_to_device" else OTHER_COPY
-        transfers.append(t)
+            node, op_type = place.node.name, place.node.op_type
+            kind = CensusClass.MEMCPY_NODE if place.node.op_type in MEMCPY_OPS else CensusClass.IN_KERNEL
+        if record.direction not in HOST_DEVICE:
+            kind = CensusClass.DEVICE_TO_DEVICE if record.direction == "device_to_device" else OTHER_COPY
+        transfers.append(AttributedTransfer(run=place.run, kind=kind, direction=record.direction, bytes=record.bytes,
+                                            src_kind=record.src_kind, dst_kind=record.dst_kind,
+                                            duration_ns=max(0, record.end_ns - record.start_ns), node=node,
+                                            op_type=op_type, at_us=round(at, 3), placed_by=placed_by,
+                                            correlation_id=record.correlation_id))
     notes = _take_boundary_copies(transfers, runs, nodes_by_run, copies, by_node, tolerance)
 
-    # What each host<->device transfer confirms.
+    # What each host<->device transfer confirms (transfers are frozen: each pass puts an updated one in its place).
     for run in {t.run for t in transfers}:
-        in_run = [t for t in transfers if t.run == run and t.host_device]
-        _match_phase([t for t in in_run if t.kind == CensusClass.FEED], "host_to_device",
+        in_run = [i for i, t in enumerate(transfers) if t.run == run and t.host_device]
+        _match_phase(transfers, [i for i in in_run if transfers[i].kind == CensusClass.FEED], "host_to_device",
                      [c for c in copies if c.kind == FEED], [(f.name, f.bytes) for f in feeds])
-        _match_phase([t for t in in_run if t.kind == CensusClass.FETCH], "device_to_host",
+        _match_phase(transfers, [i for i in in_run if transfers[i].kind == CensusClass.FETCH], "device_to_host",
                      [c for c in copies if c.kind == FETCH], [])
-        for t in in_run:
+        for i in in_run:
+            t = transfers[i]
             if t.kind in (CensusClass.MEMCPY_NODE, CensusClass.IN_KERNEL):
                 # A node may transfer both ways (NonMaxSuppression): the row of its kind and direction.
                 copy = next((c for c in copies
                              if c.node == t.node and same_name(c.kind, t.kind) and c.direction == t.direction),
                             by_node.get(t.node))
                 if copy is not None and same_name(copy.kind, t.kind) and copy.direction == t.direction:
-                    t.tensor, t.confirms = copy.tensor, CONFIRMS[t.kind]
+                    transfers[i] = replace(t, tensor=copy.tensor, confirms=CONFIRMS[t.kind])
                 else:
-                    t.tensor = copy.tensor if copy is not None else ""
-                    t.confirms = UNEXPLAINED
+                    transfers[i] = replace(t, tensor=copy.tensor if copy is not None else "", confirms=UNEXPLAINED)
             elif t.kind in (OUTSIDE, BETWEEN_NODES):
-                t.confirms = UNEXPLAINED
+                transfers[i] = replace(t, confirms=UNEXPLAINED)
 
     run_dur = {r.run: r.dur_us for r in runs}
     totals = _run_totals(transfers, traced_runs, run_dur)
@@ -395,7 +396,8 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
 
     A candidate must be host<->device in the phase's direction with its host side pageable, lie within
     ``tolerance_us`` of the boundary, not be an in-kernel copy the analysis predicts for its node, and have the size
-    of a feed (fetch) copy the analysis predicts that the run has not shown yet. Returns notes naming each one.
+    of a feed (fetch) copy the analysis predicts that the run has not shown yet. Each one taken is replaced in
+    ``transfers`` by the feed (fetch) copy it is; returns notes naming each one.
     """
     feed_sizes: defaultdict[int, int] = defaultdict(int)  # predicted size in bytes -> copies of that size
     fetch_sizes: defaultdict[int, int] = defaultdict(int)
@@ -422,8 +424,8 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
             for t in transfers:
                 if t.run == run.run and t.kind == phase and t.direction == direction:
                     seen[t.bytes] += 1
-            candidates: list[tuple[float, AttributedTransfer]] = []
-            for t in transfers:
+            candidates: list[tuple[float, int]] = []  # (how far past the boundary, index in transfers)
+            for i, t in enumerate(transfers):
                 if t.direction != direction or t.at_us is None or sizes.get(t.bytes, 0) == 0:
                     continue
                 if (t.src_kind if phase == CensusClass.FEED else t.dst_kind) != "pageable":
@@ -442,13 +444,14 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
                 else:
                     continue
                 if past <= tolerance_us:
-                    candidates.append((past, t))
-            for past, t in sorted(candidates, key=lambda c: c[0]):
+                    candidates.append((past, i))
+            for past, i in sorted(candidates, key=lambda c: c[0]):
+                t = transfers[i]
                 if seen[t.bytes] >= sizes[t.bytes] or t.kind not in (CensusClass.IN_KERNEL, OUTSIDE):
                     continue
                 where = f"inside {t.op_type} '{t.node}'" if t.kind == CensusClass.IN_KERNEL else "outside the run"
                 seen[t.bytes] += 1
-                t.run, t.kind, t.node, t.op_type, t.boundary_us = run.run, phase, "", "", round(past, 3)
+                transfers[i] = replace(t, run=run.run, kind=phase, node="", op_type="", boundary_us=round(past, 3))
                 arrow = 'host→device' if phase == CensusClass.FEED else 'device→host'
                 notes.append(f"run {run.run}: a {t.bytes} B {arrow} copy "
                              f"(correlation id {t.correlation_id}) mapped {past:.1f} µs {where}, within the clock "
@@ -458,48 +461,53 @@ def _take_boundary_copies(transfers: list[AttributedTransfer], runs: list[RunEve
     return notes
 
 
-def _match_phase(transfers: list[AttributedTransfer], direction: str, predicted: list[Copy],
+def _match_phase(transfers: list[AttributedTransfer], phase: list[int], direction: str, predicted: list[Copy],
                  others: list[tuple[str, int]]) -> None:
-    """Feeds/fetches: the k-th transfer of N bytes is the first unmatched predicted copy of N bytes, in order."""
+    """Feeds/fetches (``transfers[i]`` for i in ``phase``): the k-th transfer of N bytes is the first unmatched
+    predicted copy of N bytes, in order. Each one is replaced in ``transfers`` with its tensor and what it confirms."""
     used: set[int] = set()
     used_other: set[int] = set()
-    for t in sorted(transfers, key=lambda x: x.at_us or 0.0):
+    for index in sorted(phase, key=lambda x: transfers[x].at_us or 0.0):
+        t = transfers[index]
         if t.direction != direction:
-            t.confirms = UNEXPLAINED
+            transfers[index] = replace(t, confirms=UNEXPLAINED)
             continue
         k = next((i for i, c in enumerate(predicted) if i not in used and c.bytes_per_run == t.bytes), None)
         if k is None:  # a copy of unknown size predicted for this phase
             k = next((i for i, c in enumerate(predicted) if i not in used and c.bytes_per_run is None), None)
         if k is not None:
             used.add(k)
-            t.tensor, t.confirms = predicted[k].tensor, CONFIRMS[t.kind]
+            transfers[index] = replace(t, tensor=predicted[k].tensor, confirms=CONFIRMS[t.kind])
             continue
+        tensor = t.tensor
         j = next((i for i, (_, n) in enumerate(others) if i not in used_other and n == t.bytes), None)
         if j is not None:
             used_other.add(j)
-            t.tensor = others[j][0]  # an input of that size no rule predicted a copy for
-        t.confirms = UNEXPLAINED
+            tensor = others[j][0]  # an input of that size no rule predicted a copy for
+        transfers[index] = replace(t, tensor=tensor, confirms=UNEXPLAINED)
 
 
 def _run_totals(transfers: list[AttributedTransfer], traced_runs: list[int], run_dur: dict[int, int]) -> list[RunTotals]:
     result = []
     for run in traced_runs:
         dur = run_dur.get(run, 0)
-        totals = RunTotals(run=run, run_dur_us=dur)
+        sums: dict[str, list[int]] = {}  # class -> [count, bytes, duration_ns]
+        host_device_count = host_device_bytes = 0
         for t in transfers:
             if t.run != run:
                 continue
-            c = totals.classes.setdefault(t.kind, ClassTotal())
-            c.count += 1
-            c.bytes += t.bytes
-            c.duration_ns += t.duration_ns
+            c = sums.setdefault(t.kind, [0, 0, 0])
+            c[0] += 1
+            c[1] += t.bytes
+            c[2] += t.duration_ns
             if t.host_device:
-                totals.host_device_count += 1
-                totals.host_device_bytes += t.bytes
-        for c in totals.classes.values():
-            c.share_of_run = (c.duration_ns / (dur * 1000.0)) if dur else None
-        totals.classes = {k: totals.classes[k] for k in CLASSES if k in totals.classes}
-        result.append(totals)
+                host_device_count += 1
+                host_device_bytes += t.bytes
+        classes = {k: ClassTotal(count=sums[k][0], bytes=sums[k][1], duration_ns=sums[k][2],
+                                 share_of_run=(sums[k][2] / (dur * 1000.0)) if dur else None)
+                   for k in CLASSES if k in sums}
+        result.append(RunTotals(run=run, run_dur_us=dur, classes=classes, host_device_count=host_device_count,
+                                host_device_bytes=host_device_bytes))
     return result
 
 
@@ -599,9 +607,10 @@ def _checks(transfers: list[AttributedTransfer], traced_runs: list[int], node_ev
     return checks
 
 
-def mark_confirmed(copies: list[Copy], report: CensusReport) -> None:
-    """Set ``Copy.confirmed``: the census shows it in every traced run with its count and bytes."""
+def mark_confirmed(copies: list[Copy], report: CensusReport) -> list[Copy]:
+    """The copies with ``Copy.confirmed`` set: the census shows it in every traced run with its count and bytes."""
     runs = report.traced_runs or sorted({t.run for t in report.transfers if t.run >= 0})
+    marked = []
     for copy in copies:
         ok = bool(runs)
         for run in runs:
@@ -612,7 +621,8 @@ def mark_confirmed(copies: list[Copy], report: CensusReport) -> None:
             nbytes = sum(t.bytes for t in seen)
             if len(seen) != copy.count_per_run or (copy.bytes_per_run is not None and nbytes != copy.bytes_per_run):
                 ok = False
-        copy.confirmed = ok
+        marked.append(replace(copy, confirmed=ok))
+    return marked
 
 
 def census_report(evidence: Evidence, copies: list[Copy]) -> CensusReport | None:
@@ -625,9 +635,10 @@ def census_report(evidence: Evidence, copies: list[Copy]) -> CensusReport | None
                        evidence.node_events, copies, evidence.feeds, census.traced_runs, census.backend,
                        census.backend_version, census.clock_verified, getattr(census, "clock_error_ns", None))
     untraced = evidence.timings.run_ms if evidence.timings else []
-    if census.traced_run_ms and untraced:
-        report.overhead = statistics.median(census.traced_run_ms) / statistics.median(untraced) - 1.0
-    report.notes = list(census.notes) + ([clock_note] if clock_note else []) + report.notes
+    overhead = (statistics.median(census.traced_run_ms) / statistics.median(untraced) - 1.0
+                if census.traced_run_ms and untraced else report.overhead)
+    report = replace(report, overhead=overhead,
+                     notes=list(census.notes) + ([clock_note] if clock_note else []) + report.notes)
     if not census.clock_verified:
         report.notes.append(f"the {census.backend} clock mapping has not been verified on a GPU: check the placement")
     return report

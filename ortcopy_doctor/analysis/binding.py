@@ -17,7 +17,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from ortcopy_doctor.analysis.copies import GraphView, input_dims
@@ -42,7 +42,7 @@ UNBOUND = BindingPlace.UNBOUND
 FLAVORS = ("onnxruntime", "torch", "cupy")
 
 
-@dataclass
+@dataclass(frozen=True)
 class BindingEntry:
     """Where one input or output should live for IO binding, and why."""
 
@@ -58,7 +58,7 @@ class BindingEntry:
     state_pair: Optional[str] = field(default=None, metadata={"omit_if_default": True})
 
 
-@dataclass
+@dataclass(frozen=True)
 class BindingPlan:
     """The binding of every input and output of the model, and the code that binds them (``applicable`` is False,
     with the ``reason``, where no device provider is active)."""
@@ -212,12 +212,11 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
     ``view`` is the graph view ``analyse`` already built; None builds one.
     """
     active = evidence.session.active_providers
-    plan = BindingPlan(device_id=evidence.session.device_id)
     device_active = bool(active) and is_device(active[0])
-    if not device_active:
-        plan.applicable = False
-        plan.reason = ("the session has no active device provider: every tensor lives in host memory, so there is "
-                       "nothing to bind on a device until the provider loads")
+    plan = BindingPlan(device_id=evidence.session.device_id, applicable=device_active,
+                       reason="" if device_active else
+                       ("the session has no active device provider: every tensor lives in host memory, so there is "
+                        "nothing to bind on a device until the provider loads"))
     view = view if view is not None else GraphView.of(evidence)
     feeds = {f.name: f for f in evidence.feeds}
     for value in evidence.model.inputs:
@@ -260,8 +259,7 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
             plan.entries.append(BindingEntry(value.name, Role.OUTPUT, DEVICE, value.elem_type, _dynamic(value.shape),
                                              reason="produced on the device with a data-dependent shape: ORT allocates it on the device"))
     _pair_state(evidence, plan)
-    plan.code = render_code(evidence, plan)
-    return plan
+    return replace(plan, code=render_code(evidence, plan))
 
 
 def _dynamic(shape: list[Dim] | None) -> list[Dim] | None:
@@ -286,12 +284,20 @@ def _pair_state(evidence: Evidence, plan: BindingPlan) -> None:
         entry_out = plan.entry(out_name, "output")
         if entry_in is None or entry_out is None:
             continue
-        entry_in.state_pair = out_name
-        entry_in.reason = (f"state: the previous run's output '{out_name}' (same shape and dtype); {entry_in.reason}; "
-                           "kept on the device and swapped with it between runs, never copied")
-        entry_out.state_pair = in_name
-        entry_out.reason = (f"state for the next run's input '{in_name}': pre-allocated on the device and swapped "
-                            "with it between runs, never copied to host")
+        _replace_entry(plan, entry_in, replace(
+            entry_in, state_pair=out_name,
+            reason=(f"state: the previous run's output '{out_name}' (same shape and dtype); {entry_in.reason}; "
+                    "kept on the device and swapped with it between runs, never copied")))
+        _replace_entry(plan, entry_out, replace(
+            entry_out, state_pair=in_name,
+            reason=(f"state for the next run's input '{in_name}': pre-allocated on the device and swapped "
+                    "with it between runs, never copied to host")))
+
+
+def _replace_entry(plan: BindingPlan, old: BindingEntry, new: BindingEntry) -> None:
+    """Put ``new`` in the place of the entry ``old`` (that object) in ``plan.entries``."""
+    index = next(i for i, e in enumerate(plan.entries) if e is old)
+    plan.entries[index] = new
 
 
 # --- code generation --------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ Without a census only zero-byte feeds/fetches are left out (an empty tensor make
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ortcopy_doctor.knowledge import kernel_memory
@@ -91,8 +92,8 @@ def reconcile(copies: list[Copy], census: CensusReport) -> tuple[list[Copy], lis
         if not seen:
             notes.append(f"the {copy.kind.replace('_', ' ')} {copy.direction.replace('_', ' ')} of "
                          f"'{copy.tensor or copy.node}' was predicted but no traced run shows it: 0 per run")
-            copy.count_per_run = 0  # kept (its checks and finding say what was expected), counted as nothing
-            rows.append(copy)
+            # kept (its checks and finding say what was expected), counted as nothing
+            rows.append(replace(copy, count_per_run=0))
             continue
         used.update(id(t) for t in seen)
         count, nbytes = round(len(seen) / n), round(sum(t.bytes for t in seen) / n)
@@ -101,7 +102,7 @@ def reconcile(copies: list[Copy], census: CensusReport) -> tuple[list[Copy], lis
                 notes.append(f"'{copy.tensor or copy.node}' ({copy.kind.replace('_', ' ')}): predicted "
                              f"{copy.count_per_run} × {copy.bytes_per_run} B per run, traced {count} copies of "
                              f"{nbytes} B: the table shows what was traced")
-            copy.count_per_run, copy.bytes_per_run = count, nbytes
+            copy = replace(copy, count_per_run=count, bytes_per_run=nbytes)
         rows.append(copy)
     rest: dict[tuple[str, str, str, str, str], list[AttributedTransfer]] = defaultdict(list)
     for t in transfers:

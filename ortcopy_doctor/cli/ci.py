@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
 
 
-@dataclass
+@dataclass(frozen=True)
 class CiOptions:
     """The CI flags of ``check`` and ``report`` together: the gate, plus the SARIF and trace files to write.
 

@@ -19,6 +19,7 @@ import contextlib
 import gc
 import io
 import time
+from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -209,10 +210,11 @@ class _Census:
         return totals
 
 
-def _set_transfers(v: VariantTiming, totals: dict[str, tuple[int, int]], source: str) -> None:
-    v.h2d_count, v.h2d_bytes = totals.get("host_to_device", (0, 0))
-    v.d2h_count, v.d2h_bytes = totals.get("device_to_host", (0, 0))
-    v.transfer_source = source
+def _with_transfers(v: VariantTiming, totals: dict[str, tuple[int, int]], source: str) -> VariantTiming:
+    h2d_count, h2d_bytes = totals.get("host_to_device", (0, 0))
+    d2h_count, d2h_bytes = totals.get("device_to_host", (0, 0))
+    return replace(v, h2d_count=h2d_count, h2d_bytes=h2d_bytes, d2h_count=d2h_count, d2h_bytes=d2h_bytes,
+                   transfer_source=source)
 
 
 def _all_device_binding(session: Any, ort: Any, evidence: Evidence, arrays: dict[str, np.ndarray], device_id: int,
@@ -264,8 +266,8 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
     warmup = max(3, options.warmup_runs)
     plan = make_plan(evidence)
     if device_type != plan.device_type:
-        plan.device_type = device_type
-        plan.code = render_code(evidence, plan)
+        plan = replace(plan, device_type=device_type)
+        plan = replace(plan, code=render_code(evidence, plan))
     dry_run = device_type != "cuda"
     copies = find_copies(evidence)
     blockers = cuda_graph_blockers(evidence, plan, copies)
@@ -284,10 +286,9 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
         _align_inputs(namespace, plan, arrays)
         session = namespace["session"]
         calls["plan"] = namespace["infer"]
-        variants["plan"].session_create_ms = setup_ms
-        variants["plan"].first_run_ms = first_ms
+        variants["plan"] = replace(variants["plan"], session_create_ms=setup_ms, first_run_ms=first_ms)
     except Exception as exc:  # noqa: BLE001 - recorded as the variant's result
-        variants["plan"].skipped_reason = f"the generated code failed: {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}"
+        variants["plan"] = replace(variants["plan"], skipped_reason=f"the generated code failed: {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}")
     if session is None:
         so = session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
         session = ort.InferenceSession(str(model_path), so, providers=provider_list(options))
@@ -304,33 +305,32 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
     all_binding = None
     all_inputs: dict[str, Any] = {}
     if isinstance(built, str):
-        variants["all_device"].skipped_reason = built
+        variants["all_device"] = replace(variants["all_device"], skipped_reason=built)
     else:
         all_binding, all_inputs = built
         try:
             session.run_with_iobinding(all_binding)
             calls["all_device"] = lambda: session.run_with_iobinding(all_binding)
         except Exception as exc:  # noqa: BLE001
-            variants["all_device"].skipped_reason = f"run_with_iobinding failed: {str(exc).splitlines()[0][:300]}"
+            variants["all_device"] = replace(variants["all_device"], skipped_reason=f"run_with_iobinding failed: {str(exc).splitlines()[0][:300]}")
             all_binding = None
 
     # (d) the CUDA graph, where nothing blocks capture.
     graph_ns: dict[str, Any] = {}
     if dry_run:
-        variants["cuda_graph"].skipped_reason = f"dry run on {device_type}: no CUDA graph"
+        variants["cuda_graph"] = replace(variants["cuda_graph"], skipped_reason=f"dry run on {device_type}: no CUDA graph")
     elif blockers:
-        variants["cuda_graph"].skipped_reason = f"{len(blockers)} blocker(s): " + "; ".join(b.text() for b in blockers[:3]) + (
-            " …" if len(blockers) > 3 else "")
+        variants["cuda_graph"] = replace(variants["cuda_graph"], skipped_reason=f"{len(blockers)} blocker(s): " + "; ".join(b.text() for b in blockers[:3]) + (
+            " …" if len(blockers) > 3 else ""))
     else:
         try:
             graph_ns, setup_ms, first_ms = run_generated(render_cuda_graph_code(evidence, plan), "cuda_graph",
                                                          options.inputs_file)
             _align_inputs(graph_ns, plan, arrays)
             calls["cuda_graph"] = graph_ns["infer"]
-            variants["cuda_graph"].session_create_ms = setup_ms
-            variants["cuda_graph"].first_run_ms = first_ms
+            variants["cuda_graph"] = replace(variants["cuda_graph"], session_create_ms=setup_ms, first_run_ms=first_ms)
         except Exception as exc:  # noqa: BLE001
-            variants["cuda_graph"].skipped_reason = f"the CUDA graph code failed: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}"
+            variants["cuda_graph"] = replace(variants["cuda_graph"], skipped_reason=f"the CUDA graph code failed: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}")
 
     # Warm-up, then interleaved timed rounds: the calibration (runs rounds), then more until every speed-up
     # interval is within ±3% or the budget is spent (stats.Sampler).
@@ -339,24 +339,22 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
             for _ in range(warmup):
                 call()
         except Exception as exc:  # noqa: BLE001
-            variants[name].skipped_reason = f"failed during warm-up: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}"
+            variants[name] = replace(variants[name], skipped_reason=f"failed during warm-up: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}")
             del calls[name]
     gpu_timer, timer = (("", _host_timer) if dry_run else gpu_event_timer(device_id))
     budget = float(getattr(options, "measure_budget_s", DEFAULT_BUDGET_S))
     sampler = Sampler(calls=dict(calls), timer=timer, base="plain", min_rounds=runs, budget_s=budget)
     samples = sampler.run() if calls else {}
-    result.min_runs, result.budget_s, result.stop_reason, result.gpu_timer = runs, budget, sampler.stop_reason, gpu_timer
-    result.runs = len(next(iter(samples.values()))) if samples else 0
+    result = replace(result, min_runs=runs, budget_s=budget, stop_reason=sampler.stop_reason, gpu_timer=gpu_timer,
+                     runs=len(next(iter(samples.values()))) if samples else 0)
     for name, values in samples.items():
-        v = variants[name]
-        v.ran, v.runs = True, len(values)
-        for key, value in stats(values).items():
-            setattr(v, key, value)
-        v.samples_ms = [round(x, 4) for x in values]
+        timed: dict[str, Any] = {"ran": True, "runs": len(values), **stats(values),
+                                 "samples_ms": [round(x, 4) for x in values]}
         gpu = sampler.gpu.get(name)
         if gpu and len(gpu) == len(values):
-            v.gpu_samples_ms = [round(x, 4) for x in gpu]
-            v.gpu_median_ms = float(np.median(gpu))
+            timed["gpu_samples_ms"] = [round(x, 4) for x in gpu]
+            timed["gpu_median_ms"] = float(np.median(gpu))
+        variants[name] = replace(variants[name], **timed)
 
     # Transfers of one call each.
     census = _Census(enabled=not dry_run)
@@ -365,21 +363,23 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
             continue
         traced = census.totals(calls[name])
         if traced is not None:
-            _set_transfers(v, traced, "census")
+            variants[name] = _with_transfers(v, traced, "census")
         else:
-            _set_transfers(v, promised_transfers(evidence, plan, copies, name), "plan")
+            variants[name] = _with_transfers(v, promised_transfers(evidence, plan, copies, name), "plan")
     sources = {v.transfer_source for v in variants.values() if v.transfer_source}
-    result.transfer_source = "census" if sources == {"census"} else ("plan" if sources == {"plan"} else "census+plan")
+    result = replace(result, transfer_source="census" if sources == {"census"} else (
+        "plan" if sources == {"plan"} else "census+plan"))
     if census.tracer is None:
         result.notes.append(f"transfers are what the plan promises, not counted: CUPTI is not usable here ({census.reason})")
 
     # Phases: upload, inference, download, on the everything-bound binding (else the plan's).
-    result.phases, result.phase_binding = _phases(ort, session, plan, namespace, arrays, all_binding,
-                                                  all_inputs, runs, warmup, device_id)
-    result.pinned = None if dry_run else _pinned(ort, plan, arrays, runs, warmup, device_id)
+    phases, phase_binding = _phases(ort, session, plan, namespace, arrays, all_binding, all_inputs, runs, warmup,
+                                    device_id)
+    result = replace(result, phases=phases, phase_binding=phase_binding,
+                     pinned=None if dry_run else _pinned(ort, plan, arrays, runs, warmup, device_id))
     if dry_run:
         result.notes.append(f"dry run on {device_type} OrtValues: the machinery ran, the timings say nothing about a GPU")
-    result.variants = [variants[n] for n in ("plain", "plan", "all_device", "cuda_graph")]
+    result = replace(result, variants=[variants[n] for n in ("plain", "plan", "all_device", "cuda_graph")])
     # Release the sessions inside the stderr capture.
     calls.clear()
     namespace.clear()

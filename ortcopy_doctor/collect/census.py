@@ -16,6 +16,7 @@ seconds; see ``census_from_torch_trace``.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -111,7 +112,7 @@ class CuptiTracer:
         cupti.activity_flush_all(1)
         self._sample_clock()
         CuptiTracer._sink = None
-        self.census.clock_error_ns = clock_error_ns(self.census.clock_pairs, self._half_brackets)
+        self.census = replace(self.census, clock_error_ns=clock_error_ns(self.census.clock_pairs, self._half_brackets))
         api: dict[int, tuple[str, int]] = {}
         memcpys = []
         for entry in self._raw:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ortcopy_doctor.knowledge import providers as provider_names
@@ -87,4 +88,4 @@ class CensusCollector:
                 tracer.__exit__(None, None, None)
             except Exception:  # noqa: BLE001 - the overhead is a nicety
                 timings = []
-        self.census.traced_run_ms = timings
+        self.census = replace(self.census, traced_run_ms=timings)

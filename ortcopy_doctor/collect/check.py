@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -383,15 +384,14 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
     if ep_failure is not None and any(provider_names.is_device(p) for p in options.providers):
         say("predicting the requested provider's placement")
         try:
-            evidence.predicted = static_evidence(model, info, feeds, options, environment)
+            evidence = replace(evidence, predicted=static_evidence(model, info, feeds, options, environment))
             evidence.notes.append(
                 f"{options.providers[0]} was not active: the predicted section shows what static analysis expects it to do")
         except UsageError as exc:  # no kernel table for this provider: the prediction is an extra, not the check
             evidence.notes.append(f"no prediction for {options.providers[0]}: {exc.message}")
     from ortcopy_doctor.collect.binding_ab import measure_binding
 
-    evidence.binding_measurement = measure_binding(evidence, model_path, arrays, options, say)
-    return evidence
+    return replace(evidence, binding_measurement=measure_binding(evidence, model_path, arrays, options, say))
 
 
 def _now() -> str:

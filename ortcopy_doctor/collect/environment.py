@@ -97,7 +97,7 @@ def collect_environment() -> Environment:
 CUDA_LIBRARIES = ["libcudart.so", "libcublas.so", "libcublasLt.so", "libcufft.so", "libcurand.so", "libcudnn.so"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class LibraryStatus:
     """One CUDA library: where it was found (None: nowhere) and why it did not load, where it did not."""
 
@@ -106,7 +106,7 @@ class LibraryStatus:
     error: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class ProviderStatus:
     """One execution provider: whether a session could use it, and ORT's reason where not."""
 
@@ -115,7 +115,7 @@ class ProviderStatus:
     reason: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class EnvironmentReport:
     """What ``environment_report`` found: the environment, each available provider, the CUDA libraries and warnings."""
 

@@ -83,7 +83,7 @@ def parse_lines(text: str) -> list[LogLine]:
     return lines
 
 
-@dataclass
+@dataclass(frozen=True)
 class LogFacts:
     """What the log says about providers, placement and Memcpy insertion."""
 

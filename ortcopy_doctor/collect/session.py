@@ -12,7 +12,7 @@ from ortcopy_doctor.knowledge import providers as provider_names
 from ortcopy_doctor.model.errors import UsageError
 
 
-@dataclass
+@dataclass(frozen=True)
 class CheckOptions:
     """What ``check`` runs: providers, inputs, and how many runs of each kind."""
 

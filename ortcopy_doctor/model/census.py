@@ -13,7 +13,7 @@ MEMORY_KINDS = {0: "unknown", 1: "pageable", 2: "pinned", 3: "device", 4: "array
                 7: "managed_static"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class TransferRecord:
     """One memcpy seen by CUPTI; times in CUPTI nanoseconds."""
 
@@ -28,7 +28,7 @@ class TransferRecord:
     api_kind: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Census:
     """The memcpy records of one traced session and the clock pairs that map them onto ``time.time_ns()``."""
 
@@ -97,7 +97,6 @@ def census_from_torch_trace(trace: Any, marks: list[int] | list[tuple[int, int]]
     import re
 
     events = trace.get("traceEvents", []) if isinstance(trace, dict) else list(trace)
-    census = Census(backend=TORCH_PROFILER_BACKEND)
 
     markers = sorted(_ns(e["ts"]) for e in events if isinstance(e, dict) and e.get("name") == CLOCK_MARKER
                      and "ts" in e and str(e.get("cat", "user_annotation")).lower() == "user_annotation")
@@ -105,19 +104,20 @@ def census_from_torch_trace(trace: Any, marks: list[int] | list[tuple[int, int]]
     marker_pairs = [(m, before) for m, (before, _) in zip(markers, reads)]
     raw_base = trace.get("baseTimeNanoseconds") if isinstance(trace, dict) else None
     base = int(raw_base) if raw_base is not None else kineto_base_ns(marker_pairs)
+    notes: list[str] = []
     if base is None:
-        census.clock_pairs = marker_pairs
-        census.clock_verified = False
-        census.notes.append("clock: the trace has no baseTimeNanoseconds and the record_function markers fit no "
-                            "Kineto base time: mapped by the markers, which start after the time.time_ns() read "
-                            "(copies may be placed up to a few hundred µs early)")
+        clock_pairs = marker_pairs
+        clock_verified = False
+        notes.append("clock: the trace has no baseTimeNanoseconds and the record_function markers fit no "
+                     "Kineto base time: mapped by the markers, which start after the time.time_ns() read "
+                     "(copies may be placed up to a few hundred µs early)")
     else:
-        census.clock_pairs = [(0, base)]
+        clock_pairs = [(0, base)]
         source = "baseTimeNanoseconds" if raw_base is not None else "Kineto's base time recovered from the markers"
         lags = [m + base - before for m, before in marker_pairs]
         late = [m + base - after for m, (_, after) in zip(markers, reads) if after is not None]
         consistent = all(-MARKER_MAX_LEAD_NS <= lag <= MARKER_MAX_LAG_NS for lag in lags)
-        census.clock_verified = raw_base is not None and bool(lags) and consistent
+        clock_verified = raw_base is not None and bool(lags) and consistent
         text = f"clock: trace ts + {source} ({base} ns) = time.time_ns()"
         if lags:
             text += (f"; the {len(lags)} record_function marker(s) start {min(lags) / 1000:.1f}..{max(lags) / 1000:.1f} µs "
@@ -128,7 +128,8 @@ def census_from_torch_trace(trace: Any, marks: list[int] | list[tuple[int, int]]
             text += "; no record_function marker found to check it"
         if lags and not consistent:
             text += ": inconsistent with the base time, check the placement"
-        census.notes.append(text)
+        notes.append(text)
+    census = Census(clock_pairs=clock_pairs, backend=TORCH_PROFILER_BACKEND, clock_verified=clock_verified, notes=notes)
 
     api: dict[int, tuple[str, int]] = {}
     copies: list[dict[str, Any]] = []

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from ortcopy_doctor.model.evidence import Dim
 from ortcopy_doctor.model.vocabulary import CopyKind, Direction
 
-@dataclass
+@dataclass(frozen=True)
 class Copy:
     """One host<->device transfer that happens on every run."""
 

@@ -24,7 +24,7 @@ FORMAT_VERSION = 1
 Dim = Union[int, str, None]
 
 
-@dataclass
+@dataclass(frozen=True)
 class ValueInfo:
     """A graph input or output as the model declares it."""
 
@@ -35,7 +35,7 @@ class ValueInfo:
     type_string: str = ""  # ORT's spelling, e.g. "tensor(float)" or "seq(tensor(float))"
 
 
-@dataclass
+@dataclass(frozen=True)
 class NodeInfo:
     """One node of a graph; ``graph`` is "" for the main graph, else the path of the subgraph."""
 
@@ -47,7 +47,7 @@ class NodeInfo:
     graph: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class SubgraphInfo:
     """A subgraph attribute of a node (If, Loop, Scan) and how many nodes it holds, nested subgraphs included."""
 
@@ -57,7 +57,7 @@ class SubgraphInfo:
     node_count: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class ModelInfo:
     """What the model file declares: its identity, opsets, inputs and outputs, nodes, subgraphs and initializers."""
 
@@ -85,7 +85,7 @@ class ModelInfo:
         return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Feed:
     """One input as it was fed to ``run()``: always a numpy array in host (pageable) memory."""
 
@@ -96,7 +96,7 @@ class Feed:
     source: FeedSource  # synthesized, file, value (--value NAME=V)
 
 
-@dataclass
+@dataclass(frozen=True)
 class AssumedDim:
     """A dim of a synthesized input that neither the model nor --dim/--shape sized, taken as ``value`` (1, the
     convention of Polygraphy and trtexec for dynamic dims); ``flag`` is the option that sets it."""
@@ -129,7 +129,7 @@ def describe_assumed_dims(assumed: list[AssumedDim]) -> list[str]:
     return named + unnamed
 
 
-@dataclass
+@dataclass(frozen=True)
 class RuntimeNode:
     """A node of the graph ORT actually ran (after optimisation), with the provider it was assigned to."""
 
@@ -145,7 +145,7 @@ class RuntimeNode:
     fallback_detail: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class MemcpyInsertion:
     """A Memcpy node ORT inserted, from its log line ("Add MemcpyToHost before T" / "Add MemcpyFromHost after T")."""
 
@@ -154,7 +154,7 @@ class MemcpyInsertion:
     provider: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class NodeEvent:
     """One ``*_kernel_time`` event of the ORT profile."""
 
@@ -169,7 +169,7 @@ class NodeEvent:
     output_bytes: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunEvent:
     """One ``model_run`` event of the ORT profile; ``warmup`` runs are excluded from analysis."""
 
@@ -179,7 +179,7 @@ class RunEvent:
     warmup: bool
 
 
-@dataclass
+@dataclass(frozen=True)
 class LogLine:
     """One line of ORT's session log."""
 
@@ -188,7 +188,7 @@ class LogLine:
     message: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class SessionEvidence:
     """The session as ORT created it: providers requested and active, where the placement and graph were read from,
     and the relevant log lines."""
@@ -204,7 +204,7 @@ class SessionEvidence:
     profiling_start_ns: int = 0
 
 
-@dataclass
+@dataclass(frozen=True)
 class Timings:
     """Times of the timing session (no profiling): its creation, its first run, and the timed runs after warm-up."""
 
@@ -215,7 +215,7 @@ class Timings:
     first_run_ms: float = 0.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class Environment:
     """Where the evidence was recorded: versions of ORT, onnx, numpy and Python, the platform, the providers the
     installed ORT offers and the GPUs."""
@@ -234,7 +234,7 @@ class Environment:
     ort_has_from_dlpack: Optional[bool] = field(default=None, metadata={"omit_if_default": True})
 
 
-@dataclass
+@dataclass(frozen=True)
 class CensusEvidence:
     """Every memcpy traced during the profiled runs of the evidence session, raw enough to redo the attribution.
 
@@ -255,7 +255,7 @@ class CensusEvidence:
     clock_error_ns: Optional[int] = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class VariantTiming:
     """One way of running the model, timed in a session without profiling (see measure.py)."""
 
@@ -284,7 +284,7 @@ class VariantTiming:
     gpu_median_ms: Optional[float] = field(default=None, metadata={"omit_if_default": True})
 
 
-@dataclass
+@dataclass(frozen=True)
 class PhaseTiming:
     """One phase of a bound run: upload, inference, download (timed apart, same shapes)."""
 
@@ -297,7 +297,7 @@ class PhaseTiming:
     bytes: Optional[int] = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class PinnedTiming:
     """Upload of the host-fed inputs into fixed device buffers from pageable vs pinned host memory."""
 
@@ -310,7 +310,7 @@ class PinnedTiming:
     skipped_reason: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class BindingMeasurement:
     """A/B measurement of IO-binding variants on the same inputs, after warm-up (``check --measure-binding``)."""
 
@@ -333,7 +333,7 @@ class BindingMeasurement:
     gpu_timer: str = field(default="", metadata={"omit_if_default": True})
 
 
-@dataclass
+@dataclass(frozen=True)
 class Evidence:
     """Everything recorded about one model and one session (module doc); round-trips through JSON."""
 
@@ -594,8 +594,9 @@ def _enum_converter(cls: type[enum.Enum]) -> Converter:
 def _dataclass_loader(cls: type) -> Converter:
     """A function, generated for ``cls``'s fields, that checks a JSON object and builds a ``cls`` from it: each field
     present is taken as it is where its exact type is one the annotation takes, else through its converter; a
-    missing field keeps its default (``cls``'s own ``__init__`` says which are required)."""
-    namespace: dict[str, Any] = {"cls": cls, "_Misplaced": _Misplaced, "_Placed": _Placed, "_json_type": _json_type}
+    missing field keeps its default (``cls``'s own ``__init__`` says which are required); ``_maker`` builds it."""
+    namespace: dict[str, Any] = {"cls": cls, "make": _maker(cls), "_Misplaced": _Misplaced, "_Placed": _Placed,
+                                 "_json_type": _json_type}
     lines = ["def load(data):",
              "    if type(data) is not dict and not isinstance(data, dict):",
              "        raise _Misplaced(f'expected an object, got {_json_type(data)}')",
@@ -616,10 +617,47 @@ def _dataclass_loader(cls: type) -> Converter:
     lines += ["    except _Placed as exc:",
               "        exc.steps.append(('field', field))",
               "        raise",
-              "    return cls(**values)"]
+              "    return make(cls, values)"]
     exec("\n".join(lines), namespace)  # noqa: S102 - code made here from the dataclass's own field names
     load: Converter = namespace["load"]
     return load
+
+
+def _maker(cls: type) -> Callable[[type, dict[str, Any]], Any]:
+    """How ``from_jsonable`` builds a ``cls`` from its field values: a frozen dataclass gets them, in field order
+    with the defaults of those absent, written into a new object's ``__dict__`` (its ``__init__`` sets each field
+    through ``object.__setattr__``, several times slower on the objects of a 10k-node evidence); any other class,
+    or a value missing a required field (``__init__`` raises the usual TypeError), is built by ``__init__``."""
+    params = getattr(cls, "__dataclass_params__", None)
+    all_fields = dataclasses.fields(cls)
+    if (params is None or not params.frozen or hasattr(cls, "__post_init__") or hasattr(cls, "__slots__")
+            or not all(f.init for f in all_fields)):
+        return _by_init
+    defaults = tuple((f.name, f.default, f.default_factory) for f in all_fields)
+    missing = dataclasses.MISSING
+
+    def make(target: type, values: dict[str, Any]) -> Any:
+        if len(values) < len(defaults):  # else every field is there, in field order (the converter's order)
+            ordered = {}
+            for name, default, factory in defaults:
+                if name in values:
+                    ordered[name] = values[name]
+                elif factory is not missing:
+                    ordered[name] = factory()
+                elif default is not missing:
+                    ordered[name] = default
+                else:
+                    return target(**values)  # raises: a required field is missing
+            values = ordered
+        obj: Any = object.__new__(target)
+        obj.__dict__.update(values)
+        return obj
+
+    return make
+
+
+def _by_init(target: type, values: dict[str, Any]) -> Any:
+    return target(**values)
 
 
 def _as_is(data: Any) -> Any:

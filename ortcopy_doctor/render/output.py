@@ -66,7 +66,7 @@ class _Output:
     tmp: str | None = None  # staged temporary file of a regular output
 
 
-@dataclass
+@dataclass(frozen=True)
 class OutputSet:
     """The outputs of one command; see the module docstring."""
 

@@ -101,7 +101,7 @@ def direction_fill(direction: str) -> str:
     return {"host_to_device": H2D_FILL, "device_to_host": D2H_FILL}.get(direction, D2D_FILL)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Figure:
     """One picture for the report: ``svg`` ("" where there is nothing to draw) and a sentence to show with it."""
 
@@ -129,7 +129,7 @@ def _svg_open(element_id: str, width: float, height: float, label: str) -> str:
 # --- timeline --------------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Mark:
     """A transfer to mark on the timeline, at ``at_us`` (profile clock)."""
 
@@ -405,7 +405,7 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
 # --- graph and CPU islands -------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Island:
     """A connected component of CPU nodes in a session whose main provider is a device."""
 
@@ -421,7 +421,7 @@ class Island:
         return count + (" (ORT's choice, not a fallback)" if self.cpu_preferred else " (fallback)")
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Graph:
     nodes: list[RuntimeNode]
     succ: list[list[int]]
@@ -542,7 +542,7 @@ def _boxes(g: _Graph, order: list[int], islands: list[Island], collapse: bool) -
     return boxes
 
 
-@dataclass
+@dataclass(frozen=True)
 class Layout:
     """The graph laid out in boxes (one node, or a collapsed run of device nodes), by longest-path depth."""
 

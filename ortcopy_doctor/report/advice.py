@@ -18,7 +18,7 @@ Rules of the advice:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ortcopy_doctor.model.copies import Copy
@@ -45,7 +45,7 @@ from ortcopy_doctor.report.variants import (
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
 
-@dataclass
+@dataclass(frozen=True)
 class BindingView:
     """The binding measurement as the renderers show it: rows and lines, computed once by ``binding_view``."""
 
@@ -168,28 +168,28 @@ def binding_view(report: Report) -> BindingView | None:
     plan, copies = report.binding, report.copies
     view = BindingView(status=m.status, one_line="", reason=m.reason, transfer_source=m.transfer_source,
                        notes=list(m.notes))
-    view.all_cpu = is_all_cpu(evidence)
+    view = replace(view, all_cpu=is_all_cpu(evidence))
     blockers = cuda_graph_blockers(evidence, plan, copies)
     if plan.applicable:  # without a device there is nothing to copy back, capture or bind
-        view.graph_blockers = [b.text() for b in blockers]
-        view.graph_ready = not blockers
-        view.copy_guidance = _copy_guidance(evidence, plan, copies)
-        view.code_variants = [(flavor, render_code(evidence, plan, flavor)) for flavor in ("onnxruntime", "torch", "cupy")]
+        view = replace(view, graph_blockers=[b.text() for b in blockers], graph_ready=not blockers,
+                       copy_guidance=_copy_guidance(evidence, plan, copies),
+                       code_variants=[(flavor, render_code(evidence, plan, flavor))
+                                      for flavor in ("onnxruntime", "torch", "cupy")])
         if blockers:
-            view.graph_text = f"{len(blockers)} blocker(s) keep this model from a CUDA graph (all listed):"
+            view = replace(view, graph_text=f"{len(blockers)} blocker(s) keep this model from a CUDA graph (all listed):")
         else:
-            view.graph_code = render_cuda_graph_code(evidence, plan)
-            view.graph_text = "No blocker: the model can run as a captured CUDA graph (code below); not measured."
+            view = replace(view, graph_code=render_cuda_graph_code(evidence, plan),
+                           graph_text="No blocker: the model can run as a captured CUDA graph (code below); not measured.")
     if m.status != "measured":
-        view.one_line = f"Binding not measured: {m.reason}"
+        view = replace(view, one_line=f"Binding not measured: {m.reason}")
         if view.all_cpu:
-            view.all_cpu_advice = ("Do not bind on the device: every compute node runs on CPU, so binding inputs or "
-                                   "outputs on CUDA adds copies instead of removing them (not measured here).")
+            view = replace(view, all_cpu_advice=("Do not bind on the device: every compute node runs on CPU, so binding inputs or "
+                                                 "outputs on CUDA adds copies instead of removing them (not measured here)."))
         return view
 
     plain, planned = _variant(m, "plain"), _variant(m, "plan")
     all_device, graph = _variant(m, "all_device"), _variant(m, "cuda_graph")
-    view.ab_rows = [_ab_row(v) for v in m.variants]
+    view = replace(view, ab_rows=[_ab_row(v) for v in m.variants])
     summary = []
     for v in (plain, planned, all_device, graph):
         if v is not None and v.ran:
@@ -200,22 +200,20 @@ def binding_view(report: Report) -> BindingView | None:
     verdict = ""
     plan_vs_plain = compare(plain, planned)
     if advice is not None and advice.status == "measured":
-        view.recommended = advice.recommended
-        view.needs = list(advice.needs)
-        view.host_jitter = advice.host_jitter
+        view = replace(view, recommended=advice.recommended, needs=list(advice.needs), host_jitter=advice.host_jitter)
         if advice.recommended == "plain":
-            view.recommendation = f"Recommended: keep plain run() (no change): {advice.reason}."
+            view = replace(view, recommendation=f"Recommended: keep plain run() (no change): {advice.reason}.")
             verdict = "keep plain run(): no variant measurably faster"
         else:
             from ortcopy_doctor.analysis.stats import RatioCI
 
             ci = RatioCI(advice.speedup, advice.speedup_ci_low, advice.speedup_ci_high,  # type: ignore[arg-type]
                          advice.ci_method, m.runs, m.runs, advice.ci_level)
-            view.recommendation = (f"Recommended: {RECOMMENDED_LABELS[advice.recommended]}, {ci.text()} than plain "
-                                   f"run(): {advice.reason}.")
+            view = replace(view, recommendation=(f"Recommended: {RECOMMENDED_LABELS[advice.recommended]}, {ci.text()} than plain "
+                                                 f"run(): {advice.reason}."))
             verdict = f"recommended: {SHORT_LABELS[advice.recommended]}, {advice.speedup:.2f}x faster"
-            view.recommended_code = advice.code
-        view.notes = list(advice.notes) + view.notes
+            view = replace(view, recommended_code=advice.code)
+        view = replace(view, notes=list(advice.notes) + view.notes)
         by_name = {va.variant: va for va in advice.variants}
         for row in view.ab_rows:
             va = by_name.get(row["variant"])
@@ -259,11 +257,11 @@ def binding_view(report: Report) -> BindingView | None:
             more += (f", plus {bound[0]} device→host cop{'y' if bound[0] == 1 else 'ies'} ({fmt_bytes(bound[1])}) "
                      "each time the inputs are bound (ORT copies a CUDA input that a CPU node reads back to host "
                      "when it is bound)")
-        view.all_cpu_advice = (f"Do not bind on CUDA: every compute node runs on CPU ({_cpu_ops(evidence)}), so binding "
-                               f"inputs and outputs on the device adds copies instead of removing them. Measured: "
-                               f"{measured} against plain run(){more}. Use plain run() (or a CPU-only session)"
-                               + (", or the plan's code, which binds every tensor on the host and measured faster."
-                                  if view.recommended == "plan" else "."))
+        view = replace(view, all_cpu_advice=(f"Do not bind on CUDA: every compute node runs on CPU ({_cpu_ops(evidence)}), so binding "
+                                             f"inputs and outputs on the device adds copies instead of removing them. Measured: "
+                                             f"{measured} against plain run(){more}. Use plain run() (or a CPU-only session)"
+                                             + (", or the plan's code, which binds every tensor on the host and measured faster."
+                                                if view.recommended == "plan" else ".")))
         verdict = "do not bind on CUDA (all nodes on CPU)" + (
             f"; recommended: {SHORT_LABELS[view.recommended]} (host-only binding)" if view.recommended == "plan" else "")
     elif all_vs_plain.verdict == "slower":
@@ -275,15 +273,15 @@ def binding_view(report: Report) -> BindingView | None:
         graph_vs_plan = compare(planned if planned is not None and planned.ran else plain, graph)
         if graph is not None and graph.ran:
             against = "the plan" if planned is not None and planned.ran else "plain run()"
-            view.graph_text = (f"No blocker: measured with enable_cuda_graph=1: {graph_vs_plan.text} against "
-                               f"{against} without the graph ({graph_vs_plan.verdict.replace('_', ' ')})"
-                               + ("; recommended (its code under Binding code)." if view.recommended == "cuda_graph"
-                                  else "."))
+            view = replace(view, graph_text=(f"No blocker: measured with enable_cuda_graph=1: {graph_vs_plan.text} against "
+                                             f"{against} without the graph ({graph_vs_plan.verdict.replace('_', ' ')})"
+                                             + ("; recommended (its code under Binding code)." if view.recommended == "cuda_graph"
+                                                else ".")))
             if view.recommended == "cuda_graph":
-                view.graph_code = ""  # shown once, as the first code block of the report
+                view = replace(view, graph_code="")  # shown once, as the first code block of the report
         else:
-            view.graph_text = ("No blocker, but the CUDA graph was not measured: "
-                               f"{graph.skipped_reason if graph is not None else 'no record'}")
+            view = replace(view, graph_text=("No blocker, but the CUDA graph was not measured: "
+                                             f"{graph.skipped_reason if graph is not None else 'no record'}"))
 
     # Phases, and the costs shown apart.
     for p in m.phases:
@@ -297,8 +295,8 @@ def binding_view(report: Report) -> BindingView | None:
         view.phase_rows.append((f"whole call, {SHORT_LABELS[winner.variant]} (recommended)",
                                 f"{VARIANT_LABELS[winner.variant]}: one call, everything included (the A/B above)",
                                 _ms(winner.median_ms), spread))
-    view.phase_note = (f"Phases timed apart on the {'everything-bound' if m.phase_binding == 'all_device' else 'planned'} "
-                       "binding, same inputs and shapes, after warm-up.")
+    view = replace(view, phase_note=(f"Phases timed apart on the {'everything-bound' if m.phase_binding == 'all_device' else 'planned'} "
+                                     "binding, same inputs and shapes, after warm-up."))
     timings = evidence.timings
     if timings is not None:
         view.apart_rows.append(("session creation (plain session)", f"{timings.session_create_ms:.1f} ms"))
@@ -314,17 +312,17 @@ def binding_view(report: Report) -> BindingView | None:
     pinned = m.pinned
     if pinned is not None:
         if pinned.skipped_reason:
-            view.pinned = f"Pinned staging not measured: {pinned.skipped_reason}"
+            view = replace(view, pinned=f"Pinned staging not measured: {pinned.skipped_reason}")
         elif pinned.pageable_ms is not None and pinned.pinned_ms is not None:
             ratio = pinned.pageable_ms / pinned.pinned_ms if pinned.pinned_ms else 0.0
             staging = f"; copying the numpy data into the pinned buffer costs {pinned.staging_ms:.3f} ms" if pinned.staging_ms is not None else ""
-            view.pinned = (f"Feeds that must come from host memory ({fmt_bytes(pinned.bytes)} per run): upload from pageable "
-                           f"numpy {pinned.pageable_ms:.3f} ms vs from a pinned buffer {pinned.pinned_ms:.3f} ms "
-                           f"({ratio:.1f}×, pinned buffer from {pinned.method}){staging}. Allocate the pinned buffer once "
-                           "(torch.empty(..., pin_memory=True) or cupyx.empty_pinned) and have the producer write into "
-                           "it, then update the bound device OrtValue in place.")
-    view.one_line = ("Binding measured (" + f"{m.runs} runs, median): " + ", ".join(summary)
-                     + (f"; {verdict}" if verdict else "") + ".")
+            view = replace(view, pinned=(f"Feeds that must come from host memory ({fmt_bytes(pinned.bytes)} per run): upload from pageable "
+                                         f"numpy {pinned.pageable_ms:.3f} ms vs from a pinned buffer {pinned.pinned_ms:.3f} ms "
+                                         f"({ratio:.1f}×, pinned buffer from {pinned.method}){staging}. Allocate the pinned buffer once "
+                                         "(torch.empty(..., pin_memory=True) or cupyx.empty_pinned) and have the producer write into "
+                                         "it, then update the bound device OrtValue in place."))
+    view = replace(view, one_line=("Binding measured (" + f"{m.runs} runs, median): " + ", ".join(summary)
+                                   + (f"; {verdict}" if verdict else "") + "."))
     return view
 
 

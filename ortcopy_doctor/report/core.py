@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,7 @@ class Summary:
     findings_by_severity: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Report:
     """The analysis of one piece of evidence: copies, findings, binding plan, summary and verdict."""
 
@@ -221,8 +221,8 @@ def analyse(evidence: Evidence) -> Report:
             census = census_report(evidence, copies)
         assert census is not None
         copies, notes = reconcile(copies, census)  # the table equals the census per run
-        census.notes += notes
-        mark_confirmed(copies, census)
+        census.notes.extend(notes)
+        copies = mark_confirmed(copies, census)
     findings = run_rules(RuleContext(evidence=evidence, copies=copies, graph=graph, census=census))
     plan = make_plan(evidence, graph)
     summary = _summary(evidence, copies, findings)
@@ -232,9 +232,8 @@ def analyse(evidence: Evidence) -> Report:
                                      sum(1 for c in copies if c.kind == UNEXPLAINED_KIND and c.count_per_run),
                                      copies=copies),
                     prediction=prediction, census=census)
-    report.advice = advise(report)
-    report.measured = binding_view(report)
-    return report
+    report = replace(report, advice=advise(report))
+    return replace(report, measured=binding_view(report))
 
 
 def load_report(path: Path | str) -> Report:

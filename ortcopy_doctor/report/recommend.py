@@ -20,7 +20,7 @@ left on the table (``--fail-on-gain``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.report.variants import (
@@ -47,7 +47,7 @@ HEAD_LABELS = {"plain": "plain run()", "plan": "the binding plan", "all_device":
                "cuda_graph": "the CUDA graph"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class VariantAdvice:
     """One measured variant as the recommendation shows it: median, speed-up over plain run() and what it needs."""
 
@@ -72,7 +72,7 @@ class VariantAdvice:
     needs: list[str] = field(default_factory=list)  # what the caller must do to get this variant's gain
 
 
-@dataclass
+@dataclass(frozen=True)
 class Advice:
     """The recommendation: the variant to use, why, its measured gain and the code."""
 
@@ -178,49 +178,50 @@ def _advise(report: Report) -> Advice | None:
     advice = Advice(status="measured", runs=m.runs, stop_reason=m.stop_reason, cuda_graph_blockers=blockers,
                     cuda_graph_ready=report.binding.applicable and not blockers)
     for v in m.variants:
-        va = VariantAdvice(variant=v.variant, label=v.label or VARIANT_LABELS.get(v.variant, v.variant), ran=v.ran,
-                           runs=v.runs, skipped_reason=v.skipped_reason, median_ms=v.median_ms,
-                           gpu_median_ms=v.gpu_median_ms, needs=needs_of(report, v.variant))
-        va.copies_per_run, va.bytes_per_run = _transfers(v)
+        copies_per_run, bytes_per_run = _transfers(v)
         interval = median_interval(v)
-        if interval is not None:
-            va.median_ci_low_ms, va.median_ci_high_ms = interval
+        median_ci: tuple[float | None, float | None] = interval if interval is not None else (None, None)
+        speedup: tuple[float | None, float | None, float | None] = (None, None, None)
+        gpu_speedup: tuple[float | None, float | None, float | None] = (None, None, None)
         if not v.ran:
-            va.verdict = "not_run"
+            verdict = "not_run"
         elif v.variant == "plain":
-            va.verdict = "baseline"
+            verdict = "baseline"
         else:
             ci = speedup_ci(plain, v)
             if ci is None:
-                va.verdict = "not_compared"
+                verdict = "not_compared"
             else:
-                va.speedup, va.speedup_ci_low, va.speedup_ci_high, va.verdict = ci.ratio, ci.low, ci.high, ci.verdict
+                speedup, verdict = (ci.ratio, ci.low, ci.high), ci.verdict
             gci = speedup_ci(plain, v, gpu=True)
             if gci is not None:
-                va.gpu_speedup, va.gpu_speedup_ci_low, va.gpu_speedup_ci_high = gci.ratio, gci.low, gci.high
-        advice.variants.append(va)
+                gpu_speedup = (gci.ratio, gci.low, gci.high)
+        advice.variants.append(VariantAdvice(
+            variant=v.variant, label=v.label or VARIANT_LABELS.get(v.variant, v.variant), ran=v.ran, runs=v.runs,
+            skipped_reason=v.skipped_reason, median_ms=v.median_ms, median_ci_low_ms=median_ci[0],
+            median_ci_high_ms=median_ci[1], speedup=speedup[0], speedup_ci_low=speedup[1], speedup_ci_high=speedup[2],
+            verdict=verdict, gpu_median_ms=v.gpu_median_ms, gpu_speedup=gpu_speedup[0],
+            gpu_speedup_ci_low=gpu_speedup[1], gpu_speedup_ci_high=gpu_speedup[2], copies_per_run=copies_per_run,
+            bytes_per_run=bytes_per_run, needs=needs_of(report, v.variant)))
     if plain is None or not plain.ran:
-        advice.status = "not_measured"
-        advice.reason = "plain run() did not run, so there is no baseline to compare with"
-        advice.headline = f"Best attainable latency not measured: {advice.reason}"
-        return advice
+        reason = "plain run() did not run, so there is no baseline to compare with"
+        return replace(advice, status="not_measured", reason=reason,
+                       headline=f"Best attainable latency not measured: {reason}")
 
     planned, graph, everything = _variant(m, "plan"), _variant(m, "cuda_graph"), _variant(m, "all_device")
     plan_vs_plain = compare(plain, planned)
     graph_vs_plain = compare(plain, graph)
     graph_vs_plan = compare(planned, graph) if planned is not None and planned.ran else graph_vs_plain
     if graph is not None and graph.ran:
-        advice.cuda_graph_vs_plan = graph_vs_plan.verdict
+        advice = replace(advice, cuda_graph_vs_plan=graph_vs_plan.verdict)
     # The choice: the plan where measurably faster than plain; the graph where measurably faster than that choice.
     choice, choice_cmp = ("plan", plan_vs_plain) if plan_vs_plain.verdict == "faster" else ("plain", None)
     if graph is not None and graph.ran:
         against = graph_vs_plan if choice == "plan" else graph_vs_plain
         if against.verdict == "faster" and graph_vs_plain.verdict == "faster":
             choice, choice_cmp = "cuda_graph", graph_vs_plain
-    advice.recommended = choice
-    advice.recommended_label = VARIANT_LABELS[choice]
-    advice.current_ms = plain.median_ms
-    advice.needs = needs_of(report, choice)
+    advice = replace(advice, recommended=choice, recommended_label=VARIANT_LABELS[choice], current_ms=plain.median_ms,
+                     needs=needs_of(report, choice))
     reasons = []
     if choice == "cuda_graph":
         over_plan = plan_vs_plain.verdict == "faster"
@@ -243,7 +244,7 @@ def _advise(report: Report) -> Advice | None:
             elif tried is not None and not tried.ran and name == "plan":
                 said.append(f"the plan did not run ({tried.skipped_reason})")
         reasons.append("no variant is measurably faster than plain run()" + (f": {'; '.join(said)}" if said else ""))
-    advice.reason = "; ".join(reasons)
+    advice = replace(advice, reason="; ".join(reasons))
     if everything is not None and everything.ran and choice in ("plan", "plain"):
         base = planned if choice == "plan" else plain
         ev = compare(base, everything)
@@ -253,24 +254,23 @@ def _advise(report: Report) -> Advice | None:
                                 "read or produce, which the plan keeps on the host for the reasons in its table.")
 
     best = _variant(m, choice)
-    advice.best_ms = best.median_ms if best is not None else None
+    advice = replace(advice, best_ms=best.median_ms if best is not None else None)
     if choice_cmp is not None and choice_cmp.ci is not None:
         ci = choice_cmp.ci
-        advice.speedup, advice.speedup_ci_low, advice.speedup_ci_high = ci.ratio, ci.low, ci.high
-        advice.ci_method = ci.method
+        advice = replace(advice, speedup=ci.ratio, speedup_ci_low=ci.low, speedup_ci_high=ci.high,
+                         ci_method=ci.method)
     cur_n, cur_b = _transfers(plain)
     best_n, best_b = _transfers(best)
     if cur_n is not None and best_n is not None and cur_b is not None and best_b is not None:
-        advice.copies_removed, advice.bytes_removed = cur_n - best_n, cur_b - best_b
-    advice.host_jitter = _host_jitter(plain, best, choice, choice_cmp)
+        advice = replace(advice, copies_removed=cur_n - best_n, bytes_removed=cur_b - best_b)
+    advice = replace(advice, host_jitter=_host_jitter(plain, best, choice, choice_cmp))
     if choice == "cuda_graph":
         from ortcopy_doctor.analysis.binding import render_cuda_graph_code
 
-        advice.code = render_cuda_graph_code(report.evidence, report.binding)
+        advice = replace(advice, code=render_cuda_graph_code(report.evidence, report.binding))
     elif choice == "plan":
-        advice.code = report.binding.code
-    advice.headline = _headline(advice, choice_cmp, plan_vs_plain)
-    return advice
+        advice = replace(advice, code=report.binding.code)
+    return replace(advice, headline=_headline(advice, choice_cmp, plan_vs_plain))
 
 
 def _host_jitter(plain: VariantTiming, best: VariantTiming | None, choice: str, cmp: Comparison | None) -> str:

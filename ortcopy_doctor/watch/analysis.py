@@ -3,6 +3,7 @@ there is one, else implied by placement and the devices of the values."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 from ortcopy_doctor.knowledge.providers import CPU, short
@@ -38,12 +39,12 @@ def analyse_watch(obs: WatchObservations) -> WatchReport:
     """The report of recorded observations; the predicted section where a device provider was requested."""
     report = _analyse(obs, obs.placement, census=True)
     if obs.predicted_placement is not None:
-        report.predicted = _analyse(obs, obs.predicted_placement, census=False)
-        report.predicted.providers = [obs.predicted_placement.provider, CPU]
-        report.predicted.observed = []
-        report.predicted.not_observed = [
-            f"{obs.predicted_placement.provider} is not active in this session: every transfer here is predicted "
-            "from the model for the same calls"]
+        predicted = replace(
+            _analyse(obs, obs.predicted_placement, census=False),
+            providers=[obs.predicted_placement.provider, CPU], observed=[],
+            not_observed=[f"{obs.predicted_placement.provider} is not active in this session: every transfer here "
+                          "is predicted from the model for the same calls"])
+        report = replace(report, predicted=predicted)
     return report
 
 
@@ -194,9 +195,8 @@ def _analyse_call(call: CallObservation, placement: Placement, basis: Basis, use
                                                  tensor=site.tensor, bytes=nbytes, basis=basis, node=site.node,
                                                  cause=site.cause, fix=_MODEL_FIX))
     else:
-        _match_census(call, placement, expected, report)
-    report.fixes = list(dict.fromkeys(t.fix for t in report.transfers if t.user and t.fix))
-    return report
+        report = replace(report, census=_match_census(call, placement, expected, report))
+    return replace(report, fixes=list(dict.fromkeys(t.fix for t in report.transfers if t.user and t.fix)))
 
 
 _MODEL_FIX = ("the model's own transfer: IO binding cannot remove it; only a model or placement change does "
@@ -204,8 +204,9 @@ _MODEL_FIX = ("the model's own transfer: IO binding cannot remove it; only a mod
 
 
 def _match_census(call: CallObservation, placement: Placement, expected: list[tuple[TensorUse, Direction, str]],
-                  report: CallReport) -> None:
-    """Name every host<->device memcpy CUPTI saw in this call.
+                  report: CallReport) -> dict[str, list[int]]:
+    """Name every host<->device memcpy CUPTI saw in this call; returns the call's census totals (direction ->
+    [count, bytes]).
 
     Feed copies happen before the first node runs (or inside bind_*), fetch copies after the last: expected feeds
     take the earliest record of their direction and size, expected fetches the latest. What remains is the
@@ -223,7 +224,6 @@ def _match_census(call: CallObservation, placement: Placement, expected: list[tu
         entry = totals.setdefault(r.direction, [0, 0])
         entry[0] += 1
         entry[1] += r.bytes
-    report.census = totals
     host_device = [i for i, (_, r) in enumerate(pool) if r.direction in (HOST_TO_DEVICE, DEVICE_TO_HOST)]
     used: set[int] = set()
 
@@ -286,3 +286,4 @@ def _match_census(call: CallObservation, placement: Placement, expected: list[tu
                     cause="a memcpy of this call that neither the inputs/outputs nor a known Memcpy node or kernel explains"
                           + (f" (issued in {ph})" if ph != "run" else ""),
                     fix="run `ortcopy-doctor check` on the model with a census to attribute it"))
+    return totals

@@ -82,7 +82,7 @@ class TensorUse:
     fresh: bool = True
 
 
-@dataclass
+@dataclass(frozen=True)
 class BindRecords:
     """The memcpys CUPTI saw while one ``bind_*`` of this binding ran (ORT copies bound inputs at bind time)."""
 
@@ -91,7 +91,7 @@ class BindRecords:
     records: list[TransferRecord] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(frozen=True)
 class ProfileMemcpy:
     """A Memcpy node of one call as ORT's profile shows it: name, op type, output bytes, duration."""
 
@@ -101,7 +101,7 @@ class ProfileMemcpy:
     dur_us: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class CallProfile:
     """The ORT profile's view of one call (``watch(..., profile=True)`` on a profiling session)."""
 
@@ -128,7 +128,7 @@ class CallObservation:
     profile: Optional[CallProfile] = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class ModelTransferSite:
     """A place in the model where ORT itself moves data between host and device on every run."""
 
@@ -140,7 +140,7 @@ class ModelTransferSite:
     cause: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class Placement:
     """Where the session reads its inputs and writes its outputs, and the model's own transfer sites."""
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import html as html_lib
 import json
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from ortcopy_doctor.model.format import fmt_bytes
@@ -60,7 +60,7 @@ HOST_KINDS = ("numpy", "torch_cpu", "host_pointer")
 # --- observations ----------------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class ValueLink:
     """The output of an earlier call that a consumed value came from."""
 
@@ -81,7 +81,7 @@ class ValueInfo:
     link: Optional[ValueLink] = None  # inputs only: where the value came from
 
 
-@dataclass
+@dataclass(frozen=True)
 class Download:
     """An OrtValue output of a call turned into numpy by the program after the call."""
 
@@ -119,7 +119,7 @@ class PipelineCall:
     error: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class SessionRecord:
     """One session the program created: its unique label, its model file and the watch's observations of it."""
 
@@ -162,7 +162,7 @@ def load_pipeline_observations(data: dict[str, Any]) -> PipelineObservations:
 # --- the report ------------------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class HandOff:
     """Values of one producer output consumed as one input of a later call, aggregated over the run."""
 
@@ -185,7 +185,7 @@ class HandOff:
     code: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class HostEdge:
     """An input uploaded from host code (not traced to any session output) or an output downloaded at the end."""
 
@@ -197,7 +197,7 @@ class HostEdge:
     basis: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class StageRow:
     """One row of a pipeline's stage table: a host, inference or download stage, its calls and times."""
 
@@ -209,7 +209,7 @@ class StageRow:
     note: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Pipeline:
     """Sessions called in a repeating order: hand-offs, uploads, downloads, stage times and the code to fix them."""
 
@@ -227,7 +227,7 @@ class Pipeline:
     timing_note: str = ""  # what the times include (the CUPTI census, where it was taken)
 
 
-@dataclass
+@dataclass(frozen=True)
 class SessionSummary:
     """One session of the program in brief: providers, calls, placement source, census, user transfers."""
 
@@ -240,7 +240,7 @@ class SessionSummary:
     user_transfers: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class PipelineReport:
     """What ``ortcopy-doctor run`` found: each session, each pipeline of sessions and its host round trips."""
 
@@ -507,9 +507,9 @@ def _hand_off(views: _Views, obs: PipelineObservations, ps: int, output: str, cs
                    kind=kind, d2h_bytes_per_call=d2h_b, h2d_bytes_per_call=h2d_b, basis=basis,
                    census_d2h=census_d2h if traced else None, census_h2d=census_h2d if traced else None,
                    host_ms_between=_median(gaps))
-    hand.message, hand.fix = _words(hand, round_trip)
-    hand.code = handoff_code(hand, libraries=obs.libraries)
-    return hand
+    message, fix = _words(hand, round_trip)
+    hand = replace(hand, message=message, fix=fix)
+    return replace(hand, code=handoff_code(hand, libraries=obs.libraries))
 
 
 def _words(h: HandOff, round_trips: int) -> tuple[str, str]:
@@ -586,9 +586,8 @@ def _pipeline(views: _Views, obs: PipelineObservations, members: list[int], hand
                         uploads=edges(uploads, HOST_TO_DEVICE), downloads=edges(downloads, DEVICE_TO_HOST),
                         stages=stages, iteration_ms=_median(spans))
     if any(c.traced for m in members for c in obs.sessions[m].observations.calls):
-        pipeline.timing_note = (TIMING_UNDER_CENSUS)
-    pipeline.code = pipeline_code(pipeline, obs)
-    return pipeline
+        pipeline = replace(pipeline, timing_note=TIMING_UNDER_CENSUS)
+    return replace(pipeline, code=pipeline_code(pipeline, obs))
 
 
 TIMING_UNDER_CENSUS = ("these times include the CUPTI census, which slows every traced call and bind_* call: "

@@ -609,7 +609,7 @@ class PipelineRecorder:
 # --- running a program --------------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Target:
     """What to run: a script path or a module (``-m``), and its ``sys.argv``."""
 

@@ -27,7 +27,7 @@ from ortcopy_doctor.watch.observations import (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Transfer:
     """One host<->device transfer of one watched call."""
 
@@ -57,7 +57,7 @@ class Transfer:
         return f"call {self.call}: {self.kind} {arrow} '{self.tensor or self.node}' {size}{where} [{self.basis}]"
 
 
-@dataclass
+@dataclass(frozen=True)
 class TensorReport:
     """One input or output of one call: how it was given, where it lives and is needed, the copy implied."""
 
@@ -70,7 +70,7 @@ class TensorReport:
     bytes: Optional[int] = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class CallReport:
     """One watched call: its inputs and outputs, its transfers, its census totals, discrepancies and fixes."""
 
@@ -111,7 +111,7 @@ class CallReport:
         return [t for t in self.transfers if not t.user]
 
 
-@dataclass
+@dataclass(frozen=True)
 class WatchReport:
     """What the watched calls moved between host and device, and what to change in the calling code."""
 
