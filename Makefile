@@ -23,8 +23,8 @@ demo: $(STAMP)
 	if [ $$code -eq 1 ]; then echo "(demo: exit 1 because of the findings above, as check would; the report was written)"; \
 	elif [ $$code -ne 0 ]; then exit $$code; fi
 
-# tests/test_browser.py opens the HTML reports in headless chromium: installed (Debian's package, needs root) only
-# where missing, with one line saying so first; without root the browser tests skip with one line instead.
+# tests/project/test_browser.py opens the HTML reports in headless chromium: installed (Debian's package, needs root)
+# only where missing, with one line saying so first; without root the browser tests skip with one line instead.
 chromium:
 	@sh tools/ensure_chromium.sh
 
@@ -37,12 +37,12 @@ test: $(STAMP) chromium
 # The part of `make test-full` that `make test` does not run: all 1,765 backend node models, both providers,
 # with a progress line every 50 models (-s).
 test-backend-full: $(STAMP)
-	ORTCOPY_BACKEND_SUITE=full $(PY) -m pytest -s -v tests/test_backend_suite.py -k test_full_suite
+	ORTCOPY_BACKEND_SUITE=full $(PY) -m pytest -s -v tests/project/test_backend_suite.py -k test_full_suite
 
 # `make test` without the sample of the backend models (a subset of what the full suite then checks), then the
 # full backend suite: nothing runs twice.
 test-full: $(STAMP) chromium
-	$(PY) -m pytest -n auto --dist loadfile --durations=15 --deselect tests/test_backend_suite.py::test_suite_sample
+	$(PY) -m pytest -n auto --dist loadfile --durations=15 --deselect tests/project/test_backend_suite.py::test_suite_sample
 	$(MAKE) test-backend-full
 
 clean:

@@ -1,4 +1,4 @@
-"""Shared helpers for the renderer, browser and wheel tests.
+"""Shared helpers for the renderer, browser and wheel tests, and the paths the tests use (TESTS, REPO).
 
 Fixtures are recorded GPU evidence (tests/fixtures/gpu/*.json.gz: {"report": <report dict>, ...});
 ``load_report`` wants a plain JSON file of that report dict, so each test writes one to its tmp dir.
@@ -9,12 +9,17 @@ from __future__ import annotations
 import copy
 import dataclasses
 import gzip
+import html as htmllib
 import json
 import os
 import re
+import shutil
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -317,3 +322,65 @@ def big_report(tmp_path: Path, n_nodes: int = 10_000, island_every: int = 400):
         runs.append(RunEvent(r.run, start, ts - start + 5, r.warmup))
         ts += 100
     return analyse(dataclasses.replace(ev, run_events=runs, node_events=events, census=None, census_status=""))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Headless Chromium: the browser tests (tests/project/test_browser.py) and the diff page (tests/report/test_diff.py).
+
+CHROMIUM_TIMEOUT_S = 60
+
+
+def _chromium() -> str | None:
+    if os.environ.get("CHROMIUM"):  # an explicit choice is the only candidate
+        candidate = os.environ["CHROMIUM"]
+        return candidate if Path(candidate).is_file() and os.access(candidate, os.X_OK) else None
+    for candidate in (shutil.which("chromium"), "/usr/bin/chromium"):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+CHROMIUM = _chromium()
+
+def run_chromium(args: list[str], tmp_path: Path, tag: str) -> subprocess.CompletedProcess[str]:
+    profile = tmp_path / f"profile-{tag}"
+    cmd = [
+        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+        "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-extensions", "--mute-audio",
+        f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args,
+    ]
+    env = dict(os.environ, HOME=str(tmp_path))  # keep ~/.config, ~/.cache and crash dumps out of the real home
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=CHROMIUM_TIMEOUT_S, env=env,
+                              cwd=tmp_path)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"chromium did not finish within {CHROMIUM_TIMEOUT_S} s: {' '.join(cmd)}\n"
+                    f"stderr: {(exc.stderr or b'')[-3000:]!r}")
+    assert proc.returncode == 0, f"chromium exited {proc.returncode}: {' '.join(cmd)}\n{proc.stderr[-3000:]}"
+    return proc
+
+
+def console_problems(stderr: str) -> list[str]:
+    """Console messages and uncaught errors from the page (Chromium's own dbus/GPU warnings are not these)."""
+    lines = []
+    for line in stderr.splitlines():
+        if ":CONSOLE" in line or "Uncaught" in line or "Refused to" in line:
+            lines.append(line)
+    return lines
+
+
+def page_url(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+def text_of(dom: str, element_id: str) -> str:
+    m = re.search(rf'<[a-z0-9]+[^>]*\bid="{element_id}"[^>]*>(.*?)</', dom, re.DOTALL)
+    assert m, f"#{element_id} not in the DOM"
+    return htmllib.unescape(re.sub(r"<[^>]+>", "", m.group(1)))
+
+
+def tbody_rows(dom: str, table_id: str) -> list[str]:
+    m = re.search(rf'<table[^>]*\bid="{table_id}"[^>]*>.*?<tbody>(.*?)</tbody>', dom, re.DOTALL)
+    assert m, f"table #{table_id} not in the DOM"
+    return re.findall(r"<tr\b.*?</tr>", m.group(1), re.DOTALL)

@@ -3,8 +3,8 @@
     python tools/corpus_table.py            # print the generated section
     python tools/corpus_table.py --write    # replace the section between the markers in docs/accuracy.md
 
-Every recorded model is re-analysed by the current code (load_report), as tests/test_corpus_fixtures.py does;
-tests/test_corpus_fixtures.py checks that docs/accuracy.md holds exactly what this prints.
+Every recorded model is re-analysed by the current code (load_report), as tests/analysis/test_corpus_fixtures.py does;
+tests/analysis/test_corpus_fixtures.py checks that docs/accuracy.md holds exactly what this prints.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _size(n: int) -> str:
 
 
 def _equal_to_census(report) -> bool:
-    """The check tests/test_corpus_fixtures.py asserts, as a yes/no for the table."""
+    """The check tests/analysis/test_corpus_fixtures.py asserts, as a yes/no for the table."""
     table = copies_by_direction(report.copies)
     if any(traced_by_direction(report.census, run) != table for run in report.census.traced_runs):
         return False

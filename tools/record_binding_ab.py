@@ -1,4 +1,4 @@
-"""Record the binding A/B evidence on a CUDA GPU, as fixtures for tests/test_advice.py (tests/fixtures/binding/).
+"""Record the binding A/B evidence on a CUDA GPU, as fixtures for tests/report/test_advice.py (tests/fixtures/binding/).
 
 For the models of tests/models.py, the demo, an all-CPU ai.onnx.ml model and the stateful model:
 

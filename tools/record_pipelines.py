@@ -7,7 +7,7 @@ the raw CUPTI records of the observations, the memcpys behind each round trip th
 a device->host record of the output's size in the producing call and a host->device record of the input's size in
 the consuming call. Writes OUT_DIR/<example>.json.gz: {format, ort_version, cupti/torch versions, returncode, the
 report (with its observations), cupti_per_round_trip, no_census (the stage table of `run --no-census`), plain (the example timed again without
-the recorder)}. tests/test_pipeline_fixtures.py replays them.
+the recorder)}. tests/watch/test_pipeline_fixtures.py replays them.
 
 A failing example is recorded (returncode, stderr tail) and the others go on; exit status 1 if any failed.
 About 2 minutes on an H200 (the torch example exports two torchvision networks first; skipped without torch).

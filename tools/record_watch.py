@@ -6,7 +6,7 @@ variants ((a) on a plain, uninstrumented session: placement predicted; and `bind
 inside the bind call). For each: a fresh session, two warm-up steps, one step under a CuptiTracer (the ground
 truth: every memcpy the driver did while that code ran), then one step under `ortcopy_doctor.watch` (its own
 per-call census). Writes OUTDIR/<model>.<scenario>.json.gz with the ORT and cupti-python versions, the raw census
-records, the watch's observations (replayed by tests/test_watch.py) and its report. Exit status 1 if any scenario
+records, the watch's observations (replayed by tests/watch/test_watch.py) and its report. Exit status 1 if any scenario
 failed to record.
 """
 

@@ -7,7 +7,7 @@ Run each backend in its own process (both drive CUPTI). For every model it write
 attributed share, unexplained transfers, failed checks and the tracing overhead (traced vs untraced median run).
 With the PyTorch profiler it also keeps the raw Kineto trace of one traced run per model (<model>.trace.json.gz)
 and the time.time_ns() reads around its clock markers (<model>.marks.json), so the parser
-(census.census_from_torch_trace) can be checked on them: tests/test_census_live_fixtures.py replays both.
+(census.census_from_torch_trace) can be checked on them: tests/analysis/test_census_live_fixtures.py replays both.
 Exit status 1 when any model is not 100% attributed or has unexplained transfers or failed checks, or (PyTorch
 profiler) when the clock mapping could not be checked (no baseTimeNanoseconds, or markers that contradict it).
 """

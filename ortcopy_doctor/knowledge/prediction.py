@@ -1,7 +1,7 @@
 """Predict, without a GPU, where ORT places each node and which Memcpy nodes it inserts.
 
 This mirrors three pieces of ORT (read from its source, checked against sessions on an H200 with
-ORT 1.31.1; see tests/test_predict.py):
+ORT 1.31.1; see tests/knowledge/test_predict.py):
 
 1. Kernel lookup: a node goes to the CUDA EP when the CUDA EP registers a kernel for its op,
    opset and types (``kernels.py``, from OperatorKernels.md, plus ``OBSERVED_CORRECTIONS``);

@@ -3,7 +3,7 @@
 JSON format: ``REPORT_FORMAT_VERSION``; the evidence inside carries its own ``format_version``. Every version and
 every field added within one is listed in CHANGELOG.md. The JSON Schema ships as
 ``ortcopy_doctor/model/schema/report.schema.json`` (docs/json-format.md has the layout). A field added or changed
-here needs the schema and CHANGELOG.md updated (tests/test_schema.py checks the schema field by field).
+here needs the schema and CHANGELOG.md updated (tests/model/test_schema.py checks the schema field by field).
 """
 
 from __future__ import annotations

@@ -1,0 +1,66 @@
+"""At 80 columns (a narrow terminal, or piped: rich then assumes 80) names and option names are wrapped, never cut."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import typer
+
+from ortcopy_doctor.cli.app import app
+from ortcopy_doctor.render.text import render_text
+from render_helpers import REPO, load_fixture
+
+
+def _cli(args: list[str], cwd: Path, columns: str | None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env.pop("COLUMNS", None)
+    if columns is not None:
+        env["COLUMNS"] = columns
+    return subprocess.run([sys.executable, "-m", "ortcopy_doctor", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def test_copies_table_at_80_columns_folds_long_names(tmp_path):
+    text = render_text(load_fixture("demo", tmp_path), width=80)
+    assert "…" not in text
+    lines = text.splitlines()
+    row = lines.index("│ Memcpy     │ device→host │ hidden     │ 65.5 KB   │ Memcpy_toke │ no         │")
+    assert lines[row + 1] == "│ node       │             │            │           │ n_0         │            │"
+
+
+def test_copies_table_piped_keeps_every_tensor_and_node_name(tmp_path):
+    report = load_fixture("demo", tmp_path)
+    json_path = tmp_path / "demo.json"
+    json_path.write_text(report.to_json(), encoding="utf-8")
+    result = _cli(["report", str(json_path)], tmp_path, columns=None)  # piped: no terminal, no COLUMNS
+    assert result.returncode == 0, result.stderr
+    assert "…" not in result.stdout
+    table = [line for line in result.stdout.splitlines() if line.startswith("│")]
+    tensor_cells = [line.split("│")[3].strip() for line in table]
+    node_cells = [line.split("│")[5].strip() for line in table]
+    assert "".join(tensor_cells) == "featuresscoresactive_indiceshiddenactivatedactive_indices"
+    assert "".join(node_cells) == "Memcpy_token_0Memcpyfind_active"
+
+
+def test_check_help_at_80_columns_names_every_option_whole(tmp_path):
+    result = _cli(["check", "--help"], tmp_path, columns="80")
+    assert result.returncode == 0, result.stderr
+    assert "…" not in result.stdout
+    check = typer.main.get_command(app).commands["check"]
+    options = [opt for param in check.params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("-")]
+    assert "--provider-option" in options and "--measure-binding" in options
+    words = set(re.findall(r"--?[a-z][a-z-]*", result.stdout))
+    assert [opt for opt in options if opt not in words] == []
+
+
+def test_command_list_at_80_columns_is_not_cut(tmp_path):
+    result = _cli(["--help"], tmp_path, columns="80")
+    assert result.returncode == 0, result.stderr
+    commands = result.stdout.split("Commands:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in commands if line.strip()] == ["check", "report", "diff", "env", "demo", "run"]
+    assert not any(line.endswith(("...", "…")) for line in commands)

@@ -1,0 +1,320 @@
+"""The A/B measurement machinery (measure.py), runnable on a machine without a GPU.
+
+The measurement itself needs the CUDA EP; here it is checked three ways: the decision and the record a CPU
+check writes (skipped, with the reason, in JSON, text and HTML), the pieces (statistics, code splitting), and a
+dry run of the whole machinery on CPU OrtValues over evidence recorded on the H200 (tests/fixtures/gpu).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+import models
+from fixture_loader import recorded_report
+from ortcopy_doctor.report.advice import binding_view
+from ortcopy_doctor.report.variants import promised_transfers
+from ortcopy_doctor.collect.session import CheckOptions
+from ortcopy_doctor.collect.demo_model import build_demo_model
+from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, from_jsonable, to_jsonable
+from ortcopy_doctor.collect.feeds import build_feeds
+from ortcopy_doctor.collect.binding_ab import _measure, _quiet, decide, split_code, stats
+from ortcopy_doctor.report.core import analyse
+from ortcopy_doctor.render.html import render_html
+from ortcopy_doctor.render.text import render_text
+from render_helpers import REPO
+
+
+# --- pieces -----------------------------------------------------------------------------------------------------
+
+
+def test_stats_give_median_and_spread():
+    s = stats([float(v) for v in range(1, 101)])
+    assert s["median_ms"] == pytest.approx(50.5)
+    assert s["p10_ms"] < s["p25_ms"] < s["median_ms"] < s["p75_ms"] < s["p90_ms"]
+
+
+def test_split_code_keeps_the_code_as_printed(tmp_path):
+    code = recorded_report("stateful", tmp_path).binding.code
+    setup, rest = split_code(code)
+    assert setup + rest == code
+    assert rest.startswith("def infer():")
+    compile(setup, "<setup>", "exec")
+    assert split_code("x = 1\n") == ("x = 1\n", "")
+
+
+def test_decide_measures_only_where_cuda_is_active(tmp_path):
+    evidence = recorded_report("conv_net", tmp_path).evidence
+    assert decide(evidence, None) is None
+    assert decide(evidence, True) is None
+    assert decide(evidence, False) == "turned off (--no-measure-binding)"
+    cpu = dataclasses.replace(evidence, session=dataclasses.replace(
+        evidence.session, active_providers=["CPUExecutionProvider"],
+        ep_failure="Failed to create CUDAExecutionProvider\nmore"))
+    reason = decide(cpu, None)
+    assert reason.startswith("the CUDA EP is not active here (Failed to create CUDAExecutionProvider)")
+    assert decide(cpu, True).startswith("--measure-binding was given, but the CUDA EP is not active here")
+
+
+# --- the record in the evidence -----------------------------------------------------------------------------------
+
+
+def test_measurement_round_trips_through_json(tmp_path):
+    evidence = _dry_run(tmp_path, "stateful", runs=5)
+    data = json.loads(json.dumps(to_jsonable(evidence)))
+    assert data["binding_measurement"]["status"] == "measured"
+    back = from_jsonable(Evidence, data)
+    assert back.binding_measurement == evidence.binding_measurement
+    assert isinstance(back.binding_measurement, BindingMeasurement)
+
+
+def test_report_with_measurement_validates_against_the_schema(tmp_path):
+    from schema_helpers import assert_valid_report
+
+    assert_valid_report(json.loads(analyse(_dry_run(tmp_path, "demo", runs=5)).to_json()))
+
+
+def test_evidence_without_measurement_has_no_key(tmp_path):
+    evidence = recorded_report("conv_net", tmp_path).evidence
+    # Recorded with the measurement on: the record round-trips.
+    assert to_jsonable(evidence)["binding_measurement"]["status"] == "measured"
+    again = from_jsonable(Evidence, json.loads(json.dumps(to_jsonable(evidence)))).binding_measurement
+    assert again == evidence.binding_measurement
+    # Without one, the key is left out and reads back as None.
+    evidence = dataclasses.replace(evidence, binding_measurement=None)
+    assert "binding_measurement" not in to_jsonable(evidence)
+    assert from_jsonable(Evidence, json.loads(json.dumps(to_jsonable(evidence)))).binding_measurement is None
+
+
+def _save(tmp_path: Path, name: str, model: onnx.ModelProto) -> Path:
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(model, str(path))
+    return path
+
+
+def test_cpu_check_records_why_binding_was_not_measured(tmp_path):
+    from ortcopy_doctor import check
+
+    report = check(_save(tmp_path, "conv_net", models.conv_net()), dims={"batch": 2}, timed_runs=2)
+    if report.evidence.session.active_providers[0] == "CUDAExecutionProvider":
+        pytest.skip("CUDA is active here: the measurement runs (tests/project/test_gpu.py territory)")
+    m = report.evidence.binding_measurement
+    assert m.status == "skipped"
+    assert "the CUDA EP is not active here" in m.reason
+    line = [x for x in render_text(report, width=1000).splitlines() if x.startswith("Binding not measured: ")]
+    assert len(line) == 1
+    html = render_html(report)
+    assert 'id="binding-measured"' in html and "Binding not measured: the CUDA EP is not active here" in html
+    off = check(_save(tmp_path, "conv_net2", models.conv_net()), dims={"batch": 2}, timed_runs=2, measure_binding=False)
+    assert off.evidence.binding_measurement.status == "off"
+
+
+def test_cli_flags(tmp_path):
+    path = _save(tmp_path, "stateful", models.stateful())
+    out = tmp_path / "r.json"
+    result = subprocess.run([sys.executable, "-m", "ortcopy_doctor", "check", str(path), "--dim", "batch=2",
+                             "--timed-runs", "2", "--no-html", "--json", str(out), "--no-measure-binding", "--fail-on", "never"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert result.returncode == 0, result.stderr
+    assert "Binding not measured: turned off (--no-measure-binding)" in result.stdout
+    assert json.loads(out.read_text())["evidence"]["binding_measurement"]["status"] == "off"
+    bad = subprocess.run([sys.executable, "-m", "ortcopy_doctor", "check", str(path), "--measure-runs", "1"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert bad.returncode == 2
+
+
+# --- dry run of the whole machinery on CPU, over the evidence recorded on the H200 -------------------------------
+
+
+def _dry_run(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0) -> Evidence:
+    report = recorded_report(name, tmp_path)
+    evidence = copy.deepcopy(report.evidence)
+    model = build_demo_model() if name == "demo" else models.ALL[name]()
+    path = _save(tmp_path, name, model)
+    evidence = dataclasses.replace(evidence, model=dataclasses.replace(evidence.model, path=str(path)))
+    dims = {"batch": 32} if name == "demo" else {"batch": 2, "rows": 4, "cols": 8}
+    inputs_file = None
+    if name == "cpu_only_inputs":
+        inputs_file = tmp_path / "inputs.npz"
+        np.savez(inputs_file, target_shape=np.array([4, 8], np.int64))
+    arrays, _ = build_feeds(evidence.model.inputs, dims, {}, inputs_file)
+    with _quiet():
+        measured = _measure(evidence, path, arrays,
+                            CheckOptions(dims=dims, measure_runs=runs, inputs_file=inputs_file, measure_budget_s=budget),
+                            device_type="cpu")
+    return dataclasses.replace(evidence, binding_measurement=measured)
+
+
+def _variants(evidence: Evidence) -> dict:
+    return {v.variant: v for v in evidence.binding_measurement.variants}
+
+
+@pytest.mark.parametrize("name", ["conv_net", "stateful", "demo", "cpu_only_inputs", "data_dependent_shape"])
+def test_dry_run_times_every_runnable_variant(tmp_path, name):
+    evidence = _dry_run(tmp_path, name)
+    m = evidence.binding_measurement
+    assert m.status == "measured", m.reason
+    v = _variants(evidence)
+    for variant in ("plain", "plan", "all_device"):
+        assert v[variant].ran, (variant, v[variant].skipped_reason)
+        assert v[variant].runs == 8
+        assert v[variant].p10_ms <= v[variant].p25_ms <= v[variant].median_ms <= v[variant].p75_ms <= v[variant].p90_ms
+    assert not v["cuda_graph"].ran and "dry run" in v["cuda_graph"].skipped_reason
+    assert v["plan"].first_run_ms is not None and v["plan"].session_create_ms is not None
+    assert [p.phase for p in m.phases] == ["upload", "inference", "download"]
+    assert m.phase_binding == "all_device"
+    # Without CUPTI the transfers are the plan's promise, and the record says so.
+    report = analyse(evidence)
+    for variant in ("plain", "plan", "all_device"):
+        promised = promised_transfers(report.evidence, report.binding, report.copies, variant)
+        assert v[variant].transfer_source == "plan"
+        assert (v[variant].h2d_count, v[variant].h2d_bytes) == promised.get("host_to_device", (0, 0))
+        assert (v[variant].d2h_count, v[variant].d2h_bytes) == promised.get("device_to_host", (0, 0))
+    assert m.transfer_source == "plan"
+    assert any("dry run" in n for n in m.notes)
+    view = binding_view(report)
+    assert view.one_line.startswith("Binding measured (8 runs, median): plain ")
+    assert view.ab_rows and view.phase_rows
+
+
+def test_dry_run_keeps_every_raw_sample_interleaved(tmp_path):
+    evidence = _dry_run(tmp_path, "conv_net", runs=8)
+    m = evidence.binding_measurement
+    ran = [v for v in m.variants if v.ran]
+    assert {len(v.samples_ms) for v in ran} == {8} == {m.runs}
+    for v in ran:
+        assert v.median_ms == pytest.approx(float(np.median(v.samples_ms)), abs=1e-4)
+        assert v.gpu_samples_ms is None  # no CUDA events in a dry run
+    assert (m.min_runs, m.budget_s, m.gpu_timer) == (8, 0.0, "")
+    assert m.stop_reason.startswith(("every interval within ±3% after 8 rounds", "time budget of 0 s spent after 8 rounds"))
+
+
+def test_dry_run_samples_more_rounds_within_the_budget(tmp_path):
+    evidence = _dry_run(tmp_path, "conv_net", runs=5, budget=1.0)
+    m = evidence.binding_measurement
+    assert m.runs >= 5 and m.budget_s == 1.0
+    assert {len(v.samples_ms) for v in m.variants if v.ran} == {m.runs}
+    assert m.stop_reason.startswith(("every interval within ±3%", "time budget of 1 s spent"))
+    # The report compares the variants by the interval from these samples.
+    view = binding_view(analyse(evidence))
+    assert not any("summaries only" in w for w in view.warnings)
+
+
+@pytest.mark.parametrize("name", ["map_output", "sequence_output"])
+def test_dry_run_skips_everything_bound_for_non_tensor_outputs(tmp_path, name):
+    evidence = _dry_run(tmp_path, name)
+    v = _variants(evidence)
+    assert v["plain"].ran and v["plan"].ran
+    assert not v["all_device"].ran
+    assert "cannot be bound on the device" in v["all_device"].skipped_reason
+    assert evidence.binding_measurement.phase_binding == "plan"
+
+
+def test_dry_run_plan_code_gets_the_same_inputs(tmp_path):
+    """The generated code synthesizes the inputs with the same generator as check: identical arrays."""
+    from ortcopy_doctor.collect.binding_ab import run_generated
+
+    report = recorded_report("demo", tmp_path)
+    evidence = copy.deepcopy(report.evidence)
+    evidence = dataclasses.replace(evidence, model=dataclasses.replace(
+        evidence.model, path=str(_save(tmp_path, "demo", build_demo_model()))))
+    from ortcopy_doctor.analysis.binding import make_plan, render_code
+
+    plan = make_plan(evidence)
+    plan = dataclasses.replace(plan, device_type="cpu")
+    with _quiet():
+        namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
+    arrays, _ = build_feeds(evidence.model.inputs, {"batch": 32})
+    assert np.array_equal(namespace["features"], arrays["features"])
+
+
+def test_stateful_plan_swaps_buffers_between_runs(tmp_path):
+    from ortcopy_doctor.analysis.binding import make_plan, render_code
+    from ortcopy_doctor.collect.binding_ab import run_generated
+
+    report = recorded_report("stateful", tmp_path)
+    evidence = copy.deepcopy(report.evidence)
+    evidence = dataclasses.replace(evidence, model=dataclasses.replace(
+        evidence.model, path=str(_save(tmp_path, "stateful", models.stateful()))))
+    plan = make_plan(evidence)
+    plan = dataclasses.replace(plan, device_type="cpu")
+    with _quiet():
+        ns, _, _ = run_generated(render_code(evidence, plan), "plan", None)
+        first_state = ns["state_on_device"]  # after the printed first call: the output of run 1
+        y2, state2 = (v.numpy() for v in ns["infer"]())
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(evidence.model.path, providers=["CPUExecutionProvider"])
+    arrays, _ = build_feeds(evidence.model.inputs, {"batch": 2})
+    _, s1 = session.run(None, arrays)
+    assert np.allclose(first_state.numpy(), s1, atol=1e-5)
+    y_expected, s_expected = session.run(None, {"x": arrays["x"], "state": s1})
+    assert np.allclose(y2, y_expected, atol=1e-5) and np.allclose(state2, s_expected, atol=1e-5)
+
+
+# --- the all-CPU model of the recording tool ---------------------------------------------------------------------
+
+
+def _record_tool():
+    spec = importlib.util.spec_from_file_location("record_binding_ab", REPO / "tools" / "record_binding_ab.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_all_cpu_model_builds_and_runs(tmp_path):
+    ort = pytest.importorskip("onnxruntime")
+    model = _record_tool().all_cpu_ml_model()
+    onnx.checker.check_model(model, full_check=True)
+    assert model.ir_version == 10 and {o.domain: o.version for o in model.opset_import}["ai.onnx.ml"] == 3
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    label, scores = session.run(None, {"features": np.ones((4, 16), np.float32)})
+    assert label.shape == (4,) and scores.shape == (4, 3)
+
+
+# --- on a CUDA GPU (pytest -m gpu) --------------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["conv_net", "stateful", "demo", "map_output"])
+def test_gpu_measurement_runs_and_every_flavor_runs_as_printed(tmp_path, name):
+    ort = pytest.importorskip("onnxruntime")
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        pytest.skip("no CUDA EP in this onnxruntime")
+    from ortcopy_doctor import check
+    from ortcopy_doctor.analysis.binding import render_code
+    from ortcopy_doctor.collect.binding_ab import run_generated
+
+    path = _save(tmp_path, name, build_demo_model() if name == "demo" else models.ALL[name]())
+    report = check(path, dims={"batch": 32} if name == "demo" else {"batch": 2}, timed_runs=3, measure_runs=10)
+    if report.evidence.session.active_providers[0] != "CUDAExecutionProvider":
+        pytest.skip("the CUDA EP did not load here")
+    m = report.evidence.binding_measurement
+    assert m.status == "measured", m.reason
+    assert {v.variant: v.ran for v in m.variants}["plan"]
+    # Adaptive sampling kept every raw sample, and timed the same calls with CUDA events where torch or cupy is here.
+    ran = [v for v in m.variants if v.ran]
+    assert m.runs >= 10 and {len(v.samples_ms) for v in ran} == {m.runs}
+    if importlib.util.find_spec("torch") or importlib.util.find_spec("cupy"):
+        assert m.gpu_timer in ("torch.cuda.Event", "cupy.cuda.Event")
+        assert {len(v.gpu_samples_ms) for v in ran} == {m.runs}
+        assert all(v.gpu_median_ms > 0 for v in ran)
+    assert report.to_dict()["advice"]["status"] == "measured"
+    for flavor in ("onnxruntime", "torch", "cupy"):
+        if flavor != "onnxruntime" and importlib.util.find_spec(flavor) is None:
+            continue
+        with _quiet():
+            namespace, _, _ = run_generated(render_code(report.evidence, report.binding, flavor), flavor, None)
+            namespace["infer"]()

@@ -1,0 +1,92 @@
+"""Value types are frozen dataclasses (issue #15): a field cannot be assigned, a changed copy comes from
+``dataclasses.replace``. What stays mutable is state filled while something runs, listed here with its reason."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+
+import onnx
+import pytest
+
+import models
+from fixture_loader import recorded
+from render_helpers import REPO
+from ortcopy_doctor.api import check
+from ortcopy_doctor.collect.session import CheckOptions
+from ortcopy_doctor.model.evidence import Evidence, RuntimeNode, from_jsonable, to_jsonable
+
+PACKAGE = REPO / "ortcopy_doctor"
+
+# module path (under ortcopy_doctor/) and class -> why it is filled after it is built
+MUTABLE = {
+    ("watch/observations.py", "WatchObservations"): "recorder state: filled while the watched calls run",
+    ("watch/observations.py", "CallObservation"): "recorder state: one watched call, completed when it returns",
+    ("watch/observations.py", "TensorUse"): "recorder state: how a tensor was bound, updated by later bind_* calls",
+    ("watch/pipeline.py", "PipelineObservations"): "recorder state: filled while the watched program runs",
+    ("watch/pipeline.py", "PipelineCall"): "recorder state: one call, completed when it returns",
+    ("watch/pipeline.py", "ValueInfo"): "recorder state: linked to the value that later feeds another session",
+    ("watch/recorder.py", "_Instrumentation"): "recorder state of one instrumented session",
+    ("watch/recorder.py", "_BindingState"): "recorder state of one IOBinding",
+    ("watch/program.py", "_Produced"): "recorder state: an output, aliased when it is passed on",
+    ("analysis/stats.py", "Sampler"): "the adaptive sampling loop: its samples and why it stopped",
+    ("knowledge/prediction.py", "_NodeFacts"): "working state of the placement prediction, one node",
+    ("render/svg.py", "_Box"): "working state of the graph layout (depth, row, x, y set by its passes)",
+    ("render/output.py", "_Output"): "an output file being written (its temporary path, its text)",
+}
+
+
+def _dataclasses() -> dict[tuple[str, str], bool]:
+    """(module path, class) -> frozen, for every class decorated with ``@dataclass`` in the package."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for deco in node.decorator_list:
+                call = deco if isinstance(deco, ast.Call) else None
+                name = call.func if call is not None else deco
+                if isinstance(name, ast.Name) and name.id == "dataclass":
+                    frozen = call is not None and any(k.arg == "frozen" and isinstance(k.value, ast.Constant)
+                                                      and k.value.value is True for k in call.keywords)
+                    found[(path.relative_to(PACKAGE).as_posix(), node.name)] = frozen
+    return found
+
+
+def test_every_dataclass_is_frozen_but_the_listed_state():
+    classes = _dataclasses()
+    assert set(MUTABLE) <= set(classes), set(MUTABLE) - set(classes)
+    mutable = {key for key, frozen in classes.items() if not frozen}
+    assert mutable == set(MUTABLE), f"mutable but not listed: {mutable - set(MUTABLE)}; listed but frozen: " \
+                                    f"{set(MUTABLE) - mutable}"
+
+
+def test_evidence_read_from_json_is_equal_and_frozen():
+    evidence = from_jsonable(Evidence, recorded("conv_net")["report"]["evidence"])
+    again = from_jsonable(Evidence, json.loads(json.dumps(to_jsonable(evidence))))
+    assert again == evidence
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        again.nodes[0].provider = "CPUExecutionProvider"
+
+
+def test_fields_absent_from_json_take_their_defaults_in_field_order():
+    data = {"name": "n", "op_type": "Relu", "domain": "", "provider": "CPUExecutionProvider"}
+    node, other = from_jsonable(RuntimeNode, data), from_jsonable(RuntimeNode, data)
+    assert node == RuntimeNode("n", "Relu", "", "CPUExecutionProvider")
+    assert list(vars(node)) == [f.name for f in dataclasses.fields(RuntimeNode)]
+    assert node.inputs == [] and node.inputs is not other.inputs  # a default_factory list of its own
+
+
+def test_a_required_field_absent_from_json_raises_type_error_naming_it():
+    with pytest.raises(TypeError, match="'provider'"):
+        from_jsonable(RuntimeNode, {"name": "n", "op_type": "Relu", "domain": ""})
+
+
+def test_check_overrides_leave_the_options_passed_unchanged(tmp_path):
+    path = tmp_path / "m.onnx"
+    onnx.save(models.conv_net(), str(path))
+    options = CheckOptions(static=True, dims={"batch": 2})
+    report = check(path, options, dims={"batch": 4})
+    assert options.dims == {"batch": 2}
+    assert [f.shape for f in report.evidence.feeds] == [[4, 3, 32, 32]]

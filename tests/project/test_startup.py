@@ -1,0 +1,90 @@
+"""`ortcopy-doctor --help` starts without loading numpy, onnx or onnxruntime (lazy imports); the package's public
+names still resolve, and ``ortcopy_doctor.watch`` stays the function."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from render_helpers import REPO
+
+HEAVY = ["numpy", "onnx", "onnxruntime", "jinja2"]
+
+
+def _modules_after(code: str) -> dict[str, object]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stderr.strip().splitlines()[-1])
+
+
+def test_help_imports_no_numpy_onnx_or_onnxruntime():
+    loaded = _modules_after(
+        "import json, runpy, sys\n"
+        "sys.argv = ['ortcopy-doctor', '--help']\n"
+        "try:\n"
+        "    runpy.run_module('ortcopy_doctor', run_name='__main__')\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code\n"
+        f"print(json.dumps({{'code': code, 'heavy': [m for m in {HEAVY!r} if m in sys.modules]}}), file=sys.stderr)\n")
+    assert loaded == {"code": 0, "heavy": []}
+
+
+def test_check_help_imports_no_numpy_onnx_or_onnxruntime():
+    loaded = _modules_after(
+        "import json, runpy, sys\n"
+        "sys.argv = ['ortcopy-doctor', 'check', '--help']\n"
+        "try:\n"
+        "    runpy.run_module('ortcopy_doctor', run_name='__main__')\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code\n"
+        f"print(json.dumps({{'code': code, 'heavy': [m for m in {HEAVY!r} if m in sys.modules]}}), file=sys.stderr)\n")
+    assert loaded == {"code": 0, "heavy": []}
+
+
+def test_public_names_resolve_on_first_use():
+    loaded = _modules_after(
+        "import json, sys\n"
+        "import ortcopy_doctor\n"
+        f"before = [m for m in {HEAVY!r} if m in sys.modules]\n"
+        "check = ortcopy_doctor.check\n"
+        "print(json.dumps({'before': before, 'check': check.__module__, 'numpy': 'numpy' in sys.modules}), "
+        "file=sys.stderr)\n")
+    assert loaded == {"before": [], "check": "ortcopy_doctor.api", "numpy": True}
+
+
+def test_watch_stays_the_function_after_its_module_is_imported():
+    loaded = _modules_after(
+        "import json, sys\n"
+        "import ortcopy_doctor\n"
+        "from ortcopy_doctor.watch.recorder import Watch\n"
+        "import ortcopy_doctor.api\n"
+        "print(json.dumps({'watch': type(ortcopy_doctor.watch).__name__, "
+        "'module': type(sys.modules['ortcopy_doctor.watch.recorder']).__name__}), file=sys.stderr)\n")
+    assert loaded == {"watch": "function", "module": "module"}
+
+
+def test_check_loads_no_pydantic(tmp_path: Path):
+    # typer 0.29 imports pydantic and builds a TypeAdapter per option on every run (0.1-0.2 s of each check):
+    # pyproject pins typer below 0.29, and a whole `check` then never loads pydantic.
+    import onnx
+
+    from models import conv_net
+
+    model = tmp_path / "conv.onnx"
+    onnx.save(conv_net(), str(model))
+    loaded = _modules_after(
+        "import json, runpy, sys\n"
+        f"sys.argv = ['ortcopy-doctor', 'check', {str(model)!r}, '--provider', 'cpu', '--html', "
+        f"{str(tmp_path / 'r.html')!r}, '--fail-on', 'never', '-q']\n"
+        "try:\n"
+        "    runpy.run_module('ortcopy_doctor', run_name='__main__')\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code\n"
+        "print(json.dumps({'code': code, 'pydantic': 'pydantic' in sys.modules}), file=sys.stderr)\n")
+    assert loaded == {"code": 0, "pydantic": False}

@@ -1,0 +1,250 @@
+"""`ortcopy-doctor run -- python script.py`: the example pipelines run for real (CPU EP, subprocesses), the round
+trips between stages are named exactly, the fixed examples have none; exit codes, exceptions and Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from render_helpers import REPO
+
+ROOT = REPO
+EXAMPLES = ROOT / "examples"
+MB2 = 2 * 1024 * 1024  # features [1,32,128,128] and hidden [16,128,256], float32
+
+
+@pytest.fixture(scope="module")
+def model_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("example-models")
+
+
+def _env(cache: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(PYTHONPATH=str(ROOT), ORTCOPY_EXAMPLE_PROVIDERS="cpu", ORTCOPY_EXAMPLE_CACHE=str(cache))
+    return env
+
+
+def _run(tmp_path: Path, cache: Path, program: list[str], *options: str) -> tuple[subprocess.CompletedProcess, dict]:
+    report = tmp_path / "report.json"
+    cmd = [sys.executable, "-m", "ortcopy_doctor", "run", "--json", str(report), "--html", str(tmp_path / "r.html"),
+           *options, "--", *program]
+    proc = subprocess.run(cmd, cwd=tmp_path, env=_env(cache), capture_output=True, text=True, timeout=300)
+    data = json.loads(report.read_text()) if report.is_file() else {}
+    return proc, data
+
+
+def _example(name: str, iterations: int = 3) -> list[str]:
+    return ["python", str(EXAMPLES / f"{name}.py"), "--iterations", str(iterations)]
+
+
+def _round_trips(data: dict) -> set[tuple]:
+    return {(h["producer"], h["output"], h["consumer"], h["input"], h["d2h_bytes_per_call"], h["h2d_bytes_per_call"],
+             h["calls"], h["how"], h["state"]) for h in data["round_trips"]}
+
+
+def test_detector_classifier_round_trips_are_named(tmp_path, model_cache):
+    proc, data = _run(tmp_path, model_cache, _example("detect_crop_classify"))
+    assert proc.returncode == 0, proc.stderr
+    assert _round_trips(data) == {
+        ("det.onnx", "features", "cls.onnx", "features", MB2, MB2, 3, "object", False),
+        ("det.onnx", "boxes", "cls.onnx", "rois", 64, 64, 3, "view", False),
+    }
+    assert "output `boxes` of det.onnx goes device→host (64 B/call), through numpy (a view of the same buffer), " \
+           "and back host→device (64 B/call) as input `rois` of cls.onnx" in proc.stderr
+    assert (tmp_path / "r.html").is_file()
+    assert "3 frames" in proc.stdout  # the program's own output, untouched
+
+
+def test_detector_classifier_fixed_has_no_round_trip(tmp_path, model_cache):
+    proc, data = _run(tmp_path, model_cache, _example("detect_crop_classify_fixed"))
+    assert proc.returncode == 0, proc.stderr
+    assert data["round_trips"] == []
+    (pipeline,) = data["pipelines"]
+    assert {(h["output"], h["input"], h["how"]) for h in pipeline["on_device"]} == {
+        ("features", "features", "pointer"), ("boxes", "rois", "pointer")}
+
+
+def test_text_pipeline_round_trip_found_by_equal_bytes(tmp_path, model_cache):
+    proc, data = _run(tmp_path, model_cache, _example("text_pipeline"))
+    assert proc.returncode == 0, proc.stderr
+    assert _round_trips(data) == {("encoder.onnx", "hidden", "head.onnx", "hidden_states", MB2, MB2, 3, "hash", False)}
+
+
+def test_text_pipeline_fixed_has_no_round_trip(tmp_path, model_cache):
+    proc, data = _run(tmp_path, model_cache, _example("text_pipeline_fixed"))
+    assert proc.returncode == 0, proc.stderr
+    assert data["round_trips"] == []
+    assert [(h["output"], h["input"]) for h in data["pipelines"][0]["on_device"]] == [("hidden", "hidden_states")]
+
+
+def test_streaming_state_ping_pong_is_detected(tmp_path, model_cache):
+    proc, data = _run(tmp_path, model_cache, _example("streaming_state", 5))
+    assert proc.returncode == 0, proc.stderr
+    # 5 steps: the state of steps 0..3 goes back in as h_in of steps 1..4.
+    assert _round_trips(data) == {("cell.onnx", "h_out", "cell.onnx", "h_in", 262144, 262144, 4, "object", True)}
+    assert "bind_ortvalue_output" in data["pipelines"][0]["code"]
+
+
+def test_streaming_state_fixed_keeps_the_state_on_the_device(tmp_path, model_cache):
+    proc, data = _run(tmp_path, model_cache, _example("streaming_state_fixed", 5))
+    assert proc.returncode == 0, proc.stderr
+    assert data["round_trips"] == []
+    (state,) = data["pipelines"][0]["state"]
+    assert (state["output"], state["input"], state["kind"], state["calls"]) == ("h_out", "h_in", "device", 4)
+
+
+def test_stage_table_has_each_session_and_the_host_between(tmp_path, model_cache):
+    _, data = _run(tmp_path, model_cache, _example("detect_crop_classify"))
+    stages = [(r["stage"], r["calls"]) for r in data["pipelines"][0]["stages"]]
+    assert ("det.onnx: inference", 3) in stages
+    assert ("cls.onnx: inference", 3) in stages
+    assert ("host: det.onnx → cls.onnx", 3) in stages
+    assert ("host: post-processing, then pre-processing of the next input", 2) in stages
+
+
+def test_script_without_python_prefix_runs_in_this_interpreter(tmp_path, model_cache):
+    proc, data = _run(tmp_path, model_cache, [str(EXAMPLES / "text_pipeline.py"), "--iterations", "2"])
+    assert proc.returncode == 0, proc.stderr
+    assert len(data["round_trips"]) == 1
+
+
+def test_fail_on_round_trip(tmp_path, model_cache):
+    proc, _ = _run(tmp_path, model_cache, _example("streaming_state", 2), "--fail-on", "round-trip")
+    assert proc.returncode == 1
+
+
+_FAILING = """
+import sys
+import numpy as np
+import onnxruntime as ort
+sys.path.insert(0, {examples!r})
+import _common
+cell = ort.InferenceSession(_common.model_path("cell"), providers=["CPUExecutionProvider"])
+h = np.zeros((_common.STREAMS, _common.STATE), np.float32)
+x = np.ones((_common.STREAMS, _common.STEP_IN), np.float32)
+for _ in range(2):
+    y, h = cell.run(None, {{"x": x, "h_in": h}})
+print("args", sys.argv[1:])
+{ending}
+"""
+
+
+def _script(tmp_path: Path, ending: str) -> Path:
+    path = tmp_path / "prog.py"
+    path.write_text(_FAILING.format(examples=str(EXAMPLES), ending=ending))
+    return path
+
+
+def test_program_exception_propagates_with_its_traceback_and_the_report_is_written(tmp_path, model_cache):
+    script = _script(tmp_path, "def stage():\n    raise ValueError('bad frame')\nstage()")
+    proc, data = _run(tmp_path, model_cache, ["python", str(script), "a", "b"])
+    assert proc.returncode == 1
+    assert "args ['a', 'b']" in proc.stdout
+    assert 'prog.py", line' in proc.stderr and "ValueError: bad frame" in proc.stderr
+    assert "runpy" not in proc.stderr and "ortcopy_doctor" not in proc.stderr.split("ValueError")[0]
+    assert data["ended_by"] == "exception" and data["exit_code"] == 1
+    assert len(data["round_trips"]) == 1  # the state of call 0 fed to call 1
+
+
+def test_program_exit_code_propagates(tmp_path, model_cache):
+    proc, data = _run(tmp_path, model_cache, ["python", str(_script(tmp_path, "sys.exit(3)"))])
+    assert proc.returncode == 3
+    assert data["exit_code"] == 3 and data["ended_by"] == "exit"
+
+
+def test_ctrl_c_writes_the_report(tmp_path, model_cache):
+    script = _script(tmp_path, "import time\nprint('ready', flush=True)\nwhile True:\n"
+                               "    y, h = cell.run(None, {'x': x, 'h_in': h})\n    time.sleep(0.01)")
+    report = tmp_path / "report.json"
+    cmd = [sys.executable, "-m", "ortcopy_doctor", "run", "--json", str(report), "--no-html", "--", "python", str(script)]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(model_cache), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().startswith("args")
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    data = json.loads(report.read_text())
+    assert data["ended_by"] == "interrupt"
+    assert data["round_trips"][0]["output"] == "h_out" and data["round_trips"][0]["calls"] >= 2
+
+
+def test_missing_script_is_a_usage_error(tmp_path, model_cache):
+    proc, _ = _run(tmp_path, model_cache, ["python", "no_such_script.py"])
+    assert proc.returncode == 2
+    assert "no_such_script.py: no such file" in proc.stderr
+
+
+def test_subprocess_mode_names_the_same_round_trips(tmp_path, model_cache):
+    proc, data = _run(tmp_path, model_cache, _example("text_pipeline", 2), "--subprocess")
+    assert proc.returncode == 0, proc.stderr
+    assert _round_trips(data) == {("encoder.onnx", "hidden", "head.onnx", "hidden_states", MB2, MB2, 2, "hash", False)}
+
+
+def test_subprocess_mode_exception_and_exit_code(tmp_path, model_cache):
+    script = _script(tmp_path, "raise RuntimeError('stage failed')")
+    proc, data = _run(tmp_path, model_cache, ["python", str(script)], "--subprocess")
+    assert proc.returncode == 1
+    assert "RuntimeError: stage failed" in proc.stderr
+    assert (data["ended_by"], data["exit_code"], len(data["round_trips"])) == ("exception", 1, 1)
+
+
+def test_subprocess_mode_ctrl_c_writes_the_report(tmp_path, model_cache):
+    script = _script(tmp_path, "import time\nprint('ready', flush=True)\nwhile True:\n"
+                               "    y, h = cell.run(None, {'x': x, 'h_in': h})\n    time.sleep(0.01)")
+    report = tmp_path / "report.json"
+    cmd = [sys.executable, "-m", "ortcopy_doctor", "run", "--subprocess", "--json", str(report), "--no-html", "--",
+           "python", str(script)]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(model_cache), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        assert proc.stdout.readline().startswith("args")
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(0.3)
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole foreground process group
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    data = json.loads(report.read_text())
+    assert data["ended_by"] == "interrupt"
+
+
+def test_generated_state_code_runs_and_carries_the_state(tmp_path, model_cache):
+    """The state hand-off code of the report, run as printed (device set to this machine's CPU), gives the same
+    outputs as the program's own loop."""
+    import numpy as np
+    import onnxruntime as ort
+
+    proc, data = _run(tmp_path, model_cache, _example("streaming_state", 3))
+    assert proc.returncode == 0, proc.stderr
+    code = data["pipelines"][0]["code"]
+    block = code[code.index("# cell.onnx: the state"):]
+    session = ort.InferenceSession(str(model_cache / "cell.onnx"), providers=["CPUExecutionProvider"])
+    shapes = {i.name: list(i.shape) for i in session.get_inputs()}
+    shape_h, shape_x = shapes["h_in"], shapes["x"]
+    rng = np.random.default_rng(1)
+    xs = [rng.standard_normal(shape_x).astype(np.float32) for _ in range(3)]
+    namespace = {"sess_cell": session, "initial_h_in": np.zeros(shape_h, np.float32), "steps": 3}
+    lines = block.replace('device = "cuda"', 'device = "cpu"').splitlines()
+    # the per-step input comes from the caller's stream
+    source = "\n".join(line.replace('bind_cpu_input("x", x)', 'bind_cpu_input("x", xs[step])') for line in lines)
+    namespace["xs"] = xs
+    exec(compile(source, "<state code>", "exec"), namespace)  # noqa: S102 - generated code under test
+    h = np.zeros(shape_h, np.float32)
+    for x in xs:
+        _, h = session.run(None, {"x": x, "h_in": h})
+    assert np.array_equal(namespace["state"][3 % 2].numpy(), h)
