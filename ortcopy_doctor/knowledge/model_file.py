@@ -109,14 +109,21 @@ def value_info(vi: onnx.ValueInfoProto) -> ValueInfo:
     return ValueInfo(name=vi.name, kind=kind, elem_type=elem, shape=shape, type_string=_type_string(tp))
 
 
-def subgraphs(node: onnx.NodeProto) -> Iterator[tuple[str, onnx.GraphProto]]:
-    """(attribute name, graph) of each subgraph a node holds (If branches, Loop/Scan bodies)."""
+_GRAPH = onnx.AttributeProto.GRAPH
+_GRAPHS = onnx.AttributeProto.GRAPHS
+
+
+def subgraphs(node: onnx.NodeProto) -> list[tuple[str, onnx.GraphProto]]:
+    """(attribute name, graph) of each subgraph a node holds (If branches, Loop/Scan bodies). A list, not a
+    generator: static prediction asks this ~10 times per node, nearly always of a node with none."""
+    found: list[tuple[str, onnx.GraphProto]] = []
     for attr in node.attribute:
-        if attr.type == onnx.AttributeProto.GRAPH:
-            yield attr.name, attr.g
-        elif attr.type == onnx.AttributeProto.GRAPHS:
-            for i, g in enumerate(attr.graphs):
-                yield f"{attr.name}[{i}]", g
+        kind = attr.type
+        if kind == _GRAPH:
+            found.append((attr.name, attr.g))
+        elif kind == _GRAPHS:
+            found.extend((f"{attr.name}[{i}]", g) for i, g in enumerate(attr.graphs))
+    return found
 
 
 def walk_nodes(graph: onnx.GraphProto, path: str = "") -> Iterator[tuple[str, onnx.NodeProto]]:

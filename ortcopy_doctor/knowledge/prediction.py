@@ -433,6 +433,13 @@ class _Predictor:
         self.opsets = {norm_domain(o.domain): int(o.version) for o in self.model.opset_import}
         self.inlined: list[RemovedNode] = []
         self.inlined_nodes: set[str] = set()
+        # A 10k-node model asks the same few questions thousands of times (each node twice: inlining, placement):
+        # the kernel table's answers, the corrections that can apply, and schema versions are kept per question.
+        self._matches: dict[tuple[Any, ...], KernelMatch] = {}
+        self._since: dict[tuple[str, int, str], int] = {}
+        self._corrections: dict[tuple[str, str, str], list[Correction]] = {}
+        for c in OBSERVED_CORRECTIONS:
+            self._corrections.setdefault((c.provider, c.domain, c.op_type), []).append(c)
         if self.provider != CPU:
             self._inline_functions(model)
 
@@ -525,12 +532,17 @@ class _Predictor:
 
     def _facts(self, node: onnx.NodeProto, scope: _Scope) -> _NodeFacts:
         domain = norm_domain(node.domain)
-        opset = self.opsets.get(domain, 1)
-        try:
-            # ORT matches a registration against the node's SinceVersion, not the model's opset
-            opset = onnx.defs.get_schema(node.op_type, opset, "" if domain == "ai.onnx" else domain).since_version
-        except Exception:  # custom domains (com.microsoft) are unknown to onnx: keep the imported version
-            pass
+        imported = self.opsets.get(domain, 1)
+        key = (node.op_type, imported, domain)
+        opset = self._since.get(key)
+        if opset is None:
+            opset = imported
+            try:
+                # ORT matches a registration against the node's SinceVersion, not the model's opset
+                opset = onnx.defs.get_schema(node.op_type, imported, "" if domain == "ai.onnx" else domain).since_version
+            except Exception:  # custom domains (com.microsoft) are unknown to onnx: keep the imported version
+                pass
+            self._since[key] = opset
         return _NodeFacts(
             node=node,
             domain=domain,
@@ -540,10 +552,14 @@ class _Predictor:
         )
 
     def _lookup(self, provider: str, f: _NodeFacts) -> KernelMatch:
-        match = self.table.lookup(provider, f.domain, f.node.op_type, f.opset, f.input_types, f.output_types)
+        key = (provider, f.domain, f.node.op_type, f.opset, tuple(f.input_types), tuple(f.output_types))
+        match = self._matches.get(key)
+        if match is None:
+            match = self._matches[key] = self.table.lookup(provider, f.domain, f.node.op_type, f.opset,
+                                                           f.input_types, f.output_types)
         if not self.use_corrections:
             return match
-        for c in OBSERVED_CORRECTIONS:
+        for c in self._corrections.get((provider, f.domain, f.node.op_type), ()):
             if self.ort_version is not None and self.ort_version != c.ort_version:
                 continue
             if c.has_kernel == match.found or not c.applies(provider, f.domain, f.node, f.opset):
