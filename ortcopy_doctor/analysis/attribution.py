@@ -26,6 +26,7 @@ node, OCD009 in-kernel) or is "unexplained"; consistency checks compare bytes wi
 from __future__ import annotations
 
 import bisect
+import math
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -523,7 +524,7 @@ def _mean_classes(totals: list[RunTotals]) -> dict[CensusClass, ClassTotal]:
         shares = [r.share_of_run for r in rows if r.share_of_run is not None]
         result[kind] = ClassTotal(count=round(sum(r.count for r in rows) / n), bytes=round(sum(r.bytes for r in rows) / n),
                                   duration_ns=round(sum(r.duration_ns for r in rows) / n),
-                                  share_of_run=(sum(shares) / n) if shares else None)
+                                  share_of_run=(math.fsum(shares) / n) if shares else None)
     return result
 
 
@@ -544,7 +545,7 @@ def _groups(transfers: list[AttributedTransfer], traced_runs: list[int], run_dur
             kind=items[0].kind, direction=key[1], node=key[2], op_type=key[3], tensor=key[4], confirms=key[5],
             src_kind=key[6], dst_kind=key[7], count_per_run=len(items) / n,
             bytes_per_run=sum(t.bytes for t in items) / n, time_ns_per_run=time_ns,
-            share_of_run=(sum(shares) / n) if shares and key[0] != OUTSIDE else None))
+            share_of_run=(math.fsum(shares) / n) if shares and key[0] != OUTSIDE else None))
     order = {k: i for i, k in enumerate(CLASSES)}
     return sorted(groups, key=lambda g: (order.get(g.kind, 99), g.direction, -g.bytes_per_run, g.node, g.tensor))
 

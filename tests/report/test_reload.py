@@ -1,0 +1,20 @@
+"""`report` re-analyses recorded evidence: a check JSON recorded on the H200 (Python 3.12, onnxruntime-gpu 1.31.1,
+with a CUPTI census and a binding measurement) comes back byte for byte here (Python 3.11, CPU onnxruntime)."""
+
+from __future__ import annotations
+
+import gzip
+
+from ortcopy_doctor.api import load_report
+from render_helpers import TESTS
+
+RECORDED = TESTS / "fixtures" / "check_json" / "demo.json.gz"
+
+
+def test_a_check_json_recorded_on_the_h200_reanalyses_to_the_same_bytes(tmp_path):
+    # The census shares are means of floats: summed with math.fsum (exactly rounded), since Python 3.12's sum()
+    # rounds differently from 3.11's in the last digit.
+    written = gzip.decompress(RECORDED.read_bytes()).decode("utf-8")
+    path = tmp_path / "demo.json"
+    path.write_text(written, encoding="utf-8")
+    assert load_report(path).to_json() == written
