@@ -377,6 +377,9 @@ def to_jsonable(obj: Any) -> Any:
     kind: Any = type(obj)
     if kind in _PLAIN:  # first: most values are plain (a 10k-node report holds ~400k of them)
         return obj
+    dump = _DUMPERS.get(kind)
+    if dump is not None:  # a dataclass seen before
+        return dump(obj)
     if type(kind) is enum.EnumMeta:  # a closed set's member (model.vocabulary): its plain value
         return obj._value_
     if kind is list or kind is tuple:
@@ -384,19 +387,42 @@ def to_jsonable(obj: Any) -> Any:
     if kind is dict:
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        # A field marked omit_if_default is left out while it holds its default (newer optional data).
-        out = {}
-        for name, omit, default in _to_json_plan(kind):
-            value = getattr(obj, name)
-            if omit and value == default():
-                continue
-            out[name] = to_jsonable(value)
-        return out
+        dump = _DUMPERS[kind] = _dataclass_dumper(kind)
+        return dump(obj)
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(v) for v in obj]
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     return obj
+
+
+_DUMPERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
+
+
+def _dataclass_dumper(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """A function, generated for ``cls``'s fields, that writes one of its objects as a dict: fields in order, a
+    plain value as it is, a list item by item, anything else through ``to_jsonable``; a field marked
+    omit_if_default is left out while it equals its default (newer optional data). Writing the 10k-node report
+    calls this ~70,000 times: the generic loop over ``dataclasses.fields`` took twice as long."""
+    namespace: dict[str, Any] = {"P": _PLAIN, "tj": to_jsonable}
+    lines = ["def dump(obj):", "    out = {}"]
+    for i, (name, omit, default) in enumerate(_to_json_plan(cls)):
+        lines.append(f"    v = obj.{name}")
+        pad = "    "
+        if omit:
+            namespace[f"default{i}"] = default()
+            lines.append(f"    if not (v == default{i}):")
+            pad = "        "
+        lines.append(f"{pad}if type(v) in P:")
+        lines.append(f"{pad}    out[{name!r}] = v")
+        lines.append(f"{pad}elif type(v) is list:")
+        lines.append(f"{pad}    out[{name!r}] = [x if type(x) in P else tj(x) for x in v]")
+        lines.append(f"{pad}else:")
+        lines.append(f"{pad}    out[{name!r}] = tj(v)")
+    lines.append("    return out")
+    exec("\n".join(lines), namespace)  # noqa: S102 - code made here from the dataclass's own field names
+    dump: Callable[[Any], dict[str, Any]] = namespace["dump"]
+    return dump
 
 
 @functools.lru_cache(maxsize=None)
