@@ -124,6 +124,10 @@ def _load_corrections() -> list[Correction]:
 
 # Observed corrections to the kernel table, each with the ORT version it was observed on.
 OBSERVED_CORRECTIONS: list[Correction] = _load_corrections()
+# The corrections that can apply to a (provider, domain, op type), in file order: looked up per node, not scanned.
+_CORRECTIONS_BY_OP: dict[tuple[str, str, str], list[Correction]] = {}
+for _c in OBSERVED_CORRECTIONS:
+    _CORRECTIONS_BY_OP.setdefault((_c.provider, _c.domain, _c.op_type), []).append(_c)
 
 
 # ORT's ConstantFolding leaves these alone (optimizer_utils::IsOperationDeterministic)
@@ -434,12 +438,9 @@ class _Predictor:
         self.inlined: list[RemovedNode] = []
         self.inlined_nodes: set[str] = set()
         # A 10k-node model asks the same few questions thousands of times (each node twice: inlining, placement):
-        # the kernel table's answers, the corrections that can apply, and schema versions are kept per question.
+        # the kernel table's answers and schema versions are kept per question.
         self._matches: dict[tuple[Any, ...], KernelMatch] = {}
         self._since: dict[tuple[str, int, str], int] = {}
-        self._corrections: dict[tuple[str, str, str], list[Correction]] = {}
-        for c in OBSERVED_CORRECTIONS:
-            self._corrections.setdefault((c.provider, c.domain, c.op_type), []).append(c)
         if self.provider != CPU:
             self._inline_functions(model)
 
@@ -559,7 +560,7 @@ class _Predictor:
                                                            f.input_types, f.output_types)
         if not self.use_corrections:
             return match
-        for c in self._corrections.get((provider, f.domain, f.node.op_type), ()):
+        for c in _CORRECTIONS_BY_OP.get((provider, f.domain, f.node.op_type), ()):
             if self.ort_version is not None and self.ort_version != c.ort_version:
                 continue
             if c.has_kernel == match.found or not c.applies(provider, f.domain, f.node, f.opset):

@@ -23,28 +23,25 @@ def _modules_after(code: str) -> dict[str, object]:
     return json.loads(result.stderr.strip().splitlines()[-1])
 
 
-def test_help_imports_no_numpy_onnx_or_onnxruntime():
-    loaded = _modules_after(
+def _cli_modules(argv: list[str], watched: list[str]) -> dict[str, object]:
+    """Run ``ortcopy-doctor *argv`` in a fresh interpreter: its exit code and which of ``watched`` it loaded."""
+    return _modules_after(
         "import json, runpy, sys\n"
-        "sys.argv = ['ortcopy-doctor', '--help']\n"
+        f"sys.argv = ['ortcopy-doctor', *{argv!r}]\n"
         "try:\n"
         "    runpy.run_module('ortcopy_doctor', run_name='__main__')\n"
         "except SystemExit as exc:\n"
         "    code = exc.code\n"
-        f"print(json.dumps({{'code': code, 'heavy': [m for m in {HEAVY!r} if m in sys.modules]}}), file=sys.stderr)\n")
-    assert loaded == {"code": 0, "heavy": []}
+        f"print(json.dumps({{'code': code, 'loaded': [m for m in {watched!r} if m in sys.modules]}}), "
+        "file=sys.stderr)\n")
+
+
+def test_help_imports_no_numpy_onnx_or_onnxruntime():
+    assert _cli_modules(["--help"], HEAVY) == {"code": 0, "loaded": []}
 
 
 def test_check_help_imports_no_numpy_onnx_or_onnxruntime():
-    loaded = _modules_after(
-        "import json, runpy, sys\n"
-        "sys.argv = ['ortcopy-doctor', 'check', '--help']\n"
-        "try:\n"
-        "    runpy.run_module('ortcopy_doctor', run_name='__main__')\n"
-        "except SystemExit as exc:\n"
-        "    code = exc.code\n"
-        f"print(json.dumps({{'code': code, 'heavy': [m for m in {HEAVY!r} if m in sys.modules]}}), file=sys.stderr)\n")
-    assert loaded == {"code": 0, "heavy": []}
+    assert _cli_modules(["check", "--help"], HEAVY) == {"code": 0, "loaded": []}
 
 
 def test_public_names_resolve_on_first_use():
@@ -78,13 +75,5 @@ def test_check_loads_no_pydantic(tmp_path: Path):
 
     model = tmp_path / "conv.onnx"
     onnx.save(conv_net(), str(model))
-    loaded = _modules_after(
-        "import json, runpy, sys\n"
-        f"sys.argv = ['ortcopy-doctor', 'check', {str(model)!r}, '--provider', 'cpu', '--html', "
-        f"{str(tmp_path / 'r.html')!r}, '--fail-on', 'never', '-q']\n"
-        "try:\n"
-        "    runpy.run_module('ortcopy_doctor', run_name='__main__')\n"
-        "except SystemExit as exc:\n"
-        "    code = exc.code\n"
-        "print(json.dumps({'code': code, 'pydantic': 'pydantic' in sys.modules}), file=sys.stderr)\n")
-    assert loaded == {"code": 0, "pydantic": False}
+    argv = ["check", str(model), "--provider", "cpu", "--html", str(tmp_path / "r.html"), "--fail-on", "never", "-q"]
+    assert _cli_modules(argv, ["pydantic", "onnxruntime"]) == {"code": 0, "loaded": ["onnxruntime"]}
