@@ -54,7 +54,18 @@ def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env.pop("ORTCOPY_DOCTOR_DEBUG", None)
+    # Measured as installed: pip writes every module's bytecode at install time. A shell that sets
+    # PYTHONDONTWRITEBYTECODE (this project's build machine does) would otherwise make every fresh process
+    # compile ortcopy_doctor's ~70 modules from source: +0.1-0.2 s per process that no user pays.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
+
+
+def _compile_bytecode() -> None:
+    """Write the bytecode of the package (editable checkout) as ``pip install`` does for an installed one."""
+    import compileall
+
+    compileall.compile_dir(str(REPO / "ortcopy_doctor"), quiet=1)
 
 
 # A small launcher process starts the measured command and reads its rusage: a child forked straight from
@@ -460,6 +471,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="also write the tables (markdown) here")
     args = parser.parse_args()
     sections = args.only or ["goals", "static"]
+    _compile_bytecode()
     texts = [f"Machine: {machine()}\n"]
     print(texts[0])
     with tempfile.TemporaryDirectory(prefix="ortcopy-bench-") as tmp:

@@ -32,6 +32,7 @@ from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelEr
 from ortcopy_doctor.collect.census_run import CensusCollector
 from ortcopy_doctor.model.evidence import AssumedDim, Evidence, RuntimeNode, SessionEvidence, Timings
 from ortcopy_doctor.model.vocabulary import EvidenceMode
+from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.collect.feeds import build_feeds
 from ortcopy_doctor.collect.session import (
     OPTIMIZED_MODEL_MAX_WEIGHT_BYTES,
@@ -398,6 +399,7 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+@without_cyclic_gc  # a node object per node and per prediction step, no cycles (model/gcpause.py)
 def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options: CheckOptions,
                     environment: Any) -> Evidence:
     """Evidence predicted from the model alone (no session): placement, Memcpy nodes, shapes."""

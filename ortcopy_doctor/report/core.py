@@ -8,7 +8,6 @@ here needs the schema and CHANGELOG.md updated (tests/model/test_schema.py check
 
 from __future__ import annotations
 
-import gc
 import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,6 +19,7 @@ from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
 from ortcopy_doctor.analysis.binding import BindingPlan, make_plan
 from ortcopy_doctor.analysis.census_match import UNEXPLAINED_KIND, drop_empty, explain_in_kernel, reconcile
 from ortcopy_doctor.model import jsontext
+from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.report.advice import BindingView, binding_view
 from ortcopy_doctor.report.recommend import Advice, advice_json, advise
@@ -115,6 +115,7 @@ class Report:
         """The line under the verdict: current latency → best attainable, with the variant that gets there."""
         return self.advice.headline if self.advice is not None else ""
 
+    @without_cyclic_gc
     def to_json(self) -> str:
         """The report as the JSON ``--json`` writes."""
         return jsontext.dumps(self.to_dict())
@@ -209,6 +210,7 @@ def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], unex
             f"{', '.join(parts)}{fallback}{removable}.")
 
 
+@without_cyclic_gc  # 15,000 findings and their messages, no cycles (model/gcpause.py)
 def analyse(evidence: Evidence) -> Report:
     """Rules and plan over the evidence; no onnxruntime needed."""
     graph = GraphView.of(evidence)  # once: the copies, the rules and the plan read the same view
@@ -236,18 +238,10 @@ def analyse(evidence: Evidence) -> Report:
     return replace(report, measured=binding_view(report))
 
 
+@without_cyclic_gc  # none of these objects form cycles (model/gcpause.py): a third of the load of a 10k-node report
 def load_report(path: Path | str) -> Report:
     """Re-analyse a report or evidence JSON written by ``--json``; needs no ORT session or GPU."""
-    path = Path(path)
-    # The cyclic GC is paused while the JSON becomes objects: it would walk the growing heap again and again
-    # (a third of the load of a 10k-node report) and none of these objects form cycles.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _load_report(path)
-    finally:
-        if was_enabled:
-            gc.enable()
+    return _load_report(Path(path))
 
 
 def _load_report(path: Path) -> Report:

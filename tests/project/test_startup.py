@@ -24,16 +24,14 @@ def _modules_after(code: str) -> dict[str, object]:
 
 
 def _cli_modules(argv: list[str], watched: list[str]) -> dict[str, object]:
-    """Run ``ortcopy-doctor *argv`` in a fresh interpreter: its exit code and which of ``watched`` it loaded."""
-    return _modules_after(
-        "import json, runpy, sys\n"
+    """Run ``ortcopy-doctor *argv`` in a fresh interpreter: its exit code (0, or _modules_after fails) and which of
+    ``watched`` it loaded, printed at exit (the command ends its process itself, after the atexit handlers)."""
+    loaded = _modules_after(
+        "import atexit, json, runpy, sys\n"
         f"sys.argv = ['ortcopy-doctor', *{argv!r}]\n"
-        "try:\n"
-        "    runpy.run_module('ortcopy_doctor', run_name='__main__')\n"
-        "except SystemExit as exc:\n"
-        "    code = exc.code\n"
-        f"print(json.dumps({{'code': code, 'loaded': [m for m in {watched!r} if m in sys.modules]}}), "
-        "file=sys.stderr)\n")
+        f"atexit.register(lambda: print(json.dumps([m for m in {watched!r} if m in sys.modules]), file=sys.stderr))\n"
+        "runpy.run_module('ortcopy_doctor', run_name='__main__')\n")
+    return {"code": 0, "loaded": loaded}
 
 
 def test_help_imports_no_numpy_onnx_or_onnxruntime():
