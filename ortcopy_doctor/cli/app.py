@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
-from rich.console import Console
 
 from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.model.errors import DoctorError, ExitCode, UsageError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from ortcopy_doctor.cli.ci import CiOptions
     from ortcopy_doctor.render.output import OutputSet
 
@@ -59,7 +60,17 @@ ALLOW_HELP = ("A finding kind your team accepts, by rule id or slug (OCD004, fee
 def _stdout(stderr: bool = False) -> Console:
     # soft_wrap: a line (the verdict, a finding) stays one line when piped; tables still fit the width.
     # stderr: an output (--json -) goes to stdout, so the terminal report goes to stderr.
+    from rich.console import Console  # here, not at import: `check -q` prints one line and loads no rich
+
     return Console(highlight=False, soft_wrap=True, stderr=stderr)
+
+
+def _print_line(text: str, stderr: bool = False) -> None:
+    """One line of untrusted text as itself (control characters escaped), without rich: ``check -q``'s verdict."""
+    from ortcopy_doctor.render.terminal import safe
+
+    stream = sys.stderr if stderr else sys.stdout
+    stream.write(safe(text) + "\n")
 
 
 _ERROR_PRINTED = False
@@ -70,6 +81,8 @@ def _print_error(message: str) -> None:
     global _ERROR_PRINTED
     _ERROR_PRINTED = True
     # soft_wrap: one line whatever the terminal width, as DoctorError promises.
+    from rich.console import Console
+
     Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_esc(message)}", soft_wrap=True)
 
 
@@ -94,6 +107,8 @@ def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
     if not enabled:
         yield lambda _step: None
         return
+    from rich.console import Console
+
     stream = os.fdopen(os.dup(2), "w", buffering=1)
     console = Console(file=stream, highlight=False)
     try:
@@ -225,7 +240,6 @@ def check(
         from ortcopy_doctor.collect.feeds import parse_dims, parse_shapes, parse_values
         from ortcopy_doctor.knowledge.model_file import check_model_path
         from ortcopy_doctor.knowledge.providers import resolve
-        from ortcopy_doctor.render.text import print_report
         from ortcopy_doctor.api import check as run_check
 
         check_model_path(model)
@@ -253,13 +267,15 @@ def check(
         for name in report.evidence.model.external_data_files:  # known once the model is read
             outputs.add_input("the model's external data", model.parent / name)
         written = _write_outputs(outputs, report, ci)
+        if quiet:  # one line: no terminal renderer loaded (the gate prints nothing either)
+            _print_line(report.verdict, stderr=outputs.uses_stdout)
+            return ci.exit_code(report, None, quiet)
+        from ortcopy_doctor.render.text import print_report
+
         out = _stdout(outputs.uses_stdout)
-        if quiet:
-            out.print(_esc(report.verdict))
-        else:
-            print_report(report, out)
-            for path in written:
-                out.print(f"wrote {_esc(str(path))}")
+        print_report(report, out)
+        for path in written:
+            out.print(f"wrote {_esc(str(path))}")
         return ci.exit_code(report, out, quiet)
 
     _guard(body)

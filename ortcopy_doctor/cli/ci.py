@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.render.output import STDOUT, check_writable, write_atomic
-from ortcopy_doctor.render.sarif import render_sarif
-from ortcopy_doctor.render.trace import render_trace
 from ortcopy_doctor.report.gate import Gate, evaluate, parse_bytes, parse_gain, resolve_allow
 
 if TYPE_CHECKING:
@@ -44,8 +42,11 @@ class CiOptions:
         """(flag, text) of the SARIF and trace outputs asked for; SARIF model URIs relative to ``base`` (cwd)."""
         rendered = []
         if self.sarif is not None:
+            from ortcopy_doctor.render.sarif import render_sarif  # loaded only where asked for
             rendered.append(("--sarif", render_sarif(report, self.gate.allow, base if base is not None else Path.cwd())))
         if self.trace is not None:
+            from ortcopy_doctor.render.trace import render_trace
+
             rendered.append(("--trace", render_trace(report)))
         return rendered
 

@@ -23,7 +23,7 @@ from ortcopy_doctor.knowledge.providers import short
 from ortcopy_doctor.model.format import fmt_bytes, fmt_total_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.render import svg
-from ortcopy_doctor.render.text import DIRECTION_LABEL, KIND_LABEL
+from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.evidence import RuntimeNode

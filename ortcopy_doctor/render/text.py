@@ -21,15 +21,13 @@ from ortcopy_doctor.model.vocabulary import (
     OTHER_COPY,
     OUTSIDE,
 )
+from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL
 from ortcopy_doctor.render.terminal import safe
 
 if TYPE_CHECKING:
     from ortcopy_doctor.analysis.attribution import CensusReport
     from ortcopy_doctor.report.core import Report
 
-KIND_LABEL = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel",
-              "unexplained": "unexplained"}
-DIRECTION_LABEL = {"host_to_device": "host→device", "device_to_host": "device→host"}
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 # The terminal lists this many copies and findings, then counts the rest: rich takes ~1 ms per table row and per
 # finding, so a model with 15,000 findings printed them all in ~25 s. The JSON, HTML and SARIF stay complete.

@@ -17,7 +17,7 @@ from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import CopyKind, Direction
 from ortcopy_doctor.render.html import _copy_rows, _esc, _escape_text_py, _finding_blocks, _node_rows
-from ortcopy_doctor.render.text import DIRECTION_LABEL, KIND_LABEL
+from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL
 
 _ENV = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
