@@ -506,7 +506,7 @@ def main(args: Optional[list[str]] = None) -> None:
 def _exit_process(code: int) -> None:
     """End the process with ``code`` without tearing the interpreter down, as mypy does.
 
-    Python's own exit then frees every object one by one and unloads ~700 modules: 0.1 s after a small check and
+    Python's own exit then frees every object one by one and unloads ~500 modules: 0.1 s after a small check and
     0.2 s after a 10,000-node one (docs/benchmarks.md), with nothing left to do by then (every output is written
     and closed, every session and temporary folder is gone). What exit does that matters is done first: the
     ``atexit`` handlers run (coverage, logging) and stdout and stderr are flushed. Where another thread is still

@@ -1,5 +1,5 @@
-"""`ortcopy-doctor --help` starts without loading numpy, onnx or onnxruntime (lazy imports); the package's public
-names still resolve, and ``ortcopy_doctor.watch`` stays the function."""
+"""`ortcopy-doctor --help` starts without loading numpy, onnx, onnxruntime, jinja2 or rich (lazy imports); the
+package's public names still resolve, and ``ortcopy_doctor.watch`` stays the function."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from render_helpers import REPO
 
-HEAVY = ["numpy", "onnx", "onnxruntime", "jinja2"]
+HEAVY = ["numpy", "onnx", "onnxruntime", "jinja2", "rich"]
 
 
 def _modules_after(code: str) -> dict[str, object]:
