@@ -509,12 +509,15 @@ def _exit_process(code: int) -> None:
     Python's own exit then frees every object one by one and unloads ~500 modules: 0.1 s after a small check and
     0.2 s after a 10,000-node one (docs/benchmarks.md), with nothing left to do by then (every output is written
     and closed, every session and temporary folder is gone). What exit does that matters is done first: the
-    ``atexit`` handlers run (coverage, logging) and stdout and stderr are flushed. Where another thread is still
-    running, the normal exit waits for it instead."""
+    ``atexit`` handlers run (coverage, logging, temporary folders) and stdout and stderr are flushed.
+
+    The normal exit is kept where another thread is still running (it waits for it), and where the CUDA driver
+    is loaded (or this cannot be told): tools that wrap a GPU process (nsys, compute-sanitizer, CUPTI-based
+    profilers) collect at its teardown, and a GPU check takes seconds anyway."""
     import atexit
     import threading
 
-    if threading.active_count() > 1:
+    if threading.active_count() > 1 or _cuda_driver_loaded():
         sys.exit(code)
     try:
         atexit._run_exitfuncs()  # what the interpreter's exit would run first
@@ -525,3 +528,11 @@ def _exit_process(code: int) -> None:
             except (OSError, ValueError):  # a closed pipe (`| head`) or a closed stream: nothing more to write
                 pass
         os._exit(code)
+
+
+def _cuda_driver_loaded(maps: Path = Path("/proc/self/maps")) -> bool:
+    """Whether this process has the CUDA driver library (libcuda) mapped; True where the map cannot be read."""
+    try:
+        return b"libcuda.so" in maps.read_bytes()
+    except OSError:
+        return True
