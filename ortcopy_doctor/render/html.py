@@ -10,9 +10,9 @@ escaped as the template's autoescape would (``_esc``).
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import jinja2
@@ -104,13 +104,17 @@ def _copy_rows(report: Report) -> Markup:
     return Markup("".join(rows))
 
 
+_TAG = '<span class="tag">predicted</span>'
+_TAG_LINE = _TAG + "\n"
+
+
 def _finding_blocks(findings: Iterable[Finding], tag_all: bool = False) -> Markup:
     """One ``<div class="finding">`` per finding, each ending in a newline; ``tag_all`` marks every one predicted
     (the prediction's section, where the heading line ends in a newline; the main list's does not)."""
     blocks = []
     for f in findings:
         severity = _esc(f.severity)
-        tag = '<span class="tag">predicted</span>\n' if tag_all else ('<span class="tag">predicted</span>' if f.predicted else "")
+        tag = _TAG_LINE if tag_all else (_TAG if f.predicted else "")
         blocks.append(
             f'<div class="finding"><span class="sev {severity}">{severity}</span> <b>{_esc(f.rule)}</b> '
             f"{_esc(f.title)} <code>{_esc(f.location)}</code>{tag}<div>{_esc(f.message)}</div>\n"
@@ -127,8 +131,8 @@ def _node_rows(nodes: Iterable[RuntimeNode]) -> Markup:
         reason = n.fallback_detail if n.fallback_reason else ""
         cpu = ' class="cpu"' if n.provider == "CPUExecutionProvider" else ""
         rows.append(
-            f"<tr{cpu}><td><code>{_esc(n.name)}</code></td>"
-            f"<td>{_esc(op)}</td><td>{_esc(provider)}</td><td>{_esc(n.graph or 'main')}</td><td>{_esc(reason)}</td></tr>\n")
+            f"<tr{cpu}><td><code>{_esc(n.name)}</code></td><td>{_esc(op)}</td><td>{_esc(provider)}</td>"
+            f"<td>{_esc(n.graph or 'main')}</td><td>{_esc(reason)}</td></tr>\n")
     return Markup("".join(rows))
 
 
