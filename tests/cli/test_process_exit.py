@@ -12,62 +12,49 @@ from render_helpers import REPO
 
 from ortcopy_doctor.cli.app import _cuda_driver_loaded
 
-_RUN = (
-    "import atexit, sys, runpy\n"
-    "atexit.register(lambda: sys.stderr.write('atexit ran\\n'))\n"
-    "sys.argv = ['ortcopy-doctor', *sys.argv[1:]]\n"
-    "runpy.run_module('ortcopy_doctor', run_name='__main__')\n"
-    "sys.stderr.write('not reached\\n')\n")
-
-
-def _run(*argv: str) -> subprocess.CompletedProcess[str]:
+def _python(code: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``code`` run by this Python in a fresh process, with the checkout importable."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    return subprocess.run([sys.executable, "-c", _RUN, *argv], env=env, capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-c", code, *argv], env=env, capture_output=True, text=True, timeout=120,
                           check=False)
 
 
+def _command(*argv: str, before: str = "", catch: bool = False) -> subprocess.CompletedProcess[str]:
+    """``ortcopy-doctor *argv`` run as ``python -m`` runs it, after ``before``; ``catch``: a SystemExit that reaches
+    the caller is written to stderr. An atexit handler writes "atexit ran"; a line after the command, "not reached"."""
+    run = "runpy.run_module('ortcopy_doctor', run_name='__main__')\n"
+    if catch:
+        run = ("try:\n    " + run + "except SystemExit as exc:\n"
+               "    sys.stderr.write(f'SystemExit {exc.code}\\n')\n    raise\n")
+    return _python("import atexit, sys, threading, time, runpy\n" + before
+                   + "atexit.register(lambda: sys.stderr.write('atexit ran\\n'))\n"
+                   "sys.argv = ['ortcopy-doctor', *sys.argv[1:]]\n" + run
+                   + "sys.stderr.write('not reached\\n')\n", *argv)
+
+
 def test_help_exits_0_with_stdout_flushed_and_atexit_run():
-    result = _run("--help")
+    result = _command("--help")
     assert (result.returncode, result.stderr) == (0, "atexit ran\n")
     assert result.stdout.rstrip().endswith("report its host round trips.")  # the whole help (its last command)
 
 
 def test_a_usage_error_keeps_its_exit_code_and_runs_atexit():
-    result = _run("check", "missing.onnx")
+    result = _command("check", "missing.onnx")
     assert result.returncode == 2
     assert result.stderr.splitlines()[-1] == "atexit ran"
     assert "not reached" not in result.stderr
 
 
-def test_with_another_thread_running_the_normal_exit_waits_for_it():
-    code = ("import atexit, sys, threading, time, runpy\n"
-            "threading.Thread(target=lambda: (time.sleep(0.3), sys.stderr.write('thread done\\n'))).start()\n"
-            "sys.argv = ['ortcopy-doctor', '--version']\n"
-            "try:\n"
-            "    runpy.run_module('ortcopy_doctor', run_name='__main__')\n"
-            "except SystemExit as exc:\n"
-            "    sys.stderr.write(f'SystemExit {exc.code}\\n')\n")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO)
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
-                            check=False)
-    assert (result.returncode, result.stderr.splitlines()) == (0, ["SystemExit 0", "thread done"])
-
-
 def test_the_process_ends_inside_the_command_without_raising_systemexit():
-    code = ("import atexit, sys, runpy\n"
-            "atexit.register(lambda: sys.stderr.write('atexit ran\\n'))\n"
-            "sys.argv = ['ortcopy-doctor', '--version']\n"
-            "try:\n"
-            "    runpy.run_module('ortcopy_doctor', run_name='__main__')\n"
-            "except SystemExit as exc:\n"
-            "    sys.stderr.write(f'SystemExit {exc.code}\\n')\n")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO)
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
-                            check=False)
+    result = _command("--version", catch=True)
     assert (result.returncode, result.stderr) == (0, "atexit ran\n")
+
+
+def test_with_another_thread_running_the_normal_exit_waits_for_it():
+    thread = "threading.Thread(target=lambda: (time.sleep(0.3), sys.stderr.write('thread done\\n'))).start()\n"
+    result = _command("--version", before=thread, catch=True)
+    assert (result.returncode, result.stderr.splitlines()) == (0, ["SystemExit 0", "thread done", "atexit ran"])
 
 
 def test_a_process_with_the_cuda_driver_mapped_exits_the_normal_way(tmp_path):
