@@ -512,8 +512,9 @@ def _exit_process(code: int) -> None:
     ``atexit`` handlers run (coverage, logging, temporary folders) and stdout and stderr are flushed.
 
     The normal exit is kept where another thread is still running (it waits for it), and where the CUDA driver
-    is loaded (or this cannot be told): tools that wrap a GPU process (nsys, compute-sanitizer, CUPTI-based
-    profilers) collect at its teardown, and a GPU check takes seconds anyway."""
+    is loaded (or this cannot be told): tools that wrap a GPU process (nsys, compute-sanitizer) may collect at its
+    teardown (not tried with either here; on the H200 a CUDA check has libcuda mapped and takes this normal exit),
+    and a GPU check takes seconds anyway."""
     import atexit
     import threading
 

@@ -37,12 +37,7 @@ def without_cyclic_gc(func: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             return func(*args, **kwargs)
-        finally:
-            if was_enabled:
-                gc.enable()
 
     return wrapper

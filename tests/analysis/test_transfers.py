@@ -680,19 +680,6 @@ def test_live_torch_profiler_backend_in_its_own_process(tmp_path):
 
 def _cuda_loads() -> bool:
     """The CUDA EP really loads (a build can list it and still fall back to CPU)."""
-    import onnxruntime as ort
-    from onnx import TensorProto, helper
+    from ortcopy_doctor.collect.environment import provider_loadable
 
-    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "probe",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    options = ort.SessionOptions()
-    options.log_severity_level = 4
-    from ortcopy_doctor.collect.ortlog import capture_native_stderr
-
-    with capture_native_stderr():
-        session = ort.InferenceSession(model.SerializeToString(), options,
-                                       providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
-    return session.get_providers()[0] == "CUDAExecutionProvider"
+    return provider_loadable("CUDAExecutionProvider").loadable

@@ -103,6 +103,19 @@ def test_dom_after_load(report_file, tmp_path):
     assert dom.count("<script") == 1
 
 
+# How both harnesses end: an error is recorded, and the results are written into the page as JSON.
+HARNESS_END = r"""  } catch (e) {
+    out.errors.push(String(e && e.stack || e));
+  }
+  var pre = document.createElement("pre");
+  pre.id = "harness-result";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>
+"""
+
+
 HARNESS = r"""
 <script>
 (function () {
@@ -143,16 +156,7 @@ HARNESS = r"""
     var copy = document.getElementById("copy-code");
     copy.click();
     out.copyButton = copy.textContent;
-  } catch (e) {
-    out.errors.push(String(e && e.stack || e));
-  }
-  var pre = document.createElement("pre");
-  pre.id = "harness-result";
-  pre.textContent = JSON.stringify(out);
-  document.body.appendChild(pre);
-})();
-</script>
-"""
+""" + HARNESS_END
 
 
 def test_interaction(report_file, tmp_path):
@@ -227,16 +231,7 @@ BIG_HARNESS = r"""
     var more = document.querySelector(".more-rows button");
     timed("showAll", function () { more.click(); });
     out.shownAll = shown().length;
-  } catch (e) {
-    out.errors.push(String(e && e.stack || e));
-  }
-  var pre = document.createElement("pre");
-  pre.id = "harness-result";
-  pre.textContent = JSON.stringify(out);
-  document.body.appendChild(pre);
-})();
-</script>
-"""
+""" + HARNESS_END
 
 
 def test_big_report_sorts_and_filters(tmp_path):

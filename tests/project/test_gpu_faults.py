@@ -24,18 +24,10 @@ def _cuda_available() -> bool:
     """The CUDA EP is in this build and really loads (a build can list it and still fall back to CPU)."""
     import onnxruntime as ort
 
-    if "CUDAExecutionProvider" not in ort.get_available_providers():
-        return False
-    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "probe",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    options = ort.SessionOptions()
-    options.log_severity_level = 4
-    session = ort.InferenceSession(model.SerializeToString(), options,
-                                   providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
-    return session.get_providers()[0] == "CUDAExecutionProvider"
+    from ortcopy_doctor.collect.environment import provider_loadable
+
+    return ("CUDAExecutionProvider" in ort.get_available_providers()
+            and provider_loadable("CUDAExecutionProvider").loadable)
 
 
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:

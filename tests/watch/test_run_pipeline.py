@@ -159,24 +159,34 @@ def test_program_exit_code_propagates(tmp_path, model_cache):
     assert data["exit_code"] == 3 and data["ended_by"] == "exit"
 
 
-def test_ctrl_c_writes_the_report(tmp_path, model_cache):
+def _interrupted(tmp_path: Path, model_cache, *options: str, group: bool = False) -> dict:
+    """``run`` on a program that loops until Ctrl-C, interrupted once the program is ready: SIGINT to ``run`` (or,
+    ``group``, to its whole process group, as a terminal sends it); exit 130, and the JSON report it wrote."""
     script = _script(tmp_path, "import time\nprint('ready', flush=True)\nwhile True:\n"
                                "    y, h = cell.run(None, {'x': x, 'h_in': h})\n    time.sleep(0.01)")
     report = tmp_path / "report.json"
-    cmd = [sys.executable, "-m", "ortcopy_doctor", "run", "--json", str(report), "--no-html", "--", "python", str(script)]
+    cmd = [sys.executable, "-m", "ortcopy_doctor", "run", *options, "--json", str(report), "--no-html", "--",
+           "python", str(script)]
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(model_cache), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, start_new_session=group)
     try:
         assert proc.stdout.readline().startswith("args")
         assert proc.stdout.readline().strip() == "ready"
         time.sleep(0.3)
-        proc.send_signal(signal.SIGINT)
+        if group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, err
-    data = json.loads(report.read_text())
+    return json.loads(report.read_text())
+
+
+def test_ctrl_c_writes_the_report(tmp_path, model_cache):
+    data = _interrupted(tmp_path, model_cache)
     assert data["ended_by"] == "interrupt"
     assert data["round_trips"][0]["output"] == "h_out" and data["round_trips"][0]["calls"] >= 2
 
@@ -202,24 +212,7 @@ def test_subprocess_mode_exception_and_exit_code(tmp_path, model_cache):
 
 
 def test_subprocess_mode_ctrl_c_writes_the_report(tmp_path, model_cache):
-    script = _script(tmp_path, "import time\nprint('ready', flush=True)\nwhile True:\n"
-                               "    y, h = cell.run(None, {'x': x, 'h_in': h})\n    time.sleep(0.01)")
-    report = tmp_path / "report.json"
-    cmd = [sys.executable, "-m", "ortcopy_doctor", "run", "--subprocess", "--json", str(report), "--no-html", "--",
-           "python", str(script)]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(model_cache), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    try:
-        assert proc.stdout.readline().startswith("args")
-        assert proc.stdout.readline().strip() == "ready"
-        time.sleep(0.3)
-        os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole foreground process group
-        _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 130, err
-    data = json.loads(report.read_text())
+    data = _interrupted(tmp_path, model_cache, "--subprocess", group=True)
     assert data["ended_by"] == "interrupt"
 
 
