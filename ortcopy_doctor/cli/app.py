@@ -511,14 +511,15 @@ def _exit_process(code: int) -> None:
     and closed, every session and temporary folder is gone). What exit does that matters is done first: the
     ``atexit`` handlers run (coverage, logging, temporary folders) and stdout and stderr are flushed.
 
-    The normal exit is kept where another thread is still running (it waits for it), and where the CUDA driver
-    is loaded (or this cannot be told): tools that wrap a GPU process (nsys, compute-sanitizer) may collect at its
-    teardown (not tried with either here; on the H200 a CUDA check has libcuda mapped and takes this normal exit),
-    and a GPU check takes seconds anyway."""
+    The normal exit is kept where another thread is still running (it waits for it); where a profiler, tracer or
+    debugger is attached (``python -m cProfile -o``, pyinstrument, pdb: they write their results after the
+    program returns); and where the CUDA driver is loaded (or this cannot be told): tools that wrap a GPU process
+    (nsys, compute-sanitizer) may collect at its teardown (not tried with either here; on the H200 a CUDA check has
+    libcuda mapped and takes this normal exit), and a GPU check takes seconds anyway."""
     import atexit
     import threading
 
-    if threading.active_count() > 1 or _cuda_driver_loaded():
+    if threading.active_count() > 1 or _python_tool_attached() or _cuda_driver_loaded():
         sys.exit(code)
     try:
         atexit._run_exitfuncs()  # what the interpreter's exit would run first
@@ -529,6 +530,16 @@ def _exit_process(code: int) -> None:
             except (OSError, ValueError):  # a closed pipe (`| head`) or a closed stream: nothing more to write
                 pass
         os._exit(code)
+
+
+def _python_tool_attached() -> bool:
+    """Whether a profiler, tracer or debugger watches this interpreter: ``sys.setprofile``/``sys.settrace`` hooks
+    (cProfile before Python 3.12, pyinstrument, pdb, coverage's tracer) or a ``sys.monitoring`` tool (cProfile
+    from 3.12, coverage's sysmon core, debuggers)."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)  # Python >= 3.12
+    return monitoring is not None and any(monitoring.get_tool(tool) is not None for tool in range(6))
 
 
 def _cuda_driver_loaded(maps: Path = Path("/proc/self/maps")) -> bool:

@@ -1,10 +1,11 @@
 """The command ends its own process once everything is written (cli.app._exit_process): the exit code is the
-command's, the atexit handlers still run, and stdout is flushed even when it is a pipe. Where another thread runs
-or the CUDA driver is loaded, it exits the normal way."""
+command's, the atexit handlers still run, and stdout is flushed even when it is a pipe. Where another thread runs,
+a profiler or tracer is attached, or the CUDA driver is loaded, it exits the normal way."""
 
 from __future__ import annotations
 
 import os
+import pstats
 import subprocess
 import sys
 
@@ -55,6 +56,27 @@ def test_with_another_thread_running_the_normal_exit_waits_for_it():
     thread = "threading.Thread(target=lambda: (time.sleep(0.3), sys.stderr.write('thread done\\n'))).start()\n"
     result = _command("--version", before=thread, catch=True)
     assert (result.returncode, result.stderr.splitlines()) == (0, ["SystemExit 0", "thread done", "atexit ran"])
+
+
+def test_under_cprofile_the_profile_is_written(tmp_path):
+    out = tmp_path / "check.prof"
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    result = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), "-m", "ortcopy_doctor", "--version"],
+                            env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "ortcopy_doctor" in " ".join(file for file, _, _ in pstats.Stats(str(out)).stats)  # type: ignore[attr-defined]
+
+
+def test_a_trace_hook_counts_as_an_attached_tool():
+    result = _python("import sys\nfrom ortcopy_doctor.cli.app import _python_tool_attached as attached\n"
+                     "before = attached()\nsys.settrace(lambda *a: None)\nprint(before, attached())")
+    assert result.stdout == "False True\n"
+
+
+def test_a_profile_hook_counts_as_an_attached_tool():
+    result = _python("import cProfile\nfrom ortcopy_doctor.cli.app import _python_tool_attached as attached\n"
+                     "profiler = cProfile.Profile()\nprofiler.enable()\nprint(attached())")
+    assert result.stdout == "True\n"
 
 
 def test_a_process_with_the_cuda_driver_mapped_exits_the_normal_way(tmp_path):
