@@ -146,17 +146,24 @@ def _paired_process(base: list[str], cmd: list[str], repeats: int) -> tuple[floa
     """(median seconds of ``base``, of ``cmd``, median of the ratios cmd/base of each pair), the two run one after
     the other ``repeats`` times (after one unmeasured run of each). Interleaved, a pair sees the same machine: this
     shared machine's speed drifts by up to 1.7x within minutes, which moved a ratio of two separate medians."""
-    for c in (base, cmd):
+    base_s, ((cmd_s, ratio),) = _interleaved(base, [cmd], repeats)
+    return base_s, cmd_s, ratio
+
+
+def _interleaved(base: list[str], cmds: list[list[str]], repeats: int) -> tuple[float, list[tuple[float, float]]]:
+    """``_paired_process`` for several commands against one base: ``base`` then each of ``cmds``, one after the
+    other, ``repeats`` times; (median seconds of ``base``, [(median seconds, median ratio to the base run just
+    before it) per command])."""
+    for c in (base, *cmds):
         _popen_rusage(c)
-    walls_a, walls_b, ratios = [], [], []
+    walls: list[list[float]] = [[] for _ in range(len(cmds) + 1)]
     for _ in range(repeats):
-        a, _, code_a, out_a = _popen_rusage(base)
-        b, _, code_b, out_b = _popen_rusage(cmd)
-        assert code_a in (0, 1) and code_b in (0, 1), (out_a, out_b)  # 1: --fail-on tripped, still a full run
-        walls_a.append(a)
-        walls_b.append(b)
-        ratios.append(b / a)
-    return statistics.median(walls_a), statistics.median(walls_b), statistics.median(ratios)
+        for i, c in enumerate((base, *cmds)):
+            wall, _, code, out = _popen_rusage(c)
+            assert code in (0, 1), out  # 1: --fail-on tripped, still a full run
+            walls[i].append(wall)
+    return statistics.median(walls[0]), [(statistics.median(w), statistics.median(x / b for x, b in zip(w, walls[0])))
+                                         for w in walls[1:]]
 
 
 def _paired_timed(base, func, repeats: int) -> tuple[float, float, float]:  # noqa: ANN001
@@ -274,21 +281,22 @@ def goals(work: Path, repeats: int) -> str:
     # (c) check on a small model against a bare script: the same session options and runs, fresh processes.
     check_cmd = [*doctor, "check", str(small), "--provider", "cpu", "--html", str(work / "r.html"),
                  "--fail-on", "never", "-q"]
-    bare, full, check_ratio = _paired_process([py, "-c", _BARE, str(small), str(CHECK_RUNS)], check_cmd, repeats)
+    # The floor under it: the same bare script, which also imports the three dependencies `check` cannot run
+    # without (onnx reads the model and infers its types, jinja2 writes the page, typer parses the command line)
+    # and uses none of them; no code of ortcopy-doctor runs in it. Bare, floor and check run one after the other.
+    floor_script = _BARE.replace("import numpy as np, onnxruntime as ort\n",
+                                 "import numpy as np, onnxruntime as ort\nimport onnx, jinja2, typer\n")
+    assert floor_script != _BARE
+    floor_cmd = [py, "-c", floor_script, str(small), str(CHECK_RUNS)]
+    bare, ((floor, floor_ratio), (full, check_ratio)) = _interleaved(
+        [py, "-c", _BARE, str(small), str(CHECK_RUNS)], [floor_cmd, check_cmd], repeats)
     per_run = 1000 * _timed(lambda: _bare_runs(small, CHECK_RUNS), repeats) / CHECK_RUNS
     rows.append(["c: small-model `check` ≤ 1.5x bare script",
                  f"conv net 16ch ({per_run:.2f} ms/run): check {full:.3f} s / bare session + {CHECK_RUNS} runs "
                  f"{bare:.3f} s", f"{check_ratio:.2f}x", f"≤ {GOAL_CHECK}x", _verdict(check_ratio <= GOAL_CHECK),
                  "process, paired"])
-    # The floor under (c): the same bare script, which also imports the three dependencies `check` cannot run
-    # without (onnx reads the model and infers its types, jinja2 writes the page, typer parses the command line)
-    # and uses none of them. No code of ortcopy-doctor runs in it.
-    floor_cmd = [py, "-c", _BARE.replace("import numpy as np, onnxruntime as ort",
-                                         "import numpy as np, onnxruntime as ort\nimport onnx, jinja2, typer"),
-                 str(small), str(CHECK_RUNS)]
-    bare2, floor, floor_ratio = _paired_process([py, "-c", _BARE, str(small), str(CHECK_RUNS)], floor_cmd, repeats)
     rows.append(["c: its floor (not a goal)", f"the bare script + `import onnx, jinja2, typer` {floor:.3f} s / "
-                 f"bare {bare2:.3f} s", f"{floor_ratio:.2f}x", "", "", "process, paired"])
+                 f"bare {bare:.3f} s", f"{floor_ratio:.2f}x", "", "", "process, paired"])
 
     # (d) --help against importing onnxruntime (measured in pairs with the baseline, above).
     rows.append([f"d: `--help` ≤ {GOAL_HELP}x import ort", f"`ortcopy-doctor --help` {help_s:.3f} s",
