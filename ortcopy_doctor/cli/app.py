@@ -8,6 +8,7 @@ Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or model error; 3
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 from collections.abc import Iterator
@@ -70,7 +71,8 @@ def _print_line(text: str, stderr: bool = False) -> None:
     from ortcopy_doctor.render.terminal import safe
 
     stream = sys.stderr if stderr else sys.stdout
-    stream.write(safe(text) + "\n")
+    if stream is not None:  # None: Python found the stream closed; the line is dropped, as print() drops it
+        stream.write(safe(text) + "\n")
 
 
 _ERROR_PRINTED = False
@@ -159,6 +161,8 @@ def _outputs(inputs: list[tuple[str, Optional[Path]]], outputs: list[tuple[str, 
     for what, path in inputs:
         result.add_input(what, path)
     for flag, path in outputs:
+        if path is not None and str(path) == "-" and "stdout" in _CLOSED_STREAMS:
+            raise UsageError(f"{flag} -: stdout is closed (`>&-`): give a file path, or leave stdout open")
         result.add(flag, path, stdout_ok=flag in ("--json", "--sarif", "--trace"))
     return result
 
@@ -466,12 +470,40 @@ def _usage_line(exc: Any) -> str:
     return f"{message}: see `{command} --help`"
 
 
+_CLOSED_STREAMS: frozenset[str] = frozenset()
+
+
+def _fill_closed_streams() -> frozenset[str]:
+    """Open the null device on each standard stream the caller closed (`>&-`, `2>&-`), and return their names.
+
+    A closed descriptor would be the next one the command opens: a report file would become fd 1 or 2, where ORT
+    and other C code write their messages (ORT's log capture also copies fd 2, which fails on a closed one). Python
+    set ``sys.stdout``/``sys.stderr`` to None for them; they become writers to the null device, so what would be
+    printed there is dropped, as ``print()`` drops it. An output asked for on a closed stdout (``--json -``) is
+    refused (``_outputs``)."""
+    closed = set()
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            if null != fd:  # the lowest free descriptor: fd itself, unless a lower one was closed too
+                os.dup2(null, fd)
+                os.close(null)
+            closed.add(name)
+        if fd and getattr(sys, name) is None:
+            setattr(sys, name, io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8",
+                                                errors="backslashreplace", line_buffering=True))
+    return frozenset(closed)
+
+
 def main(args: Optional[list[str]] = None) -> None:
     """The ``ortcopy-doctor`` command: every outcome is an exit code with at most one ``error:`` line."""
     from ortcopy_doctor.cli.interrupts import Terminated, install, quiet_teardown
 
-    global _ERROR_PRINTED
+    global _ERROR_PRINTED, _CLOSED_STREAMS
     _ERROR_PRINTED = False
+    _CLOSED_STREAMS = _fill_closed_streams()
     install()
     click_exc = _click_exceptions()
     no_args_is_help: Any = getattr(click_exc, "NoArgsIsHelpError", _Never)  # an exception class, with .show()
@@ -526,7 +558,8 @@ def _exit_process(code: int) -> None:
     finally:
         for stream in (sys.stdout, sys.stderr):
             try:
-                stream.flush()
+                if stream is not None:
+                    stream.flush()
             except (OSError, ValueError):  # a closed pipe (`| head`) or a closed stream: nothing more to write
                 pass
         os._exit(code)

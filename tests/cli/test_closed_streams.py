@@ -1,0 +1,76 @@
+"""A command run with its stdout or stderr closed (`>&-`, `2>&-`) does its work and exits with its usual code:
+what it would print on the closed stream is dropped (cli.app._fill_closed_streams puts the null device there, so
+no file the command opens takes fd 1 or 2), and an output asked for on a closed stdout (`--json -`) is refused
+with the one-line error and exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import onnx
+import pytest
+from models import conv_net
+from render_helpers import REPO
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("closed") / "conv.onnx"
+    onnx.save(conv_net(), str(path))
+    return path
+
+
+def _closed(redirect: str, *argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m ortcopy_doctor *argv`` with ``redirect`` (e.g. ``>&-``) applied by the shell."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run(["sh", "-c", f'exec "$@" {redirect}', "sh", sys.executable, "-m", "ortcopy_doctor", *argv],
+                          env=env, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_version_with_stdout_closed_exits_0_silently():
+    result = _closed(">&-", "--version")
+    assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_check_with_stdout_closed_writes_its_report(model, tmp_path):
+    html = tmp_path / "r.html"
+    result = _closed(">&-", "check", str(model), "--provider", "cpu", "--html", str(html), "--fail-on", "never")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert html.read_text(encoding="utf-8").rstrip().endswith("</html>")
+
+
+def test_check_quiet_with_stdout_closed_exits_0_silently(model, tmp_path):
+    result = _closed(">&-", "check", str(model), "--provider", "cpu", "--no-html", "-q", "--fail-on", "never")
+    assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_json_to_a_closed_stdout_is_refused_before_any_work(model):
+    result = _closed(">&-", "check", str(model), "--provider", "cpu", "--no-html", "--json", "-")
+    assert result.returncode == 2
+    assert result.stderr == "error: --json -: stdout is closed (`>&-`): give a file path, or leave stdout open\n"
+
+
+def test_check_with_stderr_closed_prints_its_verdict_on_stdout(model, tmp_path):
+    out = tmp_path / "r.json"
+    result = _closed("2>&-", "check", str(model), "--provider", "cpu", "--no-html", "-q", "--json", str(out),
+                     "--fail-on", "never")
+    assert result.returncode == 0
+    assert result.stdout == "CPU-only session: no host↔device copies (all 6 nodes on CPU).\n"
+    assert json.loads(out.read_text(encoding="utf-8"))["format"] == "ortcopy-doctor-report"
+
+
+def test_a_usage_error_with_stderr_closed_keeps_exit_2(tmp_path):
+    result = _closed("2>&-", "check", str(tmp_path / "missing.onnx"))
+    assert (result.returncode, result.stdout) == (2, "")
+
+
+def test_check_with_both_closed_writes_its_json(model, tmp_path):
+    out = tmp_path / "r.json"
+    result = _closed(">&- 2>&-", "check", str(model), "--provider", "cpu", "--no-html", "--json", str(out),
+                     "--fail-on", "never")
+    assert result.returncode == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["evidence"]["session"]["active_providers"] == ["CPUExecutionProvider"]
