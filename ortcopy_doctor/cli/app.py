@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import IO, TYPE_CHECKING, Any, Callable, Optional, cast
 
 import typer
 
@@ -58,21 +58,89 @@ ALLOW_HELP = ("A finding kind your team accepts, by rule id or slug (OCD004, fee
               "--fail-on, and is a suppressed note in SARIF.")
 
 
+_STREAM_ERRORS: dict[str, OSError] = {}  # "stdout"/"stderr": the first write it refused (see _Guarded)
+
+
+class _Guarded:
+    """stdout or stderr as this command's printing sees it. A write or flush the stream refuses (its reader went
+    away: ``| head``; a full disk: ``> /dev/full``) is remembered in ``_STREAM_ERRORS`` and the rest of the text is
+    dropped, so the command still ends with its outputs written and its exit code; ``main`` then says what failed.
+    Everything else (isatty, fileno, encoding: what rich asks) is the stream's own."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._stream = getattr(sys, name)
+
+    def write(self, text: str) -> int:
+        if self._name not in _STREAM_ERRORS and self._stream is not None:
+            try:
+                self._stream.write(text)
+            except OSError as exc:
+                _stream_failed(self._name, exc)
+        return len(text)
+
+    def flush(self) -> None:
+        if self._name not in _STREAM_ERRORS and self._stream is not None:
+            try:
+                self._stream.flush()
+            except OSError as exc:
+                _stream_failed(self._name, exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    @classmethod
+    def file(cls, name: str) -> IO[str]:
+        """The guarded stream where a text file is expected (rich's ``Console(file=...)``)."""
+        return cast(IO[str], cls(name))
+
+
+def _stream_failed(name: str, exc: OSError) -> None:
+    """Remember that stdout or stderr refused a write, and point its descriptor at the null device: what is still
+    buffered for it then goes nowhere, instead of failing again when Python flushes it at exit."""
+    _STREAM_ERRORS.setdefault(name, exc)
+    try:
+        fd = getattr(sys, name).fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except (AttributeError, OSError, ValueError):  # no descriptor (a test's capture): nothing to redirect
+        pass
+
+
+def _stream_error_code(code: int) -> int:
+    """The exit code once stdout and stderr are flushed: a stream that refused the output (other than a reader
+    that went away, which is ``| head`` working) makes a run that had nothing else wrong exit 3, with one line."""
+    for name in ("stdout", "stderr"):
+        _Guarded(name).flush()
+    for name, exc in list(_STREAM_ERRORS.items()):
+        if isinstance(exc, BrokenPipeError):
+            continue
+        _print_error(f"{name} could not be written ({exc.strerror or type(exc).__name__}): free space, or send "
+                     f"{name} elsewhere")
+        if code in (ExitCode.CLEAN, ExitCode.FINDINGS):
+            code = int(ExitCode.ENVIRONMENT)
+    return code
+
+
 def _stdout(stderr: bool = False) -> Console:
     # soft_wrap: a line (the verdict, a finding) stays one line when piped; tables still fit the width.
     # stderr: an output (--json -) goes to stdout, so the terminal report goes to stderr.
     from rich.console import Console  # here, not at import: `check -q` prints one line and loads no rich
 
-    return Console(highlight=False, soft_wrap=True, stderr=stderr)
+    return Console(file=_Guarded.file("stderr" if stderr else "stdout"), highlight=False, soft_wrap=True)
+
+
+def _write(text: str, stderr: bool = False) -> None:
+    """``text`` as it is, on stdout (or stderr), through ``_Guarded``."""
+    _Guarded("stderr" if stderr else "stdout").write(text)
 
 
 def _print_line(text: str, stderr: bool = False) -> None:
     """One line of untrusted text as itself (control characters escaped), without rich: ``check -q``'s verdict."""
     from ortcopy_doctor.render.terminal import safe
 
-    stream = sys.stderr if stderr else sys.stdout
-    if stream is not None:  # None: Python found the stream closed; the line is dropped, as print() drops it
-        stream.write(safe(text) + "\n")
+    _write(safe(text) + "\n", stderr)
 
 
 _ERROR_PRINTED = False
@@ -85,7 +153,7 @@ def _print_error(message: str) -> None:
     # soft_wrap: one line whatever the terminal width, as DoctorError promises.
     from rich.console import Console
 
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {_esc(message)}", soft_wrap=True)
+    Console(file=_Guarded.file("stderr"), highlight=False).print(f"[bold red]error:[/] {_esc(message)}", soft_wrap=True)
 
 
 def _fail(message: str, code: int) -> None:
@@ -338,9 +406,9 @@ def diff(
         outputs = _outputs([("report a", a_json), ("report b", b_json)], [("--html", html)])
         result = diff_files(a_json, b_json)
         written = _write_outputs(outputs, result, html=render_diff_html)
-        typer.echo(render_diff_text(result, show_unchanged=show_unchanged), nl=False)
+        _write(render_diff_text(result, show_unchanged=show_unchanged))
         for path in written:
-            typer.echo(f"wrote {safe(path)}")
+            _write(f"wrote {safe(path)}\n")
         if fail_on_model_change and result.model_changed:
             return int(ExitCode.FINDINGS)
         return int(ExitCode.FINDINGS) if fail_on_regression and result.regressions else int(ExitCode.CLEAN)
@@ -446,7 +514,7 @@ def run(
 @app.callback(invoke_without_command=True)
 def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
     if version:
-        typer.echo(f"ortcopy-doctor {__version__}")
+        _print_line(f"ortcopy-doctor {__version__}")
         raise typer.Exit(0)
 
 
@@ -503,6 +571,7 @@ def main(args: Optional[list[str]] = None) -> None:
 
     global _ERROR_PRINTED, _CLOSED_STREAMS
     _ERROR_PRINTED = False
+    _STREAM_ERRORS.clear()
     _CLOSED_STREAMS = _fill_closed_streams()
     install()
     click_exc = _click_exceptions()
@@ -518,7 +587,10 @@ def main(args: Optional[list[str]] = None) -> None:
         _print_error("interrupted")
         code = int(ExitCode.INTERRUPTED)
     except no_args_is_help as exc:
-        exc.show()  # `ortcopy-doctor` alone prints the help
+        try:
+            exc.show()  # `ortcopy-doctor` alone prints the help
+        except OSError as write_error:
+            _stream_failed("stderr", write_error)
         code = int(ExitCode.USAGE)
     except click_exc.UsageError as exc:
         _print_error(_usage_line(exc))
@@ -526,8 +598,12 @@ def main(args: Optional[list[str]] = None) -> None:
     except click_exc.ClickException as exc:
         _print_error(" ".join(str(exc.format_message()).split()))
         code = int(getattr(exc, "exit_code", ExitCode.USAGE) or ExitCode.USAGE)
+    except OSError as exc:  # click's own printing (--help) refused by stdout; every command body is guarded
+        _stream_failed("stdout", exc)
+        code = 0
     if code is None:
         code = 0
+    code = _stream_error_code(int(code))
     if code == ExitCode.INTERRUPTED and not _ERROR_PRINTED:  # interrupted inside click's parsing, which exits silently
         _print_error("interrupted")
     if args is None:  # the command line (console script, python -m): end the process here

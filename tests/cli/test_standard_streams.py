@@ -1,7 +1,10 @@
-"""A command run with its stdout or stderr closed (`>&-`, `2>&-`) does its work and exits with its usual code:
-what it would print on the closed stream is dropped (cli.app._fill_closed_streams puts the null device there, so
-no file the command opens takes fd 1 or 2), and an output asked for on a closed stdout (`--json -`) is refused
-with the one-line error and exit 2."""
+"""stdout and stderr that cannot take the output.
+
+Closed (`>&-`, `2>&-`): the command does its work and exits with its usual code; what it would print there is
+dropped (cli.app._fill_closed_streams puts the null device there, so no file the command opens takes fd 1 or 2),
+and an output asked for on a closed stdout (`--json -`) is refused with the one-line error and exit 2.
+Refusing writes (`> /dev/full`): one error line and exit 3. A reader that goes away (`| head`): the command keeps
+its exit code and prints nothing more."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from pathlib import Path
 
 import onnx
 import pytest
-from models import conv_net
+from models import conv_net, cpu_op_between
 from render_helpers import REPO
 
 
@@ -74,3 +77,57 @@ def test_check_with_both_closed_writes_its_json(model, tmp_path):
                      "--fail-on", "never")
     assert result.returncode == 0
     assert json.loads(out.read_text(encoding="utf-8"))["evidence"]["session"]["active_providers"] == ["CPUExecutionProvider"]
+
+
+full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+FULL_LINE = "error: stdout could not be written (No space left on device): free space, or send stdout elsewhere\n"
+
+
+@full
+def test_version_to_a_full_device_exits_3_with_one_line():
+    result = _closed("> /dev/full", "--version")
+    assert (result.returncode, result.stderr) == (3, FULL_LINE)
+
+
+@full
+def test_help_to_a_full_device_exits_3_with_one_line():
+    result = _closed("> /dev/full", "--help")
+    assert (result.returncode, result.stderr) == (3, FULL_LINE)
+
+
+@full
+def test_check_quiet_to_a_full_device_exits_3_with_one_line(model):
+    result = _closed("> /dev/full", "check", str(model), "--provider", "cpu", "--no-html", "-q", "--fail-on", "never")
+    assert (result.returncode, result.stderr) == (3, FULL_LINE)
+
+
+@full
+def test_a_usage_error_with_stderr_on_a_full_device_keeps_exit_2(tmp_path):
+    result = _closed("2> /dev/full", "check", str(tmp_path / "missing.onnx"))
+    assert (result.returncode, result.stdout) == (2, "")
+
+
+def _reader_gone(*argv: str) -> tuple[int, str]:
+    """``python -m ortcopy_doctor *argv`` writing into a pipe whose reader has already closed it (``| head``
+    after its lines): (exit code, stderr)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen([sys.executable, "-m", "ortcopy_doctor", *argv], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    return proc.wait(timeout=300), err
+
+
+def test_a_reader_that_goes_away_leaves_the_exit_code_and_no_traceback(model, tmp_path):
+    html = tmp_path / "r.html"
+    code, err = _reader_gone("check", str(model), "--provider", "cpu", "--html", str(html), "--fail-on", "never")
+    assert (code, err) == (0, "")
+    assert html.read_text(encoding="utf-8").rstrip().endswith("</html>")
+
+
+def test_a_reader_that_goes_away_keeps_the_gate_exit_code(tmp_path):
+    path = tmp_path / "fallback.onnx"
+    onnx.save(cpu_op_between(), str(path))
+    code, err = _reader_gone("check", str(path), "--static", "--no-html", "--fail-on", "info")
+    assert (code, err) == (1, "")
