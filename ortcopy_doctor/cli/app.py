@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from enum import Enum
@@ -128,7 +129,10 @@ def _stdout(stderr: bool = False) -> Console:
     # stderr: an output (--json -) goes to stdout, so the terminal report goes to stderr.
     from rich.console import Console  # here, not at import: `check -q` prints one line and loads no rich
 
-    return Console(file=_Guarded.file("stderr" if stderr else "stdout"), highlight=False, soft_wrap=True)
+    # COLUMNS=0 (set by some shells and CI runners) would make rich print nothing at all: the terminal's own width
+    # then, or 80 where there is no terminal.
+    width = shutil.get_terminal_size().columns if os.environ.get("COLUMNS", "").strip() == "0" else None
+    return Console(file=_Guarded.file("stderr" if stderr else "stdout"), highlight=False, soft_wrap=True, width=width)
 
 
 def _write(text: str, stderr: bool = False) -> None:
@@ -562,6 +566,11 @@ def _fill_closed_streams() -> frozenset[str]:
         if fd and getattr(sys, name) is None:
             setattr(sys, name, io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8",
                                                 errors="backslashreplace", line_buffering=True))
+        stream = getattr(sys, name) if fd else None
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            # A character the stream's encoding lacks (an ASCII or Latin-1 terminal: "↔"; a file name that is not
+            # UTF-8) is printed as its escape (\u2194) instead of failing the command; stderr already does this.
+            stream.reconfigure(errors="backslashreplace")
     return frozenset(closed)
 
 

@@ -136,6 +136,11 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
 
 
 def _create_session(ort: Any, model_path: Path, so: Any, options: CheckOptions) -> tuple[Any, float]:
+    try:
+        str(model_path).encode("utf-8")
+    except UnicodeEncodeError:  # a name with bytes the file system encoding does not decode (surrogate escapes)
+        raise ModelError(f"the path {str(model_path)!a} is not valid UTF-8, and onnxruntime opens a model only by a "
+                         "UTF-8 path: rename the file (or its folder); --static still predicts it") from None
     start = time.perf_counter()
     try:
         session = ort.InferenceSession(str(model_path), so, providers=provider_list(options))

@@ -216,6 +216,17 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def display_path(path: Path | str) -> str:
+    """``path`` as text that UTF-8 holds, for the report: a byte of the name that the file system encoding does not
+    decode (Python keeps it as a surrogate escape, which no UTF-8 file or JSON can hold) is written ``\\xff``."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    return text
+
+
 def check_model_path(path: Path) -> None:
     """Refuse paths that are not a readable, non-empty regular file, with a message that says what to do.
 
@@ -321,7 +332,7 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
                 f"has {size}: the weights file is truncated or belongs to another model; re-export the model"
             )
     return ModelInfo(
-        path=str(path),
+        path=display_path(path),
         file_bytes=file_bytes,
         sha256=_sha256(path),
         ir_version=int(model.ir_version),

@@ -64,3 +64,13 @@ def test_command_list_at_80_columns_is_not_cut(tmp_path):
     commands = result.stdout.split("Commands:\n", 1)[1].splitlines()
     assert [line.split()[0] for line in commands if line.strip()] == ["check", "report", "diff", "env", "demo", "run"]
     assert not any(line.endswith(("...", "…")) for line in commands)
+
+
+def test_columns_0_prints_the_report_at_80_columns(tmp_path):
+    report = load_fixture("demo", tmp_path)
+    json_path = tmp_path / "demo.json"
+    json_path.write_text(report.to_json(), encoding="utf-8")
+    piped = _cli(["report", str(json_path)], tmp_path, columns=None)
+    zero = _cli(["report", str(json_path)], tmp_path, columns="0")  # rich alone would print nothing at all
+    assert (zero.returncode, zero.stderr) == (0, "")
+    assert zero.stdout == piped.stdout

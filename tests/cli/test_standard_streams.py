@@ -131,3 +131,12 @@ def test_a_reader_that_goes_away_keeps_the_gate_exit_code(tmp_path):
     onnx.save(cpu_op_between(), str(path))
     code, err = _reader_gone("check", str(path), "--static", "--no-html", "--fail-on", "info")
     assert (code, err) == (1, "")
+
+
+def test_a_terminal_whose_encoding_lacks_a_character_gets_its_escape(model):
+    env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONIOENCODING="ascii")
+    result = subprocess.run([sys.executable, "-m", "ortcopy_doctor", "check", str(model), "--provider", "cpu",
+                             "--no-html", "-q", "--fail-on", "never"], env=env, capture_output=True, timeout=300,
+                            check=False)
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout == b"CPU-only session: no host\\u2194device copies (all 6 nodes on CPU).\n"
