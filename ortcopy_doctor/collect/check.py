@@ -11,6 +11,7 @@ import datetime
 import gc
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -32,6 +33,7 @@ from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelEr
 from ortcopy_doctor.collect.census_run import CensusCollector
 from ortcopy_doctor.model.evidence import AssumedDim, Evidence, RuntimeNode, SessionEvidence, Timings
 from ortcopy_doctor.model.vocabulary import EvidenceMode
+from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.collect.feeds import build_feeds
 from ortcopy_doctor.collect.session import (
@@ -133,6 +135,30 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
         return ModelError(f"the model failed to run on the given inputs: {_whole(reason.rstrip('.'))}; give real values: "
                           "--value NAME=V for a scalar input, --inputs FILE.npz for tensors, --dim/--shape for sizes")
     return ModelError(f"onnxruntime refused {model_path.name} during {stage}: {_whole(first)}")
+
+
+def _temporary_folder_full(exc: DoctorError, tmp_dir: Path, weight_bytes: int,
+                           what: str = "its optimized copy of the model") -> EnvironmentProblem | None:
+    """The error to give where ORT failed to write ``what`` into the temporary folder because it is full.
+
+    The evidence session writes ORT's optimized model (with a copy of the weights) and its profile there. On a full
+    file system ORT fails with "Failed to write external initializers to file ..." or "Protobuf serialization
+    failed", or leaves an empty profile (onnxruntime 1.31.1, a 256 KB tmpfs): that reads like a broken model
+    (exit 2) but is the machine's (exit 3) where the folder has less room than the model's weights and 64 MB, and,
+    for the session, ORT's message is about writing."""
+    if what != "its profile" and not any(word in exc.message.lower() for word in ("write", "serializ", "no space")):
+        return None
+    try:
+        free = shutil.disk_usage(tmp_dir).free
+    except OSError:
+        return None
+    if free >= weight_bytes + 64 * 2**20:
+        return None
+    return EnvironmentProblem(
+        f"onnxruntime ran out of room in the temporary folder {tmp_dir.parent} ({fmt_bytes(free)} free when it failed) "
+        f"writing {what} (the model's weights: {fmt_bytes(weight_bytes)}): free space there or set TMPDIR to a folder "
+        "with room "
+        f"(it said: {exc.message[:200]})")
 
 
 def _create_session(ort: Any, model_path: Path, so: Any, options: CheckOptions) -> tuple[Any, float]:
@@ -281,7 +307,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
             except DoctorError as exc:
                 # Out of device memory, a CUDA session that cannot be created, a run that fails: keep what
                 # was gathered so far (log, providers, placement) on the error, for --json.
-                failure = exc
+                failure = _temporary_folder_full(exc, tmp_dir, info.initializer_bytes) or exc
             finally:
                 census_run.stop()  # idempotent: stops the tracer after a failed run too
                 # The session logs at verbose level while it is destroyed, also after a failed run:
@@ -316,7 +342,10 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                 tool_version=__version__, created_utc=_now(), assumed_dims=assumed,
             )
             raise failure
-        run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs)
+        try:
+            run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs)
+        except DoctorError as exc:
+            raise _temporary_folder_full(exc, tmp_dir, info.initializer_bytes, "its profile") or exc
         try:
             os.unlink(profile_path)
         except OSError:
