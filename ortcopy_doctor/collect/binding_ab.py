@@ -5,7 +5,7 @@ docs/ort-notes.md), on the same inputs and shapes, after warm-up, interleaved ro
 drift hits every variant alike. The number of rounds adapts (stats.Sampler): ``measure_runs`` rounds first,
 then more until the 95% interval of every variant's speed-up over plain run() is within ±3% or
 ``measure_budget_s`` is spent. Every raw sample is kept in the record, with the same calls timed on the GPU
-clock (CUDA events, torch or cupy) where one is importable. The plan is the generated code itself: it is
+clock: CUDA events, through the CUDA runtime ORT's CUDA EP has loaded (else torch or cupy, where importable). The plan is the generated code itself: it is
 executed as printed (in two chunks: the setup, then ``infer()``'s definition and first call), and ``plain`` and
 ``all_device`` reuse the session it created. The CUDA graph runs its own generated code, where nothing blocks capture.
 
@@ -16,8 +16,10 @@ plan promises (advice.promised_transfers); ``transfer_source`` says which.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import io
+import os
 import time
 from dataclasses import replace
 from collections.abc import Callable
@@ -79,14 +81,112 @@ def _host_timer(fn: Callable[[], Any]) -> tuple[float, float | None]:
     return _timed(fn), None
 
 
+class CudaRuntime:
+    """The CUDA runtime library (libcudart) that ORT's CUDA EP loaded into this process, called through ctypes:
+    CUDA events and page-locked host memory without importing torch (1-2.5 s on the H200 machine) or cupy for
+    them. ``loaded()`` finds it in the process's memory map; None where no CUDA session has loaded one."""
+
+    TIMER = "cudaEventRecord (libcudart)"
+    ALLOCATOR = "cudaHostAlloc (libcudart)"
+
+    def __init__(self, lib: Any) -> None:
+        c_void_p, c_int, pointer = ctypes.c_void_p, ctypes.c_int, ctypes.POINTER
+        for name, argtypes in (("cudaSetDevice", [c_int]), ("cudaEventCreate", [pointer(c_void_p)]),
+                               ("cudaEventRecord", [c_void_p, c_void_p]), ("cudaEventSynchronize", [c_void_p]),
+                               ("cudaEventElapsedTime", [pointer(ctypes.c_float), c_void_p, c_void_p]),
+                               ("cudaHostAlloc", [pointer(c_void_p), ctypes.c_size_t, ctypes.c_uint]),
+                               ("cudaFreeHost", [c_void_p])):
+            fn = getattr(lib, name)
+            fn.argtypes, fn.restype = argtypes, c_int
+        self._lib = lib
+
+    @classmethod
+    def loaded(cls, maps: Path = Path("/proc/self/maps")) -> CudaRuntime | None:
+        """The libcudart mapped into this process (``maps``: its memory map), or None."""
+        try:
+            text = maps.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        for line in text.splitlines():
+            path = line.split(None, 5)[-1] if line.count(" ") >= 5 else ""
+            if os.path.basename(path).startswith("libcudart.so"):
+                try:
+                    return cls(ctypes.CDLL(path))
+                except (OSError, AttributeError):  # not loadable again, or not a CUDA runtime after all
+                    return None
+        return None
+
+    def _check(self, what: str, code: int) -> None:
+        if code != 0:
+            raise RuntimeError(f"{what} failed with CUDA error {code}")
+
+    def set_device(self, device_id: int) -> None:
+        """Make ``device_id`` this thread's current device (ORT's session runs on it)."""
+        self._check("cudaSetDevice", self._lib.cudaSetDevice(device_id))
+
+    def event(self) -> ctypes.c_void_p:
+        """A new CUDA event (with timing)."""
+        event = ctypes.c_void_p()
+        self._check("cudaEventCreate", self._lib.cudaEventCreate(ctypes.byref(event)))
+        return event
+
+    def record(self, event: ctypes.c_void_p) -> None:
+        """Record ``event`` on the default stream."""
+        self._check("cudaEventRecord", self._lib.cudaEventRecord(event, None))  # the default stream, as torch's
+
+    def elapsed_ms(self, start: ctypes.c_void_p, end: ctypes.c_void_p) -> float:
+        """Milliseconds on the GPU clock from ``start`` to ``end``, once ``end`` has completed."""
+        self._check("cudaEventSynchronize", self._lib.cudaEventSynchronize(end))
+        ms = ctypes.c_float()
+        self._check("cudaEventElapsedTime", self._lib.cudaEventElapsedTime(ctypes.byref(ms), start, end))
+        return float(ms.value)
+
+    def pinned_empty(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarray:
+        """An uninitialised numpy array in page-locked host memory, freed when the array (every view) is."""
+        nbytes = max(1, int(np.prod(shape, dtype=np.int64)) * dtype.itemsize)
+        ptr = ctypes.c_void_p()
+        self._check("cudaHostAlloc", self._lib.cudaHostAlloc(ctypes.byref(ptr), nbytes, 0))
+        buffer = (ctypes.c_char * nbytes).from_address(ptr.value or 0)
+        buffer._owner = _PinnedBlock(self._lib, ptr)  # type: ignore[attr-defined]  # freed with the last view
+        array: np.ndarray = np.frombuffer(memoryview(buffer), dtype=dtype, count=int(np.prod(shape, dtype=np.int64)))
+        return array.reshape(shape)
+
+
+class _PinnedBlock:
+    """One cudaHostAlloc block, given back (cudaFreeHost) when nothing refers to it any more."""
+
+    def __init__(self, lib: Any, ptr: ctypes.c_void_p) -> None:
+        self._lib, self._ptr = lib, ptr
+
+    def __del__(self) -> None:
+        self._lib.cudaFreeHost(self._ptr)
+
+
 def gpu_event_timer(device_id: int = 0) -> tuple[str, Callable[[Callable[[], Any]], tuple[float, float | None]]]:
-    """(name, timer): the timer gives (host ms, GPU ms) of one call; GPU time from CUDA events (torch, else cupy).
+    """(name, timer): the timer gives (host ms, GPU ms) of one call; GPU time from CUDA events, recorded through
+    the CUDA runtime ORT loaded (``CudaRuntime``), else through torch, else cupy.
 
     The start event is recorded on the default stream just before the host clock starts and the end event just
     after it stops; ORT returns from run() only when its stream is done, so the GPU clock spans the same call.
-    The events stay outside the host interval (their cost is not in the host time). Without torch or cupy the GPU
-    time is None and the name is "".
+    The events stay outside the host interval (their cost is not in the host time). Without any of the three the
+    GPU time is None and the name is "".
     """
+    try:
+        runtime = CudaRuntime.loaded()
+        if runtime is not None:
+            runtime.set_device(device_id)
+            start, end = runtime.event(), runtime.event()  # one pair, reused: the calls are timed one at a time
+
+            def cudart_timer(fn: Callable[[], Any]) -> tuple[float, float | None]:
+                runtime.record(start)
+                host = _timed(fn)
+                runtime.record(end)
+                return host, runtime.elapsed_ms(start, end)
+
+            cudart_timer(lambda: None)
+            return CudaRuntime.TIMER, cudart_timer
+    except Exception:  # noqa: BLE001 - try torch
+        pass
     try:
         import torch
 
@@ -484,12 +584,20 @@ def _pinned(ort: Any, plan: BindingPlan, arrays: dict[str, np.ndarray], runs: in
 
 
 def _pinned_buffers(fed: list[tuple[str, np.ndarray]], device_id: int) -> tuple[list[np.ndarray] | None, str]:
-    """numpy views of page-locked host buffers (torch, else cupy), or (None, why none).
+    """numpy arrays in page-locked host memory (the CUDA runtime ORT loaded, else torch, else cupy), or (None, why
+    none).
 
     ORT's Python API has no pinned device type for OrtValues (OrtValue.ortvalue_from_numpy accepts cuda, cann,
     cpu, dml, webgpu, gpu and npu in 1.31.1; read from onnxruntime_inference_collection.py), so the buffer comes
-    from torch or cupy; ORT's cudaMemcpy from it then runs at pinned speed.
+    from cudaHostAlloc, torch or cupy; ORT's cudaMemcpy from it then runs at pinned speed.
     """
+    try:
+        runtime = CudaRuntime.loaded()
+        if runtime is not None:
+            runtime.set_device(device_id)
+            return [runtime.pinned_empty(a.shape, a.dtype) for _, a in fed], CudaRuntime.ALLOCATOR
+    except Exception:  # noqa: BLE001 - try the next allocator
+        pass
     try:
         import torch
 
@@ -509,5 +617,5 @@ def _pinned_buffers(fed: list[tuple[str, np.ndarray]], device_id: int) -> tuple[
         return views, "cupyx.empty_pinned"
     except Exception:  # noqa: BLE001
         pass
-    return None, ("no pinned host allocator here: install torch or cupy (ORT's Python API cannot allocate pinned "
-                  "OrtValues: 'cuda_pinned' is not one of its device types)")
+    return None, ("no pinned host allocator here: no CUDA runtime is loaded and neither torch nor cupy is installed "
+                  "(ORT's Python API cannot allocate pinned OrtValues: 'cuda_pinned' is not one of its device types)")

@@ -28,6 +28,7 @@ from ortcopy_doctor.collect.session import CheckOptions
 from ortcopy_doctor.collect.demo_model import build_demo_model
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, from_jsonable, to_jsonable
 from ortcopy_doctor.collect.feeds import build_feeds
+from ortcopy_doctor.collect.binding_ab import CudaRuntime
 from ortcopy_doctor.collect.binding_ab import _measure, _quiet, decide, split_code, stats
 from ortcopy_doctor.report.core import analyse
 from ortcopy_doctor.render.html import render_html
@@ -307,10 +308,10 @@ def test_gpu_measurement_runs_and_every_flavor_runs_as_printed(tmp_path, name):
     # Adaptive sampling kept every raw sample, and timed the same calls with CUDA events where torch or cupy is here.
     ran = [v for v in m.variants if v.ran]
     assert m.runs >= 10 and {len(v.samples_ms) for v in ran} == {m.runs}
-    if importlib.util.find_spec("torch") or importlib.util.find_spec("cupy"):
-        assert m.gpu_timer in ("torch.cuda.Event", "cupy.cuda.Event")
-        assert {len(v.gpu_samples_ms) for v in ran} == {m.runs}
-        assert all(v.gpu_median_ms > 0 for v in ran)
+    # the CUDA runtime ORT's CUDA EP loaded gives the events (no torch or cupy needed)
+    assert m.gpu_timer == CudaRuntime.TIMER
+    assert {len(v.gpu_samples_ms) for v in ran} == {m.runs}
+    assert all(v.gpu_median_ms > 0 for v in ran)
     assert report.to_dict()["advice"]["status"] == "measured"
     for flavor in ("onnxruntime", "torch", "cupy"):
         if flavor != "onnxruntime" and importlib.util.find_spec(flavor) is None:
@@ -318,3 +319,50 @@ def test_gpu_measurement_runs_and_every_flavor_runs_as_printed(tmp_path, name):
         with _quiet():
             namespace, _, _ = run_generated(render_code(report.evidence, report.binding, flavor), flavor, None)
             namespace["infer"]()
+
+
+_NO_TORCH_SCRIPT = """
+import json, sys
+from ortcopy_doctor import check
+report = check(sys.argv[1], timed_runs=3, measure_runs=10)
+m = report.evidence.binding_measurement
+print(json.dumps({"providers": report.evidence.session.active_providers, "status": m.status, "timer": m.gpu_timer,
+                  "gpu": [v.gpu_median_ms for v in m.variants if v.ran],
+                  "pinned": m.pinned and [m.pinned.method, m.pinned.pinned_ms, m.pinned.pageable_ms],
+                  "loaded": sorted(name for name in ("torch", "cupy") if name in sys.modules)}))
+"""
+
+
+@pytest.mark.gpu
+def test_gpu_events_and_pinned_buffers_need_neither_torch_nor_cupy(tmp_path):
+    ort = pytest.importorskip("onnxruntime")
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        pytest.skip("no CUDA EP in this onnxruntime")
+    path = _save(tmp_path, "conv_net", models.conv_net())
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[2]),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", _NO_TORCH_SCRIPT, str(path)], env=env, capture_output=True, text=True,
+                         timeout=600, check=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    if result["providers"][0] != "CUDAExecutionProvider":
+        pytest.skip("the CUDA EP did not load here")
+    assert (result["status"], result["timer"], result["loaded"]) == ("measured", CudaRuntime.TIMER, [])
+    assert result["gpu"] and all(ms > 0 for ms in result["gpu"])
+    method, pinned_ms, pageable_ms = result["pinned"]
+    assert method == CudaRuntime.ALLOCATOR and pinned_ms > 0 and pageable_ms > 0
+
+
+def test_no_cuda_runtime_in_the_memory_map_means_none(tmp_path):
+    maps = tmp_path / "maps"
+    maps.write_text("7f0000000000-7f0000001000 r-xp 00000000 08:01 42 /usr/lib/x86_64-linux-gnu/libc.so.6\n")
+    assert CudaRuntime.loaded(maps) is None
+
+
+def test_a_cuda_runtime_that_cannot_be_opened_means_none(tmp_path):
+    maps = tmp_path / "maps"
+    maps.write_text(f"7f0000000000-7f0000001000 r-xp 00000000 08:01 42 {tmp_path}/gone/libcudart.so.13\n")
+    assert CudaRuntime.loaded(maps) is None
+
+
+def test_an_unreadable_memory_map_means_none(tmp_path):
+    assert CudaRuntime.loaded(tmp_path / "missing") is None
