@@ -18,3 +18,17 @@ def test_a_check_json_recorded_on_the_h200_reanalyses_to_the_same_bytes(tmp_path
     path = tmp_path / "demo.json"
     path.write_text(written, encoding="utf-8")
     assert load_report(path).to_json() == written
+
+
+CUDART = TESTS / "fixtures" / "check_json" / "conv16_cudart.json.gz"
+
+
+def test_a_check_timed_through_the_cuda_runtime_reanalyses_to_the_same_bytes(tmp_path):
+    written = gzip.decompress(CUDART.read_bytes()).decode("utf-8")
+    path = tmp_path / "conv16.json"
+    path.write_text(written, encoding="utf-8")
+    report = load_report(path)
+    assert report.to_json() == written
+    measured = report.evidence.binding_measurement
+    assert (measured.gpu_timer, measured.pinned.method) == ("cudaEventRecord (libcudart)", "cudaHostAlloc (libcudart)")
+    assert "pinned buffer from cudaHostAlloc (libcudart)" in report.measured.pinned
