@@ -7,15 +7,18 @@ doubled the per-run time of a 1 ms model on the H200 (docs/ort-notes.md).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import gc
+import importlib
 import os
 import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,7 @@ from ortcopy_doctor.collect import ortlog
 from ortcopy_doctor.knowledge import providers as provider_names
 from ortcopy_doctor.collect.environment import collect_environment
 from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelError, UsageError
+from ortcopy_doctor.collect.census import BACKEND_ENV
 from ortcopy_doctor.collect.census_run import CensusCollector
 from ortcopy_doctor.model.evidence import AssumedDim, Evidence, RuntimeNode, SessionEvidence, Timings
 from ortcopy_doctor.model.vocabulary import EvidenceMode
@@ -135,6 +139,54 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
         return ModelError(f"the model failed to run on the given inputs: {_whole(reason.rstrip('.'))}; give real values: "
                           "--value NAME=V for a scalar input, --inputs FILE.npz for tensors, --dim/--shape for sizes")
     return ModelError(f"onnxruntime refused {model_path.name} during {stage}: {_whole(first)}")
+
+
+# What a check on a device loads after its evidence session exists: the binding A/B and the HTML renderer with
+# jinja2, and the CUPTI bindings of the census (0.15-0.2 s alone on the H200 machine; see _loaded_ahead).
+_LOADED_AFTER_A_GPU_SESSION = ("ortcopy_doctor.collect.binding_ab", "ortcopy_doctor.render.html")
+
+
+def _device_requested(options: CheckOptions) -> bool:
+    return any(p != provider_names.CPU for p in options.providers)
+
+
+def _loaded_ahead(options: CheckOptions) -> tuple[str, ...]:
+    """The modules to import while a device session is created (none for a CPU check, whose session is ready in
+    milliseconds). cupti-python only where the census may use it: imported ahead while the census was to use the
+    PyTorch profiler (``ORTCOPY_CENSUS_BACKEND=torch-profiler``; Kineto drives CUPTI too), the live test of that
+    backend failed on the H200 (tests/analysis/test_transfers.py)."""
+    if not _device_requested(options):
+        return ()
+    if os.environ.get(BACKEND_ENV, "").strip() in ("torch-profiler", "none"):
+        return _LOADED_AFTER_A_GPU_SESSION
+    return ("cupti.cupti", *_LOADED_AFTER_A_GPU_SESSION)
+
+
+@contextlib.contextmanager
+def _importing(modules: Sequence[str]) -> Iterator[None]:
+    """Import ``modules`` on a helper thread while the block runs; wait for them when it ends.
+
+    Creating a session releases the GIL: on the H200 machine a Python thread ran at full speed through a 0.8 s
+    CUDA session creation. So modules the check needs later load meanwhile instead of after. The thread is
+    joined when the block ends, before any run is profiled or timed, so it competes with none of them. An import
+    that fails here is left to fail again, with its message, where the module is needed."""
+    if not modules:
+        yield
+        return
+
+    def load() -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - not installed or broken: the code that needs it says so
+                pass
+
+    thread = threading.Thread(target=load, name="ortcopy-doctor-imports", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
 
 
 def _temporary_folder_full(exc: DoctorError, tmp_dir: Path, weight_bytes: int,
@@ -291,7 +343,8 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
             assignment: dict[Any, str] | None = None
             failure: DoctorError | None = None
             try:
-                session, _ = _create_session(ort, model_path, so, options)
+                with _importing(_loaded_ahead(options)):
+                    session, _ = _create_session(ort, model_path, so, options)
                 active = list(session.get_providers())
                 assignment = _assignment(session)
                 total = options.warmup_runs + options.profiled_runs
