@@ -258,6 +258,21 @@ def _write_outputs(outputs: OutputSet, report: Any, ci: Optional[CiOptions] = No
         outputs.discard()
 
 
+def _load(path: Path, command: str) -> Any:
+    """The report ``path`` holds, re-analysed; ``-`` reads it from stdin (``check --json - | ortcopy-doctor
+    report -``), which must be a pipe or a file, not a terminal nor closed."""
+    from ortcopy_doctor.report.core import load_report, load_report_bytes
+
+    if str(path) != "-":
+        return load_report(path)
+    if "stdin" in _CLOSED_STREAMS or sys.stdin is None:
+        raise UsageError(f"{command} -: stdin is closed: pipe a JSON into it, or give a file path")
+    if sys.stdin.isatty():
+        raise UsageError(f"{command} -: stdin is a terminal: pipe a JSON into it (`ortcopy-doctor check MODEL --json - "
+                         f"| ortcopy-doctor {command} -`), or give a file path")
+    return load_report_bytes(sys.stdin.buffer.read(), "stdin")
+
+
 def _keep_partial_evidence(exc: DoctorError, outputs: OutputSet) -> None:
     """On a failure after the session existed (e.g. out of device memory), keep what was gathered: the JSON
     report of the partial evidence, marked incomplete, where --json asked for one. No other output is written."""
@@ -359,7 +374,7 @@ def check(
 
 @app.command(short_help="Re-analyse and re-render recorded JSON.")
 def report(
-    evidence_json: Path = typer.Argument(..., help="A JSON file written by `check --json`."),
+    evidence_json: Path = typer.Argument(..., help="A JSON file written by `check --json`; - for stdin."),
     html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the re-analysed report as JSON here; - for stdout."),
     fail_on: FailOn = typer.Option(FailOn.never, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
@@ -373,14 +388,13 @@ def report(
 
     def body() -> int:
         from ortcopy_doctor.render.text import print_report
-        from ortcopy_doctor.report.core import load_report
 
         outputs = _outputs([("the evidence JSON", evidence_json)],
                            [("--json", json_path), ("--html", html), ("--sarif", sarif), ("--trace", trace)])
         from ortcopy_doctor.cli.ci import CiOptions
 
         ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
-        loaded = load_report(evidence_json)
+        loaded = _load(evidence_json, "report")
         written = _write_outputs(outputs, loaded, ci)
         out = _stdout(outputs.uses_stdout)
         print_report(loaded, out)
@@ -393,8 +407,8 @@ def report(
 
 @app.command(short_help="Compare two reports: transfers, findings, latency.")
 def diff(
-    a_json: Path = typer.Argument(..., help="The earlier report: a JSON file written by `check --json`."),
-    b_json: Path = typer.Argument(..., help="The later report to compare with it."),
+    a_json: Path = typer.Argument(..., help="The earlier report: a JSON file written by `check --json`; - for stdin."),
+    b_json: Path = typer.Argument(..., help="The later report to compare with it; - for stdin."),
     html: Optional[Path] = typer.Option(None, "--html", "-o", help="Write the diff as an HTML page here."),
     fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help="Exit 1 when b has transfers or findings that a has not."),
     show_unchanged: bool = typer.Option(False, "--all", help="List unchanged transfers and findings too."),
@@ -403,12 +417,15 @@ def diff(
     """Transfers and findings added, removed or changed between two reports, and the latency change."""
 
     def body() -> int:
-        from ortcopy_doctor.report.diff import diff_files
+        from ortcopy_doctor.report.diff import diff_reports
         from ortcopy_doctor.render.diff import render_diff_html, render_diff_text
         from ortcopy_doctor.render.terminal import safe
 
+        if str(a_json) == "-" and str(b_json) == "-":
+            raise UsageError("diff - -: only one of the two reports can come from stdin: give the other one's path")
         outputs = _outputs([("report a", a_json), ("report b", b_json)], [("--html", html)])
-        result = diff_files(a_json, b_json)
+        result = diff_reports(_load(a_json, "diff"), _load(b_json, "diff"),
+                              *("stdin" if str(p) == "-" else str(p) for p in (a_json, b_json)))
         written = _write_outputs(outputs, result, html=render_diff_html)
         _write(render_diff_text(result, show_unchanged=show_unchanged))
         for path in written:

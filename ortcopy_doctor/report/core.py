@@ -244,9 +244,15 @@ def load_report(path: Path | str) -> Report:
     return _load_report(Path(path))
 
 
-def _load_report(path: Path) -> Report:
+@without_cyclic_gc
+def load_report_bytes(data: bytes, name: str = "stdin") -> Report:
+    """``load_report`` of a JSON document already read (``report -`` reads stdin); ``name`` names it in errors."""
+    return _load_report(Path(name), data)
+
+
+def _load_report(path: Path, raw: bytes | None = None) -> Report:
     try:
-        data = jsontext.loads(path.read_bytes())
+        data = jsontext.loads(path.read_bytes() if raw is None else raw)
     except FileNotFoundError:
         raise UsageError(f"{path} not found: pass a JSON file written by `ortcopy-doctor check --json`") from None
     except (OSError, ValueError) as exc:

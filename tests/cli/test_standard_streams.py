@@ -140,3 +140,70 @@ def test_a_terminal_whose_encoding_lacks_a_character_gets_its_escape(model):
                             check=False)
     assert (result.returncode, result.stderr) == (0, b"")
     assert result.stdout == b"CPU-only session: no host\\u2194device copies (all 6 nodes on CPU).\n"
+
+
+# --- stdin: `report -` and `diff A -` read the JSON from a pipe --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def recorded_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import gzip
+
+    path = tmp_path_factory.mktemp("stdin") / "demo.json"
+    path.write_bytes(gzip.decompress((REPO / "tests" / "fixtures" / "check_json" / "demo.json.gz").read_bytes()))
+    return path
+
+
+def _doctor_stdin(stdin: object, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-m", "ortcopy_doctor", *argv], env=env, stdin=stdin, capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+def test_report_dash_reads_the_json_from_stdin(recorded_json):
+    with open(recorded_json, "rb") as f:
+        piped = _doctor_stdin(f, "report", "-", "--json", "-")
+    from_file = _doctor_stdin(subprocess.DEVNULL, "report", str(recorded_json), "--json", "-")
+    assert (piped.returncode, piped.stderr) == (from_file.returncode, from_file.stderr)
+    assert piped.stdout == from_file.stdout == recorded_json.read_text(encoding="utf-8")
+
+
+def test_diff_reads_one_report_from_stdin(recorded_json):
+    with open(recorded_json, "rb") as f:
+        result = _doctor_stdin(f, "diff", str(recorded_json), "-")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.splitlines()[:2] == [f"ortcopy-doctor diff: {recorded_json} → stdin",
+                                              "No new transfers or findings."]
+
+
+def test_diff_refuses_both_reports_from_stdin(recorded_json):
+    with open(recorded_json, "rb") as f:
+        result = _doctor_stdin(f, "diff", "-", "-")
+    assert (result.returncode, result.stderr) == (
+        2, "error: diff - -: only one of the two reports can come from stdin: give the other one's path\n")
+
+
+def test_report_dash_with_no_json_on_stdin_says_so():
+    result = _doctor_stdin(subprocess.DEVNULL, "report", "-")
+    assert (result.returncode, result.stderr) == (
+        2, "error: stdin is not readable JSON (Expecting value: line 1 column 1 (char 0)): pass a file written by "
+           "`check --json`\n")
+
+
+def test_report_dash_with_stdin_closed_says_so():
+    result = _closed("<&-", "report", "-")
+    assert (result.returncode, result.stderr) == (
+        2, "error: report -: stdin is closed: pipe a JSON into it, or give a file path\n")
+
+
+def test_report_dash_on_a_terminal_does_not_wait_for_typing():
+    import pty
+
+    primary, secondary = pty.openpty()
+    try:
+        result = _doctor_stdin(secondary, "report", "-")
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: report -: stdin is a terminal: pipe a JSON into it")
