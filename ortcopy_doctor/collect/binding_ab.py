@@ -162,17 +162,17 @@ class _PinnedBlock:
         self._lib.cudaFreeHost(self._ptr)
 
 
-def gpu_event_timer(device_id: int = 0) -> tuple[str, Callable[[Callable[[], Any]], tuple[float, float | None]]]:
+def gpu_event_timer(device_id: int = 0, runtime: CudaRuntime | None = None
+                    ) -> tuple[str, Callable[[Callable[[], Any]], tuple[float, float | None]]]:
     """(name, timer): the timer gives (host ms, GPU ms) of one call; GPU time from CUDA events, recorded through
     the CUDA runtime ORT loaded (``CudaRuntime``), else through torch, else cupy.
 
     The start event is recorded on the default stream just before the host clock starts and the end event just
     after it stops; ORT returns from run() only when its stream is done, so the GPU clock spans the same call.
     The events stay outside the host interval (their cost is not in the host time). Without any of the three the
-    GPU time is None and the name is "".
+    GPU time is None and the name is "". ``runtime``: the one ``CudaRuntime.loaded()`` found, if any.
     """
     try:
-        runtime = CudaRuntime.loaded()
         if runtime is not None:
             runtime.set_device(device_id)
             start, end = runtime.event(), runtime.event()  # one pair, reused: the calls are timed one at a time
@@ -441,7 +441,8 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
         except Exception as exc:  # noqa: BLE001
             variants[name] = replace(variants[name], skipped_reason=f"failed during warm-up: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}")
             del calls[name]
-    gpu_timer, timer = (("", _host_timer) if dry_run else gpu_event_timer(device_id))
+    runtime = None if dry_run else CudaRuntime.loaded()  # found once: the GPU clock and the pinned buffers use it
+    gpu_timer, timer = (("", _host_timer) if dry_run else gpu_event_timer(device_id, runtime))
     budget = float(getattr(options, "measure_budget_s", DEFAULT_BUDGET_S))
     sampler = Sampler(calls=dict(calls), timer=timer, base="plain", min_rounds=runs, budget_s=budget)
     samples = sampler.run() if calls else {}
@@ -476,7 +477,7 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
     phases, phase_binding = _phases(ort, session, plan, namespace, arrays, all_binding, all_inputs, runs, warmup,
                                     device_id)
     result = replace(result, phases=phases, phase_binding=phase_binding,
-                     pinned=None if dry_run else _pinned(ort, plan, arrays, runs, warmup, device_id))
+                     pinned=None if dry_run else _pinned(ort, plan, arrays, runs, warmup, device_id, runtime))
     if dry_run:
         result.notes.append(f"dry run on {device_type} OrtValues: the machinery ran, the timings say nothing about a GPU")
     result = replace(result, variants=[variants[n] for n in ("plain", "plan", "all_device", "cuda_graph")])
@@ -545,15 +546,15 @@ def _phases(ort: Any, session: Any, plan: BindingPlan, namespace: dict[str, Any]
     return phases, which
 
 
-def _pinned(ort: Any, plan: BindingPlan, arrays: dict[str, np.ndarray], runs: int, warmup: int, device_id: int
-            ) -> PinnedTiming | None:
+def _pinned(ort: Any, plan: BindingPlan, arrays: dict[str, np.ndarray], runs: int, warmup: int, device_id: int,
+            runtime: CudaRuntime | None) -> PinnedTiming | None:
     """Upload of the device-bound inputs from pageable numpy vs from a pinned host buffer, same device buffers."""
     fed = [(e.name, np.ascontiguousarray(arrays[e.name])) for e in plan.inputs
            if e.place == DEVICE and e.name in arrays and arrays[e.name].dtype != object]
     if not fed:
         return None
     nbytes = sum(a.nbytes for _, a in fed)
-    pinned_views, method = _pinned_buffers(fed, device_id)
+    pinned_views, method = _pinned_buffers(fed, device_id, runtime)
     if pinned_views is None:
         return PinnedTiming(method="none", bytes=nbytes, skipped_reason=method)
     targets = [ort.OrtValue.ortvalue_from_numpy(a, "cuda", device_id) for _, a in fed]
@@ -583,7 +584,8 @@ def _pinned(ort: Any, plan: BindingPlan, arrays: dict[str, np.ndarray], runs: in
                         pinned_ms=stats(t_pin)["median_ms"], staging_ms=stats(t_stage)["median_ms"])
 
 
-def _pinned_buffers(fed: list[tuple[str, np.ndarray]], device_id: int) -> tuple[list[np.ndarray] | None, str]:
+def _pinned_buffers(fed: list[tuple[str, np.ndarray]], device_id: int, runtime: CudaRuntime | None
+                    ) -> tuple[list[np.ndarray] | None, str]:
     """numpy arrays in page-locked host memory (the CUDA runtime ORT loaded, else torch, else cupy), or (None, why
     none).
 
@@ -592,7 +594,6 @@ def _pinned_buffers(fed: list[tuple[str, np.ndarray]], device_id: int) -> tuple[
     from cudaHostAlloc, torch or cupy; ORT's cudaMemcpy from it then runs at pinned speed.
     """
     try:
-        runtime = CudaRuntime.loaded()
         if runtime is not None:
             runtime.set_device(device_id)
             return [runtime.pinned_empty(a.shape, a.dtype) for _, a in fed], CudaRuntime.ALLOCATOR

@@ -46,7 +46,7 @@ from ortcopy_doctor.collect.session import (
     provider_list,
     session_options,
 )
-from ortcopy_doctor.knowledge.model_file import inspect_model, load_model, walk_nodes
+from ortcopy_doctor.knowledge.model_file import display_path, inspect_model, load_model, walk_nodes
 from ortcopy_doctor.analysis.profile import parse_profile
 
 Progress = Callable[[str], None]
@@ -190,15 +190,16 @@ def _importing(modules: Sequence[str]) -> Iterator[None]:
 
 
 def _temporary_folder_full(exc: DoctorError, tmp_dir: Path, weight_bytes: int,
-                           what: str = "its optimized copy of the model") -> EnvironmentProblem | None:
-    """The error to give where ORT failed to write ``what`` into the temporary folder because it is full.
+                           profile: bool = False) -> EnvironmentProblem | None:
+    """The error to give where ORT failed to write its optimized model (``profile``: its profile) into the
+    temporary folder because it is full.
 
     The evidence session writes ORT's optimized model (with a copy of the weights) and its profile there. On a full
     file system ORT fails with "Failed to write external initializers to file ..." or "Protobuf serialization
     failed", or leaves an empty profile (onnxruntime 1.31.1, a 256 KB tmpfs): that reads like a broken model
     (exit 2) but is the machine's (exit 3) where the folder has less room than the model's weights and 64 MB, and,
     for the session, ORT's message is about writing."""
-    if what != "its profile" and not any(word in exc.message.lower() for word in ("write", "serializ", "no space")):
+    if not profile and not any(word in exc.message.lower() for word in ("write", "serializ", "no space")):
         return None
     try:
         free = shutil.disk_usage(tmp_dir).free
@@ -208,17 +209,16 @@ def _temporary_folder_full(exc: DoctorError, tmp_dir: Path, weight_bytes: int,
         return None
     return EnvironmentProblem(
         f"onnxruntime ran out of room in the temporary folder {tmp_dir.parent} ({fmt_bytes(free)} free when it failed) "
-        f"writing {what} (the model's weights: {fmt_bytes(weight_bytes)}): free space there or set TMPDIR to a folder "
+        f"writing {'its profile' if profile else 'its optimized copy of the model'} (the model's weights: {fmt_bytes(weight_bytes)}): free space there or set TMPDIR to a folder "
         "with room "
         f"(it said: {exc.message[:200]})")
 
 
 def _create_session(ort: Any, model_path: Path, so: Any, options: CheckOptions) -> tuple[Any, float]:
-    try:
-        str(model_path).encode("utf-8")
-    except UnicodeEncodeError:  # a name with bytes the file system encoding does not decode (surrogate escapes)
-        raise ModelError(f"the path {str(model_path)!a} is not valid UTF-8, and onnxruntime opens a model only by a "
-                         "UTF-8 path: rename the file (or its folder); --static still predicts it") from None
+    shown = display_path(model_path)
+    if shown != str(model_path):  # a name with bytes the file system encoding does not decode (surrogate escapes)
+        raise ModelError(f"the path '{shown}' is not valid UTF-8, and onnxruntime opens a model only by a UTF-8 path: "
+                         "rename the file (or its folder); --static still predicts it")
     start = time.perf_counter()
     try:
         session = ort.InferenceSession(str(model_path), so, providers=provider_list(options))
@@ -398,7 +398,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
         try:
             run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs)
         except DoctorError as exc:
-            raise _temporary_folder_full(exc, tmp_dir, info.initializer_bytes, "its profile") or exc
+            raise _temporary_folder_full(exc, tmp_dir, info.initializer_bytes, profile=True) or exc
         try:
             os.unlink(profile_path)
         except OSError:

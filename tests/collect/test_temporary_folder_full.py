@@ -66,9 +66,10 @@ def test_an_empty_profile_in_a_full_folder_is_the_folders(tiny_tmp):
     (tiny_tmp / "filler").write_bytes(b"\0" * (200 * 1024))
     (tiny_tmp / "session").mkdir()
     error = ModelError("profile /x/profile.json is not readable JSON (Expecting value: line 1 column 1 (char 0))")
-    problem = _temporary_folder_full(error, tiny_tmp / "session", 100_000, "its profile")
+    problem = _temporary_folder_full(error, tiny_tmp / "session", 100_000, profile=True)
     assert problem is not None and problem.exit_code == 3
     assert problem.message.startswith(f"onnxruntime ran out of room in the temporary folder {tiny_tmp} (")
+    assert "writing its profile (the model's weights: 100.0 KB)" in problem.message
 
 
 def test_a_session_error_not_about_writing_keeps_its_own_meaning(tiny_tmp):
