@@ -107,8 +107,15 @@ def main() -> None:
     out = Path(args.out) / args.backend
     out.mkdir(parents=True, exist_ok=True)
     ok = True
+    import onnxruntime as ort
+    from ort_limits import cannot_run
+
     for name in models.ALL:
         if name in SKIP:
+            continue
+        reason = cannot_run(name, ort.__version__)
+        if reason:
+            print(f"== {name}: skipped: {reason}")
             continue
         try:
             ok = verify(name, out, args.backend) and ok

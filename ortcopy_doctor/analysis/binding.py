@@ -469,12 +469,14 @@ def _render_ort(evidence: Evidence, plan: BindingPlan) -> str:
         lines.append("    outputs = binding.get_outputs()  # OrtValues; .device_name() says where each one lives")
         lines.append("    # State: this run's output buffer becomes the next run's input, and the old input buffer takes")
         lines.append("    # the next output. Swapping the bound OrtValues costs no copy; keep a returned state value only")
-        lines.append("    # until the run after next, which writes into its buffer again.")
+        lines.append("    # until the run after next, which writes into its buffer again. The state returned is that buffer:")
+        lines.append("    # what get_outputs() gave follows the rebinding in onnxruntime up to 1.27 (1.30 keeps it).")
         for i, o in pairs:
             a, b = f"{names.inputs[i]}_on_device", f"{names.outputs[o]}_on_device"
             lines.append(f"    {a}, {b} = {b}, {a}")
             lines.append(f"    binding.bind_ortvalue_input({i!r}, {a})")
             lines.append(f"    binding.bind_ortvalue_output({o!r}, {b})")
+            lines.append(f"    outputs[{bound_outputs.index(o)}] = {a}")
         lines.append("    return outputs")
     lines += [
         "",

@@ -30,14 +30,21 @@ _PROFILE_TYPES = {
 }
 
 
-def load_events(path: Path) -> list[dict[str, Any]]:
+def load_events(path: Path, raw_names: bool = False) -> list[dict[str, Any]]:
     """The events of the ORT profile at ``path`` (a list, or the ``traceEvents`` of an object).
+
+    ``raw_names``: the profile was written by an onnxruntime that writes event names unescaped (up to 1.30,
+    ``knowledge.ort_versions``): each ``"name"`` value is taken as it stands, up to the ``"args"`` field ORT writes
+    after it, and escaped before the file is parsed. Control characters inside strings are read either way.
 
     Raises ``ModelError`` where the file is not readable JSON or holds no list of events.
     """
     try:
         with Path(path).open("rb") as f:
-            data = json.load(f)
+            text = f.read().decode("utf-8", errors="replace")
+        if raw_names:
+            text = _RAW_NAME.sub(_escaped_name, text)
+        data = json.loads(text, strict=False)
     except (OSError, ValueError) as exc:
         raise ModelError(f"profile {path} is not readable JSON ({exc})") from None
     if isinstance(data, dict):  # {"traceEvents": [...]} form
@@ -45,6 +52,15 @@ def load_events(path: Path) -> list[dict[str, Any]]:
     if not isinstance(data, list):
         raise ModelError(f"profile {path} is not an ORT profile (expected a list of events)")
     return data
+
+
+# A name as onnxruntime up to 1.30 writes it, unescaped (quotes, backslashes, newlines as they are): everything up to
+# the "args" field that follows it in every event ORT writes.
+_RAW_NAME = re.compile(r'"name" :"(.*?)","args" :', re.DOTALL)
+
+
+def _escaped_name(match: re.Match[str]) -> str:
+    return f'"name" :{json.dumps(match.group(1), ensure_ascii=False)},"args" :'
 
 
 def tensor_bytes(shape_entry: Any) -> int:
@@ -177,10 +193,13 @@ class _Reducer:
 # ORT 1.31 writes one event per line, e.g.
 #   {"cat" : "Node","pid" :651,...,"ts" :15511,"ph" : "X","name" :"matmul1_kernel_time","args" : {...}},
 # The fast path reads the few fields it needs with these; a line it cannot read goes through json.
-_STR_VALUE = re.compile(r'\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"')  # a JSON string (unrolled: fast in re)
+# a JSON string (unrolled: fast in re), ending where a value ends: a name holding an unescaped quote (onnxruntime up
+# to 1.30) is then not read as a shorter name, its line goes through json instead
+_STR_VALUE = re.compile(r'\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"(?=\s*[,}\]])')
 _INT_VALUE = re.compile(r'\s*:\s*(-?\d+)(?=[,}\s])')
 _HEAD = re.compile(r'\{\s*"cat"\s*:\s*"(\w+)"\s*,\s*"pid"\s*:\s*-?\d+\s*,\s*"tid"\s*:\s*-?\d+\s*,\s*"dur"\s*:\s*(-?\d+)\s*,'
-                   r'\s*"ts"\s*:\s*(-?\d+)\s*,\s*"ph"\s*:\s*"\w*"\s*,\s*"name"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"')
+                   r'\s*"ts"\s*:\s*(-?\d+)\s*,\s*"ph"\s*:\s*"\w*"\s*,\s*"name"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"'
+                   r'(?=\s*[,}])')
 _SHAPES_VALUE = re.compile(r'\s*:\s*(\[\s*(?:\{[^{}]*\}(?:\s*,\s*\{[^{}]*\})*)?\s*\])')
 
 
@@ -203,13 +222,18 @@ def _run_of(starts: list[int], ts: int) -> int:
     return bisect.bisect_right(starts, ts) - 1
 
 
-def parse_profile(path: Path, warmup_runs: int = 0) -> tuple[list[RunEvent], list[NodeEvent]]:
+def parse_profile(path: Path, warmup_runs: int = 0, raw_names: bool = False) -> tuple[list[RunEvent], list[NodeEvent]]:
     """Runs and node events of the profile at ``path``.
 
     Streams ORT's one-event-per-line layout, reading only the fields the report uses, so that a
     profile of 1,000,000 events parses in seconds and in bounded memory; any other JSON layout (one
     line, pretty-printed, ``{"traceEvents": [...]}``) is loaded whole and gives the same result.
+    ``raw_names`` (a profile of onnxruntime up to 1.30 with a node name that JSON must escape): loaded whole,
+    each name read as written (``load_events``).
     """
+    if raw_names:
+        with gc_paused():
+            return parse_events(load_events(path, raw_names=True), warmup_runs)
     # millions of short-lived containers: the cyclic GC only slows the parse down (no cycles here)
     with gc_paused():
         reducer = _Reducer()

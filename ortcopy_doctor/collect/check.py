@@ -30,6 +30,7 @@ from ortcopy_doctor.model.version import __version__
 
 from ortcopy_doctor.collect import ortlog
 
+from ortcopy_doctor.knowledge import ort_versions
 from ortcopy_doctor.knowledge import providers as provider_names
 from ortcopy_doctor.collect.environment import collect_environment
 from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelError, UsageError
@@ -123,6 +124,14 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
         return ModelError(
             f"{model_path.name} has an output of element type {numpy_type.group(1) or 'unknown'}, which numpy cannot "
             "hold, so onnxruntime's run() cannot return it: check cannot measure this model; --static predicts it"
+        )
+    if stage == "run" and "GetPyObjFromTensor" in text and "non-CPU tensor" in text:
+        # onnxruntime-gpu 1.27.0 on the H200: a sequence output produced by the CUDA EP ("Either data transfer manager
+        # or a function to copy data to the host is needed to convert non-CPU tensor to numpy array"); 1.31.1 returns it
+        return EnvironmentProblem(
+            f"onnxruntime {ort.__version__}'s run() cannot return an output of {model_path.name} that is on the device "
+            "(a sequence or map of tensors) as numpy: it has no copy to the host for it (onnxruntime-gpu 1.31.1 has); "
+            "upgrade onnxruntime to check this model, or use --static"
         )
     kernel = re.search(r"(?:Could not find an implementation for|Failed to find kernel for) (\w+)\((\d+)\)", text)
     if kernel and stage != "run":
@@ -265,6 +274,17 @@ def _assignment(session: Any) -> dict[Any, str] | None:
     return result or None
 
 
+_ESCAPED_IN_JSON = re.compile(r'["\\\x00-\x1f]')
+
+
+def _profile_names_raw(ort_version: str, graph_model: onnx.ModelProto) -> bool:
+    """Whether the profile holds a node name as written, unescaped, that JSON would escape: onnxruntime up to 1.30
+    writes names unescaped (``knowledge.ort_versions``); ORT's own names (Memcpy nodes, fused nodes named after
+    their first node) add no such character."""
+    return not ort_versions.profile_names_escaped(ort_version) and any(
+        _ESCAPED_IN_JSON.search(node.name) for _, node in walk_nodes(graph_model.graph))
+
+
 def _runtime_nodes(graph_model: onnx.ModelProto, assignment: dict[Any, str] | None, facts: ortlog.LogFacts,
                    active: list[str]) -> list[RuntimeNode]:
     """Nodes of the graph ORT ran, each with its provider and, for CPU nodes, why they are there."""
@@ -396,7 +416,8 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
             )
             raise failure
         try:
-            run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs)
+            run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs,
+                                                    raw_names=_profile_names_raw(ort.__version__, graph_model))
         except DoctorError as exc:
             raise _temporary_folder_full(exc, tmp_dir, info.initializer_bytes, profile=True) or exc
         try:

@@ -47,7 +47,7 @@ from ortcopy_doctor.watch.pipeline import (
     ValueLink,
     analyse_pipeline,
 )
-from ortcopy_doctor.watch.recorder import _INFO_ATTR, Watch, _Instrumentation
+from ortcopy_doctor.watch.recorder import _INFO_ATTR, Watch, _Instrumentation, _ortvalue_nbytes
 
 KEEP_CALLS = 2
 BINDING_METHODS = ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "bind_output", "bind_ortvalue_output",
@@ -305,7 +305,7 @@ class PipelineRecorder:
         if hasattr(value, "device_name") and hasattr(value, "data_ptr"):  # OrtValue
             try:
                 device = value.device_name().lower()
-                nbytes = int(value.tensor_size_in_bytes()) if value.is_tensor() else None
+                nbytes = _ortvalue_nbytes(value) if value.is_tensor() else None
                 ptr = int(value.data_ptr()) if value.is_tensor() else 0
             except Exception:  # noqa: BLE001
                 return ValueInfo(name, role, "ortvalue", ""), None

@@ -171,15 +171,29 @@ def _ort_dtype_bytes(element_type: Any) -> Optional[int]:
         return None
 
 
+def _ortvalue_nbytes(value: Any) -> Optional[int]:
+    """Bytes of a tensor OrtValue: ``tensor_size_in_bytes()``, which onnxruntime 1.20's OrtValue lacks (1.27 has it);
+    there, its elements times their size (None where the element type has no fixed size)."""
+    if hasattr(value, "tensor_size_in_bytes"):
+        return int(value.tensor_size_in_bytes())
+    itemsize = _ort_dtype_bytes(value.element_type())
+    if itemsize is None:
+        return None
+    count = 1
+    for d in value.shape():
+        count *= int(d)
+    return count * itemsize
+
+
 def _use_of_value(name: str, role: str, value: Any, via_numpy: str) -> TensorUse:
     """Describe a feed or a result: numpy array, OrtValue, or another Python object."""
     import numpy as np
 
-    if hasattr(value, "device_name") and hasattr(value, "tensor_size_in_bytes"):  # OrtValue
+    if hasattr(value, "device_name") and hasattr(value, "is_tensor") and hasattr(value, "shape"):  # OrtValue
         try:
             if not value.is_tensor():
                 return TensorUse(name, role, "ortvalue", value.device_name().lower(), is_tensor=False)
-            return TensorUse(name, role, "ortvalue", value.device_name().lower(), int(value.tensor_size_in_bytes()),
+            return TensorUse(name, role, "ortvalue", value.device_name().lower(), _ortvalue_nbytes(value),
                              list(value.shape()), value.data_type())
         except Exception:  # noqa: BLE001 - a sparse or odd value
             return TensorUse(name, role, "ortvalue", "", is_tensor=False)
@@ -223,6 +237,10 @@ class _IOBindingPatch:
                         continue
                     cls._saved[name] = original
                     setattr(cls._cls, name, cls._wrap(name, original))
+                init = cls._cls.__dict__.get("__init__")
+                if init is not None:
+                    cls._saved["__init__"] = init
+                    setattr(cls._cls, "__init__", cls._wrap_init(init))
             cls._watchers[id(c_session)] = watcher
 
     @classmethod
@@ -236,11 +254,27 @@ class _IOBindingPatch:
                 cls._cls = None
 
     @classmethod
+    def _wrap_init(cls, original: Callable[..., Any]) -> Callable[..., Any]:
+        """``IOBinding(session)`` that remembers its native session, by which the bind wrappers find their watch:
+        onnxruntime 1.30 keeps it as ``_session``, 1.27 and 1.20 do not (read in the wheels' Python sources)."""
+
+        def wrapper(binding: Any, session: Any, *args: Any, **kwargs: Any) -> None:
+            original(binding, session, *args, **kwargs)
+            if getattr(binding, "_session", None) is None:
+                binding._ortcopy_session = getattr(session, "_sess", None)
+
+        wrapper.__name__ = "__init__"
+        wrapper.__doc__ = original.__doc__
+        wrapper.__wrapped__ = original  # type: ignore[attr-defined]
+        return wrapper
+
+    @classmethod
     def _wrap(cls, method: str, original: Callable[..., Any]) -> Callable[..., Any]:
         signature = inspect.signature(original)
 
         def wrapper(binding: Any, *args: Any, **kwargs: Any) -> Any:
-            watcher = cls._watchers.get(id(getattr(binding, "_session", None)))
+            native = getattr(binding, "_session", None) or getattr(binding, "_ortcopy_session", None)
+            watcher = cls._watchers.get(id(native))
             if watcher is None:
                 return original(binding, *args, **kwargs)
             return watcher._on_bind(method, original, signature, binding, args, kwargs)
@@ -452,7 +486,8 @@ class Watch:
         entry = self._bindings.get(id(binding))
         if entry is None or entry[0] is not binding:
             state = _BindingState()
-            # Bound before the watch: the Python wrapper keeps the OrtValues it bound (ORT >= 1.2x).
+            # Bound before the watch: the Python wrapper keeps the OrtValues it bound (onnxruntime 1.30 does;
+            # 1.27 and 1.20 keep none, so such a binding is seen only from its first bind inside the watch).
             for name, value in (getattr(binding, "_bound_inputs", None) or {}).items():
                 state.inputs[name] = (_use_of_value(name, "input", value, "bound_before_watch") if value is not None
                                       else TensorUse(name, "input", "bound_before_watch", ""))
@@ -595,7 +630,12 @@ class Watch:
                 path = self.session.end_profiling()
             if info is not None:
                 info.profile_ended = True
-            runs, events = parse_profile(Path(path), 0)
+            import onnxruntime as ort
+
+            from ortcopy_doctor.knowledge.ort_versions import profile_names_escaped
+
+            # onnxruntime up to 1.30 writes node names unescaped: read each as written
+            runs, events = parse_profile(Path(path), 0, raw_names=not profile_names_escaped(ort.__version__))
         except Exception as exc:  # noqa: BLE001
             obs.profile_note = f"the profile could not be read ({type(exc).__name__}: {exc})"
             return

@@ -59,3 +59,52 @@ def test_tensor_bytes_of_profile_shape_entries():
     assert tensor_bytes({"int64": [2, 245]}) == 3920
     assert tensor_bytes({"bool": []}) == 1
     assert tensor_bytes({"unknown_type": [4]}) == 0
+
+
+RAW_NAMES = ['relu "one"\n\ttab\\end', "back\\tslash", "plain"]  # as written in rawnames.ort1300.profile.json.gz
+
+
+def _unzipped(tmp_path, name):
+    import gzip
+
+    path = tmp_path / name.removesuffix(".gz")
+    path.write_bytes(gzip.decompress((RAW_FIXTURES / name).read_bytes()))
+    return path
+
+
+def test_profile_of_onnxruntime_1_30_reads_unescaped_node_names_as_written(tmp_path):
+    path = _unzipped(tmp_path, "rawnames.ort1300.profile.json.gz")
+    runs, nodes = parse_profile(path, raw_names=True)
+    assert (len(runs), [n.name for n in nodes]) == (2, RAW_NAMES * 2)
+
+
+def test_profile_of_onnxruntime_1_30_read_as_escaped_json_is_refused_not_misread(tmp_path):
+    import pytest
+
+    from ortcopy_doctor.model.errors import ModelError
+
+    path = _unzipped(tmp_path, "rawnames.ort1300.profile.json.gz")
+    with pytest.raises(ModelError, match="is not readable JSON"):
+        parse_profile(path)
+
+
+def test_profile_line_with_an_unescaped_quote_in_its_name_is_not_read_as_a_shorter_name(tmp_path):
+    # one event per line as onnxruntime 1.30 writes it: the fast reader must not take 'a ' for the name
+    path = tmp_path / "p.json"
+    path.write_text('[\n{"cat" : "Session","pid" :1,"tid" :1,"dur" :10,"ts" :0,"ph" : "X","name" :"model_run","args" : {}},\n'
+                    '{"cat" : "Node","pid" :1,"tid" :1,"dur" :3,"ts" :2,"ph" : "X","name" :"a "q"_kernel_time",'
+                    '"args" : {"op_name" : "Relu","provider" : "CPUExecutionProvider"}}\n]\n', encoding="utf-8")
+    _, nodes = parse_profile(path, raw_names=True)
+    assert [n.name for n in nodes] == ['a "q"']
+
+
+def test_profile_line_with_an_unescaped_quote_read_as_escaped_json_is_refused(tmp_path):
+    import pytest
+
+    from ortcopy_doctor.model.errors import ModelError
+
+    path = tmp_path / "p.json"
+    path.write_text('[\n{"cat" : "Node","pid" :1,"tid" :1,"dur" :3,"ts" :2,"ph" : "X","name" :"a "q"_kernel_time",'
+                    '"args" : {"op_name" : "Relu","provider" : "CPUExecutionProvider"}}\n]\n', encoding="utf-8")
+    with pytest.raises(ModelError, match="is not readable JSON"):
+        parse_profile(path)

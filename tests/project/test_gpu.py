@@ -34,6 +34,9 @@ def tracer_cls():
 def _check(tmp_path: Path, name: str):
     from ortcopy_doctor import check
 
+    from ort_limits import skip_if_cannot_run
+
+    skip_if_cannot_run(name)
     path = tmp_path / f"{name}.onnx"
     onnx.save(models.ALL[name](), str(path))
     report = check(path, dims={"batch": 2}, timed_runs=3)
