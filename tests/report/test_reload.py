@@ -23,11 +23,16 @@ def test_a_check_json_recorded_on_the_h200_reanalyses_to_the_same_bytes(tmp_path
 CUDART = TESTS / "fixtures" / "check_json" / "conv16_cudart.json.gz"
 
 
-def test_a_check_timed_through_the_cuda_runtime_reanalyses_to_the_same_bytes(tmp_path):
-    written = gzip.decompress(CUDART.read_bytes()).decode("utf-8")
-    path = tmp_path / "conv16.json"
+def _reanalysed(fixture, tmp_path):
+    """(the report re-analysed from the recorded --json file, that file's text)."""
+    written = gzip.decompress(fixture.read_bytes()).decode("utf-8")
+    path = tmp_path / "check.json"
     path.write_text(written, encoding="utf-8")
-    report = load_report(path)
+    return load_report(path), written
+
+
+def test_a_check_timed_through_the_cuda_runtime_reanalyses_to_the_same_bytes(tmp_path):
+    report, written = _reanalysed(CUDART, tmp_path)
     assert report.to_json() == written
     measured = report.evidence.binding_measurement
     assert (measured.gpu_timer, measured.pinned.method) == ("cudaEventRecord (libcudart)", "cudaHostAlloc (libcudart)")
@@ -38,10 +43,7 @@ ORT127 = TESTS / "fixtures" / "check_json" / "conv16_ort127.json.gz"
 
 
 def test_a_check_recorded_with_onnxruntime_1_27_reanalyses_to_the_same_bytes(tmp_path):
-    written = gzip.decompress(ORT127.read_bytes()).decode("utf-8")
-    path = tmp_path / "conv16.json"
-    path.write_text(written, encoding="utf-8")
-    report = load_report(path)
+    report, written = _reanalysed(ORT127, tmp_path)
     assert report.to_json() == written
     assert (report.evidence.environment.ort_version, report.evidence.census_status) == (
         "1.27.0", "recorded: cupti-python 13.4.0, 3 profiled run(s) traced, 6 memcpy record(s)")
