@@ -155,6 +155,9 @@ def test_cuda_requested_without_gpu_observes_nothing_and_predicts_the_copies(mod
 def test_binding_made_before_the_watch(model_path):
     session = ort.InferenceSession(str(model_path("stateful")), providers=CPU_ONLY)
     binding = session.io_binding()
+    if not hasattr(binding, "_bound_inputs"):
+        pytest.skip(f"onnxruntime {ort.__version__}'s IOBinding keeps no record of what it bound (1.27 and older; "
+                    "1.30 keeps it): a binding made before the watch cannot be seen")
     binding.bind_cpu_input("x", _x((2, 32)))
     binding.bind_ortvalue_input("state", ort.OrtValue.ortvalue_from_numpy(np.zeros((2, 64), np.float32)))
     binding.bind_output("y")
