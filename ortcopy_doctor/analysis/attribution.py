@@ -631,7 +631,7 @@ def mark_confirmed(copies: list[Copy], report: CensusReport) -> list[Copy]:
     # (count, bytes) of the transfers per (run, kind, direction, finding confirmed, tensor of a feed or fetch or node
     # of the others): one pass, then a lookup per copy and run (a scan per copy took minutes for 10,000 copies).
     # ``Word`` members hash and compare as their values, so census classes and copy kinds meet in one key.
-    seen: dict[tuple[int, str, str, str, str], tuple[int, int]] = {}
+    seen: dict[tuple[int, str, str, str | None, str], tuple[int, int]] = {}
     for t in report.transfers:
         subject = t.tensor if t.kind in (CensusClass.FEED, CensusClass.FETCH) else t.node
         key = (t.run, t.kind, t.direction, t.confirms, subject)
@@ -643,8 +643,8 @@ def mark_confirmed(copies: list[Copy], report: CensusReport) -> list[Copy]:
         confirms = CONFIRMS.get(copy.kind)
         subject = copy.tensor if copy.kind in (FEED, FETCH) else copy.node
         for run in runs:
-            count, nbytes = seen.get((run, copy.kind, copy.direction, confirms, subject), (0, 0)) \
-                if confirms is not None else (0, 0)
+            # a kind no finding is confirmed for (confirms None) has no key: transfers confirm a str
+            count, nbytes = seen.get((run, copy.kind, copy.direction, confirms, subject), (0, 0))
             if count != copy.count_per_run or (copy.bytes_per_run is not None and nbytes != copy.bytes_per_run):
                 ok = False
         marked.append(replace(copy, confirmed=ok))

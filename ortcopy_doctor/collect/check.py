@@ -216,11 +216,11 @@ def _temporary_folder_full(exc: DoctorError, tmp_dir: Path, weight_bytes: int,
         return None
     if free >= weight_bytes + 64 * 2**20:
         return None
+    what = "its profile" if profile else "its optimized copy of the model"
     return EnvironmentProblem(
         f"onnxruntime ran out of room in the temporary folder {tmp_dir.parent} ({fmt_bytes(free)} free when it failed) "
-        f"writing {'its profile' if profile else 'its optimized copy of the model'} (the model's weights: {fmt_bytes(weight_bytes)}): free space there or set TMPDIR to a folder "
-        "with room "
-        f"(it said: {exc.message[:200]})")
+        f"writing {what} (the model's weights: {fmt_bytes(weight_bytes)}): free space there or set TMPDIR to a folder "
+        f"with room (it said: {exc.message[:200]})")
 
 
 def _create_session(ort: Any, model_path: Path, so: Any, options: CheckOptions) -> tuple[Any, float]:
