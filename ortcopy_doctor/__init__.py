@@ -12,6 +12,9 @@ from ortcopy_doctor.cli import interrupts as _interrupts
 
 if _interrupts.is_cli_process():  # Ctrl-C while the modules load: one line and exit 130, no traceback
     _interrupts.install_startup()
+    from ortcopy_doctor.model.gcpause import for_the_command as _for_the_command
+
+    _for_the_command()  # fewer garbage collections over the modules the command loads (model/gcpause.py)
 
 if TYPE_CHECKING:
     from ortcopy_doctor.api import CheckOptions, Report, analyse, check, load_report

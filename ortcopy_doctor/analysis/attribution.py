@@ -29,7 +29,7 @@ import bisect
 import math
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, Optional
 
 from ortcopy_doctor.model.format import fmt_bytes
@@ -49,6 +49,7 @@ from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
 from ortcopy_doctor.model.census import TransferRecord, kineto_base_ns
 from ortcopy_doctor.model.evidence import Evidence, Feed, NodeEvent, RunEvent
+from ortcopy_doctor.model.records import frozen
 
 
 CLASSES = list(CENSUS_CLASSES)
@@ -65,7 +66,7 @@ PROFILE_QUANTUM_US = 1.0
 PROFILE_CLOCK_ALLOWANCE_US = 5.0
 
 
-@dataclass(frozen=True)
+@frozen
 class AttributedTransfer:
     """One traced memcpy, placed on the ORT timeline and given its cause."""
 
@@ -98,7 +99,7 @@ class AttributedTransfer:
         return self.confirms == UNEXPLAINED
 
 
-@dataclass(frozen=True)
+@frozen
 class ClassTotal:
     """The transfers of one class (feed, fetch, Memcpy node, ...) in one run, or their mean over the traced runs."""
 
@@ -108,7 +109,7 @@ class ClassTotal:
     share_of_run: Optional[float] = None  # device copy time / model_run wall time
 
 
-@dataclass(frozen=True)
+@frozen
 class RunTotals:
     """The transfers of one traced run, per class, and its host<->device total."""
 
@@ -119,7 +120,7 @@ class RunTotals:
     host_device_bytes: int = 0
 
 
-@dataclass(frozen=True)
+@frozen
 class TransferGroup:
     """Transfers of one cause (class, node or tensor, direction), per traced run on average."""
 
@@ -137,7 +138,7 @@ class TransferGroup:
     share_of_run: Optional[float]
 
 
-@dataclass(frozen=True)
+@frozen
 class Bandwidth:
     """Measured copy rate by direction and host memory kind (small copies are latency-bound: read with bytes)."""
 
@@ -151,7 +152,7 @@ class Bandwidth:
     largest_gb_per_s: Optional[float]
 
 
-@dataclass(frozen=True)
+@frozen
 class ConsistencyCheck:
     """Bytes the census traced for one node or tensor in one run, against what the profile, feeds or analysis expect."""
 
@@ -164,7 +165,7 @@ class ConsistencyCheck:
     detail: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class CensusReport:
     """The attribution of a transfer census: every traced transfer with its cause, totals per run and class, groups,
     bandwidth and consistency checks."""
@@ -229,7 +230,7 @@ def boundary_tolerance(clock_pairs: list[list[int]] | list[tuple[int, int]], clo
 # --- placement ----------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class _Place:
     run: int
     kind: CensusClass  # in a node: IN_KERNEL until attribute() tells a Memcpy node

@@ -17,7 +17,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Optional
 
 from ortcopy_doctor.analysis.copies import GraphView, input_dims
@@ -25,6 +25,7 @@ from ortcopy_doctor.model.evidence import Dim, Evidence, ValueInfo
 from ortcopy_doctor.model.vocabulary import Role, Word
 from ortcopy_doctor.knowledge.ort_versions import has_from_dlpack
 from ortcopy_doctor.knowledge.providers import is_device
+from ortcopy_doctor.model.records import frozen
 
 
 class BindingPlace(Word):
@@ -42,7 +43,7 @@ UNBOUND = BindingPlace.UNBOUND
 FLAVORS = ("onnxruntime", "torch", "cupy")
 
 
-@dataclass(frozen=True)
+@frozen
 class BindingEntry:
     """Where one input or output should live for IO binding, and why."""
 
@@ -58,7 +59,7 @@ class BindingEntry:
     state_pair: Optional[str] = field(default=None, metadata={"omit_if_default": True})
 
 
-@dataclass(frozen=True)
+@frozen
 class BindingPlan:
     """The binding of every input and output of the model, and the code that binds them (``applicable`` is False,
     with the ``reason``, where no device provider is active)."""
@@ -356,7 +357,7 @@ _RESERVED = {"np", "ort", "session", "binding", "rng", "outputs", "MODEL", "INPU
              "print", "zip", "type", "tuple", "list", "dict", "len", "range", "int", "float", "str"}
 
 
-@dataclass(frozen=True)
+@frozen
 class CodeNames:
     """The variable each input and output gets in the generated code (the same in every flavor)."""
 

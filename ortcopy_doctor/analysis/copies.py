@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Container, Iterable, Sequence
-from dataclasses import dataclass
+
 
 from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.copies import Copy
@@ -20,8 +20,9 @@ from ortcopy_doctor.model.evidence import Dim, Evidence, NodeEvent, RuntimeNode,
 from ortcopy_doctor.knowledge.model_file import dtype_itemsize
 from ortcopy_doctor.analysis.profile import tensor_bytes
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
+from ortcopy_doctor.model.records import frozen
 
-@dataclass(frozen=True)
+@frozen
 class TensorUse:
     """One use of a tensor: the node, and the index of the tensor among its inputs (or outputs, for a producer)."""
 
@@ -29,7 +30,7 @@ class TensorUse:
     index: int
 
 
-@dataclass(frozen=True)
+@frozen
 class GraphView:
     """Producers and consumers of each tensor in the graph ORT ran."""
 

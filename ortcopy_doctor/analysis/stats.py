@@ -24,10 +24,11 @@ import hashlib
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
+from ortcopy_doctor.model.records import frozen, mutable
 
 LEVEL = 0.95
 SEED = 20240611
@@ -36,7 +37,7 @@ TARGET = 0.03  # stop when every interval is within ±3% of its ratio
 MAX_ROUNDS = 10000  # bounds the raw samples kept in the JSON
 
 
-@dataclass(frozen=True)
+@frozen
 class RatioCI:
     """median(base) / median(other) with its interval: above 1 means ``other`` is faster."""
 
@@ -197,7 +198,7 @@ def precise_enough(samples: dict[str, list[float]], base: str, target: float = T
     return True
 
 
-@dataclass
+@mutable
 class Sampler:
     """Interleaved timed rounds (one call of each variant per round) until precise enough or out of time.
 

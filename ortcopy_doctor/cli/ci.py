@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.render.output import STDOUT, check_writable, write_atomic
 from ortcopy_doctor.report.gate import Gate, evaluate, parse_bytes, parse_gain, resolve_allow
+from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
 
 
-@dataclass(frozen=True)
+@frozen
 class CiOptions:
     """The CI flags of ``check`` and ``report`` together: the gate, plus the SARIF and trace files to write.
 

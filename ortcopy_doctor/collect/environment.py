@@ -11,12 +11,13 @@ import platform
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 import onnx
 
 from ortcopy_doctor.model.evidence import Environment
+from ortcopy_doctor.model.records import frozen
 
 
 ORT_DISTRIBUTIONS = ("onnxruntime-gpu", "onnxruntime", "onnxruntime-directml", "onnxruntime-openvino",
@@ -97,7 +98,7 @@ def collect_environment() -> Environment:
 CUDA_LIBRARIES = ["libcudart.so", "libcublas.so", "libcublasLt.so", "libcufft.so", "libcurand.so", "libcudnn.so"]
 
 
-@dataclass(frozen=True)
+@frozen
 class LibraryStatus:
     """One CUDA library: where it was found (None: nowhere) and why it did not load, where it did not."""
 
@@ -106,7 +107,7 @@ class LibraryStatus:
     error: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class ProviderStatus:
     """One execution provider: whether a session could use it, and ORT's reason where not."""
 
@@ -115,7 +116,7 @@ class ProviderStatus:
     reason: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class EnvironmentReport:
     """What ``environment_report`` found: the environment, each available provider, the CUDA libraries and warnings."""
 

@@ -14,10 +14,11 @@ import re
 import sys
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ortcopy_doctor.model.evidence import LogLine, MemcpyInsertion
 from ortcopy_doctor.model.vocabulary import MemcpyOp
+from ortcopy_doctor.model.records import frozen
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LINE = re.compile(r"^\S+ \S+ \[([VIWEF]):onnxruntime:[^,]*, ([^\]]*)\] ?(.*)$")
@@ -83,7 +84,7 @@ def parse_lines(text: str) -> list[LogLine]:
     return lines
 
 
-@dataclass(frozen=True)
+@frozen
 class LogFacts:
     """What the log says about providers, placement and Memcpy insertion."""
 

@@ -4,15 +4,16 @@ built from them, shared by the check phases (``collect.check``) and the binding 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ortcopy_doctor.knowledge import providers as provider_names
 from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.model.records import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class CheckOptions:
     """What ``check`` runs: providers, inputs, and how many runs of each kind."""
 

@@ -9,9 +9,9 @@ condition were checked on the H200 with ORT 1.31.1 (tests/fixtures/gpu).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, HOST_TO_DEVICE, Direction
+from ortcopy_doctor.model.records import frozen
 
 # (domain, op_type) -> indices of inputs read from host memory, for every opset the CUDA EP registers
 # unless a minimum opset is given as (since_version, indices) pairs, newest first.
@@ -64,7 +64,7 @@ CUDA_HOST_OUTPUTS: dict[tuple[str, str], frozenset[int]] = {
     ("", "MemcpyToHost"): frozenset({0}),
 }
 
-@dataclass(frozen=True)
+@frozen
 class InKernelTransfer:
     """One kind of host<->device copy a CUDA kernel makes inside its own kernel time (not a Memcpy node).
 

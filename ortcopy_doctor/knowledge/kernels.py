@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from importlib import resources
 from typing import Any, Optional, TypedDict
+from ortcopy_doctor.model.records import frozen
 
 REASONS = ("ok", "no_op", "no_opset", "no_type", "observed")
 
@@ -52,7 +53,7 @@ def _cast_target(actual: str, supported: list[str]) -> Optional[str]:
     return (same or tensors)[0]
 
 
-@dataclass(frozen=True)
+@frozen
 class Registration:
     """One kernel registration: an opset range and its type constraints."""
 
@@ -96,7 +97,7 @@ class _Query(TypedDict):
     opset: int
 
 
-@dataclass(frozen=True)
+@frozen
 class KernelMatch:
     """The answer of ``KernelTable.lookup``: whether a kernel exists, and if not, why."""
 

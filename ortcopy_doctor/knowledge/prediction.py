@@ -36,7 +36,7 @@ from __future__ import annotations
 import heapq
 import json
 from importlib import resources
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Optional, Protocol, cast
 
 import onnx
@@ -47,6 +47,7 @@ from ortcopy_doctor.model.evidence import MemcpyInsertion, RuntimeNode
 from ortcopy_doctor.model.vocabulary import MemcpyOp
 from ortcopy_doctor.knowledge.kernels import KernelMatch, KernelTable, norm_domain
 from ortcopy_doctor.knowledge.model_file import _type_string, elem_dtype, subgraphs as _subgraphs  # _type_string: ORT's spelling of non-tensor types, as kernels.json keeps it
+from ortcopy_doctor.model.records import frozen, mutable
 
 CPU = "CPUExecutionProvider"
 CUDA = "CUDAExecutionProvider"
@@ -61,7 +62,7 @@ _NO_CPU_PREFERENCE_TYPES = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Correction:
     """Where observed placement contradicts OperatorKernels.md, for one ORT version.
 
@@ -136,7 +137,7 @@ _NON_DETERMINISTIC = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class RemovedNode:
     """A node of the model that ORT removes before placing nodes, so it is never placed."""
 
@@ -147,7 +148,7 @@ class RemovedNode:
     # "inlined": an ONNX function op without a kernel, expanded into its body
 
 
-@dataclass(frozen=True)
+@frozen
 class Prediction:
     """Predicted placement and Memcpy insertions for one model and provider."""
 
@@ -407,7 +408,7 @@ def _expand(node: onnx.NodeProto, body: onnx.FunctionProto) -> list[onnx.NodePro
 # --- placement ---------------------------------------------------------------------------------
 
 
-@dataclass
+@mutable
 class _NodeFacts:
     node: onnx.NodeProto
     domain: str

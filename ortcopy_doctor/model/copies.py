@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ortcopy_doctor.model.evidence import Dim
 from ortcopy_doctor.model.vocabulary import CopyKind, Direction
+from ortcopy_doctor.model.records import frozen
 
-@dataclass(frozen=True)
+@frozen
 class Copy:
     """One host<->device transfer that happens on every run."""
 

@@ -3,7 +3,7 @@ renders it): each transfer and finding added, removed, changed or unchanged, the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Sequence, TypeVar
 
@@ -11,6 +11,7 @@ from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import Word
+from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
@@ -38,7 +39,7 @@ _ARROW = {"host_to_device": "host→device", "device_to_host": "device→host"}
 _KIND = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Change(Generic[T]):
     """One transfer or finding (``T``) matched by ``key`` between report a and report b, and how it changed."""
 
@@ -49,7 +50,7 @@ class Change(Generic[T]):
     what: list[str] = field(default_factory=list)  # for changed: "bytes per run 1.0 KB → 2.0 KB", ...
 
 
-@dataclass(frozen=True)
+@frozen
 class Delta:
     """A number in a and in b (None where it was not measured)."""
 
@@ -96,7 +97,7 @@ class Delta:
         return f"{result} ({sign}{magnitude}{pct})"
 
 
-@dataclass(frozen=True)
+@frozen
 class ReportDiff:
     """The difference between report a and report b: their transfers and findings matched, the deltas and the
     environment that differs."""

@@ -18,13 +18,14 @@ from typing import Any, Callable, Optional, Union
 
 from ortcopy_doctor.model.census import TransferRecord
 from ortcopy_doctor.model.vocabulary import EvidenceMode, FeedSource, MeasurementStatus, MemcpyOp, ValueKind
+from ortcopy_doctor.model.records import frozen
 
 FORMAT_VERSION = 1
 
 Dim = Union[int, str, None]
 
 
-@dataclass(frozen=True)
+@frozen
 class ValueInfo:
     """A graph input or output as the model declares it."""
 
@@ -35,7 +36,7 @@ class ValueInfo:
     type_string: str = ""  # ORT's spelling, e.g. "tensor(float)" or "seq(tensor(float))"
 
 
-@dataclass(frozen=True)
+@frozen
 class NodeInfo:
     """One node of a graph; ``graph`` is "" for the main graph, else the path of the subgraph."""
 
@@ -47,7 +48,7 @@ class NodeInfo:
     graph: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class SubgraphInfo:
     """A subgraph attribute of a node (If, Loop, Scan) and how many nodes it holds, nested subgraphs included."""
 
@@ -57,7 +58,7 @@ class SubgraphInfo:
     node_count: int
 
 
-@dataclass(frozen=True)
+@frozen
 class ModelInfo:
     """What the model file declares: its identity, opsets, inputs and outputs, nodes, subgraphs and initializers."""
 
@@ -85,7 +86,7 @@ class ModelInfo:
         return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-@dataclass(frozen=True)
+@frozen
 class Feed:
     """One input as it was fed to ``run()``: always a numpy array in host (pageable) memory."""
 
@@ -96,7 +97,7 @@ class Feed:
     source: FeedSource  # synthesized, file, value (--value NAME=V)
 
 
-@dataclass(frozen=True)
+@frozen
 class AssumedDim:
     """A dim of a synthesized input that neither the model nor --dim/--shape sized, taken as ``value`` (1, the
     convention of Polygraphy and trtexec for dynamic dims); ``flag`` is the option that sets it."""
@@ -129,7 +130,7 @@ def describe_assumed_dims(assumed: list[AssumedDim]) -> list[str]:
     return named + unnamed
 
 
-@dataclass(frozen=True)
+@frozen
 class RuntimeNode:
     """A node of the graph ORT actually ran (after optimisation), with the provider it was assigned to."""
 
@@ -145,7 +146,7 @@ class RuntimeNode:
     fallback_detail: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class MemcpyInsertion:
     """A Memcpy node ORT inserted, from its log line ("Add MemcpyToHost before T" / "Add MemcpyFromHost after T")."""
 
@@ -154,7 +155,7 @@ class MemcpyInsertion:
     provider: str
 
 
-@dataclass(frozen=True)
+@frozen
 class NodeEvent:
     """One ``*_kernel_time`` event of the ORT profile."""
 
@@ -169,7 +170,7 @@ class NodeEvent:
     output_bytes: int
 
 
-@dataclass(frozen=True)
+@frozen
 class RunEvent:
     """One ``model_run`` event of the ORT profile; ``warmup`` runs are excluded from analysis."""
 
@@ -179,7 +180,7 @@ class RunEvent:
     warmup: bool
 
 
-@dataclass(frozen=True)
+@frozen
 class LogLine:
     """One line of ORT's session log."""
 
@@ -188,7 +189,7 @@ class LogLine:
     message: str
 
 
-@dataclass(frozen=True)
+@frozen
 class SessionEvidence:
     """The session as ORT created it: providers requested and active, where the placement and graph were read from,
     and the relevant log lines."""
@@ -204,7 +205,7 @@ class SessionEvidence:
     profiling_start_ns: int = 0
 
 
-@dataclass(frozen=True)
+@frozen
 class Timings:
     """Times of the timing session (no profiling): its creation, its first run, and the timed runs after warm-up."""
 
@@ -215,7 +216,7 @@ class Timings:
     first_run_ms: float = 0.0
 
 
-@dataclass(frozen=True)
+@frozen
 class Environment:
     """Where the evidence was recorded: versions of ORT, onnx, numpy and Python, the platform, the providers the
     installed ORT offers and the GPUs."""
@@ -234,7 +235,7 @@ class Environment:
     ort_has_from_dlpack: Optional[bool] = field(default=None, metadata={"omit_if_default": True})
 
 
-@dataclass(frozen=True)
+@frozen
 class CensusEvidence:
     """Every memcpy traced during the profiled runs of the evidence session, raw enough to redo the attribution.
 
@@ -255,7 +256,7 @@ class CensusEvidence:
     clock_error_ns: Optional[int] = None
 
 
-@dataclass(frozen=True)
+@frozen
 class VariantTiming:
     """One way of running the model, timed in a session without profiling (see measure.py)."""
 
@@ -284,7 +285,7 @@ class VariantTiming:
     gpu_median_ms: Optional[float] = field(default=None, metadata={"omit_if_default": True})
 
 
-@dataclass(frozen=True)
+@frozen
 class PhaseTiming:
     """One phase of a bound run: upload, inference, download (timed apart, same shapes)."""
 
@@ -297,7 +298,7 @@ class PhaseTiming:
     bytes: Optional[int] = None
 
 
-@dataclass(frozen=True)
+@frozen
 class PinnedTiming:
     """Upload of the host-fed inputs into fixed device buffers from pageable vs pinned host memory."""
 
@@ -310,7 +311,7 @@ class PinnedTiming:
     skipped_reason: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class BindingMeasurement:
     """A/B measurement of IO-binding variants on the same inputs, after warm-up (``check --measure-binding``)."""
 
@@ -333,7 +334,7 @@ class BindingMeasurement:
     gpu_timer: str = field(default="", metadata={"omit_if_default": True})
 
 
-@dataclass(frozen=True)
+@frozen
 class Evidence:
     """Everything recorded about one model and one session (module doc); round-trips through JSON."""
 

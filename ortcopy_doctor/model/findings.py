@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ortcopy_doctor.model.vocabulary import Word
+from ortcopy_doctor.model.records import frozen
 
 
 class Severity(Word):
@@ -20,7 +21,7 @@ class Severity(Word):
         return {"error": 3, "warning": 2, "info": 1}[self.value]
 
 
-@dataclass(frozen=True)
+@frozen
 class Finding:
     """One thing a rule found: which rule, where, what it costs per run and how to fix it."""
 

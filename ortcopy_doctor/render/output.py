@@ -22,10 +22,11 @@ import signal
 import stat
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from ortcopy_doctor.model.errors import EnvironmentProblem, UsageError
+from ortcopy_doctor.model.records import frozen, mutable
 
 STDOUT = "-"
 _PATH_MAX = 4096
@@ -55,7 +56,7 @@ def _name_max(folder: str) -> int:
         return 255
 
 
-@dataclass
+@mutable
 class _Output:
     flag: str
     shown: str  # the path as the user gave it
@@ -66,7 +67,7 @@ class _Output:
     tmp: str | None = None  # staged temporary file of a regular output
 
 
-@dataclass(frozen=True)
+@frozen
 class OutputSet:
     """The outputs of one command; see the module docstring."""
 

@@ -20,11 +20,12 @@ import heapq
 import html
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Optional
 
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
 from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.records import frozen, mutable
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.evidence import Evidence, NodeEvent, RunEvent, RuntimeNode
@@ -101,7 +102,7 @@ def direction_fill(direction: str) -> str:
     return {"host_to_device": H2D_FILL, "device_to_host": D2H_FILL}.get(direction, D2D_FILL)
 
 
-@dataclass(frozen=True)
+@frozen
 class Figure:
     """One picture for the report: ``svg`` ("" where there is nothing to draw) and a sentence to show with it."""
 
@@ -129,7 +130,7 @@ def _svg_open(element_id: str, width: float, height: float, label: str) -> str:
 # --- timeline --------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Mark:
     """A transfer to mark on the timeline, at ``at_us`` (profile clock)."""
 
@@ -405,7 +406,7 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
 # --- graph and CPU islands -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Island:
     """A connected component of CPU nodes in a session whose main provider is a device."""
 
@@ -421,7 +422,7 @@ class Island:
         return count + (" (ORT's choice, not a fallback)" if self.cpu_preferred else " (fallback)")
 
 
-@dataclass(frozen=True)
+@frozen
 class _Graph:
     nodes: list[RuntimeNode]
     succ: list[list[int]]
@@ -509,7 +510,7 @@ def _topological(g: _Graph) -> list[int]:
     return order
 
 
-@dataclass
+@mutable
 class _Box:
     members: list[int]  # node indices
     collapsed: bool
@@ -542,7 +543,7 @@ def _boxes(g: _Graph, order: list[int], islands: list[Island], collapse: bool) -
     return boxes
 
 
-@dataclass(frozen=True)
+@frozen
 class Layout:
     """The graph laid out in boxes (one node, or a collapsed run of device nodes), by longest-path depth."""
 

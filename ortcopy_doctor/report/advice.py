@@ -18,7 +18,7 @@ Rules of the advice:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING
 
 from ortcopy_doctor.model.copies import Copy
@@ -41,11 +41,12 @@ from ortcopy_doctor.report.variants import (
     is_all_cpu,
     median_interval,
 )
+from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
 
-@dataclass(frozen=True)
+@frozen
 class BindingView:
     """The binding measurement as the renderers show it: rows and lines, computed once by ``binding_view``."""
 

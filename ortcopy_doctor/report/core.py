@@ -9,7 +9,7 @@ here needs the schema and CHANGELOG.md updated (tests/model/test_schema.py check
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +29,13 @@ from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.rules import RuleContext, run_rules
 from ortcopy_doctor.model.format import fmt_bytes, fmt_total_bytes
 from ortcopy_doctor.analysis.attribution import CensusReport, census_report, mark_confirmed
+from ortcopy_doctor.model.records import frozen
 
 REPORT_FORMAT = "ortcopy-doctor-report"
 REPORT_FORMAT_VERSION = 2
 
 
-@dataclass(frozen=True)
+@frozen
 class Summary:
     """The report's numbers: transfers per run, by kind, node placement, run times and findings by severity."""
 
@@ -54,7 +55,7 @@ class Summary:
     findings_by_severity: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@frozen
 class Report:
     """The analysis of one piece of evidence: copies, findings, binding plan, summary and verdict."""
 

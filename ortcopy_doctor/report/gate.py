@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.rules import RULES, is_allowed
 from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
@@ -82,7 +83,7 @@ def resolve_allow(values: Iterable[str], flag: str = "--allow") -> frozenset[str
     return frozenset(allowed)
 
 
-@dataclass(frozen=True)
+@frozen
 class Gate:
     """The CI thresholds: --fail-on, --max-transfer-bytes, --allow and --fail-on-gain."""
 
@@ -92,7 +93,7 @@ class Gate:
     fail_on_gain: float | None = None  # speed-up factor (parse_gain)
 
 
-@dataclass(frozen=True)
+@frozen
 class GateResult:
     """The gate's outcome: whether it failed and why, the findings it allowed and what it could not judge."""
 

@@ -20,7 +20,7 @@ left on the table (``--fail-on-gain``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.report.variants import (
@@ -38,6 +38,7 @@ from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND
 from ortcopy_doctor.model.evidence import VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.analysis.stats import LEVEL, RatioCI
+from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
@@ -47,7 +48,7 @@ HEAD_LABELS = {"plain": "plain run()", "plan": "the binding plan", "all_device":
                "cuda_graph": "the CUDA graph"}
 
 
-@dataclass(frozen=True)
+@frozen
 class VariantAdvice:
     """One measured variant as the recommendation shows it: median, speed-up over plain run() and what it needs."""
 
@@ -72,7 +73,7 @@ class VariantAdvice:
     needs: list[str] = field(default_factory=list)  # what the caller must do to get this variant's gain
 
 
-@dataclass(frozen=True)
+@frozen
 class Advice:
     """The recommendation: the variant to use, why, its measured gain and the code."""
 

@@ -7,7 +7,7 @@ Pure: reads the evidence, the plan and the copies; needs no onnxruntime.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
 
 from ortcopy_doctor.analysis.copies import GraphView, declared_size
 from ortcopy_doctor.model.copies import Copy
@@ -16,6 +16,7 @@ from ortcopy_doctor.analysis.binding import DEVICE, HOST, UNBOUND, BindingPlan
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, VariantTiming
 from ortcopy_doctor.knowledge.providers import CPU, is_device
 from ortcopy_doctor.analysis.stats import RatioCI, median_ci, ratio_ci, summary_ratio_ci
+from ortcopy_doctor.model.records import frozen
 
 H2D = "host_to_device"
 D2H = "device_to_host"
@@ -41,7 +42,7 @@ Totals = dict[str, tuple[int, int]]
 # --- CUDA-graph readiness ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Blocker:
     """One reason the model cannot run as a captured CUDA graph."""
 
@@ -184,7 +185,7 @@ def is_all_cpu(evidence: Evidence) -> bool:
 # --- comparing two variants -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Comparison:
     """How one variant's median compares with another's (see ``compare``)."""
 

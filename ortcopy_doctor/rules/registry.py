@@ -8,10 +8,11 @@ view, the census attribution), so no rule recomputes them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+
 from typing import TYPE_CHECKING, Optional
 
 from ortcopy_doctor.model.findings import Finding, Severity
+from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.analysis.attribution import CensusReport
@@ -26,7 +27,7 @@ RULES_DOC_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
 LOCATIONS = ("session", "node", "input", "output", "census")  # what a finding's ``location`` names
 
 
-@dataclass(frozen=True)
+@frozen
 class Rule:
     """A kind of finding: its id (OCD001), slug (ep-not-active), severity, one-line title, what its findings'
     ``location`` names, and what to do about it in general (SARIF's rule help; each finding carries its own fix)."""
@@ -39,7 +40,7 @@ class Rule:
     help: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class RuleContext:
     """What every rule reads: the evidence and what ``analyse`` computed from it."""
 
@@ -52,7 +53,7 @@ class RuleContext:
 Check = Callable[[RuleContext], list[Finding]]
 
 
-@dataclass(frozen=True)
+@frozen
 class _Entry:
     rule: Rule
     check: Check

@@ -4,7 +4,7 @@ without onnxruntime."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Optional
 
 from ortcopy_doctor.model.census import TransferRecord
@@ -22,6 +22,7 @@ from ortcopy_doctor.model.vocabulary import (
     UNEXPLAINED,
     Word,
 )
+from ortcopy_doctor.model.records import frozen, mutable
 
 WATCH_FORMAT = "ortcopy-doctor-watch"
 WATCH_FORMAT_VERSION = 1
@@ -64,7 +65,7 @@ _DEVICE_TYPES = {"CUDAExecutionProvider": "cuda", "TensorrtExecutionProvider": "
 # --- observations: what the watch recorded (plain data, JSON-able) -------------------------------------------------
 
 
-@dataclass
+@mutable
 class TensorUse:
     """One input or output of one call, as the user's code gave or received it."""
 
@@ -82,7 +83,7 @@ class TensorUse:
     fresh: bool = True
 
 
-@dataclass(frozen=True)
+@frozen
 class BindRecords:
     """The memcpys CUPTI saw while one ``bind_*`` of this binding ran (ORT copies bound inputs at bind time)."""
 
@@ -91,7 +92,7 @@ class BindRecords:
     records: list[TransferRecord] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@frozen
 class ProfileMemcpy:
     """A Memcpy node of one call as ORT's profile shows it: name, op type, output bytes, duration."""
 
@@ -101,7 +102,7 @@ class ProfileMemcpy:
     dur_us: int
 
 
-@dataclass(frozen=True)
+@frozen
 class CallProfile:
     """The ORT profile's view of one call (``watch(..., profile=True)`` on a profiling session)."""
 
@@ -109,7 +110,7 @@ class CallProfile:
     memcpy_nodes: list[ProfileMemcpy] = field(default_factory=list)
 
 
-@dataclass
+@mutable
 class CallObservation:
     """One call of the watched session: how it got its inputs and gave its outputs, and what CUPTI saw."""
 
@@ -128,7 +129,7 @@ class CallObservation:
     profile: Optional[CallProfile] = None
 
 
-@dataclass(frozen=True)
+@frozen
 class ModelTransferSite:
     """A place in the model where ORT itself moves data between host and device on every run."""
 
@@ -140,7 +141,7 @@ class ModelTransferSite:
     cause: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Placement:
     """Where the session reads its inputs and writes its outputs, and the model's own transfer sites."""
 
@@ -159,7 +160,7 @@ class Placement:
         return _DEVICE_TYPES.get(self.provider, "cuda")
 
 
-@dataclass
+@mutable
 class WatchObservations:
     """Everything one watch recorded: enough to re-analyse without onnxruntime (``analyse_watch``)."""
 

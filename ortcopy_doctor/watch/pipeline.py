@@ -22,7 +22,7 @@ from __future__ import annotations
 import html as html_lib
 import json
 import statistics
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, Optional
 
 from ortcopy_doctor.model.format import fmt_bytes
@@ -39,6 +39,7 @@ from ortcopy_doctor.watch.observations import (
     WatchObservations,
 )
 from ortcopy_doctor.watch.report import CallReport, TensorReport, WatchReport
+from ortcopy_doctor.model.records import frozen, mutable
 
 PIPELINE_FORMAT = "ortcopy-doctor-pipeline"
 PIPELINE_FORMAT_VERSION = 1
@@ -60,7 +61,7 @@ HOST_KINDS = ("numpy", "torch_cpu", "host_pointer")
 # --- observations ----------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class ValueLink:
     """The output of an earlier call that a consumed value came from."""
 
@@ -69,7 +70,7 @@ class ValueLink:
     how: str  # object, view, pointer, download, hash
 
 
-@dataclass
+@mutable
 class ValueInfo:
     """One input or output of one call as the program handed it over."""
 
@@ -81,7 +82,7 @@ class ValueInfo:
     link: Optional[ValueLink] = None  # inputs only: where the value came from
 
 
-@dataclass(frozen=True)
+@frozen
 class Download:
     """An OrtValue output of a call turned into numpy by the program after the call."""
 
@@ -92,7 +93,7 @@ class Download:
     at_ns: int
 
 
-@dataclass
+@mutable
 class PipelineCall:
     """One session call in the program's order: the recorder's and ORT's times, and the values it took and gave."""
 
@@ -119,7 +120,7 @@ class PipelineCall:
     error: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class SessionRecord:
     """One session the program created: its unique label, its model file and the watch's observations of it."""
 
@@ -128,7 +129,7 @@ class SessionRecord:
     observations: WatchObservations
 
 
-@dataclass
+@mutable
 class PipelineObservations:
     """Everything ``ortcopy-doctor run`` recorded of one program (``analyse_pipeline`` needs no onnxruntime)."""
 
@@ -162,7 +163,7 @@ def load_pipeline_observations(data: dict[str, Any]) -> PipelineObservations:
 # --- the report ------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class HandOff:
     """Values of one producer output consumed as one input of a later call, aggregated over the run."""
 
@@ -185,7 +186,7 @@ class HandOff:
     code: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class HostEdge:
     """An input uploaded from host code (not traced to any session output) or an output downloaded at the end."""
 
@@ -197,7 +198,7 @@ class HostEdge:
     basis: str
 
 
-@dataclass(frozen=True)
+@frozen
 class StageRow:
     """One row of a pipeline's stage table: a host, inference or download stage, its calls and times."""
 
@@ -209,7 +210,7 @@ class StageRow:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Pipeline:
     """Sessions called in a repeating order: hand-offs, uploads, downloads, stage times and the code to fix them."""
 
@@ -227,7 +228,7 @@ class Pipeline:
     timing_note: str = ""  # what the times include (the CUPTI census, where it was taken)
 
 
-@dataclass(frozen=True)
+@frozen
 class SessionSummary:
     """One session of the program in brief: providers, calls, placement source, census, user transfers."""
 
@@ -240,7 +241,7 @@ class SessionSummary:
     user_transfers: int
 
 
-@dataclass(frozen=True)
+@frozen
 class PipelineReport:
     """What ``ortcopy-doctor run`` found: each session, each pipeline of sessions and its host round trips."""
 

@@ -28,7 +28,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Optional
 
@@ -48,6 +48,8 @@ from ortcopy_doctor.watch.pipeline import (
     analyse_pipeline,
 )
 from ortcopy_doctor.watch.recorder import _INFO_ATTR, Watch, _Instrumentation, _ortvalue_nbytes
+from ortcopy_doctor.model.records import frozen, mutable
+from ortcopy_doctor.model.gcpause import default_thresholds
 
 KEEP_CALLS = 2
 BINDING_METHODS = ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "bind_output", "bind_ortvalue_output",
@@ -56,7 +58,7 @@ HASH_LIMIT = 1 << 20
 ASSIGNMENT_CONFIG = "session.record_ep_graph_assignment_info"
 
 
-@dataclass
+@mutable
 class _Produced:
     seq: int
     output: str
@@ -609,7 +611,7 @@ class PipelineRecorder:
 # --- running a program --------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Target:
     """What to run: a script path or a module (``-m``), and its ``sys.argv``."""
 
@@ -673,10 +675,11 @@ def run_target(target: Target, recorder: PipelineRecorder) -> tuple[int, str, st
         sys.path.insert(0, os.getcwd())
     try:
         recorder.install()
-        if target.script is not None:
-            runpy.run_path(target.script, run_name="__main__")
-        else:
-            runpy.run_module(target.module or "", run_name="__main__", alter_sys=True)
+        with default_thresholds():  # the program collects garbage as it would alone (model/gcpause.py)
+            if target.script is not None:
+                runpy.run_path(target.script, run_name="__main__")
+            else:
+                runpy.run_module(target.module or "", run_name="__main__", alter_sys=True)
         return 0, "exit", ""
     except SystemExit as exc:
         code = exc.code

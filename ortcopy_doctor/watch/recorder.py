@@ -41,7 +41,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Optional
 
@@ -63,9 +63,10 @@ from ortcopy_doctor.watch.observations import (
 )
 from ortcopy_doctor.watch.placement import _assignment, _session_placement, predicted_placement
 from ortcopy_doctor.watch.report import WatchReport
+from ortcopy_doctor.model.records import mutable
 
 
-@dataclass
+@mutable
 class _Instrumentation:
     requested_providers: list[str]
     runtime_graph: Any  # onnx.ModelProto of the graph ORT ran, or None
@@ -207,7 +208,7 @@ def _use_of_value(name: str, role: str, value: Any, via_numpy: str) -> TensorUse
                      is_tensor=arr.dtype != object)
 
 
-@dataclass
+@mutable
 class _BindingState:
     inputs: dict[str, TensorUse] = field(default_factory=dict)
     outputs: dict[str, TensorUse] = field(default_factory=dict)

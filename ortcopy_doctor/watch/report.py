@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Optional
 
 from ortcopy_doctor.knowledge.providers import short
@@ -25,9 +25,10 @@ from ortcopy_doctor.watch.observations import (
     WatchObservations,
     _is_host,
 )
+from ortcopy_doctor.model.records import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Transfer:
     """One host<->device transfer of one watched call."""
 
@@ -57,7 +58,7 @@ class Transfer:
         return f"call {self.call}: {self.kind} {arrow} '{self.tensor or self.node}' {size}{where} [{self.basis}]"
 
 
-@dataclass(frozen=True)
+@frozen
 class TensorReport:
     """One input or output of one call: how it was given, where it lives and is needed, the copy implied."""
 
@@ -70,7 +71,7 @@ class TensorReport:
     bytes: Optional[int] = None
 
 
-@dataclass(frozen=True)
+@frozen
 class CallReport:
     """One watched call: its inputs and outputs, its transfers, its census totals, discrepancies and fixes."""
 
@@ -111,7 +112,7 @@ class CallReport:
         return [t for t in self.transfers if not t.user]
 
 
-@dataclass(frozen=True)
+@frozen
 class WatchReport:
     """What the watched calls moved between host and device, and what to change in the calling code."""
 

@@ -38,7 +38,8 @@ MUTABLE = {
 
 
 def _dataclasses() -> dict[tuple[str, str], bool]:
-    """(module path, class) -> frozen, for every class decorated with ``@dataclass`` in the package."""
+    """(module path, class) -> frozen, for every dataclass of the package (``@frozen``/``@mutable``, or
+    ``@dataclass``)."""
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -47,7 +48,9 @@ def _dataclasses() -> dict[tuple[str, str], bool]:
             for deco in node.decorator_list:
                 call = deco if isinstance(deco, ast.Call) else None
                 name = call.func if call is not None else deco
-                if isinstance(name, ast.Name) and name.id == "dataclass":
+                if isinstance(name, ast.Name) and name.id in ("frozen", "mutable"):  # model/records.py
+                    found[(path.relative_to(PACKAGE).as_posix(), node.name)] = name.id == "frozen"
+                elif isinstance(name, ast.Name) and name.id == "dataclass":
                     frozen = call is not None and any(k.arg == "frozen" and isinstance(k.value, ast.Constant)
                                                       and k.value.value is True for k in call.keywords)
                     found[(path.relative_to(PACKAGE).as_posix(), node.name)] = frozen
@@ -90,3 +93,18 @@ def test_check_overrides_leave_the_options_passed_unchanged(tmp_path):
     report = check(path, options, dims={"batch": 4})
     assert options.dims == {"batch": 2}
     assert [f.shape for f in report.evidence.feeds] == [[4, 3, 32, 32]]
+
+
+def test_every_dataclass_is_made_by_the_project_decorators():
+    """``@frozen``/``@mutable`` (model/records.py), not ``@dataclass``: a ``check`` loads 66 of these classes, and
+    ``@dataclass`` compiles six methods for each (~90 ms of every run on the 2-CPU machine; issue 15, goal c)."""
+    made_by_dataclass = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                for deco in node.decorator_list:
+                    name = deco.func if isinstance(deco, ast.Call) else deco
+                    if isinstance(name, (ast.Name, ast.Attribute)) and ast.unparse(name) in (
+                            "dataclass", "dataclasses.dataclass"):
+                        made_by_dataclass.append(f"{path.relative_to(PACKAGE).as_posix()}:{node.name}")
+    assert made_by_dataclass == []

@@ -1,13 +1,23 @@
 """model.gcpause: the cyclic garbage collector is off inside a paused step and as it was after it, also after an
-exception and when steps nest; the steps that use it leave it on."""
+exception and when steps nest; the steps that use it leave it on. The ``ortcopy-doctor`` command collects with its
+own thresholds, the library and a program that ``run`` watches with the ones they had."""
 
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 
 import pytest
 
-from ortcopy_doctor.model.gcpause import gc_paused, without_cyclic_gc
+from render_helpers import REPO
+from ortcopy_doctor.model.gcpause import (
+    COMMAND_THRESHOLDS,
+    default_thresholds,
+    gc_paused,
+    without_cyclic_gc,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -59,3 +69,48 @@ def test_analyse_leaves_the_collector_on(tmp_path):
     render_html(report)
     report.to_json()
     assert gc.isenabled()
+
+
+# --- the command's collection thresholds (for_the_command, default_thresholds) ---------------------------------
+
+def _thresholds_in(code: str, *argv: str) -> str:
+    """What a fresh Python prints running ``code`` (with the checkout first on the path)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    result = subprocess.run([sys.executable, *argv, "-c", code] if argv else [sys.executable, "-c", code],
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_importing_the_library_leaves_the_thresholds_as_they_were():
+    assert _thresholds_in("import gc; before = gc.get_threshold(); import ortcopy_doctor.api, ortcopy_doctor.cli.app;"
+                          " print(gc.get_threshold() == before)") == "True"
+
+
+def test_the_command_collects_with_its_own_thresholds(tmp_path):
+    # `python -m ortcopy_doctor` with `--version`, the command's own process, prints nothing of its thresholds:
+    # a sitecustomize of this test prints them at exit.
+    (tmp_path / "sitecustomize.py").write_text(
+        "import atexit, gc, os\n"
+        "atexit.register(lambda: os.write(1, repr(gc.get_threshold()).encode()))\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
+    result = subprocess.run([sys.executable, "-m", "ortcopy_doctor", "--version"], capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith(repr(COMMAND_THRESHOLDS))
+
+
+def test_default_thresholds_gives_back_those_found_before_the_command():
+    code = ("import gc; gc.set_threshold(500, 5, 5)\n"
+            "from ortcopy_doctor.model.gcpause import for_the_command, default_thresholds\n"
+            "for_the_command(); inside = None\n"
+            "with default_thresholds(): inside = gc.get_threshold()\n"
+            "print(inside, gc.get_threshold())")
+    assert _thresholds_in(code) == f"(500, 5, 5) {COMMAND_THRESHOLDS}"
+
+
+def test_default_thresholds_without_the_command_changes_nothing():
+    before = gc.get_threshold()
+    with default_thresholds():
+        assert gc.get_threshold() == before
+    assert gc.get_threshold() == before

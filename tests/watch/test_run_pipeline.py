@@ -241,3 +241,14 @@ def test_generated_state_code_runs_and_carries_the_state(tmp_path, model_cache):
     for x in xs:
         _, h = session.run(None, {"x": x, "h_in": h})
     assert np.array_equal(namespace["state"][3 % 2].numpy(), h)
+
+
+def test_the_program_collects_garbage_with_the_thresholds_it_would_have_alone(tmp_path, model_cache):
+    """``run`` itself collects less often (model/gcpause.py); the program it runs does not inherit that."""
+    alone = subprocess.run([sys.executable, "-c", "import gc; print(gc.get_threshold())"], capture_output=True,
+                           text=True, check=True).stdout.strip()
+    script = tmp_path / "thresholds.py"
+    script.write_text("import gc\nprint('thresholds', gc.get_threshold())\n")
+    proc, _ = _run(tmp_path, model_cache, ["python", str(script)])
+    assert proc.returncode == 0, proc.stderr
+    assert f"thresholds {alone}" in proc.stdout.splitlines()

@@ -1,0 +1,190 @@
+"""``@frozen`` and ``@mutable``: the project's dataclasses, made in a quarter of the time ``@dataclass`` takes.
+
+On Python 3.11 ``@dataclass(frozen=True)`` compiles six methods from source for every class (``__init__``,
+``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``): 1.1-1.8 ms a class on the 2-CPU
+machine of docs/benchmarks.md, and a ``check`` defines 66 of them before it reads the model (~90 ms of every run,
+a quarter of what ortcopy-doctor's own imports cost; issue 15, goal c). These decorators let ``dataclasses`` read
+the fields (so ``fields``, ``replace``, ``asdict`` and ``is_dataclass`` work as before) and compile only
+``__init__``; equality, hashing, ``repr`` and the frozen ``__setattr__``/``__delattr__`` are shared functions that
+read the class's field names (0.25-0.45 ms a class).
+
+What a class gets is what ``@dataclass(frozen=True)`` (``@frozen``) or ``@dataclass`` (``@mutable``) gives it:
+
+* ``__init__(self, <fields in order>)`` with the fields' defaults and default factories, keyword-only fields
+  after ``*``, ``__post_init__`` called at the end; a field with ``init=False`` is set from its factory or left
+  to its class default. It writes the instance's ``__dict__`` directly (what ``@dataclass(frozen=True)`` does
+  through ``object.__setattr__``, half as fast);
+* ``__eq__``: the same class and equal fields (``compare=True``), else ``NotImplemented``;
+* ``__hash__``: a frozen class hashes its fields (``hash``, else ``compare``); a mutable one is unhashable;
+* ``__repr__``: ``Name(field=value, ...)`` over the fields with ``repr=True``;
+* frozen: assigning or deleting any attribute raises ``dataclasses.FrozenInstanceError``.
+
+Not supported (``TypeError`` when the class is made): ``InitVar`` fields and a class defining one of the methods
+above itself; the decorators take no options (no ``order``, ``slots``), and a dataclass cannot subclass a
+``@frozen`` class. The tests compare each behaviour with ``@dataclass``'s
+(tests/model/test_records.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import operator
+import reprlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**_: object) -> Callable[[Any], Any]:
+        """Typing only (PEP 681): tells the type checker these decorators make dataclasses."""
+        return lambda decorator: decorator
+
+T = TypeVar("T")
+
+_MISSING = dataclasses.MISSING
+_OWN_METHODS = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__")
+
+
+class _Factory:
+    """The default of an ``__init__`` parameter whose field has a default factory (``@dataclass`` does the same)."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_HAS_FACTORY = _Factory()
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
+def frozen(cls: type[T]) -> type[T]:
+    """``@dataclass(frozen=True)``, made faster (module docstring)."""
+    return _make(cls, frozen=True)
+
+
+@dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
+def mutable(cls: type[T]) -> type[T]:
+    """``@dataclass``, made faster (module docstring)."""
+    return _make(cls, frozen=False)
+
+
+def _make(cls: type[T], *, frozen: bool) -> type[T]:
+    # (a class defining __eq__ gets __hash__ = None from Python itself: that one is not the class's own)
+    own = [name for name in _OWN_METHODS if cls.__dict__.get(name, _MISSING) not in (_MISSING, None)]
+    if own:
+        raise TypeError(f"{cls.__qualname__} defines {', '.join(own)} itself: use @dataclass for it")
+    # Fields only: with init, repr and eq off and not frozen, dataclasses compiles nothing. A class without a
+    # docstring gets its signature as one, below: dataclasses would read it from object.__init__ here, parsing
+    # a builtin's signature text with tokenize's regular expressions (~12 ms, once a process).
+    undocumented = cls.__doc__ is None
+    if undocumented:
+        cls.__doc__ = ""
+    made: Any = dataclasses.dataclass(cls, init=False, repr=False, eq=False)
+    fields = dataclasses.fields(made)
+    pseudo = [f.name for name, f in made.__dict__["__dataclass_fields__"].items() if f not in fields
+              and "InitVar" in str(f.type)]
+    if pseudo:
+        raise TypeError(f"{cls.__qualname__}: InitVar fields ({', '.join(pseudo)}) are not supported here")
+    made.__init__ = _init(made, fields)
+    if undocumented:
+        made.__doc__ = made.__name__ + str(inspect.signature(made)).replace(" -> None", "")
+    compared = tuple(f.name for f in fields if f.compare)
+    values = _getter(compared)
+    made.__eq__ = _eq(values)
+    if frozen:
+        hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
+        made.__hash__ = _hash(_getter(hashed))
+        made.__setattr__ = _frozen_setattr
+        made.__delattr__ = _frozen_delattr
+    else:
+        made.__hash__ = None
+    made.__repr__ = _repr(tuple(f.name for f in fields if f.repr))
+    params = made.__dict__["__dataclass_params__"]
+    params.init = params.repr = params.eq = True
+    params.frozen = frozen
+    result: type[T] = made
+    return result
+
+
+def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
+    """``cls.__init__``: compiled from the field names (the one method that is: it runs for every object)."""
+    namespace: dict[str, Any] = {"_HAS_FACTORY": _HAS_FACTORY}
+    positional: list[str] = []
+    keyword: list[str] = []
+    body = ["    _d = self.__dict__"]
+    for i, f in enumerate(fields):
+        name = f.name
+        if f.default_factory is not _MISSING:
+            namespace[f"_factory{i}"] = f.default_factory
+        if not f.init:
+            if f.default_factory is not _MISSING:
+                body.append(f"    _d[{name!r}] = _factory{i}()")
+            continue
+        if f.default_factory is not _MISSING:
+            param = f"{name}=_HAS_FACTORY"
+            body.append(f"    _d[{name!r}] = _factory{i}() if {name} is _HAS_FACTORY else {name}")
+        else:
+            if f.default is not _MISSING:
+                namespace[f"_default{i}"] = f.default
+                param = f"{name}=_default{i}"
+            else:
+                param = name
+            body.append(f"    _d[{name!r}] = {name}")
+        (keyword if f.kw_only is True else positional).append(param)
+    params = ["self", *positional] + (["*", *keyword] if keyword else [])
+    if hasattr(cls, "__post_init__"):
+        body.append("    self.__post_init__()")
+    source = f"def __init__({', '.join(params)}) -> None:\n" + "\n".join(body) + "\n"
+    exec(source, namespace)  # noqa: S102 - code made here from the dataclass's own field names
+    init: Callable[..., None] = namespace["__init__"]
+    init.__annotations__ = {f.name: f.type for f in fields if f.init} | {"return": None}
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    return init
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The tuple of an object's ``names`` (what ``@dataclass`` compares and hashes)."""
+    if len(names) > 1:
+        return operator.attrgetter(*names)
+    if names:
+        single = operator.attrgetter(names[0])
+        return lambda obj: (single(obj),)
+    return lambda obj: ()
+
+
+def _eq(values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, object], Any]:
+    def __eq__(self: Any, other: object) -> Any:
+        if other.__class__ is self.__class__:
+            return values(self) == values(other)
+        return NotImplemented
+
+    return __eq__
+
+
+def _hash(values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
+    def __hash__(self: Any) -> int:
+        return hash(values(self))
+
+    return __hash__
+
+
+def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
+    @reprlib.recursive_repr()
+    def __repr__(self: Any) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        return f"{self.__class__.__qualname__}({inner})"
+
+    return __repr__
+
+
+def _frozen_setattr(self: Any, name: str, value: object) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_delattr(self: Any, name: str) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+__all__ = ["frozen", "mutable"]

@@ -1,0 +1,226 @@
+"""``@frozen`` and ``@mutable`` (model/records.py) behave as ``@dataclass(frozen=True)`` and ``@dataclass``: each
+behaviour is checked against the same class made by ``dataclasses``."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+from dataclasses import field
+from typing import Generic, TypeVar
+
+import pytest
+
+from ortcopy_doctor.model.records import frozen, mutable
+
+T = TypeVar("T")
+
+
+def _pair(body: dict[str, object], annotations: dict[str, str], frozen_: bool = True) -> tuple[type, type]:
+    """The same class made by ``@frozen``/``@mutable`` and by ``@dataclass``: (ours, reference)."""
+    def make(name: str) -> type:
+        namespace = {"__doc__": "A test class.", **body, "__annotations__": dict(annotations),
+                     "__module__": __name__, "__qualname__": name}
+        return type(name, (), namespace)
+
+    ours = (frozen if frozen_ else mutable)(make("Point"))
+    reference = dataclasses.dataclass(frozen=frozen_)(make("Point"))
+    return ours, reference
+
+
+POINT = ({"z": 0, "tags": field(default_factory=list), "note": field(default="", compare=False, repr=False)},
+         {"x": "int", "y": "str", "z": "int", "tags": "list[str]", "note": "str"})
+
+
+@pytest.mark.parametrize("frozen_", [True, False], ids=["frozen", "mutable"])
+def test_init_takes_the_same_arguments_as_dataclass(frozen_):
+    ours, ref = _pair(*POINT, frozen_=frozen_)
+    for args, kwargs in [((1, "a"), {}), ((1,), {"y": "b", "z": 3}), ((), {"x": 1, "y": "a", "tags": ["t"]}),
+                         ((1, "a", 2, ["t"], "n"), {})]:
+        assert vars(ours(*args, **kwargs)) == vars(ref(*args, **kwargs))
+
+
+@pytest.mark.parametrize("frozen_", [True, False], ids=["frozen", "mutable"])
+def test_init_fields_are_in_field_order(frozen_):
+    ours, _ = _pair(*POINT, frozen_=frozen_)
+    assert list(vars(ours(1, "a"))) == ["x", "y", "z", "tags", "note"]
+
+
+def test_a_default_factory_gives_each_object_its_own_value():
+    ours, _ = _pair(*POINT)
+    first, second = ours(1, "a"), ours(1, "a")
+    assert first.tags == [] and first.tags is not second.tags
+
+
+@pytest.mark.parametrize("args, kwargs", [((), {}), ((1,), {}), ((1, "a", 2, [], "n", 5), {}),
+                                          ((1, "a"), {"w": 1}), ((1,), {"x": 1})])
+def test_wrong_arguments_raise_the_same_type_error_as_dataclass(args, kwargs):
+    ours, ref = _pair(*POINT)
+    with pytest.raises(TypeError) as got:
+        ours(*args, **kwargs)
+    with pytest.raises(TypeError) as expected:
+        ref(*args, **kwargs)
+    assert str(got.value) == str(expected.value)
+
+
+def test_keyword_only_fields_come_after_a_star():
+    ours, ref = _pair({"b": field(default=2, kw_only=True)}, {"b": "int", "a": "int"})
+    assert vars(ours(1, b=3)) == vars(ref(1, b=3)) == {"b": 3, "a": 1}
+    with pytest.raises(TypeError):
+        ours(1, 3)
+
+
+def test_a_field_outside_init_takes_its_factory_or_its_class_default():
+    ours, ref = _pair({"cache": field(init=False, default_factory=dict), "level": field(init=False, default=7)},
+                      {"a": "int", "cache": "dict[str, int]", "level": "int"})
+    assert vars(ours(1)) == vars(ref(1)) == {"a": 1, "cache": {}}
+    assert ours(1).level == ref(1).level == 7
+
+
+def test_post_init_runs_after_the_fields_are_set():
+    seen = []
+    ours, _ = _pair({"__post_init__": lambda self: seen.append(self.a)}, {"a": "int"})
+    ours(5)
+    assert seen == [5]
+
+
+@pytest.mark.parametrize("frozen_", [True, False], ids=["frozen", "mutable"])
+def test_equality_compares_the_compared_fields_of_the_same_class(frozen_):
+    ours, ref = _pair(*POINT, frozen_=frozen_)
+    for cls in (ours, ref):
+        assert cls(1, "a", note="x") == cls(1, "a", note="y")  # compare=False
+        assert cls(1, "a") != cls(1, "b")
+        assert cls(1, "a") != ref(1, "a") if cls is ours else cls(1, "a") != ours(1, "a")
+        assert cls(1, "a").__eq__((1, "a", 0, [])) is NotImplemented
+
+
+def test_a_frozen_object_hashes_its_hashed_fields():
+    ours, ref = _pair({"z": field(default=0, hash=False)}, {"x": "int", "y": "str", "z": "int"})
+    assert hash(ours(1, "a", 1)) == hash(ours(1, "a", 2)) == hash(ref(1, "a", 3)) == hash((1, "a"))
+    assert {ours(1, "a"), ours(1, "a")} == {ours(1, "a")}
+
+
+def test_a_frozen_object_with_one_field_or_none_hashes_a_tuple():
+    one, _ = _pair({}, {"x": "int"})
+    none, ref = _pair({}, {})
+    assert hash(one(4)) == hash((4,))
+    assert hash(none()) == hash(ref()) == hash(())
+    assert none() == none()
+
+
+def test_a_mutable_object_is_unhashable():
+    ours, _ = _pair(*POINT, frozen_=False)
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(ours(1, "a"))
+
+
+@pytest.mark.parametrize("frozen_", [True, False], ids=["frozen", "mutable"])
+def test_repr_is_the_same_as_dataclass(frozen_):
+    ours, ref = _pair(*POINT, frozen_=frozen_)
+    assert repr(ours(1, "a'b", tags=["t"], note="hidden")) == repr(ref(1, "a'b", tags=["t"], note="hidden")) \
+        == "Point(x=1, y=\"a'b\", z=0, tags=['t'])"
+
+
+def test_a_recursive_repr_shows_dots():
+    ours, ref = _pair({}, {"child": "object"}, frozen_=False)
+    node, other = ours(None), ref(None)
+    node.child, other.child = node, other
+    assert repr(node) == repr(other) == "Point(child=...)"
+
+
+@pytest.mark.parametrize("action", ["assign a field", "assign a new name", "delete a field"])
+def test_a_frozen_object_refuses_changes_as_dataclass_does(action):
+    ours, ref = _pair(*POINT)
+    for obj in (ours(1, "a"), ref(1, "a")):
+        with pytest.raises(dataclasses.FrozenInstanceError) as raised:
+            if action == "assign a field":
+                obj.x = 2
+            elif action == "assign a new name":
+                obj.other = 2
+            else:
+                del obj.x
+        assert "cannot" in str(raised.value)
+    assert ours(1, "a").x == 1
+
+
+def test_a_mutable_object_takes_changes():
+    ours, _ = _pair(*POINT, frozen_=False)
+    obj = ours(1, "a")
+    obj.x = 2
+    assert obj.x == 2
+
+
+@pytest.mark.parametrize("frozen_", [True, False], ids=["frozen", "mutable"])
+def test_the_dataclasses_functions_work_as_on_a_dataclass(frozen_):
+    ours, ref = _pair(*POINT, frozen_=frozen_)
+    assert dataclasses.is_dataclass(ours)
+    assert [f.name for f in dataclasses.fields(ours)] == [f.name for f in dataclasses.fields(ref)]
+    assert dataclasses.asdict(ours(1, "a")) == dataclasses.asdict(ref(1, "a"))
+    assert dataclasses.astuple(ours(1, "a")) == (1, "a", 0, [], "")
+    changed = dataclasses.replace(ours(1, "a", tags=["t"]), y="b")
+    assert vars(changed) == {"x": 1, "y": "b", "z": 0, "tags": ["t"], "note": ""}
+    assert ours.__match_args__ == ref.__match_args__
+    params = ours.__dataclass_params__
+    assert (params.init, params.repr, params.eq, params.frozen) == (True, True, True, frozen_)
+
+
+@pytest.mark.parametrize("frozen_", [True, False], ids=["frozen", "mutable"])
+def test_copy_and_pickle_give_equal_objects(frozen_):
+    obj = (_Frozen if frozen_ else _Mutable)(1, ["t"])
+    assert copy.copy(obj) == copy.deepcopy(obj) == pickle.loads(pickle.dumps(obj)) == obj
+
+
+def test_a_generic_class_works():
+    box = _Box[int](3)
+    assert box == _Box(3) and repr(box) == "_Box(value=3)" and hash(box) == hash((3,))
+
+
+def test_a_class_defining_a_made_method_itself_is_refused():
+    class Own:
+        """A test class."""
+
+        a: int
+
+        def __eq__(self, other):
+            return True
+
+    with pytest.raises(TypeError, match=r"Own defines __eq__ itself"):
+        frozen(Own)
+
+
+def test_an_initvar_field_is_refused():
+    with pytest.raises(TypeError, match=r"InitVar fields \(seed\)"):
+        frozen(type("Seeded", (), {"__annotations__": {"seed": "dataclasses.InitVar[int]"}}))
+
+
+def test_init_is_named_for_its_class():
+    assert _Frozen.__init__.__qualname__ == "_Frozen.__init__"
+    assert _Frozen.__init__.__module__ == __name__
+
+
+@frozen
+class _Frozen:
+    """A module-level frozen class (pickle finds it by name)."""
+
+    a: int
+    tags: list[str] = field(default_factory=list)
+
+
+@mutable
+class _Mutable:
+    """A module-level mutable class."""
+
+    a: int
+    tags: list[str] = field(default_factory=list)
+
+
+@frozen
+class _Box(Generic[T]):
+    """A generic frozen class."""
+
+    value: T
+
+
+def test_a_class_without_a_docstring_gets_its_signature_as_dataclass_gives_it():
+    ours, ref = _pair({"__doc__": None, "z": 0}, {"x": "int", "z": "int"})
+    assert ours.__doc__ == ref.__doc__ == "Point(x: 'int', z: 'int' = 0)"
