@@ -75,6 +75,20 @@ class RatioCI:
         return f"within noise ({self.ratio:.2f}x, {ci})"
 
 
+def median(values: np.ndarray) -> Any:
+    """``np.median(values, axis=-1)`` for NaN-free samples, by the same partition and the same arithmetic (equal
+    to the last bit), without what ``np.median`` adds around it: its NaN check imports ``numpy.ma`` (20 ms, once
+    a process) and it costs ~10 µs a call more. A 1-D array gives a float, a 2-D one each row's median."""
+    n = values.shape[-1]
+    if n == 0:
+        raise ValueError("median of no samples")
+    half = n // 2
+    if n % 2:
+        return np.partition(values, half, axis=-1)[..., half]
+    part = np.partition(values, (half - 1, half), axis=-1)
+    return (part[..., half - 1] + part[..., half]) / 2
+
+
 def _percentiles(values: np.ndarray, level: float) -> tuple[float, float]:
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(values, [alpha, 1.0 - alpha])
@@ -94,7 +108,7 @@ def _boot_medians(rng: np.random.Generator, arrays: Sequence[np.ndarray], resamp
         k = min(rows, resamples - done)
         idx = rng.integers(0, n, size=(k, n))
         for i, arr in enumerate(arrays):
-            out[i].append(np.median(arr[idx], axis=1))
+            out[i].append(median(arr[idx]))
         done += k
     return [np.concatenate(parts) for parts in out]
 
@@ -126,7 +140,7 @@ def ratio_ci(base: Sequence[float], other: Sequence[float], level: float = LEVEL
 
 
 def _ratio_ci(b: np.ndarray, o: np.ndarray, level: float, resamples: int, seed: int) -> RatioCI:
-    ratio = float(np.median(b) / np.median(o))
+    ratio = float(median(b) / median(o))
     rng = np.random.default_rng(seed)
     if b.size == o.size:
         mb, mo = _boot_medians(rng, [b, o], resamples)
@@ -150,11 +164,11 @@ def median_ci(samples: Sequence[float], level: float = LEVEL, resamples: int = R
 
 
 def _median_ci(arr: np.ndarray, level: float, resamples: int, seed: int) -> tuple[float, float, float]:
-    median = float(np.median(arr))
+    med = float(median(arr))
     rng = np.random.default_rng(seed)
     boot = _boot_medians(rng, [arr], resamples)[0]
     low, high = _percentiles(boot, level)
-    return median, min(low, median), max(high, median)
+    return med, min(low, med), max(high, med)
 
 
 def summary_ratio_ci(base_median: float, base_p25: float, base_p75: float, n_base: int, other_median: float,

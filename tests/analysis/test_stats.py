@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ortcopy_doctor.analysis.stats import Sampler, median_ci, precise_enough, ratio_ci, summary_ratio_ci
+from ortcopy_doctor.analysis.stats import Sampler, median, median_ci, precise_enough, ratio_ci, summary_ratio_ci
 
 
 def _rng(seed: int = 1) -> np.random.Generator:
@@ -183,3 +183,17 @@ def test_sampler_keeps_the_calibration_rounds_even_when_already_precise():
     s = _sampler(noise=0.0001, budget_s=100.0, min_rounds=30)
     host = s.run()
     assert len(host["plain"]) == 30
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 6, 251, 1000])
+def test_median_equals_numpy_to_the_last_bit(n):
+    rng = np.random.default_rng(n)
+    samples = rng.lognormal(size=n)
+    rows = samples[rng.integers(0, n, size=(50, n))]  # the bootstrap's resampled rows, with ties
+    assert median(samples) == np.median(samples)
+    assert np.array_equal(median(rows), np.median(rows, axis=1))
+
+
+def test_median_of_no_samples_is_refused():
+    with pytest.raises(ValueError, match="no samples"):
+        median(np.array([]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import gc
 import importlib.util
 import json
 import os
@@ -160,6 +161,24 @@ def _dry_run(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0) -> E
 
 def _variants(evidence: Evidence) -> dict:
     return {v.variant: v for v in evidence.binding_measurement.variants}
+
+
+@pytest.mark.parametrize("name", ["conv_net", "stateful", "cpu_only_inputs"])
+def test_a_finished_measurement_leaves_no_onnxruntime_object_in_a_reference_cycle(tmp_path, name):
+    """measure_binding collects garbage only after a failure: a finished measurement frees its sessions, bindings
+    and OrtValues by reference counting (on a GPU, their device memory at once)."""
+    gc.collect()
+    gc.disable()
+    try:
+        assert _dry_run(tmp_path, name).binding_measurement.status == "measured"
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        in_cycles = sorted({type(o).__name__ for o in gc.garbage if type(o).__module__.startswith("onnxruntime")})
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert in_cycles == []
 
 
 @pytest.mark.parametrize("name", ["conv_net", "stateful", "demo", "cpu_only_inputs", "data_dependent_shape"])
