@@ -77,9 +77,9 @@ def _make(cls: type[T], *, frozen: bool) -> type[T]:
     # Fields only: with init, repr and eq off and not frozen, dataclasses compiles nothing. A class without a
     # docstring gets its signature as one, below: dataclasses would read it from object.__init__ here, parsing
     # a builtin's signature text with tokenize's regular expressions (~12 ms, once a process).
-    undocumented = cls.__doc__ is None
+    undocumented = not cls.__doc__
     if undocumented:
-        cls.__doc__ = ""
+        cls.__doc__ = "-"  # (dataclasses writes one where the docstring is empty or None)
     made: Any = dataclasses.dataclass(cls, init=False, repr=False, eq=False)
     fields = dataclasses.fields(made)
     pseudo = [f.name for name, f in made.__dict__["__dataclass_fields__"].items() if f not in fields
