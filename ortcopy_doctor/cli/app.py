@@ -21,6 +21,7 @@ import typer
 
 from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.model.errors import DoctorError, ExitCode, UsageError
+from ortcopy_doctor.collect.procmaps import MAPS, mapped_files
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -677,9 +678,7 @@ def _python_tool_attached() -> bool:
     return monitoring is not None and any(monitoring.get_tool(tool) is not None for tool in range(6))
 
 
-def _cuda_driver_loaded(maps: Path = Path("/proc/self/maps")) -> bool:
+def _cuda_driver_loaded(maps: Path = MAPS) -> bool:
     """Whether this process has the CUDA driver library (libcuda) mapped; True where the map cannot be read."""
-    try:
-        return b"libcuda.so" in maps.read_bytes()
-    except OSError:
-        return True
+    files = mapped_files(maps)
+    return files is None or any(os.path.basename(path).startswith("libcuda.so") for path in files)

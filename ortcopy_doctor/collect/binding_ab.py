@@ -19,7 +19,6 @@ import contextlib
 import ctypes
 import gc
 import io
-import os
 import time
 from dataclasses import replace
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND, BindingPlan, code_n
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, PhaseTiming, PinnedTiming, VariantTiming
 from ortcopy_doctor.model.vocabulary import MeasurementStatus
 from ortcopy_doctor.analysis.stats import Sampler, median
+from ortcopy_doctor.collect.procmaps import MAPS, first_library
 from ortcopy_doctor.collect.session import provider_list, session_options
 
 if TYPE_CHECKING:
@@ -101,20 +101,15 @@ class CudaRuntime:
         self._lib = lib
 
     @classmethod
-    def loaded(cls, maps: Path = Path("/proc/self/maps")) -> CudaRuntime | None:
+    def loaded(cls, maps: Path = MAPS) -> CudaRuntime | None:
         """The libcudart mapped into this process (``maps``: its memory map), or None."""
-        try:
-            text = maps.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        path = first_library("libcudart.so", maps)
+        if path is None:
             return None
-        for line in text.splitlines():
-            path = line.split(None, 5)[-1] if line.count(" ") >= 5 else ""
-            if os.path.basename(path).startswith("libcudart.so"):
-                try:
-                    return cls(ctypes.CDLL(path))
-                except (OSError, AttributeError):  # not loadable again, or not a CUDA runtime after all
-                    return None
-        return None
+        try:
+            return cls(ctypes.CDLL(path))
+        except (OSError, AttributeError):  # not loadable again, or not a CUDA runtime after all
+            return None
 
     def _check(self, what: str, code: int) -> None:
         if code != 0:
