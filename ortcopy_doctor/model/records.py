@@ -45,6 +45,7 @@ T = TypeVar("T")
 
 _MISSING = dataclasses.MISSING
 _OWN_METHODS = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__")
+_OWN_PREFIX = "__ortcopy_"  # the names of the compiled __init__ itself
 
 
 class _Factory:
@@ -73,7 +74,7 @@ def _make(cls: type[T], *, frozen: bool) -> type[T]:
     # (a class defining __eq__ gets __hash__ = None from Python itself: that one is not the class's own)
     own = [name for name in _OWN_METHODS if cls.__dict__.get(name, _MISSING) not in (_MISSING, None)]
     if own:
-        raise TypeError(f"{cls.__qualname__} defines {', '.join(own)} itself: use @dataclass for it")
+        raise TypeError(f"{cls.__qualname__} defines {', '.join(own)} itself: the decorator makes it")
     # Fields only: with init, repr and eq off and not frozen, dataclasses compiles nothing. A class without a
     # docstring gets its signature as one, below: dataclasses would read it from object.__init__ here, parsing
     # a builtin's signature text with tokenize's regular expressions (~12 ms, once a process).
@@ -108,33 +109,42 @@ def _make(cls: type[T], *, frozen: bool) -> type[T]:
 
 
 def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
-    """``cls.__init__``: compiled from the field names (the one method that is: it runs for every object)."""
-    namespace: dict[str, Any] = {"_HAS_FACTORY": _HAS_FACTORY}
+    """``cls.__init__``: compiled from the field names (the one method that is: it runs for every object).
+
+    Its own names (the instance, its ``__dict__``, the defaults and factories) start with ``__ortcopy_``, which
+    no field name may (``TypeError``), so that a field called ``self`` or ``_d`` takes nothing's place."""
+    clashes = [f.name for f in fields if f.name.startswith(_OWN_PREFIX)]
+    if clashes:
+        raise TypeError(f"{cls.__qualname__}: field names may not start with {_OWN_PREFIX} ({', '.join(clashes)})")
+    me, values = f"{_OWN_PREFIX}self", f"{_OWN_PREFIX}dict"
+    no_value = f"{_OWN_PREFIX}has_factory"
+    namespace: dict[str, Any] = {no_value: _HAS_FACTORY}
     positional: list[str] = []
     keyword: list[str] = []
-    body = ["    _d = self.__dict__"]
+    body = [f"    {values} = {me}.__dict__"]
     for i, f in enumerate(fields):
         name = f.name
+        factory, default = f"{_OWN_PREFIX}factory{i}", f"{_OWN_PREFIX}default{i}"
         if f.default_factory is not _MISSING:
-            namespace[f"_factory{i}"] = f.default_factory
+            namespace[factory] = f.default_factory
         if not f.init:
             if f.default_factory is not _MISSING:
-                body.append(f"    _d[{name!r}] = _factory{i}()")
+                body.append(f"    {values}[{name!r}] = {factory}()")
             continue
         if f.default_factory is not _MISSING:
-            param = f"{name}=_HAS_FACTORY"
-            body.append(f"    _d[{name!r}] = _factory{i}() if {name} is _HAS_FACTORY else {name}")
+            param = f"{name}={no_value}"
+            body.append(f"    {values}[{name!r}] = {factory}() if {name} is {no_value} else {name}")
         else:
             if f.default is not _MISSING:
-                namespace[f"_default{i}"] = f.default
-                param = f"{name}=_default{i}"
+                namespace[default] = f.default
+                param = f"{name}={default}"
             else:
                 param = name
-            body.append(f"    _d[{name!r}] = {name}")
+            body.append(f"    {values}[{name!r}] = {name}")
         (keyword if f.kw_only is True else positional).append(param)
-    params = ["self", *positional] + (["*", *keyword] if keyword else [])
+    params = [me, *positional] + (["*", *keyword] if keyword else [])
     if hasattr(cls, "__post_init__"):
-        body.append("    self.__post_init__()")
+        body.append(f"    {me}.__post_init__()")
     source = f"def __init__({', '.join(params)}) -> None:\n" + "\n".join(body) + "\n"
     exec(source, namespace)  # noqa: S102 - code made here from the dataclass's own field names
     init: Callable[..., None] = namespace["__init__"]

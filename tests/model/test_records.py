@@ -184,7 +184,7 @@ def test_a_class_defining_a_made_method_itself_is_refused():
         def __eq__(self, other):
             return True
 
-    with pytest.raises(TypeError, match=r"Own defines __eq__ itself"):
+    with pytest.raises(TypeError, match=r"Own defines __eq__ itself: the decorator makes it"):
         frozen(Own)
 
 
@@ -237,3 +237,14 @@ def test_making_an_undocumented_class_does_not_parse_a_builtin_signature(monkeyp
     monkeypatch.setattr(tokenize, "_compile", refuse)
     made = frozen(type("Bare", (), {"__annotations__": {"a": "int"}, "__module__": __name__}))
     assert made.__doc__ == "Bare(a: 'int')"
+
+
+def test_fields_named_like_the_inits_own_names_work():
+    ours, ref = _pair({}, {"self": "int", "_d": "int", "_HAS_FACTORY": "int"})
+    assert vars(ours(1, 2, 3)) == vars(ref(1, 2, 3)) == {"self": 1, "_d": 2, "_HAS_FACTORY": 3}
+    assert vars(ours(_d=2, self=1, _HAS_FACTORY=3)) == {"self": 1, "_d": 2, "_HAS_FACTORY": 3}
+
+
+def test_a_field_named_with_the_inits_prefix_is_refused():
+    with pytest.raises(TypeError, match="may not start with __ortcopy_"):
+        frozen(type("Clash", (), {"__annotations__": {"__ortcopy_dict": "int"}, "__module__": __name__}))
