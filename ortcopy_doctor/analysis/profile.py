@@ -20,6 +20,7 @@ from ortcopy_doctor.model.errors import ModelError
 from ortcopy_doctor.model.evidence import NodeEvent, RunEvent
 from ortcopy_doctor.model.gcpause import gc_paused
 from ortcopy_doctor.knowledge.model_file import dtype_itemsize
+from ortcopy_doctor.knowledge.ort_versions import profile_names_escaped
 
 _KERNEL_SUFFIX = "_kernel_time"
 
@@ -61,6 +62,19 @@ _RAW_NAME = re.compile(r'"name" :"(.*?)","args" :', re.DOTALL)
 
 def _escaped_name(match: re.Match[str]) -> str:
     return f'"name" :{json.dumps(match.group(1), ensure_ascii=False)},"args" :'
+
+
+_ESCAPED_IN_JSON = re.compile(r'["\\\x00-\x1f]')
+
+
+def profile_names_raw(ort_version: str, node_names: Iterable[str] | None) -> bool:
+    """Whether to read the profile's node names as written (``parse_profile(raw_names=)``): onnxruntime up to 1.30
+    writes them unescaped (``knowledge.ort_versions``), which matters only where a name of the graph ORT ran holds a
+    character JSON escapes; ORT's own names (Memcpy nodes, fused nodes named after their first node) add none.
+    ``node_names`` None (the graph is not known): by the version alone."""
+    if profile_names_escaped(ort_version):
+        return False
+    return node_names is None or any(_ESCAPED_IN_JSON.search(name) for name in node_names)
 
 
 def tensor_bytes(shape_entry: Any) -> int:

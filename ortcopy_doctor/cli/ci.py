@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

@@ -30,7 +30,6 @@ from ortcopy_doctor.model.version import __version__
 
 from ortcopy_doctor.collect import ortlog
 
-from ortcopy_doctor.knowledge import ort_versions
 from ortcopy_doctor.knowledge import providers as provider_names
 from ortcopy_doctor.collect.environment import collect_environment
 from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelError, UsageError
@@ -48,7 +47,7 @@ from ortcopy_doctor.collect.session import (
     session_options,
 )
 from ortcopy_doctor.knowledge.model_file import display_path, inspect_model, load_model, walk_nodes
-from ortcopy_doctor.analysis.profile import parse_profile
+from ortcopy_doctor.analysis.profile import parse_profile, profile_names_raw
 
 Progress = Callable[[str], None]
 
@@ -274,17 +273,6 @@ def _assignment(session: Any) -> dict[Any, str] | None:
     return result or None
 
 
-_ESCAPED_IN_JSON = re.compile(r'["\\\x00-\x1f]')
-
-
-def _profile_names_raw(ort_version: str, graph_model: onnx.ModelProto) -> bool:
-    """Whether the profile holds a node name as written, unescaped, that JSON would escape: onnxruntime up to 1.30
-    writes names unescaped (``knowledge.ort_versions``); ORT's own names (Memcpy nodes, fused nodes named after
-    their first node) add no such character."""
-    return not ort_versions.profile_names_escaped(ort_version) and any(
-        _ESCAPED_IN_JSON.search(node.name) for _, node in walk_nodes(graph_model.graph))
-
-
 def _runtime_nodes(graph_model: onnx.ModelProto, assignment: dict[Any, str] | None, facts: ortlog.LogFacts,
                    active: list[str]) -> list[RuntimeNode]:
     """Nodes of the graph ORT ran, each with its provider and, for CPU nodes, why they are there."""
@@ -416,8 +404,8 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
             )
             raise failure
         try:
-            run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs,
-                                                    raw_names=_profile_names_raw(ort.__version__, graph_model))
+            raw = profile_names_raw(ort.__version__, (node.name for _, node in walk_nodes(graph_model.graph)))
+            run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs, raw_names=raw)
         except DoctorError as exc:
             raise _temporary_folder_full(exc, tmp_dir, info.initializer_bytes, profile=True) or exc
         try:

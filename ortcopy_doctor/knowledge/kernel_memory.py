@@ -9,7 +9,6 @@ condition were checked on the H200 with ORT 1.31.1 (tests/fixtures/gpu).
 
 from __future__ import annotations
 
-
 from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, HOST_TO_DEVICE, Direction
 from ortcopy_doctor.model.records import frozen
 

@@ -10,7 +10,7 @@ everything at once, and a cycle made meanwhile is collected at the next collecti
 The ``ortcopy-doctor`` command also collects less often from its first import on (``for_the_command``, as mypy
 does): loading its modules (typer, onnx, numpy, jinja2 and ours) allocates ~200,000 objects that live until the
 process ends, and with Python's default thresholds a small ``check`` ran ~110 collections over them: 40-70 ms of a
-0.7 s run, against ~20 ms for a bare ORT script (issue 15, goal c). A program that ``watch`` runs gets the
+0.7 s run, against ~20 ms for a bare ORT script (issue 15, goal c). A program that ``run`` watches gets the
 default thresholds back (``default_thresholds``); the library (``import ortcopy_doctor`` in a user's process)
 changes nothing.
 """
@@ -43,7 +43,7 @@ def for_the_command() -> None:
 @contextmanager
 def default_thresholds() -> Iterator[None]:
     """Inside the block, the thresholds the process had before ``for_the_command`` (a user's program run by
-    ``watch``); the command's again after it."""
+    ``run``); the command's again after it."""
     before = gc.get_threshold()
     if _FOUND:
         gc.set_threshold(*_FOUND[0])

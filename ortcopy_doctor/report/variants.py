@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 
-
 from ortcopy_doctor.analysis.copies import GraphView, declared_size
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import IN_KERNEL, MEMCPY_NODE

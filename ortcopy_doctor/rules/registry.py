@@ -8,7 +8,6 @@ view, the census attribution), so no rule recomputes them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-
 from typing import TYPE_CHECKING, Optional
 
 from ortcopy_doctor.model.findings import Finding, Severity

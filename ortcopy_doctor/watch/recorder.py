@@ -619,7 +619,7 @@ class Watch:
     # profile --------------------------------------------------------------------------------------------------------------
 
     def _read_profile(self) -> None:
-        from ortcopy_doctor.analysis.profile import parse_profile
+        from ortcopy_doctor.analysis.profile import parse_profile, profile_names_raw
 
         obs = self.observations
         info: Optional[_Instrumentation] = getattr(self.session, _INFO_ATTR, None)
@@ -633,10 +633,12 @@ class Watch:
                 info.profile_ended = True
             import onnxruntime as ort
 
-            from ortcopy_doctor.knowledge.ort_versions import profile_names_escaped
+            from ortcopy_doctor.knowledge.model_file import walk_nodes
 
-            # onnxruntime up to 1.30 writes node names unescaped: read each as written
-            runs, events = parse_profile(Path(path), 0, raw_names=not profile_names_escaped(ort.__version__))
+            # onnxruntime up to 1.30 writes node names unescaped: read as written where a name needs it
+            graph = info.runtime_graph if info is not None else None
+            names = None if graph is None else [node.name for _, node in walk_nodes(graph.graph)]
+            runs, events = parse_profile(Path(path), 0, raw_names=profile_names_raw(ort.__version__, names))
         except Exception as exc:  # noqa: BLE001
             obs.profile_note = f"the profile could not be read ({type(exc).__name__}: {exc})"
             return

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from onnx import TensorProto, helper
 
-from ortcopy_doctor.collect.check import _profile_names_raw
+from ortcopy_doctor.analysis.profile import profile_names_raw
+from ortcopy_doctor.knowledge.model_file import walk_nodes
 from ortcopy_doctor.knowledge.ort_versions import has_from_dlpack, profile_names_escaped
 
 
@@ -32,6 +33,10 @@ def _model(name: str):
                                             helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
     return helper.make_model(graph)
+
+
+def _profile_names_raw(version: str, model) -> bool:
+    return profile_names_raw(version, [node.name for _, node in walk_nodes(model.graph)])
 
 
 @pytest.mark.parametrize("name", ['a "quoted" name', "back\\slash", "new\nline", "tab\tbed"])
@@ -66,3 +71,8 @@ def test_the_gpu_tests_skip_the_device_sequence_output_where_onnxruntime_cannot_
 
     assert bool(cannot_run("sequence_output", version)) is skipped
     assert cannot_run("conv_net", version) == ""
+
+
+def test_an_unknown_graph_on_onnxruntime_1_30_reads_names_raw():
+    """watch of a session whose ORT graph it could not get: the version alone decides."""
+    assert (profile_names_raw("1.30.0", None), profile_names_raw("1.31.1", None)) == (True, False)
