@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import statistics
 from collections import defaultdict
 from dataclasses import field, replace
 from typing import Any, Optional
@@ -49,6 +48,7 @@ from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
 from ortcopy_doctor.model.census import TransferRecord, kineto_base_ns
 from ortcopy_doctor.model.evidence import Evidence, Feed, NodeEvent, RunEvent
+from ortcopy_doctor.analysis.stats import list_median
 from ortcopy_doctor.model.records import frozen
 
 
@@ -232,6 +232,8 @@ def boundary_tolerance(clock_pairs: list[list[int]] | list[tuple[int, int]], clo
 
 @frozen
 class _Place:
+    """Where a traced transfer happened: its run, and the node or gap it fell in."""
+
     run: int
     kind: CensusClass  # in a node: IN_KERNEL until attribute() tells a Memcpy node
     node: Optional[NodeEvent] = None
@@ -662,7 +664,7 @@ def census_report(evidence: Evidence, copies: list[Copy]) -> CensusReport | None
                        evidence.node_events, copies, evidence.feeds, census.traced_runs, census.backend,
                        census.backend_version, census.clock_verified, getattr(census, "clock_error_ns", None))
     untraced = evidence.timings.run_ms if evidence.timings else []
-    overhead = (statistics.median(census.traced_run_ms) / statistics.median(untraced) - 1.0
+    overhead = (list_median(census.traced_run_ms) / list_median(untraced) - 1.0
                 if census.traced_run_ms and untraced else report.overhead)
     report = replace(report, overhead=overhead,
                      notes=list(census.notes) + ([clock_note] if clock_note else []) + report.notes)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from decimal import Decimal
 from typing import Any
 
 from ortcopy_doctor.model.census import (  # noqa: F401 - the census types, re-read by the tracers
@@ -201,6 +200,8 @@ class TorchProfilerTracer:
             with open(path, encoding="utf-8") as f:
                 # Kept for tools/verify_census.py: Kineto saves a trace once per profile.
                 self.raw_trace = f.read()
+            from decimal import Decimal  # only this (torch) backend needs it
+
             trace = json.loads(self.raw_trace, parse_float=Decimal)  # ts like 5174668543970.777: keep every ns
         finally:
             os.unlink(path)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import glob
 import importlib.metadata
 import os
@@ -147,7 +146,9 @@ def find_library(stem: str) -> LibraryStatus:
             except OSError as exc:
                 return LibraryStatus(stem, path, str(exc))
             return LibraryStatus(stem, path)
-    name = ctypes.util.find_library(stem[3:].split(".")[0])
+    from ctypes import util as ctypes_util  # here: most checks find every library before this
+
+    name = ctypes_util.find_library(stem[3:].split(".")[0])
     if name:
         return LibraryStatus(stem, name)
     return LibraryStatus(stem, None, "not found on LD_LIBRARY_PATH, in the nvidia-* wheels or the system library path")

@@ -17,7 +17,6 @@ Both pictures stay usable for models with thousands of nodes:
 from __future__ import annotations
 
 import heapq
-import html
 import math
 from collections import defaultdict
 from dataclasses import field
@@ -63,8 +62,10 @@ KIND_LABEL = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy
 
 
 def esc(value: object) -> str:
-    """Text or attribute value for SVG/HTML: &, <, >, " and ' escaped."""
-    return html.escape(str(value), quote=True)
+    """Text or attribute value for SVG/HTML: &, <, >, " and ' escaped, as ``html.escape(quote=True)`` does
+    (importing ``html`` and its entity tables costs every check ~3 ms)."""
+    return (str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+            .replace("'", "&#x27;"))
 
 
 def num(value: float) -> str:
@@ -424,6 +425,8 @@ class Island:
 
 @frozen
 class _Graph:
+    """The nodes drawn and their edges, by index."""
+
     nodes: list[RuntimeNode]
     succ: list[list[int]]
     pred: list[list[int]]
@@ -512,6 +515,8 @@ def _topological(g: _Graph) -> list[int]:
 
 @mutable
 class _Box:
+    """A box of the CPU-islands picture: one node, or a run of nodes drawn collapsed."""
+
     members: list[int]  # node indices
     collapsed: bool
     depth: int = 0

@@ -8,12 +8,12 @@ here needs the schema and CHANGELOG.md updated (tests/model/test_schema.py check
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
 from ortcopy_doctor.analysis.copies import GraphView, find_copies
+from ortcopy_doctor.analysis.stats import list_median, list_quantiles
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
 from ortcopy_doctor.analysis.binding import BindingPlan, make_plan
@@ -137,7 +137,7 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
         total = sum(e.dur_us for e in evidence.node_events if e.name in names and e.run in runs_measured)
         memcpy_us = total / len(measured)
     runs = evidence.timings.run_ms if evidence.timings else []
-    q = statistics.quantiles(runs, n=10) if len(runs) >= 2 else None
+    q = list_quantiles(runs, 10) if len(runs) >= 2 else None
     severities: dict[str, int] = {}
     for f in findings:
         severities[f.severity] = severities.get(f.severity, 0) + 1
@@ -154,7 +154,7 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
         nodes_by_provider=dict(sorted(by_provider.items())),
         fallback_nodes=sum(1 for n in evidence.nodes if n.provider == CPU and is_device(primary)
                            and n.fallback_reason != "cpu_preferred"),
-        median_run_ms=statistics.median(runs) if runs else None,
+        median_run_ms=list_median(runs) if runs else None,
         p10_run_ms=q[0] if q else None,
         p90_run_ms=q[-1] if q else None,
         memcpy_node_time_us_per_run=round(memcpy_us, 1),

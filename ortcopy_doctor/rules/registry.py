@@ -54,6 +54,8 @@ Check = Callable[[RuleContext], list[Finding]]
 
 @frozen
 class _Entry:
+    """A registered rule and the function that checks it."""
+
     rule: Rule
     check: Check
 

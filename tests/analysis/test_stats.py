@@ -6,10 +6,21 @@ assertion is deterministic. A "known 1.25x" sample is the base sample divided by
 
 from __future__ import annotations
 
+import statistics
+
 import numpy as np
 import pytest
 
-from ortcopy_doctor.analysis.stats import Sampler, median, median_ci, precise_enough, ratio_ci, summary_ratio_ci
+from ortcopy_doctor.analysis.stats import (
+    Sampler,
+    list_median,
+    list_quantiles,
+    median,
+    median_ci,
+    precise_enough,
+    ratio_ci,
+    summary_ratio_ci,
+)
 
 
 def _rng(seed: int = 1) -> np.random.Generator:
@@ -197,3 +208,27 @@ def test_median_equals_numpy_to_the_last_bit(n):
 def test_median_of_no_samples_is_refused():
     with pytest.raises(ValueError, match="no samples"):
         median(np.array([]))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 20, 21, 22])
+def test_list_median_equals_statistics_median_to_the_last_bit(n):
+    values = [float(v) for v in np.random.default_rng(n).lognormal(size=n)]
+    assert list_median(values) == statistics.median(values)
+    assert list_median(values[::-1] + values[:1]) == statistics.median(values[::-1] + values[:1])  # a tie
+
+
+def test_list_median_of_no_samples_is_refused():
+    with pytest.raises(ValueError, match="no samples"):
+        list_median([])
+
+
+@pytest.mark.parametrize("n", [2, 3, 9, 10, 11, 20, 21, 100])
+@pytest.mark.parametrize("parts", [4, 10])
+def test_list_quantiles_equal_statistics_quantiles_to_the_last_bit(n, parts):
+    values = [float(v) for v in np.random.default_rng(n).lognormal(size=n)]
+    assert list_quantiles(values, parts) == statistics.quantiles(values, n=parts)
+
+
+def test_list_quantiles_of_one_sample_are_refused():
+    with pytest.raises(ValueError, match="at least two"):
+        list_quantiles([1.0], 10)

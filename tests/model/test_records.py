@@ -6,12 +6,15 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+import subprocess
+import sys
 from dataclasses import field
 from typing import Generic, TypeVar
 
 import pytest
 
 from ortcopy_doctor.model.records import frozen, mutable
+from render_helpers import REPO
 
 T = TypeVar("T")
 
@@ -248,3 +251,51 @@ def test_fields_named_like_the_inits_own_names_work():
 def test_a_field_named_with_the_inits_prefix_is_refused():
     with pytest.raises(TypeError, match="may not start with __ortcopy_"):
         frozen(type("Clash", (), {"__annotations__": {"__ortcopy_dict": "int"}, "__module__": __name__}))
+
+
+# --- __init__s compiled ahead of time (model/_inits.py, tools/gen_inits.py) --------------------------------------
+
+
+def test_the_compiled_inits_module_is_what_the_tool_writes_for_the_classes_now():
+    # a fresh interpreter imports every module of the package and compares: a class changed without running
+    # tools/gen_inits.py fails here (its __init__ would still work, compiled as the class is made)
+    result = subprocess.run([sys.executable, str(REPO / "tools" / "gen_inits.py"), "--check"], capture_output=True,
+                            text=True, timeout=300, check=False)
+    assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_a_package_class_gets_its_init_from_the_compiled_module():
+    from ortcopy_doctor.analysis.stats import RatioCI
+
+    assert RatioCI.__init__.__code__.co_filename.endswith("_inits.py")
+    assert RatioCI.__init__.__qualname__ == "RatioCI.__init__"
+    assert RatioCI.__init__.__module__ == "ortcopy_doctor.analysis.stats"
+
+
+def test_a_class_unlike_any_of_the_package_gets_its_init_compiled_when_made():
+    @frozen
+    class Unlike:
+        an_unusual_field_name: int
+
+    assert Unlike.__init__.__code__.co_filename == "<string>"
+    assert Unlike(3).an_unusual_field_name == 3
+
+
+def test_a_compiled_init_takes_the_defaults_and_factories_of_the_class_that_uses_it():
+    # the same fields as RatioCI, so the same __init__ source; its own default and a factory of its own
+    from ortcopy_doctor.analysis.stats import RatioCI
+
+    @frozen
+    class Same:
+        ratio: float
+        low: float
+        high: float
+        method: str
+        n_base: int
+        n_other: int
+        level: float = 0.5
+
+    assert Same.__init__ is not RatioCI.__init__  # a function of its own (sharing its code)...
+    assert Same.__init__.__code__.co_filename.endswith("_inits.py")  # ...from the compiled module
+    assert Same(1.0, 0.9, 1.1, "m", 3, 3).level == 0.5
+    assert RatioCI(1.0, 0.9, 1.1, "m", 3, 3).level == 0.95

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import html
 import time
 import xml.etree.ElementTree as ET
 
@@ -281,3 +282,9 @@ def test_many_islands_are_capped(tmp_path):
     timeline = svg.timeline_figure(report)
     assert len(timeline.svg.encode()) < 1_000_000
     parse(figure.svg), parse(timeline.svg)
+
+
+def test_esc_escapes_as_html_escape_with_quotes():
+    text = EVIL_NODE + EVIL_TENSOR + "&amp; <b x='1' y=\"2\"> µs→ \u202e"
+    assert svg.esc(text) == html.escape(text, quote=True)
+    assert svg.esc(3.5) == "3.5"
