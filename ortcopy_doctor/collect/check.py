@@ -31,11 +31,11 @@ from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.collect import ortlog
 
 from ortcopy_doctor.knowledge import providers as provider_names
-from ortcopy_doctor.collect.environment import collect_environment
+from ortcopy_doctor.collect.environment import GpuListing, collect_environment
 from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelError, UsageError
 from ortcopy_doctor.collect.census import BACKEND_ENV
 from ortcopy_doctor.collect.census_run import CensusCollector
-from ortcopy_doctor.model.evidence import AssumedDim, Evidence, RuntimeNode, SessionEvidence, Timings
+from ortcopy_doctor.model.evidence import AssumedDim, Environment, Evidence, RuntimeNode, SessionEvidence, Timings
 from ortcopy_doctor.model.vocabulary import EvidenceMode
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
@@ -310,15 +310,16 @@ def _runtime_nodes(graph_model: onnx.ModelProto, assignment: dict[Any, str] | No
 
 def collect(model_path: Path | str, options: CheckOptions | None = None, progress: Progress | None = None) -> Evidence:
     """Measure one model in one configuration and return the evidence."""
+    with GpuListing() as listing:  # nvidia-smi -L runs while the model is read and the session is created
+        return _collect(Path(model_path), options or CheckOptions(), progress or (lambda _step: None), listing)
+
+
+def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: GpuListing) -> Evidence:
     import onnxruntime as ort
 
-    options = options or CheckOptions()
-    say = progress or (lambda _step: None)
-    model_path = Path(model_path)
     say("inspecting the model")
     model = load_model(model_path)
     info = inspect_model(model_path, model)
-    environment = collect_environment()
     notes: list[str] = []
     if options.static:
         try:
@@ -327,7 +328,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                                    make_arrays=False)
         except UsageError:
             feeds = []  # sizes stay symbolic in a prediction; --dim makes them concrete
-        return static_evidence(model, info, feeds, options, environment)
+        return static_evidence(model, info, feeds, options, collect_environment(listing))
     assumed: list[AssumedDim] | None = None if options.strict_shapes else []
     arrays, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,
                                 values=options.values, assumed=assumed)
@@ -350,9 +351,11 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
             active: list[str] = []
             assignment: dict[Any, str] | None = None
             failure: DoctorError | None = None
+            environment: Environment | None = None
             try:
                 with _importing(_loaded_ahead(options)):
                     session, _ = _create_session(ort, model_path, so, options)
+                environment = collect_environment(listing)  # read before any run, so the listing overlaps none
                 active = list(session.get_providers())
                 assignment = _assignment(session)
                 total = options.warmup_runs + options.profiled_runs
@@ -378,6 +381,8 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
                     # only a failure can leave the session in a reference cycle (through a traceback); a full
                     # collection costs ~25 ms with the CLI's modules loaded (docs/benchmarks.md)
                     gc.collect()
+        if environment is None:  # the session could not be created
+            environment = collect_environment(listing)
         lines = ortlog.parse_lines(captured.text)
         facts = ortlog.extract_facts(lines)
         graph_model: onnx.ModelProto = model
