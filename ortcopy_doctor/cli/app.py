@@ -8,6 +8,7 @@ Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or model error; 3
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import os
 import shutil
@@ -540,6 +541,24 @@ def _main(version: bool = typer.Option(False, "--version", help="Print the versi
         raise typer.Exit(0)
 
 
+def app_for(argv: list[str]) -> typer.Typer:
+    """The app to run ``argv`` with: where its first word names a command, the app with that command alone.
+
+    Typer builds a click command for every registered command on each start: 8-10 ms for the six on the 2-CPU
+    machine of docs/benchmarks.md, 4 ms for ``check`` alone. The group stays a group (its ``--version`` callback
+    keeps typer from making a lone command the whole program), so usage lines, help and errors read the same
+    (tests/cli/test_cli.py). Anything else (options first, no words, an unknown command, a shell completion) gets
+    the whole app, which lists and suggests every command."""
+    first = argv[0] if argv else ""
+    chosen = [info for info in app.registered_commands
+              if (info.name or (info.callback.__name__ if info.callback else "").replace("_", "-")) == first]
+    if len(chosen) != 1 or app.registered_callback is None:
+        return app
+    one = copy.copy(app)
+    one.registered_commands = chosen
+    return one
+
+
 class _Never(Exception):
     """Matches nothing: stands in for an exception class this click version lacks."""
 
@@ -604,7 +623,7 @@ def main(args: Optional[list[str]] = None) -> None:
     click_exc = _click_exceptions()
     no_args_is_help: Any = getattr(click_exc, "NoArgsIsHelpError", _Never)  # an exception class, with .show()
     try:
-        code = app(args=args, standalone_mode=False)
+        code = app_for(sys.argv[1:] if args is None else args)(args=args, standalone_mode=False)
     except Terminated as exc:  # SIGTERM/SIGHUP: every with/finally has run (temporary folders removed)
         quiet_teardown(exc)
         _print_error(exc.message)

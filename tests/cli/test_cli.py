@@ -216,3 +216,35 @@ def test_version(tmp_path):
     assert result.returncode == 0
     assert result.stdout == "ortcopy-doctor 0.1.0\n"
     assert result.stderr == ""
+
+
+# --- the app a command line runs with (cli.app.app_for) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [["check", "m.onnx"], ["run", "--", "x.py"], ["diff", "a", "b"]])
+def test_a_command_line_naming_a_command_builds_that_command_alone(argv):
+    from ortcopy_doctor.cli.app import app, app_for
+
+    chosen = app_for(argv)
+    assert [info.callback.__name__ for info in chosen.registered_commands] == [argv[0]]
+    assert chosen.registered_callback is app.registered_callback
+
+
+@pytest.mark.parametrize("argv", [[], ["--help"], ["--version"], ["chek", "m.onnx"], ["-h", "check"]])
+def test_any_other_command_line_gets_the_whole_app(argv):
+    from ortcopy_doctor.cli.app import app, app_for
+
+    assert app_for(argv) is app
+
+
+@pytest.mark.parametrize("argv", [["check", "--help"], ["report", "-h"], ["diff", "--help"], ["run", "--help"],
+                                  ["env", "--help"], ["demo", "--help"], ["check"], ["check", "--bogus", "m"],
+                                  ["diff", "a.json"], ["report", "a.json", "--fail-on", "sometimes"]])
+def test_a_command_alone_prints_and_exits_as_the_whole_app(argv):
+    from typer.testing import CliRunner
+
+    from ortcopy_doctor.cli.app import app, app_for
+
+    alone, whole = (CliRunner().invoke(a, argv, prog_name="ortcopy-doctor") for a in (app_for(argv), app))
+    assert app_for(argv) is not app
+    assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)
