@@ -351,9 +351,12 @@ def check(
             static=static,
             measure_binding=measure_binding, measure_runs=measure_runs, measure_budget_s=measure_budget,
         )
+        # the renderers this command will use load while the session is created (collect.check._Ahead)
+        ahead = [name for name, used in (("ortcopy_doctor.render.html", html_path is not None),
+                                         ("ortcopy_doctor.render.text", not quiet)) if used]
         with _progress(sys.stderr.isatty() and not quiet) as progress:
             try:
-                report = run_check(model, options, progress=progress)
+                report = run_check(model, options, progress=progress, load_ahead=ahead)
             except DoctorError as exc:
                 _keep_partial_evidence(exc, outputs)
                 raise

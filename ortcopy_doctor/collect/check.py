@@ -170,31 +170,55 @@ def _loaded_ahead(options: CheckOptions) -> tuple[str, ...]:
     return ("cupti.cupti", *_LOADED_AFTER_A_GPU_SESSION)
 
 
+# While modules load ahead, the GIL passes back to the check's own thread within this many seconds (Python's
+# default, 5 ms, was the wait at the end of every session creation and warm-up run).
+_AHEAD_SWITCH_INTERVAL_S = 0.0005
+
+
+class _Ahead:
+    """``modules`` imported on a helper thread from now until ``join()``.
+
+    Creating a session and running it release the GIL: on the H200 machine a Python thread ran at full speed
+    through a 0.8 s CUDA session creation, and a CPU check's evidence session takes 12-20 ms to create and ~5 ms
+    to warm up on the 2-CPU machine. So modules the check needs later (the renderers, jinja2, rich, CUPTI) load
+    meanwhile instead of after. ``join()`` comes before the first profiled run, so the imports compete with no run
+    that is profiled or timed. An import that fails here is left to fail again, with its message, where the
+    module is needed."""
+
+    def __init__(self, modules: Sequence[str]) -> None:
+        self._thread: threading.Thread | None = None
+        self._interval = sys.getswitchinterval()
+        names = list(dict.fromkeys(modules))
+        if not names:
+            return
+
+        def load() -> None:
+            for name in names:
+                try:
+                    importlib.import_module(name)
+                except Exception:  # noqa: BLE001 - not installed or broken: the code that needs it says so
+                    pass
+
+        sys.setswitchinterval(min(self._interval, _AHEAD_SWITCH_INTERVAL_S))
+        self._thread = threading.Thread(target=load, name="ortcopy-doctor-imports", daemon=True)
+        self._thread.start()
+
+    def join(self) -> None:
+        """Wait for the imports (at once where there were none); the thread is gone after."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join()
+            sys.setswitchinterval(self._interval)
+
+
 @contextlib.contextmanager
-def _importing(modules: Sequence[str]) -> Iterator[None]:
-    """Import ``modules`` on a helper thread while the block runs; wait for them when it ends.
-
-    Creating a session releases the GIL: on the H200 machine a Python thread ran at full speed through a 0.8 s
-    CUDA session creation. So modules the check needs later load meanwhile instead of after. The thread is
-    joined when the block ends, before any run is profiled or timed, so it competes with none of them. An import
-    that fails here is left to fail again, with its message, where the module is needed."""
-    if not modules:
-        yield
-        return
-
-    def load() -> None:
-        for name in modules:
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - not installed or broken: the code that needs it says so
-                pass
-
-    thread = threading.Thread(target=load, name="ortcopy-doctor-imports", daemon=True)
-    thread.start()
+def _importing(modules: Sequence[str]) -> Iterator[_Ahead]:
+    """``_Ahead(modules)`` for the block: joined where the block ends, if not before."""
+    ahead = _Ahead(modules)
     try:
-        yield
+        yield ahead
     finally:
-        thread.join()
+        ahead.join()
 
 
 def _temporary_folder_full(exc: DoctorError, tmp_dir: Path, weight_bytes: int,
@@ -308,13 +332,19 @@ def _runtime_nodes(graph_model: onnx.ModelProto, assignment: dict[Any, str] | No
     return nodes
 
 
-def collect(model_path: Path | str, options: CheckOptions | None = None, progress: Progress | None = None) -> Evidence:
-    """Measure one model in one configuration and return the evidence."""
+def collect(model_path: Path | str, options: CheckOptions | None = None, progress: Progress | None = None, *,
+            load_ahead: Sequence[str] = ()) -> Evidence:
+    """Measure one model in one configuration and return the evidence.
+
+    ``load_ahead``: modules the caller imports after the check (the CLI: the renderers it will use), imported on a
+    helper thread while the evidence session is created and warmed up (``_Ahead``)."""
     with GpuListing() as listing:  # nvidia-smi -L runs while the model is read and the session is created
-        return _collect(Path(model_path), options or CheckOptions(), progress or (lambda _step: None), listing)
+        return _collect(Path(model_path), options or CheckOptions(), progress or (lambda _step: None), listing,
+                        tuple(load_ahead))
 
 
-def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: GpuListing) -> Evidence:
+def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: GpuListing,
+             load_ahead: tuple[str, ...]) -> Evidence:
     import onnxruntime as ort
 
     say("inspecting the model")
@@ -353,18 +383,19 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
             failure: DoctorError | None = None
             environment: Environment | None = None
             try:
-                with _importing(_loaded_ahead(options)):
+                with _importing((*_loaded_ahead(options), *load_ahead)) as ahead:
                     session, _ = _create_session(ort, model_path, so, options)
-                environment = collect_environment(listing)  # read before any run, so the listing overlaps none
-                active = list(session.get_providers())
-                assignment = _assignment(session)
-                total = options.warmup_runs + options.profiled_runs
-                for i in range(total):
-                    if i == options.warmup_runs:
-                        census_run.start(active)  # the transfer census traces the profiled runs, not the warm-up
-                    say(f"warm-up run {i + 1}/{options.warmup_runs}" if i < options.warmup_runs
-                        else f"profiled run {i + 1 - options.warmup_runs}/{options.profiled_runs}")
-                    _run(session, arrays, model_path)
+                    environment = collect_environment(listing)  # read before any run: the listing overlaps none
+                    active = list(session.get_providers())
+                    assignment = _assignment(session)
+                    total = options.warmup_runs + options.profiled_runs
+                    for i in range(total):
+                        if i == options.warmup_runs:
+                            ahead.join()  # before the first profiled run: the imports compete with none
+                            census_run.start(active)  # the transfer census traces the profiled runs, not the warm-up
+                        say(f"warm-up run {i + 1}/{options.warmup_runs}" if i < options.warmup_runs
+                            else f"profiled run {i + 1 - options.warmup_runs}/{options.profiled_runs}")
+                        _run(session, arrays, model_path)
                 census_run.stop()
                 profile_path = session.end_profiling()
                 profiling_start_ns = int(session.get_profiling_start_time_ns())
