@@ -265,11 +265,11 @@ def test_the_compiled_inits_module_is_what_the_tool_writes_for_the_classes_now()
 
 
 def test_a_package_class_gets_its_init_from_the_compiled_module():
-    from ortcopy_doctor.analysis.stats import RatioCI
+    from ortcopy_doctor.model.evidence import Timings
 
-    assert RatioCI.__init__.__code__.co_filename.endswith("_inits.py")
-    assert RatioCI.__init__.__qualname__ == "RatioCI.__init__"
-    assert RatioCI.__init__.__module__ == "ortcopy_doctor.analysis.stats"
+    assert Timings.__init__.__code__.co_filename.endswith("_inits.py")
+    assert Timings.__init__.__qualname__ == "Timings.__init__"
+    assert Timings.__init__.__module__ == "ortcopy_doctor.model.evidence"
 
 
 def test_a_class_unlike_any_of_the_package_gets_its_init_compiled_when_made():
@@ -281,21 +281,42 @@ def test_a_class_unlike_any_of_the_package_gets_its_init_compiled_when_made():
     assert Unlike(3).an_unusual_field_name == 3
 
 
-def test_a_compiled_init_takes_the_defaults_and_factories_of_the_class_that_uses_it():
-    # the same fields as RatioCI, so the same __init__ source; its own default and a factory of its own
-    from ortcopy_doctor.analysis.stats import RatioCI
+def test_a_compiled_init_takes_the_defaults_of_the_class_that_uses_it():
+    # the same fields as Timings, so the same __init__ source, with defaults of its own
+    from ortcopy_doctor.model.evidence import Timings
 
     @frozen
     class Same:
-        ratio: float
-        low: float
-        high: float
-        method: str
-        n_base: int
-        n_other: int
-        level: float = 0.5
+        warmup_runs: int
+        profiled_runs: int
+        run_ms: list[float]
+        session_create_ms: float = 5.0
+        first_run_ms: float = 7.0
 
-    assert Same.__init__ is not RatioCI.__init__  # a function of its own (sharing its code)...
+    assert Same.__init__ is not Timings.__init__  # a function of its own (sharing its code)...
     assert Same.__init__.__code__.co_filename.endswith("_inits.py")  # ...from the compiled module
-    assert Same(1.0, 0.9, 1.1, "m", 3, 3).level == 0.5
-    assert RatioCI(1.0, 0.9, 1.1, "m", 3, 3).level == 0.95
+    assert (Same(1, 2, []).session_create_ms, Same(1, 2, []).first_run_ms) == (5.0, 7.0)
+    assert (Timings(1, 2, []).session_create_ms, Timings(1, 2, []).first_run_ms) == (0.0, 0.0)
+
+
+def test_a_compiled_init_calls_the_factories_of_the_class_that_uses_it():
+    # the same fields as RuntimeNode (two list factories), with factories of its own
+    from ortcopy_doctor.model.evidence import RuntimeNode
+
+    @frozen
+    class Same:
+        name: str
+        op_type: str
+        domain: str
+        provider: str
+        inputs: list[str] = field(default_factory=lambda: ["x"])
+        outputs: list[str] = field(default_factory=lambda: ["y"])
+        graph: str = "g"
+        fallback_reason: str | None = "r"
+        fallback_detail: str = "d"
+
+    assert Same.__init__.__code__.co_filename.endswith("_inits.py")
+    one, two = Same("n", "Add", "", "cpu"), Same("n", "Add", "", "cpu")
+    assert (one.inputs, one.outputs, one.graph, one.fallback_reason) == (["x"], ["y"], "g", "r")
+    assert one.inputs is not two.inputs  # each object its own list
+    assert (RuntimeNode("n", "Add", "", "cpu").inputs, RuntimeNode("n", "Add", "", "cpu").graph) == ([], "")
