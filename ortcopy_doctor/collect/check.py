@@ -207,8 +207,10 @@ class _Ahead:
         """Wait for the imports (at once where there were none); the thread is gone after."""
         thread, self._thread = self._thread, None
         if thread is not None:
-            thread.join()
-            sys.setswitchinterval(self._interval)
+            try:
+                thread.join()
+            finally:  # also when the wait is interrupted (Ctrl-C)
+                sys.setswitchinterval(self._interval)
 
 
 @contextlib.contextmanager
