@@ -28,7 +28,8 @@ def check(
 
     ``overrides`` set fields of ``CheckOptions`` directly, e.g. ``check(path, dims={"batch": 8})``.
     ``load_ahead`` names modules the caller will import next (e.g. ``ortcopy_doctor.render.html``): they load on a
-    helper thread while the session is created (``collect``), which a small check does not otherwise wait on.
+    helper thread while the evidence session is created and warmed up, and are loaded before its first profiled
+    run (``collect``).
     Raises ``DoctorError`` subclasses for bad input, with a one-line message that says what to do.
     """
     options = options or CheckOptions()

@@ -30,13 +30,14 @@ R = TypeVar("R")
 # startup's long-lived objects are scanned a few times, not ~100. The thresholds found before are kept for
 # ``default_thresholds``.
 COMMAND_THRESHOLDS = (200_000, 30, 30)
-_FOUND: list[tuple[int, int, int]] = []
+_found: tuple[int, int, int] | None = None
 
 
 def for_the_command() -> None:
     """Collect less often for the rest of this ``ortcopy-doctor`` process (module docstring)."""
-    if not _FOUND:
-        _FOUND.append(gc.get_threshold())
+    global _found
+    if _found is None:
+        _found = gc.get_threshold()
     gc.set_threshold(*COMMAND_THRESHOLDS)
 
 
@@ -45,8 +46,8 @@ def default_thresholds() -> Iterator[None]:
     """Inside the block, the thresholds the process had before ``for_the_command`` (a user's program run by
     ``run``); the command's again after it."""
     before = gc.get_threshold()
-    if _FOUND:
-        gc.set_threshold(*_FOUND[0])
+    if _found is not None:
+        gc.set_threshold(*_found)
     try:
         yield
     finally:
