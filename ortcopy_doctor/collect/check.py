@@ -21,10 +21,9 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import onnx
 
 from ortcopy_doctor.model.version import __version__
 
@@ -48,6 +47,10 @@ from ortcopy_doctor.collect.session import (
 )
 from ortcopy_doctor.knowledge.model_file import display_path, inspect_model, load_model, walk_nodes
 from ortcopy_doctor.analysis.profile import parse_profile, profile_names_raw
+from ortcopy_doctor.knowledge.onnx_proto import read_model
+
+if TYPE_CHECKING:
+    import onnx
 
 Progress = Callable[[str], None]
 
@@ -422,7 +425,7 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
         graph_source = "original_model"
         if optimized is not None and optimized.is_file():
             try:
-                graph_model = onnx.load(str(optimized), load_external_data=False)
+                graph_model = read_model(optimized)
                 graph_source = "optimized_model"
             except Exception:  # noqa: BLE001 - fall back to the original graph, and say so
                 notes.append("the optimized model ORT saved could not be read; placement is mapped onto the original graph")
@@ -556,6 +559,8 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
     inferred: list[Any] = []
     if info.file_bytes < 2_000_000_000:
         try:
+            import onnx  # a static check only: a measured one never imports onnx (knowledge/onnx_proto.py)
+
             shaped = onnx.shape_inference.infer_shapes(model, strict_mode=False)
             inferred = [value_info(v) for v in list(shaped.graph.value_info) + list(shaped.graph.output)]
         except Exception:  # noqa: BLE001 - shapes are a nicety here

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ctypes
 import glob
-import importlib.metadata
 import os
 import platform
 import shutil
@@ -13,8 +12,8 @@ import sys
 from dataclasses import field
 
 import numpy as np
-import onnx
 
+from ortcopy_doctor.knowledge.onnx_proto import onnx_version
 from ortcopy_doctor.model.evidence import Environment
 from ortcopy_doctor.model.records import frozen
 
@@ -25,6 +24,8 @@ ORT_DISTRIBUTIONS = ("onnxruntime-gpu", "onnxruntime", "onnxruntime-directml", "
 
 def installed_ort_distributions() -> list[str]:
     """Every installed distribution that ships the ``onnxruntime`` module, as "name version"."""
+    import importlib.metadata  # ~10 ms on the 2-CPU machine: a check loads it during its session's creation
+
     found = []
     for dist in ORT_DISTRIBUTIONS:
         try:
@@ -47,7 +48,20 @@ def ort_conflict_warning(installed: list[str]) -> str | None:
 
 
 def ort_package() -> str:
-    """Which distribution provides the ``onnxruntime`` module (onnxruntime-gpu, onnxruntime, ...)."""
+    """Which distribution provides the ``onnxruntime`` module (onnxruntime-gpu, onnxruntime, ...), as "name version".
+
+    Read from the module's own build record (``onnxruntime.capi.build_and_package_info``: the package it was built
+    as, and its version), which names the files actually imported, without loading importlib.metadata (~15 ms of a
+    small check on the 2-CPU machine); importlib.metadata where a build has no such record."""
+    try:
+        from onnxruntime.capi import build_and_package_info as built
+    except ImportError:
+        built = None
+    name, version = getattr(built, "package_name", None), getattr(built, "__version__", None)
+    if isinstance(name, str) and name and isinstance(version, str) and version:
+        return f"{name} {version}"
+    import importlib.metadata
+
     for dist in ORT_DISTRIBUTIONS:
         try:
             return f"{dist} {importlib.metadata.version(dist)}"
@@ -141,7 +155,7 @@ def collect_environment(listing: GpuListing | None = None) -> Environment:
         ort_version=ort.__version__,
         ort_build=build,
         ort_package=ort_package(),
-        onnx_version=onnx.__version__,
+        onnx_version=onnx_version(),
         numpy_version=np.__version__,
         python=sys.version.split()[0],
         platform=platform.platform(),

@@ -1,7 +1,8 @@
-"""Model inspection with onnx: inputs, outputs, opsets, nodes, subgraphs, initializers, external data.
+"""Model inspection: inputs, outputs, opsets, nodes, subgraphs, initializers, external data.
 
 The model is loaded without its external data, so inspecting a model of many GB never holds a
-second copy of its weights in Python.
+second copy of its weights in Python; and with onnx's protobuf classes alone (``onnx_proto``), so a
+check does not import onnx.
 """
 
 from __future__ import annotations
@@ -11,31 +12,40 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import onnx
-from onnx import TensorProto
-
+from ortcopy_doctor.knowledge.onnx_proto import protos, read_model
 from ortcopy_doctor.model.errors import ModelError
 from ortcopy_doctor.model.evidence import ModelInfo, NodeInfo, SubgraphInfo, ValueInfo
 from ortcopy_doctor.model.vocabulary import ValueKind
 
+if TYPE_CHECKING:
+    import onnx
+
+# ONNX's numbers, fixed by its specification (onnx.proto: TensorProto.DataType, AttributeProto.AttributeType,
+# TensorProto.DataLocation); tests/knowledge/test_onnx_proto.py compares each with onnx's enums.
+FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL, FLOAT16 = range(1, 11)
+DOUBLE, UINT32, UINT64, COMPLEX64, COMPLEX128, BFLOAT16 = range(11, 17)
+ATTRIBUTE_TENSOR, ATTRIBUTE_GRAPH, ATTRIBUTE_GRAPHS = 4, 5, 10
+LOCATION_EXTERNAL = 1
+
 _ELEM_DTYPE: dict[int, str] = {
-    TensorProto.FLOAT: "float32",
-    TensorProto.UINT8: "uint8",
-    TensorProto.INT8: "int8",
-    TensorProto.UINT16: "uint16",
-    TensorProto.INT16: "int16",
-    TensorProto.INT32: "int32",
-    TensorProto.INT64: "int64",
-    TensorProto.STRING: "str",
-    TensorProto.BOOL: "bool",
-    TensorProto.FLOAT16: "float16",
-    TensorProto.DOUBLE: "float64",
-    TensorProto.UINT32: "uint32",
-    TensorProto.UINT64: "uint64",
-    TensorProto.COMPLEX64: "complex64",
-    TensorProto.COMPLEX128: "complex128",
-    TensorProto.BFLOAT16: "bfloat16",
+    FLOAT: "float32",
+    UINT8: "uint8",
+    INT8: "int8",
+    UINT16: "uint16",
+    INT16: "int16",
+    INT32: "int32",
+    INT64: "int64",
+    STRING: "str",
+    BOOL: "bool",
+    FLOAT16: "float16",
+    DOUBLE: "float64",
+    UINT32: "uint32",
+    UINT64: "uint64",
+    COMPLEX64: "complex64",
+    COMPLEX128: "complex128",
+    BFLOAT16: "bfloat16",
 }
 
 _ORT_TYPE = {
@@ -51,7 +61,8 @@ def elem_dtype(elem_type: int) -> str:
     """numpy-style dtype name of an ONNX element type (ONNX's own name where numpy has none)."""
     if elem_type in _ELEM_DTYPE:
         return _ELEM_DTYPE[elem_type]
-    return TensorProto.DataType.Name(elem_type).lower() if elem_type in TensorProto.DataType.values() else "undefined"
+    data_type = protos().TensorProto.DataType
+    return str(data_type.Name(elem_type)).lower() if elem_type in data_type.values() else "undefined"
 
 
 _ITEMSIZES = {"bool": 1, "uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "float16": 2, "bfloat16": 2,
@@ -109,8 +120,8 @@ def value_info(vi: onnx.ValueInfoProto) -> ValueInfo:
     return ValueInfo(name=vi.name, kind=kind, elem_type=elem, shape=shape, type_string=_type_string(tp))
 
 
-_GRAPH = onnx.AttributeProto.GRAPH
-_GRAPHS = onnx.AttributeProto.GRAPHS
+_GRAPH = ATTRIBUTE_GRAPH
+_GRAPHS = ATTRIBUTE_GRAPHS
 
 
 def subgraphs(node: onnx.NodeProto) -> list[tuple[str, onnx.GraphProto]]:
@@ -178,8 +189,8 @@ def check_initializer_size(t: onnx.TensorProto, path: Path) -> int:
         # 4-bit and 2-bit types pack several elements per byte (an unknown type may too): a quarter byte each
         return count * itemsize if itemsize else (count + 3) // 4
     stored = sum(len(getattr(t, name)) for name in _TYPED_FIELDS)
-    needed = 2 * count if t.data_type in (TensorProto.COMPLEX64, TensorProto.COMPLEX128) else (
-        count if itemsize or t.data_type == TensorProto.STRING else (count + 3) // 4)
+    needed = 2 * count if t.data_type in (COMPLEX64, COMPLEX128) else (
+        count if itemsize or t.data_type == STRING else (count + 3) // 4)
     if stored < needed:
         raise ModelError(
             f"tensor '{t.name}' of {path.name} declares shape {list(t.dims)} ({count} elements) but stores "
@@ -189,7 +200,7 @@ def check_initializer_size(t: onnx.TensorProto, path: Path) -> int:
 
 
 def _external_location(t: onnx.TensorProto) -> str | None:
-    if t.data_location != TensorProto.EXTERNAL:
+    if t.data_location != LOCATION_EXTERNAL:
         return None
     for entry in t.external_data:
         if entry.key == "location":
@@ -204,7 +215,7 @@ def _all_initializers(graph: onnx.GraphProto) -> Iterator[onnx.TensorProto]:
         for _, sub in subgraphs(node):
             yield from sub.initializer
         for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.TENSOR:
+            if attr.type == ATTRIBUTE_TENSOR:
                 yield attr.t
 
 
@@ -254,7 +265,7 @@ def load_model(path: Path) -> onnx.ModelProto:
     """Load the graph (not the external weights) or raise a ``ModelError`` that says why."""
     check_model_path(path)
     try:
-        model = onnx.load(str(path), load_external_data=False)
+        model = read_model(path)
     except Exception as exc:  # protobuf DecodeError, and others for random bytes
         raise ModelError(
             f"{path} is not a readable ONNX model ({type(exc).__name__}): the file is truncated or not ONNX; "

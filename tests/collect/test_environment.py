@@ -111,3 +111,37 @@ def test_a_check_whose_session_fails_still_records_the_gpus(tmp_path, monkeypatc
     with pytest.raises(DoctorError) as raised:
         collect(model, CheckOptions(providers=["CPUExecutionProvider"]))
     assert raised.value.partial_evidence.environment.gpus == ["GPU 0: NVIDIA H200", "GPU 1: NVIDIA H200"]
+
+
+def test_the_onnxruntime_package_is_read_from_its_build_record():
+    import importlib.metadata
+
+    from onnxruntime.capi import build_and_package_info as built
+
+    from ortcopy_doctor.collect.environment import ort_package
+
+    assert ort_package() == f"{built.package_name} {built.__version__}"
+    # here the record names the distribution installed (what importlib.metadata found before)
+    assert ort_package() == f"{built.package_name} {importlib.metadata.version(built.package_name)}"
+
+
+def test_without_a_build_record_the_onnxruntime_package_comes_from_its_metadata(monkeypatch):
+    import importlib.metadata
+
+    from onnxruntime.capi import build_and_package_info as built
+
+    from ortcopy_doctor.collect.environment import ORT_DISTRIBUTIONS, ort_package
+
+    installed = next(d for d in ORT_DISTRIBUTIONS if _installed(d))
+    monkeypatch.delattr(built, "package_name")
+    assert ort_package() == f"{installed} {importlib.metadata.version(installed)}"
+
+
+def _installed(distribution: str) -> bool:
+    import importlib.metadata
+
+    try:
+        importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True

@@ -90,3 +90,27 @@ def test_quiet_check_loads_no_terminal_renderer(tmp_path: Path):
     argv = ["check", str(model), "--provider", "cpu", "--html", str(tmp_path / "r.html"), "--fail-on", "never", "-q"]
     assert _cli_modules(argv, ["rich", "jinja2"]) == ["jinja2"]
     assert (tmp_path / "r.html").stat().st_size > 0
+
+
+def test_a_measured_check_imports_no_onnx(tmp_path: Path):
+    # `import onnx` (with ml_dtypes and importlib.metadata) was ~60 ms of a small check on the 2-CPU machine
+    # (issue 15): a measured check reads the model with onnx's protobuf classes alone (knowledge/onnx_proto.py)
+    import onnx
+
+    from models import conv_net
+
+    model = tmp_path / "conv.onnx"
+    onnx.save(conv_net(), str(model))
+    argv = ["check", str(model), "--provider", "cpu", "--html", str(tmp_path / "r.html"), "--fail-on", "never", "-q"]
+    assert _cli_modules(argv, ["onnx", "ml_dtypes", "importlib.metadata", "onnxruntime"]) == ["onnxruntime"]
+
+
+def test_a_static_check_imports_onnx_for_its_shape_inference(tmp_path: Path):
+    import onnx
+
+    from models import conv_net
+
+    model = tmp_path / "conv.onnx"
+    onnx.save(conv_net(), str(model))
+    argv = ["check", str(model), "--static", "--html", str(tmp_path / "r.html"), "--fail-on", "never", "-q"]
+    assert _cli_modules(argv, ["onnx"]) == ["onnx"]

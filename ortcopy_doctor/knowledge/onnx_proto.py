@@ -1,0 +1,151 @@
+"""ONNX's protobuf classes and model reading without ``import onnx``.
+
+``import onnx`` takes ~60 ms of a 0.35 s `check` of a small model on the 2-CPU build machine (its C++ checker and
+shape inference, its numpy helpers, ml_dtypes, importlib.metadata; docs/benchmarks.md, issue 15), and a measured
+check needs none of it: it reads the model's protobuf and walks the messages. That takes only the module protoc
+generated, ``onnx/onnx_ml_pb2.py``, and google.protobuf (~15 ms). ``protos()`` loads that file from the installed
+onnx package under a private name, without running onnx's ``__init__``.
+
+The classes are onnx's own: protobuf registers ``onnx/onnx-ml.proto`` once in its default descriptor pool and
+gives every module that declares it the same message classes, so a model read here is an ``onnx.ModelProto`` to
+onnx imported later (shape inference, the checker). tests/knowledge/test_onnx_proto.py checks this for the
+protobuf implementation installed (upb) and for the pure-Python one. Where onnx is already imported, or the file
+is missing or fails to load (an onnx built without ONNX_ML, a protobuf that refuses it), ``protos()`` is onnx.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import onnx
+
+# Set once: the generated module (or onnx itself, see the module docstring).
+_protos: ModuleType | None = None
+_PRIVATE_NAME = "ortcopy_doctor._onnx_ml_pb2"
+
+# The extensions onnx.load reads as a text format (onnx.serialization's registry, 1.16-1.23): such a file is
+# read by onnx itself, as before. Any other path is binary protobuf to onnx.load, and to ``read_model``.
+TEXT_FORMAT_SUFFIXES = frozenset({".txtpb", ".textproto", ".prototxt", ".pbtxt", ".json", ".onnxjson", ".onnxtxt",
+                                  ".onnxtext"})
+
+
+def protos() -> Any:
+    """A module with ONNX's message classes (``ModelProto``, ``TensorProto``, ...): onnx's generated protobuf
+    module, loaded without onnx's package, or onnx itself (module docstring)."""
+    global _protos
+    if _protos is None:
+        _protos = sys.modules.get("onnx") or _load_generated() or _import_onnx()
+    return _protos
+
+
+def _import_onnx() -> ModuleType:
+    import onnx
+
+    return onnx
+
+
+def _load_generated() -> ModuleType | None:
+    try:
+        spec = importlib.util.find_spec("onnx")  # finds the package without running its __init__
+    except (ImportError, ValueError):
+        return None
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in folders:
+        path = os.path.join(folder, "onnx_ml_pb2.py")
+        if os.path.isfile(path):
+            break
+    else:
+        return None
+    file_spec = importlib.util.spec_from_file_location(_PRIVATE_NAME, path)
+    if file_spec is None or file_spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(file_spec)
+    try:
+        file_spec.loader.exec_module(module)
+        module.ModelProto  # noqa: B018 - the classes are there
+    except Exception:  # noqa: BLE001 - any failure: onnx's own import (which raises what is really wrong)
+        return None
+    return module
+
+
+def onnx_version() -> str:
+    """``onnx.__version__`` without importing onnx (nor importlib.metadata, ~15 ms with the email package it
+    loads): the version in the METADATA of the onnx (or onnx-weekly) distribution installed beside the package,
+    which is what onnx's ``__init__`` reads through importlib.metadata; importlib.metadata where that is not found."""
+    onnx_module = sys.modules.get("onnx")
+    if onnx_module is not None:
+        return str(onnx_module.__version__)
+    distributions = ("onnx", "onnx-weekly")
+    found = _version_beside("onnx", distributions)
+    if found:
+        return found
+    import importlib.metadata
+
+    for distribution in distributions:
+        try:
+            return importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return "unknown"
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _version_beside(package: str, distributions: tuple[str, ...]) -> str | None:
+    """The ``Version`` of the first of ``distributions`` whose ``.dist-info`` folder lies beside ``package``'s
+    folder (how pip installs a wheel), or None."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not folders:
+        return None
+    site = os.path.dirname(os.path.abspath(folders[0]))
+    try:
+        infos = {_normalized(entry.name.split("-", 1)[0]): entry.path for entry in os.scandir(site)
+                 if entry.name.endswith(".dist-info")}
+    except OSError:
+        return None
+    for distribution in distributions:
+        info = infos.get(_normalized(distribution))
+        if info is None:
+            continue
+        try:
+            with open(os.path.join(info, "METADATA"), encoding="utf-8") as f:
+                for line in f:
+                    if line.startswith("Version:"):
+                        return line.split(":", 1)[1].strip() or None
+                    if not line.strip():  # the end of the headers
+                        break
+        except OSError:
+            continue
+    return None
+
+
+def read_model(path: Path | str) -> onnx.ModelProto:
+    """``onnx.load(path, load_external_data=False)``: the same message, and the same exceptions for a file that
+    is not a model (protobuf's ``DecodeError``), without importing onnx for a binary model file."""
+    path = Path(path)
+    if os.path.splitext(path)[1] in TEXT_FORMAT_SUFFIXES:
+        import onnx
+
+        return onnx.load(str(path), load_external_data=False)
+    with open(path, "rb") as f:
+        content = f.read()
+    model: onnx.ModelProto = protos().ModelProto()
+    decoded = model.ParseFromString(content)
+    if decoded is not None and decoded != len(content):  # what onnx's protobuf serializer checks too
+        from google.protobuf.message import DecodeError
+
+        raise DecodeError(f"Protobuf decoding consumed too few bytes: {decoded} out of {len(content)}")
+    return model
