@@ -13,6 +13,7 @@ from dataclasses import field
 
 import numpy as np
 
+from ortcopy_doctor.knowledge.installed import distribution_beside
 from ortcopy_doctor.knowledge.onnx_proto import onnx_version
 from ortcopy_doctor.model.evidence import Environment
 from ortcopy_doctor.model.records import frozen
@@ -52,7 +53,8 @@ def ort_package() -> str:
 
     Read from the module's own build record (``onnxruntime.capi.build_and_package_info``: the package it was built
     as, and its version), which names the files actually imported, without loading importlib.metadata (~15 ms of a
-    small check on the 2-CPU machine); importlib.metadata where a build has no such record."""
+    small check on the 2-CPU machine). Where a build has no such record (onnxruntime-gpu 1.20), the first of
+    ``ORT_DISTRIBUTIONS`` installed beside the module (``knowledge.installed``), else importlib.metadata's."""
     try:
         from onnxruntime.capi import build_and_package_info as built
     except ImportError:
@@ -60,6 +62,9 @@ def ort_package() -> str:
     name, version = getattr(built, "package_name", None), getattr(built, "__version__", None)
     if isinstance(name, str) and name and isinstance(version, str) and version:
         return f"{name} {version}"
+    beside = distribution_beside("onnxruntime", ORT_DISTRIBUTIONS)  # what pip installed beside the module
+    if beside is not None:
+        return f"{beside[0]} {beside[1]}"
     import importlib.metadata
 
     for dist in ORT_DISTRIBUTIONS:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+from ortcopy_doctor.knowledge.installed import distribution_beside
 
 if TYPE_CHECKING:
     import onnx
@@ -83,9 +84,9 @@ def onnx_version() -> str:
     if onnx_module is not None:
         return str(onnx_module.__version__)
     distributions = ("onnx", "onnx-weekly")
-    found = _version_beside("onnx", distributions)
-    if found:
-        return found
+    found = distribution_beside("onnx", distributions)
+    if found is not None:
+        return found[1]
     import importlib.metadata
 
     for distribution in distributions:
@@ -94,42 +95,6 @@ def onnx_version() -> str:
         except importlib.metadata.PackageNotFoundError:
             continue
     return "unknown"
-
-
-def _normalized(name: str) -> str:
-    return re.sub(r"[-_.]+", "_", name).lower()
-
-
-def _version_beside(package: str, distributions: tuple[str, ...]) -> str | None:
-    """The ``Version`` of the first of ``distributions`` whose ``.dist-info`` folder lies beside ``package``'s
-    folder (how pip installs a wheel), or None."""
-    try:
-        spec = importlib.util.find_spec(package)
-    except (ImportError, ValueError):
-        return None
-    folders = list(spec.submodule_search_locations or []) if spec is not None else []
-    if not folders:
-        return None
-    site = os.path.dirname(os.path.abspath(folders[0]))
-    try:
-        infos = {_normalized(entry.name.split("-", 1)[0]): entry.path for entry in os.scandir(site)
-                 if entry.name.endswith(".dist-info")}
-    except OSError:
-        return None
-    for distribution in distributions:
-        info = infos.get(_normalized(distribution))
-        if info is None:
-            continue
-        try:
-            with open(os.path.join(info, "METADATA"), encoding="utf-8") as f:
-                for line in f:
-                    if line.startswith("Version:"):
-                        return line.split(":", 1)[1].strip() or None
-                    if not line.strip():  # the end of the headers
-                        break
-        except OSError:
-            continue
-    return None
 
 
 def read_model(path: Path | str) -> onnx.ModelProto:

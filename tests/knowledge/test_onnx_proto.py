@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import models
 from ortcopy_doctor.knowledge import model_file
-from ortcopy_doctor.knowledge.onnx_proto import TEXT_FORMAT_SUFFIXES, _version_beside, onnx_version, read_model
+from ortcopy_doctor.knowledge.onnx_proto import TEXT_FORMAT_SUFFIXES, read_model
 from render_helpers import REPO
 
 
@@ -131,24 +131,3 @@ def test_onnx_s_version_is_read_without_importing_onnx_or_importlib_metadata():
         "import onnx\n"
         "print(json.dumps({'loaded': loaded, 'same': version == onnx.__version__}))\n")
     assert found == {"loaded": [], "same": True}
-
-
-def test_a_version_is_read_from_the_dist_info_beside_the_package(tmp_path: Path, monkeypatch):
-    (tmp_path / "fakepkg").mkdir()
-    (tmp_path / "fakepkg" / "__init__.py").write_text("", encoding="utf-8")
-    info = tmp_path / "fake_pkg-2.5.dev1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-pkg\nVersion: 2.5.dev1\n\nVersion: 9\n",
-                                   encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    assert _version_beside("fakepkg", ("other", "fake-pkg")) == "2.5.dev1"
-    assert _version_beside("fakepkg", ("other",)) is None
-    assert "fakepkg" not in sys.modules
-
-
-def test_without_a_dist_info_beside_the_package_there_is_no_version(tmp_path: Path, monkeypatch):
-    (tmp_path / "fakepkg2").mkdir()
-    (tmp_path / "fakepkg2" / "__init__.py").write_text("", encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    assert _version_beside("fakepkg2", ("fakepkg2",)) is None
-    assert _version_beside("no_such_package_here", ("no-such-package-here",)) is None

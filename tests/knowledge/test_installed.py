@@ -1,0 +1,55 @@
+"""knowledge.installed: a distribution's name and version from the ``.dist-info`` folder beside its package."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from ortcopy_doctor.knowledge.installed import distribution_beside
+
+
+def _package(folder: Path, name: str) -> None:
+    (folder / name).mkdir()
+    (folder / name / "__init__.py").write_text("raise RuntimeError('imported')\n", encoding="utf-8")
+
+
+def _dist_info(folder: Path, dirname: str, metadata: str) -> None:
+    (folder / dirname).mkdir()
+    (folder / dirname / "METADATA").write_text(metadata, encoding="utf-8")
+
+
+def test_the_first_distribution_found_beside_the_package_gives_its_version(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch):
+    _package(tmp_path, "fakepkg")
+    _dist_info(tmp_path, "fake_pkg-2.5.dev1.dist-info", "Metadata-Version: 2.1\nName: fake-pkg\nVersion: 2.5.dev1\n"
+                                                        "\nVersion: 9\n")
+    _dist_info(tmp_path, "Fake.Pkg.GPU-3.0.dist-info", "Name: fake-pkg-gpu\nVersion: 3.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert distribution_beside("fakepkg", ("other", "fake-pkg")) == ("fake-pkg", "2.5.dev1")
+    assert distribution_beside("fakepkg", ("fake-pkg-gpu", "fake-pkg")) == ("fake-pkg-gpu", "3.0")
+    assert "fakepkg" not in sys.modules  # found, not imported
+
+
+def test_a_metadata_without_a_version_header_gives_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    _package(tmp_path, "fakepkg3")
+    _dist_info(tmp_path, "fakepkg3-1.0.dist-info", "Name: fakepkg3\n\nVersion: 1.0\n")  # in the body, not a header
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert distribution_beside("fakepkg3", ("fakepkg3",)) is None
+
+
+def test_without_a_dist_info_beside_the_package_there_is_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    _package(tmp_path, "fakepkg2")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert distribution_beside("fakepkg2", ("fakepkg2",)) is None
+    assert distribution_beside("no_such_package_here", ("no-such-package-here",)) is None
+
+
+def test_the_installed_onnx_and_onnxruntime_read_as_importlib_metadata_reads_them():
+    import importlib.metadata
+
+    name, version = distribution_beside("onnx", ("onnx",)) or ("", "")
+    assert (name, version) == ("onnx", importlib.metadata.version("onnx"))
+    name, version = distribution_beside("onnxruntime", ("onnxruntime-gpu", "onnxruntime")) or ("", "")
+    assert version == importlib.metadata.version(name)
