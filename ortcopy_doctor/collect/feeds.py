@@ -13,7 +13,6 @@ import math
 import os
 import re
 import stat
-import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -261,6 +260,8 @@ def load_inputs_file(path: Path, names: set[str] | None = None) -> dict[str, np.
         if head.startswith(b"\x93NUMPY"):  # a .npy file: one bare array, no names
             raise UsageError(f"--inputs {path} holds one array, not named arrays: write it with "
                              "numpy.savez(path, input_name=array)")
+        import zipfile  # --inputs only (~4 ms of imports a check without it does not pay)
+
         with zipfile.ZipFile(path) as archive:
             members = {(m[:-4] if m.endswith(".npy") else m): m for m in archive.namelist()}
             if names is not None:

@@ -114,3 +114,18 @@ def test_a_static_check_imports_onnx_for_its_shape_inference(tmp_path: Path):
     onnx.save(conv_net(), str(model))
     argv = ["check", str(model), "--static", "--html", str(tmp_path / "r.html"), "--fail-on", "never", "-q"]
     assert _cli_modules(argv, ["onnx"]) == ["onnx"]
+
+
+def test_report_of_a_json_imports_no_onnx_or_onnxruntime(tmp_path: Path):
+    # re-analysing recorded evidence needs neither (the model file reader no longer imports onnx either)
+    import onnx
+
+    from models import conv_net
+
+    model = tmp_path / "conv.onnx"
+    onnx.save(conv_net(), str(model))
+    written = _cli_modules(["check", str(model), "--provider", "cpu", "--json", str(tmp_path / "r.json"),
+                            "--fail-on", "never", "-q"], [])
+    assert written == []
+    argv = ["report", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html")]
+    assert _cli_modules(argv, ["onnx", "onnxruntime", "google.protobuf"]) == []
