@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ortcopy_doctor.knowledge.onnx_proto import protos, read_model
+from ortcopy_doctor.knowledge.onnx_proto import model_reader, protos
 from ortcopy_doctor.model.errors import ModelError
 from ortcopy_doctor.model.evidence import ModelInfo, NodeInfo, SubgraphInfo, ValueInfo
 from ortcopy_doctor.model.vocabulary import ValueKind
@@ -264,8 +264,9 @@ def check_model_path(path: Path) -> None:
 def load_model(path: Path) -> onnx.ModelProto:
     """Load the graph (not the external weights) or raise a ``ModelError`` that says why."""
     check_model_path(path)
+    read = model_reader(path)  # a broken onnx or protobuf install fails here, as itself, not as a bad model
     try:
-        model = read_model(path)
+        model = read()
     except Exception as exc:  # protobuf DecodeError, and others for random bytes
         raise ModelError(
             f"{path} is not a readable ONNX model ({type(exc).__name__}): the file is truncated or not ONNX; "

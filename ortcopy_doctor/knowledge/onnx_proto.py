@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -100,17 +101,28 @@ def onnx_version() -> str:
 def read_model(path: Path | str) -> onnx.ModelProto:
     """``onnx.load(path, load_external_data=False)``: the same message, and the same exceptions for a file that
     is not a model (protobuf's ``DecodeError``), without importing onnx for a binary model file."""
+    return model_reader(path)()
+
+
+def model_reader(path: Path | str) -> Callable[[], onnx.ModelProto]:
+    """``read_model(path)`` as a function to call, with the classes it needs loaded now: a broken onnx or protobuf
+    install raises here, with its own error, so that a caller can tell it apart from a file that is not a model
+    (which raises when the function is called)."""
     path = Path(path)
     if os.path.splitext(path)[1] in TEXT_FORMAT_SUFFIXES:
         import onnx
 
-        return onnx.load(str(path), load_external_data=False)
-    with open(path, "rb") as f:
-        content = f.read()
-    model: onnx.ModelProto = protos().ModelProto()
-    decoded = model.ParseFromString(content)
-    if decoded is not None and decoded != len(content):  # what onnx's protobuf serializer checks too
-        from google.protobuf.message import DecodeError
+        return lambda: onnx.load(str(path), load_external_data=False)
+    model_class = protos().ModelProto
+    from google.protobuf.message import DecodeError
 
-        raise DecodeError(f"Protobuf decoding consumed too few bytes: {decoded} out of {len(content)}")
-    return model
+    def read() -> onnx.ModelProto:
+        with open(path, "rb") as f:
+            content = f.read()
+        model: onnx.ModelProto = model_class()
+        decoded = model.ParseFromString(content)
+        if decoded is not None and decoded != len(content):  # what onnx's protobuf serializer checks too
+            raise DecodeError(f"Protobuf decoding consumed too few bytes: {decoded} out of {len(content)}")
+        return model
+
+    return read

@@ -131,3 +131,24 @@ def test_onnx_s_version_is_read_without_importing_onnx_or_importlib_metadata():
         "import onnx\n"
         "print(json.dumps({'loaded': loaded, 'same': version == onnx.__version__}))\n")
     assert found == {"loaded": [], "same": True}
+
+
+def test_a_broken_onnx_install_is_not_reported_as_a_bad_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from ortcopy_doctor.knowledge import onnx_proto
+
+    path = tmp_path / "m.onnx"
+    onnx.save(models.conv_net(), str(path))
+    monkeypatch.setattr(onnx_proto, "_protos", None)
+    monkeypatch.setattr(onnx_proto, "_load_generated", lambda: None)
+    monkeypatch.setitem(sys.modules, "onnx", None)  # `import onnx` raises ImportError
+    with pytest.raises(ImportError):
+        model_file.load_model(path)
+
+
+def test_a_file_that_is_no_model_is_a_model_error(tmp_path: Path):
+    from ortcopy_doctor.model.errors import ModelError
+
+    path = tmp_path / "m.onnx"
+    path.write_bytes(b"\xff" * 64)
+    with pytest.raises(ModelError, match="is not a readable ONNX model"):
+        model_file.load_model(path)
