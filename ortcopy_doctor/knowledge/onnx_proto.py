@@ -1,7 +1,7 @@
 """ONNX's protobuf classes and model reading without ``import onnx``.
 
-``import onnx`` takes ~60 ms of a 0.35 s `check` of a small model on the 2-CPU build machine (its C++ checker and
-shape inference, its numpy helpers, ml_dtypes, importlib.metadata; docs/benchmarks.md, issue 15), and a measured
+``import onnx`` takes 45-60 ms of a 0.3-0.35 s `check` of a small model on the 2-CPU build machine (its C++ checker
+and shape inference, its numpy helpers, ml_dtypes, importlib.metadata; docs/benchmarks.md, issue 15), and a measured
 check needs none of it: it reads the model's protobuf and walks the messages. That takes only the module protoc
 generated, ``onnx/onnx_ml_pb2.py``, and google.protobuf (~15 ms). ``protos()`` loads that file from the installed
 onnx package under a private name, without running onnx's ``__init__``.
@@ -10,7 +10,8 @@ The classes are onnx's own: protobuf registers ``onnx/onnx-ml.proto`` once in it
 gives every module that declares it the same message classes, so a model read here is an ``onnx.ModelProto`` to
 onnx imported later (shape inference, the checker). tests/knowledge/test_onnx_proto.py checks this for the
 protobuf implementation installed (upb) and for the pure-Python one. Where onnx is already imported, or the file
-is missing or fails to load (an onnx built without ONNX_ML, a protobuf that refuses it), ``protos()`` is onnx.
+is missing, is not the one onnx's ``onnx_pb`` uses (an onnx built without ONNX_ML) or fails to load (a protobuf that
+refuses it), ``protos()`` is onnx.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ if TYPE_CHECKING:
 _protos: ModuleType | None = None
 _PRIVATE_NAME = "ortcopy_doctor._onnx_ml_pb2"
 
-# The extensions onnx.load reads as a text format (onnx.serialization's registry, 1.16-1.23): such a file is
-# read by onnx itself, as before. Any other path is binary protobuf to onnx.load, and to ``read_model``.
+# The extensions onnx.load reads as a text format (onnx.serialization's registry in onnx 1.23; older onnx knows
+# fewer): a file with one of them is read by onnx itself, as before. Any other path is binary protobuf to
+# onnx.load, and to ``read_model``.
 TEXT_FORMAT_SUFFIXES = frozenset({".txtpb", ".textproto", ".prototxt", ".pbtxt", ".json", ".onnxjson", ".onnxtxt",
                                   ".onnxtext"})
 
@@ -61,7 +63,7 @@ def _load_generated() -> ModuleType | None:
     folders = list(spec.submodule_search_locations or []) if spec is not None else []
     for folder in folders:
         path = os.path.join(folder, "onnx_ml_pb2.py")
-        if os.path.isfile(path):
+        if os.path.isfile(path) and _onnx_uses_it(folder):
             break
     else:
         return None
@@ -75,6 +77,16 @@ def _load_generated() -> ModuleType | None:
     except Exception:  # noqa: BLE001 - any failure: onnx's own import (which raises what is really wrong)
         return None
     return module
+
+
+def _onnx_uses_it(folder: str) -> bool:
+    """Whether onnx's own ``onnx_pb`` takes its classes from ``onnx_ml_pb2`` (every onnx wheel: built with
+    ONNX_ML). Loading the other file of a build without it would declare the same messages twice."""
+    try:
+        with open(os.path.join(folder, "onnx_pb.py"), encoding="utf-8") as f:
+            return "from .onnx_ml_pb2 import" in f.read()
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def onnx_version() -> str:

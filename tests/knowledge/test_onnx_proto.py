@@ -152,3 +152,12 @@ def test_a_file_that_is_no_model_is_a_model_error(tmp_path: Path):
     path.write_bytes(b"\xff" * 64)
     with pytest.raises(ModelError, match="is not a readable ONNX model"):
         model_file.load_model(path)
+
+
+def test_the_generated_module_is_loaded_only_where_onnx_itself_uses_it(monkeypatch: pytest.MonkeyPatch):
+    from ortcopy_doctor.knowledge import onnx_proto
+
+    loaded = onnx_proto._load_generated()
+    assert loaded is not None and loaded.ModelProto is onnx.ModelProto
+    monkeypatch.setattr(onnx_proto, "_onnx_uses_it", lambda _folder: False)  # an onnx built without ONNX_ML
+    assert onnx_proto._load_generated() is None
