@@ -105,9 +105,23 @@ def quiet_teardown(exc: BaseException) -> None:
 
 
 def is_cli_process() -> bool:
-    """True while Python starts the ``ortcopy-doctor`` script or ``python -m ortcopy_doctor``."""
+    """True while Python starts the ``ortcopy-doctor`` script or ``python -m ortcopy_doctor``; not for ``python -m``
+    of another module that imports ortcopy_doctor as it starts (``sys.argv`` is ``['-m']`` then too)."""
     argv0 = sys.argv[0] if sys.argv else ""
-    return argv0 == "-m" or os.path.basename(argv0) == "ortcopy-doctor"
+    if argv0 == "-m":
+        return _module_run() in ("ortcopy_doctor", "ortcopy_doctor.__main__")
+    return os.path.basename(argv0) == "ortcopy-doctor"
+
+
+def _module_run() -> str:
+    """The module of ``python -m MODULE`` (or ``-mMODULE``) on the interpreter's original command line; "" if none."""
+    args = [str(arg) for arg in getattr(sys, "orig_argv", [])][1:]
+    for i, arg in enumerate(args):
+        if arg == "-m":
+            return args[i + 1] if i + 1 < len(args) else ""
+        if arg.startswith("-m") and not arg.startswith("--"):
+            return arg[2:]
+    return ""
 
 
 __all__ = ["Terminated", "install", "install_startup", "is_cli_process", "quiet_teardown"]

@@ -347,12 +347,14 @@ def measure_binding(evidence: Evidence, model_path: Path | str, arrays: dict[str
     except Exception as exc:  # noqa: BLE001 - the measurement is an extra: the check itself stands
         first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
         failed = BindingMeasurement(status=MeasurementStatus.FAILED, reason=f"{type(exc).__name__}: {first}")
-        # Only a failure leaves the variants' sessions in reference cycles (the traceback, the generated code's
-        # namespace): free them now. A measurement that finishes breaks those cycles itself (``_measure``'s
-        # end), and a full collection costs 25-40 ms with the command's modules loaded.
-        del exc
-        gc.collect()
-        return failed
+    # Only a failure leaves the variants' sessions in reference cycles (the traceback, the generated code's
+    # namespace): free them now, after the except block, once the exception and its traceback are gone (inside
+    # the block they still hold ``_measure``'s frame). Now, not at some later collection: the command freezes what
+    # exists at the end of its next paused step (model/gcpause.py), and a frozen cycle is never collected. A
+    # measurement that finishes breaks those cycles itself (``_measure``'s end), and a full collection costs
+    # 25-40 ms with the command's modules loaded.
+    gc.collect()
+    return failed
 
 
 def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray], options: CheckOptions,

@@ -558,9 +558,10 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
         notes.extend(prediction.notes)
     inferred: list[Any] = []
     if info.file_bytes < 2_000_000_000:
-        try:
-            import onnx  # a static check only: a measured one never imports onnx (knowledge/onnx_proto.py)
+        import onnx  # a static check only: a measured one never imports onnx (knowledge/onnx_proto.py); a broken
+        # onnx install fails here, as itself, not as a shape inference that found nothing
 
+        try:
             shaped = onnx.shape_inference.infer_shapes(model, strict_mode=False)
             inferred = [value_info(v) for v in list(shaped.graph.value_info) + list(shaped.graph.output)]
         except Exception:  # noqa: BLE001 - shapes are a nicety here

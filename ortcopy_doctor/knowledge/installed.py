@@ -30,9 +30,13 @@ def distribution_beside(package: str, distributions: tuple[str, ...]) -> tuple[s
     if not folders:
         return None
     site = os.path.dirname(os.path.abspath(folders[0]))
+    infos: dict[str, str] = {}
     try:
-        infos = {_normalized(entry.name.split("-", 1)[0]): entry.path for entry in os.scandir(site)
-                 if entry.name.endswith(".dist-info")}
+        for entry in os.scandir(site):
+            if entry.name.lower().endswith(".dist-info"):
+                # the first of two folders of one distribution (a stale one left by a broken upgrade), as
+                # importlib.metadata takes it
+                infos.setdefault(_normalized(entry.name.split("-", 1)[0]), entry.path)
     except OSError:
         return None
     for distribution in distributions:

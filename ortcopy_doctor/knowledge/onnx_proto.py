@@ -45,8 +45,14 @@ def protos() -> Any:
     module, loaded without onnx's package, or onnx itself (module docstring)."""
     global _protos
     if _protos is None:
-        _protos = sys.modules.get("onnx") or _load_generated() or _import_onnx()
+        _protos = _onnx_imported("ModelProto") or _load_generated() or _import_onnx()
     return _protos
+
+
+def _onnx_imported(name: str) -> ModuleType | None:
+    """onnx, where it is imported and has ``name`` (not a module another thread is still importing)."""
+    module = sys.modules.get("onnx")
+    return module if module is not None and hasattr(module, name) else None
 
 
 def _import_onnx() -> ModuleType:
@@ -93,7 +99,7 @@ def onnx_version() -> str:
     """``onnx.__version__`` without importing onnx (nor importlib.metadata, ~15 ms with the email package it
     loads): the version in the METADATA of the onnx (or onnx-weekly) distribution installed beside the package,
     which is what onnx's ``__init__`` reads through importlib.metadata; importlib.metadata where that is not found."""
-    onnx_module = sys.modules.get("onnx")
+    onnx_module = _onnx_imported("__version__")
     if onnx_module is not None:
         return str(onnx_module.__version__)
     distributions = ("onnx", "onnx-weekly")

@@ -18,9 +18,13 @@ Resuming the collector leaves every object a paused step made counted as new, so
 step starts a young collection over all of them (124 ms after `report` re-read a
 10k-node JSON, ~50 ms after a `--static` check of that model analysed it; 6% and 2.5% of those commands). In the
 command, where what a step builds lives until the process ends, a paused step therefore ends with ``gc.freeze()``:
-its objects (and everything older) move to the collector's permanent generation, which no collection walks.
-Reference counting still frees them; only a reference cycle among them would now stay until the process ends.
-The library never freezes.
+its objects, and every other object alive then, move to the collector's permanent generation, which no collection
+walks. Reference counting still frees them; but cyclic garbage made since the last collection, in the step or
+before it, now stays until the process ends. So code of the command that leaves a cycle to the collector must
+collect it before the next paused step ends (``collect.binding_ab`` does after a failed measurement). The library
+never freezes, nor does a paused step while a program that ``run`` watches runs (``default_thresholds``); once
+that program has returned, the steps that analyse and render what it did freeze what it left, as the process is
+about to end.
 """
 
 from __future__ import annotations

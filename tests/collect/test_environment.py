@@ -127,32 +127,66 @@ def test_the_onnxruntime_package_is_read_from_its_build_record():
     assert ort_package() == f"{built.package_name} {importlib.metadata.version(built.package_name)}"
 
 
-def test_without_a_build_record_the_onnxruntime_package_comes_from_its_metadata(monkeypatch):
-    import importlib.metadata
+def _no_build_record(monkeypatch, record=None):
+    """onnxruntime without its build record (1.20), or with ``record`` in its place: importing
+    ``onnxruntime.capi.build_and_package_info`` (already imported with onnxruntime) fails, or gives ``record``."""
     import sys
 
+    import onnxruntime.capi
+
+    if record is None:
+        monkeypatch.delattr(onnxruntime.capi, "build_and_package_info", raising=False)
+        monkeypatch.setitem(sys.modules, "onnxruntime.capi.build_and_package_info", None)
+    else:
+        monkeypatch.setattr(onnxruntime.capi, "build_and_package_info", record, raising=False)
+        monkeypatch.setitem(sys.modules, "onnxruntime.capi.build_and_package_info", record)
+
+
+def test_without_a_build_record_the_onnxruntime_package_is_read_beside_the_module(monkeypatch):
+    import importlib.metadata
+
+    from ortcopy_doctor.collect import environment
     from ortcopy_doctor.collect.environment import ORT_DISTRIBUTIONS, ort_package
 
     installed = next(d for d in ORT_DISTRIBUTIONS if _installed(d))
-    monkeypatch.setitem(sys.modules, "onnxruntime.capi.build_and_package_info", None)  # importing it fails
+    asked: list[str] = []
+    beside = environment.distribution_beside
+
+    def spy(package, distributions):
+        asked.append(package)
+        return beside(package, distributions)
+
+    monkeypatch.setattr(environment, "distribution_beside", spy)
+    _no_build_record(monkeypatch)
     assert ort_package() == f"{installed} {importlib.metadata.version(installed)}"
-    # read from the .dist-info beside the module; importlib.metadata's where there is none
-    monkeypatch.setattr("ortcopy_doctor.collect.environment.distribution_beside", lambda *_: None)
+    assert asked == ["onnxruntime"]
+
+
+def test_without_a_build_record_or_a_dist_info_the_package_comes_from_importlib_metadata(monkeypatch):
+    import importlib.metadata
+
+    from ortcopy_doctor.collect import environment
+    from ortcopy_doctor.collect.environment import ORT_DISTRIBUTIONS, ort_package
+
+    installed = next(d for d in ORT_DISTRIBUTIONS if _installed(d))
+    monkeypatch.setattr(environment, "distribution_beside", lambda *_: None)
+    _no_build_record(monkeypatch)
     assert ort_package() == f"{installed} {importlib.metadata.version(installed)}"
 
 
 def test_a_build_record_without_a_package_name_is_not_used(monkeypatch):
-    import importlib.metadata
-    import sys
     import types
 
-    from ortcopy_doctor.collect.environment import ORT_DISTRIBUTIONS, ort_package
+    from ortcopy_doctor.collect import environment
+    from ortcopy_doctor.collect.environment import ort_package
 
-    installed = next(d for d in ORT_DISTRIBUTIONS if _installed(d))
     record = types.ModuleType("onnxruntime.capi.build_and_package_info")
     record.__version__ = "9.9.9"
-    monkeypatch.setitem(sys.modules, "onnxruntime.capi.build_and_package_info", record)
-    assert ort_package() == f"{installed} {importlib.metadata.version(installed)}"
+    _no_build_record(monkeypatch, record)
+    monkeypatch.setattr(environment, "distribution_beside", lambda *_: ("onnxruntime-beside", "1.2.3"))
+    assert ort_package() == "onnxruntime-beside 1.2.3"
+    record.package_name = "onnxruntime-record"
+    assert ort_package() == "onnxruntime-record 9.9.9"
 
 
 def _installed(distribution: str) -> bool:

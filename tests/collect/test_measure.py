@@ -385,3 +385,36 @@ def test_a_cuda_runtime_that_cannot_be_opened_means_none(tmp_path):
 
 def test_an_unreadable_memory_map_means_none(tmp_path):
     assert CudaRuntime.loaded(tmp_path / "missing") is None
+
+
+def test_a_failed_measurement_frees_what_it_left_in_reference_cycles_before_it_returns(tmp_path, monkeypatch):
+    # The command freezes what exists when its next paused step ends (model/gcpause.py): a session left in a cycle
+    # by a failed A/B must be collected before, or it would hold its device memory until the process ends.
+    import gc
+    import weakref
+
+    from ortcopy_doctor.collect import binding_ab
+    from ortcopy_doctor.collect.session import CheckOptions
+
+    evidence = recorded_report("conv_net", tmp_path).evidence
+    sessions: list[weakref.ref] = []
+
+    class Session:
+        pass
+
+    def failing(*_args, **_kwargs):
+        session = Session()
+        namespace = {"session": session}
+        namespace["namespace"] = namespace  # a cycle, as the generated code's namespace makes one
+        sessions.append(weakref.ref(session))
+        raise RuntimeError("CUDA out of memory")
+
+    monkeypatch.setattr(binding_ab, "_measure", failing)
+    gc.disable()  # only measure_binding's own collection may free it
+    try:
+        result = binding_ab.measure_binding(evidence, tmp_path / "m.onnx", {}, CheckOptions())
+        alive = sessions[0]() is not None
+    finally:
+        gc.enable()
+    assert (result.status, result.reason) == ("failed", "RuntimeError: CUDA out of memory")
+    assert not alive

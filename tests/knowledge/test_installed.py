@@ -53,3 +53,18 @@ def test_the_installed_onnx_and_onnxruntime_read_as_importlib_metadata_reads_the
     assert (name, version) == ("onnx", importlib.metadata.version("onnx"))
     name, version = distribution_beside("onnxruntime", ("onnxruntime-gpu", "onnxruntime")) or ("", "")
     assert version == importlib.metadata.version(name)
+
+
+def test_two_folders_of_one_distribution_give_what_importlib_metadata_gives(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch):
+    # a stale .dist-info left beside the current one (a broken upgrade): the first in the folder's listing, as
+    # importlib.metadata (which onnx's own __version__ reads) takes it
+    import importlib
+    import importlib.metadata
+
+    _package(tmp_path, "dupepkg")
+    _dist_info(tmp_path, "dupepkg-1.0.dist-info", "Name: dupepkg\nVersion: 1.0\n")
+    _dist_info(tmp_path, "dupepkg-2.0.DIST-INFO", "Name: dupepkg\nVersion: 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    assert distribution_beside("dupepkg", ("dupepkg",)) == ("dupepkg", importlib.metadata.version("dupepkg"))

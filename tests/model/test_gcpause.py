@@ -145,3 +145,17 @@ def test_a_watched_program_is_not_frozen_by_a_step_inside_it():
             "with gc_paused(): after = [[i] for i in range(10_000)]\n"
             "print(inside, gc.get_freeze_count() >= 30_000)")
     assert _thresholds_in(code) == "0 True"
+
+
+def test_another_module_run_with_dash_m_that_imports_the_library_is_not_the_command(tmp_path):
+    # while Python starts `python -m other`, sys.argv is ['-m'] as for `python -m ortcopy_doctor`: only the
+    # command's own module gets the command's thresholds and freezing
+    (tmp_path / "otherpkg").mkdir()
+    (tmp_path / "otherpkg" / "__init__.py").write_text("import ortcopy_doctor\n", encoding="utf-8")
+    (tmp_path / "otherpkg" / "__main__.py").write_text(
+        "import gc\nfrom ortcopy_doctor.model import gcpause\n"
+        "print(gc.get_threshold() == gcpause.COMMAND_THRESHOLDS, gcpause._freeze_after_steps)\n", encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
+    result = subprocess.run([sys.executable, "-m", "otherpkg"], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False False"
