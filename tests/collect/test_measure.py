@@ -279,9 +279,11 @@ def test_stateful_plan_swaps_buffers_between_runs(tmp_path):
     session = ort.InferenceSession(evidence.model.path, providers=["CPUExecutionProvider"])
     arrays, _ = build_feeds(evidence.model.inputs, {"batch": 2})
     _, s1 = session.run(None, arrays)
-    assert np.allclose(first_state.numpy(), s1, atol=1e-5)
+    # 1e-3: the two sessions' float32 sums differ by up to ~2e-4 on the H200 host's Xeon (1e-6 here); a state not
+    # swapped, or swapped twice, is off by the size of the values (~1)
+    assert np.allclose(first_state.numpy(), s1, atol=1e-3)
     y_expected, s_expected = session.run(None, {"x": arrays["x"], "state": s1})
-    assert np.allclose(y2, y_expected, atol=1e-5) and np.allclose(state2, s_expected, atol=1e-5)
+    assert np.allclose(y2, y_expected, atol=1e-3) and np.allclose(state2, s_expected, atol=1e-3)
 
 
 # --- the all-CPU model of the recording tool ---------------------------------------------------------------------
