@@ -13,7 +13,7 @@ from dataclasses import field
 
 import numpy as np
 
-from ortcopy_doctor.knowledge.installed import distribution_beside
+from ortcopy_doctor.knowledge.installed import distribution_version
 from ortcopy_doctor.knowledge.onnx_proto import onnx_version
 from ortcopy_doctor.model.evidence import Environment
 from ortcopy_doctor.model.records import frozen
@@ -62,17 +62,8 @@ def ort_package() -> str:
     name, version = getattr(built, "package_name", None), getattr(built, "__version__", None)
     if isinstance(name, str) and name and isinstance(version, str) and version:
         return f"{name} {version}"
-    beside = distribution_beside("onnxruntime", ORT_DISTRIBUTIONS)  # what pip installed beside the module
-    if beside is not None:
-        return f"{beside[0]} {beside[1]}"
-    import importlib.metadata
-
-    for dist in ORT_DISTRIBUTIONS:
-        try:
-            return f"{dist} {importlib.metadata.version(dist)}"
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return "unknown"
+    found = distribution_version("onnxruntime", ORT_DISTRIBUTIONS)
+    return f"{found[0]} {found[1]}" if found is not None else "unknown"
 
 
 GPU_LISTING_TIMEOUT_S = 10.0

@@ -3,8 +3,8 @@ the package, without importlib.metadata.
 
 ``import importlib.metadata`` loads the email package with it: ~15 ms of a 0.3 s `check` of a small model on the
 2-CPU build machine (issue 15), where a check needs two versions (onnx's; onnxruntime's where its build has no
-record of them, as 1.20 has none). Where the folder is not beside the package (an editable or egg install), the
-callers ask importlib.metadata.
+record of them, as 1.20 has none). Where the folder is not beside the package (an editable or egg install),
+``distribution_version`` asks importlib.metadata.
 """
 
 from __future__ import annotations
@@ -18,15 +18,37 @@ def _normalized(name: str) -> str:
     return re.sub(r"[-_.]+", "_", name).lower()
 
 
+def package_folders(package: str) -> list[str]:
+    """The folders of the package ``package``, found, not imported (its ``__init__`` does not run); empty where
+    there is no such package."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return []
+    return list(spec.submodule_search_locations or []) if spec is not None else []
+
+
+def distribution_version(package: str, distributions: tuple[str, ...]) -> tuple[str, str] | None:
+    """(name, version) of the first of ``distributions`` installed beside ``package`` (``distribution_beside``),
+    else the first importlib.metadata knows; None where neither finds one."""
+    found = distribution_beside(package, distributions)
+    if found is not None:
+        return found
+    import importlib.metadata
+
+    for distribution in distributions:
+        try:
+            return distribution, importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
 def distribution_beside(package: str, distributions: tuple[str, ...]) -> tuple[str, str] | None:
     """(name, version) of the first of ``distributions`` whose ``.dist-info`` folder lies beside ``package``'s
     folder (how pip installs a wheel), with the version its METADATA states; None where there is none. The package
     is found, not imported."""
-    try:
-        spec = importlib.util.find_spec(package)
-    except (ImportError, ValueError):
-        return None
-    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    folders = package_folders(package)
     if not folders:
         return None
     site = os.path.dirname(os.path.abspath(folders[0]))

@@ -120,19 +120,15 @@ def value_info(vi: onnx.ValueInfoProto) -> ValueInfo:
     return ValueInfo(name=vi.name, kind=kind, elem_type=elem, shape=shape, type_string=_type_string(tp))
 
 
-_GRAPH = ATTRIBUTE_GRAPH
-_GRAPHS = ATTRIBUTE_GRAPHS
-
-
 def subgraphs(node: onnx.NodeProto) -> list[tuple[str, onnx.GraphProto]]:
     """(attribute name, graph) of each subgraph a node holds (If branches, Loop/Scan bodies). A list, not a
     generator: static prediction asks this ~10 times per node, nearly always of a node with none."""
     found: list[tuple[str, onnx.GraphProto]] = []
     for attr in node.attribute:
         kind = attr.type
-        if kind == _GRAPH:
+        if kind == ATTRIBUTE_GRAPH:
             found.append((attr.name, attr.g))
-        elif kind == _GRAPHS:
+        elif kind == ATTRIBUTE_GRAPHS:
             found.extend((f"{attr.name}[{i}]", g) for i, g in enumerate(attr.graphs))
     return found
 

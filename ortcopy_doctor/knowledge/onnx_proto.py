@@ -24,7 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ortcopy_doctor.knowledge.installed import distribution_beside
+from ortcopy_doctor.knowledge.installed import distribution_version, package_folders
 
 if TYPE_CHECKING:
     import onnx
@@ -62,12 +62,7 @@ def _import_onnx() -> ModuleType:
 
 
 def _load_generated() -> ModuleType | None:
-    try:
-        spec = importlib.util.find_spec("onnx")  # finds the package without running its __init__
-    except (ImportError, ValueError):
-        return None
-    folders = list(spec.submodule_search_locations or []) if spec is not None else []
-    for folder in folders:
+    for folder in package_folders("onnx"):  # found without running onnx's __init__
         path = os.path.join(folder, "onnx_ml_pb2.py")
         if os.path.isfile(path) and _onnx_uses_it(folder):
             break
@@ -102,18 +97,8 @@ def onnx_version() -> str:
     onnx_module = _onnx_imported("__version__")
     if onnx_module is not None:
         return str(onnx_module.__version__)
-    distributions = ("onnx", "onnx-weekly")
-    found = distribution_beside("onnx", distributions)
-    if found is not None:
-        return found[1]
-    import importlib.metadata
-
-    for distribution in distributions:
-        try:
-            return importlib.metadata.version(distribution)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return "unknown"
+    found = distribution_version("onnx", ("onnx", "onnx-weekly"))
+    return found[1] if found is not None else "unknown"
 
 
 def read_model(path: Path | str) -> onnx.ModelProto:

@@ -145,18 +145,18 @@ def _no_build_record(monkeypatch, record=None):
 def test_without_a_build_record_the_onnxruntime_package_is_read_beside_the_module(monkeypatch):
     import importlib.metadata
 
-    from ortcopy_doctor.collect import environment
     from ortcopy_doctor.collect.environment import ORT_DISTRIBUTIONS, ort_package
+    from ortcopy_doctor.knowledge import installed as installed_module
 
     installed = next(d for d in ORT_DISTRIBUTIONS if _installed(d))
     asked: list[str] = []
-    beside = environment.distribution_beside
+    beside = installed_module.distribution_beside
 
     def spy(package, distributions):
         asked.append(package)
         return beside(package, distributions)
 
-    monkeypatch.setattr(environment, "distribution_beside", spy)
+    monkeypatch.setattr(installed_module, "distribution_beside", spy)
     _no_build_record(monkeypatch)
     assert ort_package() == f"{installed} {importlib.metadata.version(installed)}"
     assert asked == ["onnxruntime"]
@@ -165,11 +165,11 @@ def test_without_a_build_record_the_onnxruntime_package_is_read_beside_the_modul
 def test_without_a_build_record_or_a_dist_info_the_package_comes_from_importlib_metadata(monkeypatch):
     import importlib.metadata
 
-    from ortcopy_doctor.collect import environment
     from ortcopy_doctor.collect.environment import ORT_DISTRIBUTIONS, ort_package
+    from ortcopy_doctor.knowledge import installed as installed_module
 
     installed = next(d for d in ORT_DISTRIBUTIONS if _installed(d))
-    monkeypatch.setattr(environment, "distribution_beside", lambda *_: None)
+    monkeypatch.setattr(installed_module, "distribution_beside", lambda *_: None)
     _no_build_record(monkeypatch)
     assert ort_package() == f"{installed} {importlib.metadata.version(installed)}"
 
@@ -183,7 +183,7 @@ def test_a_build_record_without_a_package_name_is_not_used(monkeypatch):
     record = types.ModuleType("onnxruntime.capi.build_and_package_info")
     record.__version__ = "9.9.9"
     _no_build_record(monkeypatch, record)
-    monkeypatch.setattr(environment, "distribution_beside", lambda *_: ("onnxruntime-beside", "1.2.3"))
+    monkeypatch.setattr(environment, "distribution_version", lambda *_: ("onnxruntime-beside", "1.2.3"))
     assert ort_package() == "onnxruntime-beside 1.2.3"
     record.package_name = "onnxruntime-record"
     assert ort_package() == "onnxruntime-record 9.9.9"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ortcopy_doctor.knowledge.installed import distribution_beside
+from ortcopy_doctor.knowledge.installed import distribution_beside, distribution_version, package_folders
 
 
 def _package(folder: Path, name: str) -> None:
@@ -68,3 +68,22 @@ def test_two_folders_of_one_distribution_give_what_importlib_metadata_gives(tmp_
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.invalidate_caches()
     assert distribution_beside("dupepkg", ("dupepkg",)) == ("dupepkg", importlib.metadata.version("dupepkg"))
+
+
+def test_a_distribution_not_beside_its_package_is_asked_of_importlib_metadata(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch):
+    # an editable install: the package in one folder, its .dist-info in another on the path
+    import importlib
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "site").mkdir()
+    _package(tmp_path / "src", "fakepkg4")
+    _dist_info(tmp_path / "site", "fakepkg4-7.0.dist-info", "Name: fakepkg4\nVersion: 7.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    importlib.invalidate_caches()
+    assert package_folders("fakepkg4") == [str(tmp_path / "src" / "fakepkg4")]
+    assert distribution_beside("fakepkg4", ("fakepkg4",)) is None
+    assert distribution_version("fakepkg4", ("other-dist", "fakepkg4")) == ("fakepkg4", "7.0")
+    assert distribution_version("fakepkg4", ("other-dist",)) is None
+    assert "fakepkg4" not in sys.modules
