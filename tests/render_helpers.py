@@ -6,15 +6,18 @@ Fixtures are recorded GPU evidence (tests/fixtures/gpu/*.json.gz: {"report": <re
 
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
 import gzip
 import html as htmllib
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
+import tokenize
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -84,6 +87,28 @@ def evil_report(tmp_path: Path):
     mapping = {"celu": EVIL_NODE, "h1": EVIL_TENSOR, "x": EVIL_INPUT, "y": EVIL_OUTPUT}
     evidence = renamed(report["evidence"], mapping)
     return load_report(write_report_json(evidence, tmp_path / "evil.json"))
+
+
+def program(code: str) -> tuple[str, str]:
+    """What generated code does and says, whatever its layout: its syntax tree and its comments' words in order.
+    Fixtures recorded on the H200 hold the code as it ran there; the code printed now is laid out within 88
+    characters (analysis/codelayout.py), the same program."""
+    tree = ast.dump(ast.parse(code))
+    words = " ".join(word for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type == tokenize.COMMENT
+                     for word in t.string[1:].split())
+    return tree, words
+
+
+def programs_in(value: Any) -> Any:
+    """A report's JSON with each generated program (a string holding ``import onnxruntime as ort``) replaced by
+    ``program`` of it: compares two reports whose code differs only in layout."""
+    if isinstance(value, dict):
+        return {k: programs_in(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [programs_in(v) for v in value]
+    if isinstance(value, str) and "import onnxruntime as ort\n" in value:
+        return ["<program>", *program(value)]
+    return value
 
 
 # ----------------------------------------------------------------------------------------------------------------

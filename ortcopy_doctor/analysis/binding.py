@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import field, replace
 from typing import Optional
 
+from ortcopy_doctor.analysis.codelayout import fit
 from ortcopy_doctor.analysis.copies import GraphView, input_dims
 from ortcopy_doctor.model.evidence import Dim, Evidence, ValueInfo
 from ortcopy_doctor.model.vocabulary import Role, Word
@@ -306,15 +307,18 @@ def _replace_entry(plan: BindingPlan, old: BindingEntry, new: BindingEntry) -> N
 
 # A variable <v> of the generated code comes with <v>_host and <v>_on_device: all three are kept unique.
 _VAR_SUFFIXES = ("", "_host", "_on_device")
+_MAX_IDENTIFIER = 40
 
 
 def _identifier(name: str, used: set[str]) -> str:
-    """An ASCII Python identifier for an ONNX name (any string): never a keyword, a builtin, a module or
-    variable of the generated code (``used``), nor one that another name got; adds it to ``used``.
+    """An ASCII Python identifier for an ONNX name (any string), at most 40 characters before a number that keeps
+    it unique: never a keyword, a builtin, a module or variable of the generated code (``used``), nor one that
+    another name got; adds it to ``used``.
 
     ASCII only, since Python folds non-ASCII identifiers by NFKC (a fullwidth ``ｎｐ`` would become ``np``) and
     rejects many letters (``x²``)."""
-    ident = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "tensor"
+    # at most 40 characters: a long ONNX name (a layer's path) would not leave its statements room to fit a line
+    ident = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_")[:_MAX_IDENTIFIER].rstrip("_") or "tensor"
     if ident[0].isdigit() or keyword.iskeyword(ident) or keyword.issoftkeyword(ident):
         ident = "t_" + ident
     base, n = ident, 2
@@ -398,16 +402,18 @@ def _header(evidence: Evidence, plan: BindingPlan, title: str, extra_imports: li
 
 
 def render_code(evidence: Evidence, plan: BindingPlan, flavor: str = "onnxruntime", dlpack: bool | None = None) -> str:
-    """Python that binds this model's inputs and outputs as planned; runnable as printed.
+    """Python that binds this model's inputs and outputs as planned; runnable as printed, laid out within 88
+    characters a line where it can be (``codelayout.fit``).
 
     ``flavor``: onnxruntime (numpy data and OrtValues), torch or cupy (the caller's device tensors, bound
     without copies). ``dlpack``: for torch, bind inputs with ``ort.OrtValue.from_dlpack`` (default: where the
     onnxruntime the evidence was recorded with has it) instead of ``bind_input(..., tensor.data_ptr())``.
     """
     if flavor == "onnxruntime":
-        return _render_ort(evidence, plan)
+        return fit(_render_ort(evidence, plan))
     if flavor in ("torch", "cupy"):
-        return _render_tensor_library(evidence, plan, flavor, _has_from_dlpack(evidence) if dlpack is None else dlpack)
+        return fit(_render_tensor_library(evidence, plan, flavor,
+                                          _has_from_dlpack(evidence) if dlpack is None else dlpack))
     raise ValueError(f"unknown code flavor {flavor!r}: use one of {', '.join(FLAVORS)}")
 
 
@@ -436,8 +442,8 @@ def _render_ort(evidence: Evidence, plan: BindingPlan) -> str:
         feeds = ", ".join(f"{e.name!r}: {input_vars[e.name]}" for e in plan.inputs)
         lines += [
             "",
-            "# No output can be bound (sequence/map outputs): IO binding needs at least one, so pass the",
-            "# device OrtValues to run() directly; its outputs come back as Python objects.",
+            "# No output can be bound (sequence/map outputs): IO binding needs at least one, so pass the "
+            "device OrtValues to run() directly; its outputs come back as Python objects.",
             "def infer():",
             f"    return session.run(None, {{{feeds}}})",
             "",
@@ -468,10 +474,11 @@ def _render_ort(evidence: Evidence, plan: BindingPlan) -> str:
         lines.append("    return binding.get_outputs()  # OrtValues; .device_name() says where each one lives")
     else:
         lines.append("    outputs = binding.get_outputs()  # OrtValues; .device_name() says where each one lives")
-        lines.append("    # State: this run's output buffer becomes the next run's input, and the old input buffer takes")
-        lines.append("    # the next output. Swapping the bound OrtValues costs no copy; keep a returned state value only")
-        lines.append("    # until the run after next, which writes into its buffer again. The state returned is that buffer:")
-        lines.append("    # what get_outputs() gave follows the rebinding in onnxruntime up to 1.27 (1.30 keeps it).")
+        # a comment is one line a paragraph: fit() wraps it
+        lines.append("    # State: this run's output buffer becomes the next run's input, and the old input buffer takes "
+                     "the next output. Swapping the bound OrtValues costs no copy; keep a returned state value only "
+                     "until the run after next, which writes into its buffer again. The state returned is that buffer: "
+                     "what get_outputs() gave follows the rebinding in onnxruntime up to 1.27 (1.30 keeps it).")
         for i, o in pairs:
             a, b = f"{names.inputs[i]}_on_device", f"{names.outputs[o]}_on_device"
             lines.append(f"    {a}, {b} = {b}, {a}")
@@ -552,8 +559,8 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
     if not bound:
         lines += [
             "",
-            "# No output can be bound (sequence/map outputs): IO binding needs at least one, so run() takes the",
-            "# inputs as OrtValues viewing the tensors (no copy) and returns Python objects.",
+            "# No output can be bound (sequence/map outputs): IO binding needs at least one, so run() takes the "
+            "inputs as OrtValues viewing the tensors (no copy) and returns Python objects.",
             "def infer():",
         ]
         if torch:
@@ -613,8 +620,8 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
         lines.append(f"        {expr},  # {note}")
     lines.append("    }")
     if pairs:
-        lines.append("    # State: this run's output tensor becomes the next run's input and the old input takes the next")
-        lines.append("    # output (rebinding addresses, no copy); a returned state tensor is overwritten by the run after next.")
+        lines.append("    # State: this run's output tensor becomes the next run's input and the old input takes the next "
+                     "output (rebinding addresses, no copy); a returned state tensor is overwritten by the run after next.")
         for i, o in pairs:
             a, b = names.inputs[i], names.outputs[o]
             entry_in = plan.entry(i, "input")
@@ -656,8 +663,8 @@ def render_cuda_graph_code(evidence: Evidence, plan: BindingPlan) -> str:
     names = code_names(plan)
     used = set(_RESERVED) | {v + s for v in (*names.inputs.values(), *names.outputs.values()) for s in _VAR_SUFFIXES}
     lines = _header(evidence, plan, "CUDA graph", [], provider_options=", 'enable_cuda_graph': '1'")
-    lines.append("# Every input and output lives at a fixed device address: the captured graph replays with these")
-    lines.append("# buffers. Give new data with <name>_on_device.update_inplace(array); never rebind.")
+    lines.append("# Every input and output lives at a fixed device address: the captured graph replays with these "
+                 "buffers. Give new data with <name>_on_device.update_inplace(array); never rebind.")
     for entry in plan.inputs:
         var = names.inputs[entry.name]
         lines.append(f"{var} = {_array_expr(entry, evidence)}")
@@ -680,4 +687,4 @@ def render_cuda_graph_code(evidence: Evidence, plan: BindingPlan) -> str:
         f"for name, value in zip({[e.name for e in plan.outputs]!r}, outputs):",
         "    print(name, value.device_name(), value.shape())",
     ]
-    return "\n".join(lines) + "\n"
+    return fit("\n".join(lines) + "\n")

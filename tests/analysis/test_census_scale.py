@@ -14,7 +14,7 @@ from ortcopy_doctor.analysis.attribution import END_SLACK_US, _RunNodes
 from ortcopy_doctor.model.evidence import Evidence, NodeEvent, from_jsonable
 from ortcopy_doctor.model.vocabulary import FEED, HOST_TO_DEVICE, DEVICE_TO_HOST, MEMCPY_NODE
 from ortcopy_doctor.report.core import analyse
-from render_helpers import TESTS
+from render_helpers import TESTS, programs_in
 
 CHAIN = TESTS / "fixtures" / "scale" / "fallback_chain1000.json.gz"
 
@@ -98,4 +98,5 @@ def test_every_copy_of_a_1000_node_chain_is_confirmed_by_the_census():
 
 def test_a_1000_node_chain_re_analysed_here_gives_the_json_check_wrote_on_the_h200():
     report, data = _chain_report()
-    assert json.loads(report.to_json()) == data
+    # the generated code compared as a program: it is laid out within 88 characters since it was recorded
+    assert programs_in(json.loads(report.to_json())) == programs_in(data)

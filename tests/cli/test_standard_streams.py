@@ -17,7 +17,7 @@ from pathlib import Path
 import onnx
 import pytest
 from models import conv_net, cpu_op_between
-from render_helpers import REPO
+from render_helpers import REPO, programs_in
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +165,9 @@ def test_report_dash_reads_the_json_from_stdin(recorded_json):
         piped = _doctor_stdin(f, "report", "-", "--json", "-")
     from_file = _doctor_stdin(subprocess.DEVNULL, "report", str(recorded_json), "--json", "-")
     assert (piped.returncode, piped.stderr) == (from_file.returncode, from_file.stderr)
-    assert piped.stdout == from_file.stdout == recorded_json.read_text(encoding="utf-8")
+    assert piped.stdout == from_file.stdout
+    # what check wrote on the H200, its code compared as a program (laid out within 88 characters since)
+    assert programs_in(json.loads(piped.stdout)) == programs_in(json.loads(recorded_json.read_text(encoding="utf-8")))
 
 
 def test_diff_reads_one_report_from_stdin(recorded_json):
