@@ -35,8 +35,10 @@ SIGN = {ADDED: "+", REMOVED: "-", CHANGED: "~", UNCHANGED: " "}
 
 T = TypeVar("T")
 
-_ARROW = {"host_to_device": "host→device", "device_to_host": "device→host"}
-_KIND = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel"}
+# Every Direction and CopyKind has its label (tests/report/test_diff.py checks that none is missing).
+_ARROW = {"host_to_device": "host→device", "device_to_host": "device→host", "device_to_device": "device→device"}
+_KIND = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node", "in_kernel": "in-kernel",
+         "unexplained": "unexplained transfer"}
 
 
 @frozen

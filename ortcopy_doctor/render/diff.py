@@ -22,7 +22,7 @@ DIFF_TEMPLATE = "diff.html.j2"
 def _copy_line(c: Change[Copy]) -> str:
     copy = c.after if c.after is not None else c.before
     assert copy is not None
-    text = f"{SIGN[c.status]} {_KIND[copy.kind]} {_ARROW[copy.direction]} {copy.tensor}"
+    text = f"{SIGN[c.status]} {_KIND[copy.kind]} {_ARROW[copy.direction]}" + (f" {copy.tensor}" if copy.tensor else "")
     if c.status == CHANGED:
         return f"{text}: {'; '.join(c.what)}"
     text += f", {fmt_bytes(copy.bytes_per_run)} per run"

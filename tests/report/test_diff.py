@@ -107,6 +107,25 @@ def test_same_report_has_no_changes(tmp_path):
     assert "(no change)" in render_diff_text(d)
 
 
+def test_every_copy_kind_and_direction_has_a_diff_label():
+    from ortcopy_doctor.model.diff import _ARROW, _KIND
+    from ortcopy_doctor.model.vocabulary import CopyKind, Direction
+
+    assert (set(_KIND), set(_ARROW)) == ({k.value for k in CopyKind}, {d.value for d in Direction})
+
+
+def test_an_unexplained_transfer_added_is_listed(tmp_path):
+    from ortcopy_doctor.model.copies import Copy
+    from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, UNEXPLAINED
+
+    a = load_fixture("demo", tmp_path)
+    traced = Copy(kind=UNEXPLAINED, direction=DEVICE_TO_HOST, tensor="", bytes_per_run=64, node="mystery")
+    b = dataclasses.replace(a, copies=[*a.copies, traced])
+    text = render_diff_text(diff_reports(a, b, "a.json", "b.json"))
+    assert "  + unexplained transfer device→host, 64 B per run (node mystery)" in text.splitlines()
+    assert "unexplained transfer" in render_diff_html(diff_reports(b, a, "b.json", "a.json"))
+
+
 def test_ort_upgrade_shows_version_opset_and_latency(tmp_path):
     load_fixture("demo", tmp_path)
     d = diff_files(tmp_path / "demo.json", upgraded(tmp_path))
