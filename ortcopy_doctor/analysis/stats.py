@@ -212,7 +212,16 @@ def summary_ratio_ci(base_median: float, base_p25: float, base_p75: float, n_bas
     ratio = base_median / other_median
     se = math.hypot(se_log(base_median, base_p25, base_p75, n_base), se_log(other_median, other_p25, other_p75, n_other))
     log_r = math.log(ratio)
-    return RatioCI(ratio, math.exp(log_r - z * se), math.exp(log_r + z * se), "summary", n_base, n_other, level)
+    return RatioCI(ratio, _exp(log_r - z * se), _exp(log_r + z * se), "summary", n_base, n_other, level)
+
+
+def _exp(x: float) -> float:
+    """``math.exp`` that gives inf where the result is too large for a float (a recorded spread hundreds of times
+    its median), rather than raising OverflowError."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
 
 
 def _z(level: float) -> float:

@@ -6,6 +6,8 @@ assertion is deterministic. A "known 1.25x" sample is the base sample divided by
 
 from __future__ import annotations
 
+import math
+
 import statistics
 
 import numpy as np
@@ -139,6 +141,13 @@ def test_summary_interval_from_quantiles():
     assert "approximate" in ci.text()
     same = summary_ratio_ci(1.0, 0.9, 1.1, 50, 1.01, 0.91, 1.11, 50)
     assert same.verdict == "within_noise"
+
+
+def test_a_summary_spread_too_wide_for_a_float_gives_an_unbounded_interval():
+    """A recorded interquartile range ~400x its median (or a median of 1e-300) once raised OverflowError."""
+    ci = summary_ratio_ci(0.225, 0.2, 0.25, 50, 0.187, 0.17, 1e5, 50)
+    assert (ci.low, ci.high, ci.verdict) == (0.0, math.inf, "within_noise")
+    assert ci.text() == "within noise (1.20x, 95% CI 0.00–inf, approximate: no raw samples recorded)"
 
 
 def test_more_samples_narrow_the_interval():

@@ -353,3 +353,17 @@ def test_readme_states_the_recommendation_for_every_binding_fixture(tmp_path):
                and f" | {a.runs} | " in line]
         assert len(row) == 1, name
         assert f" | {label} | {a.speedup:.2f}x ({a.speedup_ci_low:.2f}–{a.speedup_ci_high:.2f}) | " in row[0], row[0]
+
+
+def test_a_recorded_spread_too_wide_for_a_float_is_reported_not_crashed_on(tmp_path):
+    """A variant whose p75 is ~400x its median: `report` once exited 4 (OverflowError in the interval)."""
+    from render_helpers import fixture_report_dict
+
+    data = fixture_report_dict("demo")  # recorded without raw samples: the interval comes from the quantiles
+    data["evidence"]["binding_measurement"]["variants"][1]["p75_ms"] = 1e5
+    (tmp_path / "wide.json").write_text(json.dumps(data), encoding="utf-8")
+    result = run_cli(["report", "wide.json", "--json", "-"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["advice"]["headline"] == (
+        "Latency 0.225 ms with plain run(), the best measured: no variant is measurably faster (plan within noise "
+        "(1.20x, 95% CI 0.00–inf, approximate: no raw samples recorded)); keep plain run().")
