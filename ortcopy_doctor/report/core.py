@@ -251,9 +251,20 @@ def load_report_bytes(data: bytes, name: str = "stdin") -> Report:
     return _load_report(Path(name), data)
 
 
+def _check_version(path: Path, what: str, version: object, newest: int) -> None:
+    """Refuse a ``format_version`` (of the report, or of the evidence inside it) that is no version number, or one
+    newer than this ortcopy-doctor reads."""
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise UsageError(f"{path} has {what} format_version {str(version)[:40]!r}, not a version number: "
+                         "pass a file written by `check --json`")
+    if version > newest:
+        raise UsageError(f"{path} has {what} format {version}, newer than this ortcopy-doctor reads "
+                         f"({newest}): upgrade ortcopy-doctor")
+
+
 def _load_report(path: Path, raw: bytes | None = None) -> Report:
     try:
-        data = jsontext.loads(path.read_bytes() if raw is None else raw)
+        data = jsontext.loads(path.read_bytes() if raw is None else raw, text_only=True)
     except FileNotFoundError:
         raise UsageError(f"{path} not found: pass a JSON file written by `ortcopy-doctor check --json`") from None
     except (OSError, ValueError) as exc:
@@ -262,16 +273,11 @@ def _load_report(path: Path, raw: bytes | None = None) -> Report:
     except RecursionError:
         raise UsageError(f"{path} is nested too deeply to be a report: pass a file written by `check --json`") from None
     if isinstance(data, dict) and data.get("format") == REPORT_FORMAT:
+        _check_version(path, "report", data.get("format_version", REPORT_FORMAT_VERSION), REPORT_FORMAT_VERSION)
         data = data.get("evidence")
     if not isinstance(data, dict) or "model" not in data or "session" not in data:
         raise UsageError(f"{path} is not an ortcopy-doctor report: pass a file written by `check --json`")
-    version = data.get("format_version", 0)
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        raise UsageError(f"{path} has evidence format_version {str(version)[:40]!r}, not a version number: "
-                         "pass a file written by `check --json`")
-    if version > EVIDENCE_FORMAT_VERSION:
-        raise UsageError(f"{path} has evidence format {version}, newer than this ortcopy-doctor reads "
-                         f"({EVIDENCE_FORMAT_VERSION}): upgrade ortcopy-doctor")
+    _check_version(path, "evidence", data.get("format_version", 0), EVIDENCE_FORMAT_VERSION)
     if isinstance(data.get("model"), dict) and "sha256" not in data["model"]:
         data["model"]["sha256"] = ""  # written without the model hash: unknown (diff says so)
     try:

@@ -153,6 +153,21 @@ def test_report_on_non_json_file_exits_2(tmp_path):
     assert not (tmp_path / "out.html").exists()
 
 
+def test_report_on_json_with_a_lone_surrogate_exits_2_and_writes_nothing(tmp_path):
+    """JSON allows "\\ud800", which no output can hold as UTF-8: once an internal error (exit 4) after the HTML,
+    SARIF and trace had been written."""
+    from render_helpers import fixture_report_dict
+
+    data = fixture_report_dict("demo")
+    text = json.dumps(data).replace('"name": "encoder_matmul"', '"name": "\\ud800encoder_matmul"', 1)
+    (tmp_path / "bad.json").write_text(text, encoding="utf-8")
+    result = run_cli(["report", "bad.json", "-o", "out.html", "--sarif", "out.sarif", "--json", "-"], tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2, "", "error: bad.json is not readable JSON (a string holds a lone surrogate escape such as \\ud800, which is "
+        "no text): pass a file written by `check --json`\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
+
+
 # --- env -------------------------------------------------------------------------------------------
 
 

@@ -35,6 +35,15 @@ def test_loads_reads_a_lone_surrogate_escape_as_json_does():
     assert jsontext.loads(b'["\\ud800"]') == ["\ud800"]
 
 
+def test_loads_text_only_refuses_a_lone_surrogate_escape():
+    with pytest.raises(ValueError, match=r"lone surrogate escape such as \\ud800"):
+        jsontext.loads(b'{"model": {"path": "\\ud800evil.onnx"}, "x": NaN}', text_only=True)
+
+
+def test_loads_text_only_reads_an_escaped_surrogate_pair():
+    assert jsontext.loads(b'["\\ud83d\\ude00", NaN]', text_only=True)[0] == "\U0001f600"
+
+
 def test_loads_raises_the_standard_librarys_error_for_bad_json():
     with pytest.raises(json.JSONDecodeError, match="Expecting value: line 1 column 7"):
         jsontext.loads(b'{"a": }')

@@ -6,7 +6,10 @@ from __future__ import annotations
 import gzip
 import json
 
+import pytest
+
 from ortcopy_doctor.api import load_report
+from ortcopy_doctor.model.errors import UsageError
 from render_helpers import TESTS, programs_in
 
 RECORDED = TESTS / "fixtures" / "check_json" / "demo.json.gz"
@@ -54,3 +57,37 @@ def test_a_check_recorded_with_onnxruntime_1_27_reanalyses_to_what_it_wrote(tmp_
     assert _same_report(report.to_json(), written)
     assert (report.evidence.environment.ort_version, report.evidence.census_status) == (
         "1.27.0", "recorded: cupti-python 13.4.0, 3 profiled run(s) traced, 6 memcpy record(s)")
+
+
+def _written(tmp_path, **changes):
+    """The recorded H200 report with top-level (``report``) or evidence (``evidence``) members changed."""
+    data = json.loads(gzip.decompress(RECORDED.read_bytes()))
+    data.update(changes.get("report", {}))
+    data["evidence"].update(changes.get("evidence", {}))
+    path = tmp_path / "changed.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("version", ["2", True, -1, 2.0, None])
+def test_a_report_format_version_that_is_no_version_number_is_refused(tmp_path, version):
+    path = _written(tmp_path, report={"format_version": version})
+    with pytest.raises(UsageError) as exc:
+        load_report(path)
+    assert str(exc.value) == (f"{path} has report format_version {str(version)!r}, not a version number: pass a file "
+                              "written by `check --json`")
+
+
+def test_a_report_format_newer_than_this_tool_reads_asks_for_an_upgrade(tmp_path):
+    path = _written(tmp_path, report={"format_version": 99})
+    with pytest.raises(UsageError) as exc:
+        load_report(path)
+    assert str(exc.value) == f"{path} has report format 99, newer than this ortcopy-doctor reads (2): upgrade ortcopy-doctor"
+
+
+def test_an_evidence_format_newer_than_this_tool_reads_asks_for_an_upgrade(tmp_path):
+    path = _written(tmp_path, evidence={"format_version": 99})
+    with pytest.raises(UsageError) as exc:
+        load_report(path)
+    assert str(exc.value) == (f"{path} has evidence format 99, newer than this ortcopy-doctor reads (1): upgrade "
+                              "ortcopy-doctor")
