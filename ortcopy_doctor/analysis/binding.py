@@ -225,13 +225,18 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
         feed = feeds.get(value.name)
         uses = view.consumers.get(value.name, [])
         on_device = [u for u in uses if view.reads_on_device(u)]
-        if on_device:
+        dtype = feed.dtype if feed else value.elem_type
+        if dtype == "str":
+            # bind_cpu_input and OrtValue.ortvalue_from_numpy refuse string tensors (onnxruntime 1.20-1.31.1, seen
+            # here) and run_with_iobinding needs every input bound: run() takes it, the others as OrtValues
+            place, reason = UNBOUND, "a string tensor, which onnxruntime does not bind: run() takes it as numpy"
+        elif on_device:
             place, reason = DEVICE, f"read on the device by {on_device[0].node.op_type} '{on_device[0].node.name}'"
         elif uses:
             place, reason = HOST, f"read only in host memory (by {uses[0].node.op_type} '{uses[0].node.name}'): binding it on the device would add a copy"
         else:
             place, reason = HOST, "not read by any node"
-        plan.entries.append(BindingEntry(value.name, Role.INPUT, place, feed.dtype if feed else value.elem_type,
+        plan.entries.append(BindingEntry(value.name, Role.INPUT, place, dtype,
                                          list(feed.shape) if feed else value.shape, reason=reason))
     host_side = {m.tensor for m in evidence.memcpy_insertions}
     dims = input_dims(evidence)
@@ -417,6 +422,16 @@ def render_code(evidence: Evidence, plan: BindingPlan, flavor: str = "onnxruntim
     raise ValueError(f"unknown code flavor {flavor!r}: use one of {', '.join(FLAVORS)}")
 
 
+def _run_instead(plan: BindingPlan, then: str) -> str:
+    """The comment over the code that calls run() where IO binding cannot be used: ``then`` says what the code does
+    instead (one line: fit wraps it)."""
+    strings = [e.name for e in plan.inputs if e.place == UNBOUND]
+    if strings:
+        return _comment(f"# IO binding cannot be used: onnxruntime binds no string tensor ({', '.join(map(repr, strings))}) "
+                        f"and run_with_iobinding needs every input bound, so {then} The string inputs go as numpy.")
+    return f"# No output can be bound (sequence/map outputs): IO binding needs at least one, so {then}"
+
+
 def _render_ort(evidence: Evidence, plan: BindingPlan) -> str:
     device = plan.device_type
     dev = plan.device_id
@@ -433,17 +448,18 @@ def _render_ort(evidence: Evidence, plan: BindingPlan) -> str:
                          else "one copy, reusable across runs")
             lines.append(f"{var}_on_device = ort.OrtValue.ortvalue_from_numpy({var}, {device!r}, {dev})  # {copy_note}")
             lines.append(f"binding.bind_ortvalue_input({entry.name!r}, {var}_on_device)  # {_comment(entry.reason)}")
+        elif entry.place == UNBOUND:
+            lines.append(_comment(f"# {entry.name!r} is not bound: {entry.reason}"))
         else:
             lines.append(f"binding.bind_cpu_input({entry.name!r}, {var})  # {_comment(entry.reason)}")
     bound_outputs = [e.name for e in plan.outputs if e.place != UNBOUND]
-    if not bound_outputs:
+    if not bound_outputs or any(e.place == UNBOUND for e in plan.inputs):
         # run_with_iobinding needs at least one bound output ("At least one output should be requested",
-        # seen with ORT 1.31.1): with none, feed the device OrtValues to a plain run() instead.
+        # seen with ORT 1.31.1) and every input bound: without, feed the device OrtValues to a plain run() instead.
         feeds = ", ".join(f"{e.name!r}: {input_vars[e.name]}" for e in plan.inputs)
         lines += [
             "",
-            "# No output can be bound (sequence/map outputs): IO binding needs at least one, so pass the "
-            "device OrtValues to run() directly; its outputs come back as Python objects.",
+            _run_instead(plan, "pass the device OrtValues to run() directly; its outputs come back as Python objects."),
             "def infer():",
             f"    return session.run(None, {{{feeds}}})",
             "",
@@ -553,14 +569,17 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
             feed_exprs[entry.name] = var
         else:
             lines.append(f"{var} = {_array_expr(entry, evidence)}")
-            lines.append(f"binding.bind_cpu_input({entry.name!r}, {var})  # {_comment(entry.reason)}")
+            if entry.place == UNBOUND:
+                lines.append(_comment(f"# {entry.name!r} is not bound: {entry.reason}"))
+            else:
+                lines.append(f"binding.bind_cpu_input({entry.name!r}, {var})  # {_comment(entry.reason)}")
             feed_exprs[entry.name] = var
     bound = [e for e in plan.outputs if e.place != UNBOUND]
-    if not bound:
+    if not bound or any(e.place == UNBOUND for e in plan.inputs):
         lines += [
             "",
-            "# No output can be bound (sequence/map outputs): IO binding needs at least one, so run() takes the "
-            "inputs as OrtValues viewing the tensors (no copy) and returns Python objects.",
+            _run_instead(plan, "run() takes the inputs as OrtValues viewing the tensors (no copy) and returns Python "
+                               "objects."),
             "def infer():",
         ]
         if torch:

@@ -263,7 +263,7 @@ def _align_inputs(namespace: dict[str, Any], plan: BindingPlan, arrays: dict[str
         on_device = namespace.get(f"{var}_on_device")
         if entry.place == DEVICE and on_device is not None:
             on_device.update_inplace(np.ascontiguousarray(ours))
-        elif binding is not None:
+        elif binding is not None and entry.place != UNBOUND:  # an unbound (string) input goes to run() as it is
             binding.bind_cpu_input(entry.name, ours)
         namespace[var] = ours
 
