@@ -22,8 +22,8 @@ from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.evidence import AssumedDim, Feed, ValueInfo
 from ortcopy_doctor.model.vocabulary import FeedSource
 
-_DIM_RE = re.compile(r"^([^=]+)=(\d+)$")
-_SHAPE_RE = re.compile(r"^([^=]+)=(\d+(?:x\d+)*|)$")
+_DIM_RE = re.compile(r"^(.+)=(\d+)$")
+_SHAPE_RE = re.compile(r"^(.+)=(\d+(?:x\d+)*|)$")
 
 # Upper bound on the elements of one synthesized input: more is certainly a typo in --dim.
 MAX_SYNTHESIZED_ELEMENTS = 1 << 31
@@ -34,14 +34,23 @@ MAX_DIM = 1 << 40
 
 
 def parse_dims(values: Sequence[str]) -> dict[str, int]:
-    """``["batch=8", "seq=128"]`` -> ``{"batch": 8, "seq": 128}``."""
+    """``["batch=8", "seq=128"]`` -> ``{"batch": 8, "seq": 128}``. The size follows the last ``=``, so a symbol may
+    hold one (``bat=ch=8``); a symbol given twice with two sizes is refused."""
     dims: dict[str, int] = {}
     for value in values:
         match = _DIM_RE.match(value.strip())
         if not match:
             raise UsageError(f"--dim {value!r} is not SYMBOL=N with N a non-negative integer, e.g. --dim batch=8")
-        dims[match.group(1)] = _dim_value(match.group(2), f"--dim {value}")
+        size = _dim_value(match.group(2), f"--dim {value}")
+        _once("--dim", match.group(1), dims, size)
+        dims[match.group(1)] = size
     return dims
+
+
+def _once(flag: str, name: str, given: dict[str, object], value: object) -> None:
+    """Refuse a second ``flag name=...`` with another value (which one would win is a guess)."""
+    if name in given and given[name] != value:
+        raise UsageError(f"{flag} {name} is given twice, with two values: give it once")
 
 
 def _dim_value(text: str, flag: str) -> int:
@@ -58,7 +67,9 @@ def parse_shapes(values: Sequence[str]) -> dict[str, list[int]]:
         if not match:
             raise UsageError(f"--shape {value!r} is not NAME=AxBxC, e.g. --shape image=1x3x224x224")
         text = match.group(2)
-        shapes[match.group(1)] = [_dim_value(v, f"--shape {value}") for v in text.split("x")] if text else []
+        shape = [_dim_value(v, f"--shape {value}") for v in text.split("x")] if text else []
+        _once("--shape", match.group(1), shapes, shape)
+        shapes[match.group(1)] = shape
     return shapes
 
 
@@ -69,6 +80,7 @@ def parse_values(values: Sequence[str]) -> dict[str, str]:
         name, sep, text = value.partition("=")
         if not sep or not name.strip() or not text.strip():
             raise UsageError(f"--value {value!r} is not NAME=V, e.g. --value sample_rate=16000")
+        _once("--value", name.strip(), result, text.strip())
         result[name.strip()] = text.strip()
     return result
 
@@ -127,7 +139,7 @@ def value_array(value: ValueInfo, text: str, shapes: dict[str, list[int]]) -> np
     if value.kind != "tensor" or value.elem_type is None:
         raise UsageError(f"{flag}: input '{value.name}' is a {value.type_string}, not a tensor")
     if value.name in shapes:
-        shape = shapes[value.name]
+        shape = resolve_shape(value, {}, shapes)  # the rank and fixed dims checked as for --shape alone
     elif value.shape is None:
         shape = []
     else:
@@ -151,9 +163,13 @@ def value_array(value: ValueInfo, text: str, shapes: dict[str, list[int]]) -> np
                 raise ValueError(text)
         elif dtype in ("float16", "float32", "float64"):
             scalar = float(text)
+            largest = float(np.finfo(dtype).max)
+            if math.isfinite(scalar) and abs(scalar) > largest:  # would become inf (numpy warns); "inf" is taken
+                raise UsageError(f"{flag}: {text} is out of the range of {dtype} (largest {largest:g}): give a "
+                                 "smaller value, or inf")
         else:
             raise UsageError(f"{flag}: input '{value.name}' has element type {dtype}, which --value cannot make: "
-                             "pass it with --inputs FILE.npz")
+                             + _how_to_give(dtype))
     except ValueError:
         raise UsageError(f"{flag}: input '{value.name}' is {dtype} in the model, and {text!r} is not a valid {dtype} "
                          "value") from None
@@ -184,7 +200,19 @@ def _check_synthesizable(value: ValueInfo) -> None:
         )
     if value.elem_type not in _SYNTHESIZABLE:
         raise UsageError(f"input '{value.name}' has element type {value.elem_type}, which cannot be synthesized: "
-                         "pass it with --inputs FILE.npz")
+                         + _how_to_give(value.elem_type))
+
+
+def _how_to_give(dtype: str | None) -> str:
+    """What to do about an input of ``dtype`` that cannot be synthesized: --inputs, where an .npz can hold it."""
+    if dtype is None or dtype == "undefined" or dtype.startswith(_NOT_IN_NUMPY):
+        return (f"numpy has no {dtype or 'undefined'} type, so an .npz cannot give it either; check this model "
+                "with --static, which needs no inputs")
+    return "pass it with --inputs FILE.npz"
+
+
+# element types numpy (hence an .npz) cannot hold: bfloat16, the float8/float4 kinds, int4/uint4, ...
+_NOT_IN_NUMPY = ("bfloat16", "float8", "float4", "int4", "uint4", "int2", "uint2", "complex32")
 
 
 _SYNTHESIZABLE = ("float32", "float64", "float16", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
@@ -202,9 +230,7 @@ def _make(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> np.nd
         return _filled(shape, dtype, lambda n: rng.integers(0, 4, size=n))
     if dtype == "str":
         return np.full(shape, "a", dtype=object)
-    raise UsageError(
-        f"input '{value.name}' has element type {dtype}, which cannot be synthesized: pass it with --inputs FILE.npz"
-    )
+    raise UsageError(f"input '{value.name}' has element type {dtype}, which cannot be synthesized: {_how_to_give(dtype)}")
 
 
 _CHUNK = 1 << 18  # elements drawn at a time (even: integer draws then consume whole 64-bit words)
@@ -362,9 +388,9 @@ def _check_given(value: ValueInfo, array: np.ndarray) -> None:
     expected = value.elem_type
     actual = "str" if array.dtype.kind in ("U", "S", "O") else str(array.dtype)
     if value.kind == "tensor" and expected and actual != expected:
-        raise UsageError(
-            f"--inputs '{value.name}' has dtype {actual}, the model expects {expected}: convert it with .astype('{expected}')"
-        )
+        fix = (_how_to_give(expected) if expected == "undefined" or expected.startswith(_NOT_IN_NUMPY)
+               else f"convert it with .astype('{expected}')")
+        raise UsageError(f"--inputs '{value.name}' has dtype {actual}, the model expects {expected}: {fix}")
     if value.shape is not None:
         if array.ndim != len(value.shape):
             raise UsageError(

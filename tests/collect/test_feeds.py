@@ -141,3 +141,66 @@ def test_parse_values():
     assert parse_values(["sr=16000", "flag = true"]) == {"sr": "16000", "flag": "true"}
     with pytest.raises(UsageError, match=r"--value 'sr' is not NAME=V"):
         parse_values(["sr"])
+
+
+def test_a_dim_symbol_may_hold_an_equals_sign():
+    """The size follows the last '=': the flag the refusal for such a symbol names (`--dim bat=ch=N`) works."""
+    assert parse_dims(["bat=ch=2"]) == {"bat=ch": 2}
+    assert parse_shapes(["in=put=2x3"]) == {"in=put": [2, 3]}
+
+
+@pytest.mark.parametrize("parse, values, message", [
+    (parse_dims, ["batch=2", "batch=5"], "--dim batch is given twice, with two values: give it once"),
+    (parse_shapes, ["x=1x2", "x=2x2"], "--shape x is given twice, with two values: give it once"),
+    (parse_values, ["sr=1", "sr=2"], "--value sr is given twice, with two values: give it once"),
+])
+def test_a_flag_given_twice_with_two_values_is_refused(parse, values, message):
+    with pytest.raises(UsageError) as exc:
+        parse(values)
+    assert str(exc.value) == message
+
+
+def test_a_flag_given_twice_with_one_value_is_taken():
+    assert parse_dims(["batch=2", "batch=2"]) == {"batch": 2}
+
+
+HALF = ValueInfo("x", "tensor", "float16", [2], "tensor(float16)")
+HALF_1 = ValueInfo("h", "tensor", "float16", [], "tensor(float16)")
+
+
+def test_a_float_value_beyond_its_dtype_is_refused_not_made_inf():
+    with pytest.raises(UsageError) as exc:
+        build_feeds([HALF_1], values={"h": "70000"})
+    assert str(exc.value) == "--value h=70000: 70000 is out of the range of float16 (largest 65504): give a smaller value, or inf"
+
+
+def test_inf_is_a_float_value():
+    arrays, _ = build_feeds([HALF_1], values={"h": "-inf"})
+    assert arrays["h"].item() == float("-inf")
+
+
+def test_a_value_with_a_shape_is_checked_against_the_fixed_dims():
+    with pytest.raises(UsageError) as exc:
+        build_feeds([HALF], values={"x": "1"}, shapes={"x": [1]})
+    assert str(exc.value) == "--shape x: dim 0 is fixed to 2 by the model, got 1"
+
+
+def test_an_input_numpy_cannot_hold_points_to_static_not_to_an_npz():
+    """--inputs cannot carry bfloat16 (np.savez writes |V2, refused): the message sends to what works."""
+    brain = ValueInfo("b", "tensor", "bfloat16", [2], "tensor(bfloat16)")
+    with pytest.raises(UsageError) as exc:
+        build_feeds([brain])
+    assert str(exc.value) == ("input 'b' has element type bfloat16, which cannot be synthesized: numpy has no bfloat16 "
+                              "type, so an .npz cannot give it either; check this model with --static, which needs no "
+                              "inputs")
+
+
+def test_an_npz_for_an_input_of_no_element_type_is_not_told_to_astype_undefined(tmp_path):
+    path = tmp_path / "in.npz"
+    np.savez(path, x=np.zeros(2, np.float32))
+    untyped = ValueInfo("x", "tensor", "undefined", [2], "tensor(undefined)")
+    with pytest.raises(UsageError) as exc:
+        build_feeds([untyped], inputs_file=path)
+    assert str(exc.value) == ("--inputs 'x' has dtype float32, the model expects undefined: numpy has no undefined "
+                              "type, so an .npz cannot give it either; check this model with --static, which needs no "
+                              "inputs")
