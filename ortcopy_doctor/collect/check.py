@@ -143,6 +143,10 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
         )
     # ORT puts its C++ source location and signature before the reason: "/src/x.h:56 ns::F(args) reason"
     first = re.sub(r"/\S+\.(?:h|cc|cpp|cu|cuh):\d+ (?:[^()]*\([^)]*\)\s*)?", "", first).strip()
+    if stage == "run" and "At least one output should be requested" in text:
+        # onnxruntime 1.31.1 (here): run() of a graph that declares no outputs
+        return ModelError(f"{model_path.name} declares no graph outputs, so there is nothing to run: give the graph "
+                          "the outputs the model should return, or use --static to see its placement")
     if stage == "run":
         # ORT's whole reason (e.g. which input an LSTM node rejected and why): it is what says which input to set.
         reason = " ".join(line.strip() for line in text.splitlines() if line.strip())

@@ -165,6 +165,15 @@ def _external_offset(t: onnx.TensorProto) -> int:
 _TYPED_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
 
 
+def _inside(location: str) -> bool:
+    """Whether an external data ``location`` names a file in the model's folder or below it: relative, and no
+    ``..`` that climbs out (read as written: a symbolic link in the folder, as in a Hugging Face snapshot, is taken)."""
+    if not location or os.path.isabs(location):
+        return False
+    norm = os.path.normpath(location)
+    return norm != ".." and not norm.startswith(".." + os.sep)
+
+
 def check_initializer_size(t: onnx.TensorProto, path: Path) -> int:
     """Refuse a tensor whose dims declare more data than it stores, before shape inference or ORT allocate what
     the dims say (4 stored bytes declaring 2**26 elements drove shape inference to 24 GB). Returns the bytes a
@@ -327,11 +336,15 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
     base = path.parent
     for location in external:
         data_path = base / location
+        if not _inside(location):
+            # never looked at: its size (or existence) is not the model's to tell
+            raise ModelError(f"external data file '{location}' of {path.name} points outside the model's folder "
+                             f"({base}): keep the weights file in the model's folder and name it by a relative path")
         if not data_path.is_file():
-            raise ModelError(
-                f"external data file '{location}' of {path.name} is missing (looked in {base}): "
-                "keep the weights file next to the model"
-            )
+            what = ("is not a regular file (a directory)" if data_path.is_dir() else "is not a regular file"
+                    if data_path.exists() else f"is missing (looked in {base})")
+            raise ModelError(f"external data file '{location}' of {path.name} {what}: keep the weights file next to "
+                             "the model")
         end, name = external_end.get(location, (0, ""))
         size = os.path.getsize(data_path)
         if end > size:

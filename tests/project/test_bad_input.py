@@ -104,6 +104,35 @@ def test_missing_external_data(tmp_path):
                            "keep the weights file next to the model"))
 
 
+def _external(tmp_path: Path, location: str) -> None:
+    """model.onnx whose weights say they are at ``location`` (the file written as weights.bin, then renamed)."""
+    model = models.cpu_op_between()
+    onnx.save(model, str(tmp_path / "model.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
+              location="weights.bin", size_threshold=0)
+    loaded = onnx.load(str(tmp_path / "model.onnx"), load_external_data=False)
+    for t in loaded.graph.initializer:
+        for entry in t.external_data:
+            if entry.key == "location":
+                entry.value = location
+    onnx.save(loaded, str(tmp_path / "model.onnx"))
+
+
+@pytest.mark.parametrize("location", ["../../../../etc/passwd", "/etc/passwd", "sub/../../weights.bin"])
+def test_external_data_outside_the_model_folder_is_refused_unread(tmp_path, location):
+    _external(tmp_path, location)
+    line = check_fails(tmp_path, "model.onnx", "--dim", "batch=2",
+                       fragments=(f"external data file '{location}' of model.onnx points outside the model's folder",
+                                  "keep the weights file in the model's folder and name it by a relative path"))
+    assert "has " not in line  # the size of a file outside is not told
+
+
+def test_external_data_that_is_a_directory_is_not_called_missing(tmp_path):
+    _external(tmp_path, "weights")
+    (tmp_path / "weights").mkdir()
+    check_fails(tmp_path, "model.onnx", "--dim", "batch=2",
+                fragments=("external data file 'weights' of model.onnx is not a regular file (a directory)",))
+
+
 def test_ir_version_newer_than_onnxruntime_loads(tmp_path):
     model = models.cpu_op_between()
     model.ir_version = 14  # ORT 1.31 loads IR versions up to 13
@@ -218,3 +247,14 @@ def test_default_providers_with_cuda_inactive_fail_on_never_exits_0(tmp_path, va
     result = _default_check(tmp_path, valid, "never")
     assert result.returncode == 0, (result.stdout, result.stderr)
     assert "OCD001 ep-not-active" in result.stdout
+
+
+def test_a_model_without_outputs_is_told_so(tmp_path):
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "no_outputs",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])], [])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = models.IR_VERSION
+    name = save(tmp_path, model, "no_outputs.onnx")
+    check_fails(tmp_path, name, fragments=(
+        "error: no_outputs.onnx declares no graph outputs, so there is nothing to run: give the graph the outputs the "
+        "model should return, or use --static to see its placement",))
