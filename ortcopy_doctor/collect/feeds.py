@@ -13,7 +13,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +47,7 @@ def parse_dims(values: Sequence[str]) -> dict[str, int]:
     return dims
 
 
-def _once(flag: str, name: str, given: dict[str, object], value: object) -> None:
+def _once(flag: str, name: str, given: Mapping[str, object], value: object) -> None:
     """Refuse a second ``flag name=...`` with another value (which one would win is a guess)."""
     if name in given and given[name] != value:
         raise UsageError(f"{flag} {name} is given twice, with two values: give it once")
