@@ -12,19 +12,28 @@ onnxruntime, which is how recorded GPU runs are replayed in CI.
 A *round trip* is a link whose value left the device after the producing call (the watch report of that call
 has a fetch copy of that output, or the user's code downloaded the OrtValue) and went back to the device as the
 consumer's input (the watch report of that call has a feed copy of that input). The same session on both ends is
-*state* carried between calls (ping-pong). Where no device provider is active, the watch's prediction for the
-device provider (``WatchReport.predicted``) says where each tensor is read and written, and an OrtValue handed
-over as is counts as kept on the device (the code binds to the session's device), which the report states.
+*state* carried between calls (ping-pong); state traced by equal bytes alone is only a *possible* round trip,
+reported and not counted (a constant input that the model returns unchanged gives the same link). Where no device
+provider is active, the watch's prediction for the device provider (``WatchReport.predicted``) says where each
+tensor is read and written, and an OrtValue handed over as is counts as kept on the device (the code binds to the
+session's device), which the report states.
+
+The code written for the hand-offs binds every tensor by the model's own name, as a Python literal (``repr``), with
+variables made from the names by ``analysis.binding._identifier``; a name in a comment cannot end the comment.
 """
 
 from __future__ import annotations
 
 import html as html_lib
 import json
+import re
 import statistics
+from collections.abc import Sequence
 from dataclasses import field, replace
 from typing import Any, Optional
 
+from ortcopy_doctor.analysis.binding import _comment, _identifier
+from ortcopy_doctor.analysis.codelayout import fit
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.evidence import from_jsonable, to_jsonable
 from ortcopy_doctor.knowledge.providers import short
@@ -56,6 +65,14 @@ _HOW_WORDS = {HOW_OBJECT: "through numpy (the same array)", HOW_VIEW: "through n
               HOW_HASH: "through numpy (a copy with equal bytes)"}
 
 HOST_KINDS = ("numpy", "torch_cpu", "host_pointer")
+
+# What a hand-off is (HandOff.kind). A state hand-off traced by equal bytes alone (HOW_HASH) is only a *possible*
+# round trip: a program that feeds the same constant every call to a model that returns it unchanged (Relu of ones)
+# gives the same link, and the recorder keeps nothing that tells the two apart. It is reported, and not counted.
+ROUND_TRIP = "round_trip"  # device->host after the producing call, and back host->device as the consumer's input
+POSSIBLE_ROUND_TRIP = "possible_round_trip"  # state that would be a round trip, traced by equal bytes alone
+DEVICE = "device"  # handed over on the device
+HOST = "host"  # through host memory, but one end lives there anyway
 
 
 # --- observations ----------------------------------------------------------------------------------------------------
@@ -174,7 +191,7 @@ class HandOff:
     calls: int  # how many consuming calls
     how: str
     state: bool  # the same session: output of call k fed to call k+1
-    kind: str  # round_trip, device, host
+    kind: str  # round_trip, possible_round_trip (state traced by equal bytes alone), device, host
     d2h_bytes_per_call: Optional[int] = None
     h2d_bytes_per_call: Optional[int] = None
     basis: str = ""  # census, placement, prediction, assumed
@@ -217,7 +234,7 @@ class Pipeline:
     sessions: list[str]
     iterations: int
     round_trips: list[HandOff]
-    state: list[HandOff]  # state carried between calls of one session (round trips and kept on device)
+    state: list[HandOff]  # state carried between calls of one session (round trips, possible ones, kept on device)
     on_device: list[HandOff]  # hand-offs between sessions kept on the device
     host_hand_offs: list[HandOff]  # through host memory but no round trip (read or written on the host)
     uploads: list[HostEdge]
@@ -261,18 +278,26 @@ class PipelineReport:
     @property
     def round_trips(self) -> list[HandOff]:
         """Every host round trip: between sessions and of state carried between calls."""
-        return [h for p in self.pipelines for h in p.round_trips + [s for s in p.state if s.kind == "round_trip"]]
+        return [h for p in self.pipelines for h in p.round_trips + [s for s in p.state if s.kind == ROUND_TRIP]]
+
+    @property
+    def possible_round_trips(self) -> list[HandOff]:
+        """State that would make a host round trip, traced by equal bytes alone: not counted in ``round_trips``."""
+        return [s for p in self.pipelines for s in p.state if s.kind == POSSIBLE_ROUND_TRIP]
 
     @property
     def verdict(self) -> str:
-        """One line: how many host round trips between stages, or that there is none."""
+        """One line: how many host round trips between stages, or that there is none; and how many possible ones."""
         n = len(self.round_trips)
         calls = sum(p.iterations for p in self.pipelines)
         if not self.sessions:
             return "no onnxruntime session was created by the program"
+        possible = len(self.possible_round_trips)
+        maybe = (f"; {possible} possible state round trip(s), traced by equal bytes alone (not counted)"
+                 if possible else "")
         if n == 0:
-            return f"no host round trip between stages ({len(self.sessions)} session(s), {calls} iteration(s))"
-        return f"{n} host round trip(s) between stages: pass the OrtValues (or torch tensors via DLPack) instead"
+            return f"no host round trip between stages ({len(self.sessions)} session(s), {calls} iteration(s)){maybe}"
+        return f"{n} host round trip(s) between stages: pass the OrtValues (or torch tensors via DLPack) instead{maybe}"
 
     # output --------------------------------------------------------------------------------------------------------
 
@@ -494,28 +519,40 @@ def _hand_off(views: _Views, obs: PipelineObservations, ps: int, output: str, cs
     calls = len(pairs)
     traced = all(views.plain[s].calls and any(cr.census is not None for cr in views.plain[s].calls) for s in (ps, cs))
     if round_trip and round_trip >= max(device, 1) and round_trip * 2 >= calls:
-        kind = "round_trip"
+        # Equal bytes prove no state: the same constant fed to a model that returns it unchanged looks the same.
+        kind = POSSIBLE_ROUND_TRIP if state and how == HOW_HASH else ROUND_TRIP
     elif device and device * 2 >= calls:
-        kind = "device"
+        kind = DEVICE
     else:
-        kind = "host"
+        kind = HOST
     d2h_b = max(set(d2h), key=d2h.count) if d2h else None
     h2d_b = max(set(h2d), key=h2d.count) if h2d else None
-    basis = "assumed" if assumed and kind == "device" else (
-        BASIS_CENSUS if traced and kind == "round_trip" and census_d2h == round_trip and census_h2d == round_trip
-        else views.basis(ps))
+    basis = "assumed" if assumed and kind == DEVICE else (
+        BASIS_CENSUS if traced and kind in (ROUND_TRIP, POSSIBLE_ROUND_TRIP) and census_d2h == round_trip
+        and census_h2d == round_trip else views.basis(ps))
     hand = HandOff(producer=producer, output=output, consumer=consumer, input=name, calls=calls, how=how, state=state,
                    kind=kind, d2h_bytes_per_call=d2h_b, h2d_bytes_per_call=h2d_b, basis=basis,
                    census_d2h=census_d2h if traced else None, census_h2d=census_h2d if traced else None,
                    host_ms_between=_median(gaps))
     message, fix = _words(hand, round_trip)
     hand = replace(hand, message=message, fix=fix)
-    return replace(hand, code=handoff_code(hand, libraries=obs.libraries))
+    return replace(hand, code=handoff_code(hand, libraries=obs.libraries, producer_io=_io_names(obs, producer),
+                                           consumer_io=_io_names(obs, consumer)))
 
 
 def _words(h: HandOff, round_trips: int) -> tuple[str, str]:
     through = _HOW_WORDS.get(h.how, "through host memory")
-    if h.kind == "round_trip":
+    if h.kind == POSSIBLE_ROUND_TRIP:
+        message = (f"possible state round trip: output `{h.output}` of {h.producer} has the same bytes as input "
+                   f"`{h.input}` of the next call ({round_trips} call(s)), but equal bytes alone do not show that the "
+                   "program fed it back (a constant input that the model returns unchanged looks the same); if it "
+                   f"did, it goes device→host ({fmt_bytes(h.d2h_bytes_per_call)}/call) and back host→device "
+                   f"({fmt_bytes(h.h2d_bytes_per_call)}/call): not counted as a round trip")
+        fix = (f"if the program feeds `{h.output}` back as `{h.input}`: keep the state on the device: bind "
+               f"`{h.output}` to a device OrtValue with bind_ortvalue_output and feed it as `{h.input}` with "
+               "bind_ortvalue_input on the next call, swapping two OrtValues")
+        return message, fix
+    if h.kind == ROUND_TRIP:
         size = fmt_bytes(h.d2h_bytes_per_call)
         back = fmt_bytes(h.h2d_bytes_per_call)
         if h.state:
@@ -528,7 +565,7 @@ def _words(h: HandOff, round_trips: int) -> tuple[str, str]:
                        f"host→device ({back}/call) as input `{h.input}` of {h.consumer} ({round_trips} call(s))")
             fix = "pass the OrtValue (or a torch tensor via DLPack) instead"
         return message, fix
-    if h.kind == "device":
+    if h.kind == DEVICE:
         what = "state " if h.state else ""
         target = "the next call" if h.state else h.consumer
         message = f"{what}output `{h.output}` of {h.producer} is handed to {target} as input `{h.input}` on the device"
@@ -580,10 +617,10 @@ def _pipeline(views: _Views, obs: PipelineObservations, members: list[int], hand
         return result
 
     pipeline = Pipeline(sessions=names, iterations=len(iterations),
-                        round_trips=[h for h in mine if h.kind == "round_trip" and not h.state],
-                        state=[h for h in mine if h.state and h.kind in ("round_trip", "device")],
-                        on_device=[h for h in mine if h.kind == "device" and not h.state],
-                        host_hand_offs=[h for h in mine if h.kind == "host"],
+                        round_trips=[h for h in mine if h.kind == ROUND_TRIP and not h.state],
+                        state=[h for h in mine if h.state and h.kind in (ROUND_TRIP, POSSIBLE_ROUND_TRIP, DEVICE)],
+                        on_device=[h for h in mine if h.kind == DEVICE and not h.state],
+                        host_hand_offs=[h for h in mine if h.kind == HOST],
                         uploads=edges(uploads, HOST_TO_DEVICE), downloads=edges(downloads, DEVICE_TO_HOST),
                         stages=stages, iteration_ms=_median(spans))
     if any(c.traced for m in members for c in obs.sessions[m].observations.calls):
@@ -638,141 +675,216 @@ def _stages(views: _Views, obs: PipelineObservations, members: list[int],
 
 # --- generated code ---------------------------------------------------------------------------------------------------
 
+# Names the generated code itself uses (its modules, variables and the builtins it calls): a variable made from an
+# ONNX name never takes one of them.
+_CODE_NAMES = frozenset({"np", "ort", "torch", "cp", "cupy", "t", "a", "device", "state", "bindings", "binding",
+                         "src", "dst", "step", "steps", "stream", "feeds", "host", "name", "value", "range",
+                         "enumerate", "zip", "dict", "print", "len"})
+
+
+class _Names:
+    """The variables of one block of generated code: ``session(label)`` for a session, and one variable per
+    (session, role, ONNX name), each a unique ASCII identifier (``analysis.binding._identifier``) that is none of
+    the names the code itself uses. ONNX names themselves only ever appear as literals (``repr``)."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set(_CODE_NAMES)
+        self._given: dict[tuple[str, str, str], str] = {}
+
+    def session(self, label: str) -> str:
+        """The variable of the session of ``label`` (``sess_<model file stem>``), and ``<it>_binding`` reserved."""
+        base = _var(label)
+        var, n = base, 2
+        while var in self.used or f"{var}_binding" in self.used:
+            var, n = f"{base}_{n}", n + 1
+        self.used.update((var, f"{var}_binding"))
+        return var
+
+    def __call__(self, label: str, role: str, name: str, prefix: str = "") -> str:
+        """The variable of input or output (``role``) ``name`` of the session of ``label``."""
+        key = (label, role, prefix + name)
+        if key not in self._given:
+            self._given[key] = _identifier(prefix + name, self.used)
+        return self._given[key]
+
 
 def _var(label: str) -> str:
-    stem = label.split("#")[0].rsplit(".", 1)[0]
-    out = "".join(ch if ch.isalnum() else "_" for ch in stem).strip("_") or "model"
-    return ("sess_" + out).lower()
+    """``sess_`` and the model file's stem, as an ASCII identifier (``det.onnx#2`` -> ``sess_det_2``)."""
+    stem, _, copy = label.partition("#")
+    stem = stem.rsplit(".", 1)[0] + (f"_{copy}" if copy else "")
+    return "sess_" + (re.sub(r"[^A-Za-z0-9_]", "_", stem).strip("_").lower() or "model")
 
 
-def handoff_code(h: HandOff, *, libraries: list[str] = ()) -> str:  # type: ignore[assignment]
-    """Python that keeps this hand-off on the device (OrtValue passing; torch via DLPack; cupy)."""
-    if h.kind != "round_trip":
+def _note(text: str) -> str:
+    """Text safe inside a ``# ...`` comment (``analysis.binding._comment``: a name cannot end the comment), with
+    characters UTF-8 cannot hold escaped."""
+    return _comment(text).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _targets(variables: list[str]) -> str:
+    """The left-hand side that unpacks a list into ``variables`` (``a,`` for one)."""
+    return ", ".join(variables) + ("," if len(variables) == 1 else "")
+
+
+IoNames = tuple[list[str], list[str]]  # a session's input and output names, as the program called it
+
+
+def handoff_code(h: HandOff, *, libraries: Sequence[str] = (), producer_io: Optional[IoNames] = None,
+                 consumer_io: Optional[IoNames] = None) -> str:
+    """Python that keeps this hand-off on the device (OrtValue passing; torch via DLPack; cupy); "" where it is no
+    round trip. ``producer_io``/``consumer_io``: the input and output names of the two sessions, as the program called
+    them (state: the session's), all bound as the model names them; without them only the handed-over tensor is."""
+    if h.kind not in (ROUND_TRIP, POSSIBLE_ROUND_TRIP):
         return ""
-    p, c = _var(h.producer), _var(h.consumer)
+    caveat = _possible_caveat([h])
     if h.state:
-        code = f"""# {h.producer}: keep the state `{h.output}` -> `{h.input}` on the device (two OrtValues, swapped)
-import numpy as np
-import onnxruntime as ort
+        return _state_code(h.producer, [(h.input, h.output)], producer_io or ([h.input], [h.output]), libraries, caveat)
+    return _between_code(h.producer, h.consumer, [(h.output, h.input)], producer_io or ([], [h.output]),
+                         consumer_io or ([h.input], []), libraries, caveat)
 
-device = "cuda"  # the session's device
-state = [ort.OrtValue.ortvalue_from_numpy(initial_state, device, 0),  # copied to the device once
-         ort.OrtValue.ortvalue_from_numpy(np.empty_like(initial_state), device, 0)]
-bindings = []                                               # made once: state[0] -> state[1], and back
-for src, dst in ((state[0], state[1]), (state[1], state[0])):
-    binding = {p}.io_binding()
-    binding.bind_output("y", "cpu")                         # only what the host needs
-    binding.bind_ortvalue_input("{h.input}", src)
-    binding.bind_ortvalue_output("{h.output}", dst)         # written on the device, never copied to host
-    bindings.append(binding)
-for step, x in enumerate(stream):
-    binding = bindings[step % 2]
-    binding.bind_cpu_input("x", x)                          # the per-step input: one small upload
-    {p}.run_with_iobinding(binding)"""
-    else:
-        code = f"""# {h.producer} -> {h.consumer}: hand `{h.output}` over as an OrtValue on the device
-binding_a = {p}.io_binding()
-binding_a.bind_cpu_input("input", x)               # or bind_ortvalue_input with a device OrtValue
-binding_a.bind_output("{h.output}", "cuda")        # stays on the device
-{p}.run_with_iobinding(binding_a)
-{_ident(h.output)} = binding_a.get_outputs()[0]     # an OrtValue on cuda (outputs come back in bind order)
 
-binding_b = {c}.io_binding()
-binding_b.bind_ortvalue_input("{h.input}", {_ident(h.output)})   # no copy
-binding_b.bind_output("output", "cpu")             # only what the host needs
-{c}.run_with_iobinding(binding_b)"""
-    code += f"""
+def _possible_caveat(hand_offs: list[HandOff]) -> str:
+    possible = [h for h in hand_offs if h.kind == POSSIBLE_ROUND_TRIP]
+    if not possible:
+        return ""
+    what = ", ".join(f"`{h.output}` back as `{h.input}`" for h in possible)
+    return (f"# only if the program does feed {what}: it was traced by equal bytes alone, which do not show that "
+            "the program fed it back")
 
-# with torch between the stages (DLPack: no copy either way)
-import torch
-t = torch.from_dlpack({_ident(h.output) if not h.state else 'dst'})            # ORT -> torch, on the device
-# ... torch post-/pre-processing on the device ...
-binding_b.bind_ortvalue_input("{h.input}", ort.OrtValue.from_dlpack(t.contiguous()))  # torch -> ORT"""
+
+def _between_code(producer: str, consumer: str, trips: list[tuple[str, str]], producer_io: IoNames,
+                  consumer_io: IoNames, libraries: Sequence[str], caveat: str = "") -> str:
+    """The producer's and the consumer's calls with IO binding, the outputs of ``trips`` ((output, input) pairs)
+    handed over as OrtValues on the device; every other input bound from the host, every other output to it."""
+    names = _Names()
+    p, c = names.session(producer), names.session(consumer)
+    pb, cb = f"{p}_binding", f"{c}_binding"
+    handed = list(dict.fromkeys(o for o, _ in trips))
+    fed = {i: o for o, i in trips}
+    p_in, p_out = producer_io
+    p_out = list(p_out) + [o for o in handed if o not in p_out]
+    c_in, c_out = consumer_io
+    c_in = list(c_in) + [i for i in fed if i not in c_in]
+    out_var = {o: names(producer, "output", o) for o in p_out}
+    lines = [_note(f"# {producer} -> {consumer}: {', '.join(f'`{o}`' for o in handed)} stay on the device as "
+                   "OrtValues")]
+    if caveat:
+        lines.append(_note(caveat))
+    lines += ["import onnxruntime as ort", "", "device = 'cuda'  # the sessions' device",
+              f"{pb} = {p}.io_binding()  # create once, reuse for every call", f"{cb} = {c}.io_binding()", ""]
+    lines += [f"{pb}.bind_cpu_input({n!r}, {names(producer, 'input', n)})  # or bind_ortvalue_input with a device "
+              "OrtValue" for n in p_in]
+    lines += [f"{pb}.bind_output({o!r}, device)  # stays on the device" if o in handed else
+              f"{pb}.bind_output({o!r}, 'cpu')  # needed on the host" for o in p_out]
+    lines.append(f"{p}.run_with_iobinding({pb})")
+    if p_out:
+        lines.append(f"{_targets([out_var[o] for o in p_out])} = {pb}.get_outputs()  # OrtValues, in bind order")
+    lines.append("")
+    lines += [f"{cb}.bind_ortvalue_input({n!r}, {out_var[fed[n]]})  # no copy" if n in fed else
+              f"{cb}.bind_cpu_input({n!r}, {names(consumer, 'input', n)})" for n in c_in]
+    lines += [f"{cb}.bind_output({o!r}, 'cpu')  # only what the host needs" for o in c_out]
+    lines.append(f"{c}.run_with_iobinding({cb})")
+    if c_out:
+        lines.append(f"{_targets([names(consumer, 'output', o) for o in c_out])} = {cb}.copy_outputs_to_cpu()"
+                     "  # numpy arrays, in bind order")
+    first_out, first_in = trips[0]
+    lines += ["", "# with torch between the stages (DLPack: no copy either way)", "import torch",
+              f"t = torch.from_dlpack({out_var[first_out]})  # ORT -> torch, on the device",
+              "# ... torch post-/pre-processing on the device ...",
+              f"{cb}.bind_ortvalue_input({first_in!r}, ort.OrtValue.from_dlpack(t.contiguous()))  # torch -> ORT"]
     if "cupy" in libraries:
-        code += f"""
-
-# with cupy between the stages
-import cupy as cp
-a = cp.from_dlpack({_ident(h.output) if not h.state else 'dst'})
-binding_b.bind_ortvalue_input("{h.input}", ort.OrtValue.from_dlpack(cp.ascontiguousarray(a)))"""
-    if h.state:
-        code = code.replace("binding_b.", "binding.")
-    return code
+        lines += ["", "# with cupy between the stages", "import cupy as cp",
+                  f"a = cp.from_dlpack({out_var[first_out]})",
+                  f"{cb}.bind_ortvalue_input({first_in!r}, ort.OrtValue.from_dlpack(cp.ascontiguousarray(a)))"]
+    return fit("\n".join(lines))
 
 
-def _io_names(obs: PipelineObservations, label: str) -> tuple[list[str], list[str]]:
-    """The input and output names of a session, as its first recorded call used them."""
+def _state_code(label: str, pairs: list[tuple[str, str]], io: IoNames, libraries: Sequence[str],
+                caveat: str = "") -> str:
+    """One session's calls with its state (``pairs``: (input, output)) kept on the device: two OrtValues per state
+    and two bindings made once, run in turn; the other inputs bound from each step's feeds (``stream`` yields them
+    by name, as ``run()`` takes them, or ``steps`` counts the steps where there are none), the other outputs to the
+    host."""
+    names = _Names()
+    s = names.session(label)
+    state_in = [i for i, _ in pairs]
+    state_out = {o for _, o in pairs}
+    ins, outs = io
+    others = [n for n in ins if n not in state_in]
+    host_outs = [o for o in outs if o not in state_out]
+    what = ", ".join(f"`{o}` -> `{i}`" for i, o in pairs)
+    lines = [_note(f"# {label}: the state {what} stays on the device (two OrtValues each, and two bindings made "
+                   "once: one reads state[...][0] and writes state[...][1], the other the reverse)")]
+    if caveat:
+        lines.append(_note(caveat))
+    lines += ["import numpy as np", "import onnxruntime as ort", "", "device = 'cuda'  # the session's device",
+              "state = {}  # each state input: two OrtValues on the device"]
+    for i, _ in pairs:
+        initial = names(label, "input", i, prefix="initial_")
+        lines.append(f"state[{i!r}] = [ort.OrtValue.ortvalue_from_numpy({initial}, device, 0), "
+                     f"ort.OrtValue.ortvalue_from_numpy(np.empty_like({initial}), device, 0)]  "
+                     "# the initial state, copied to the device once")
+    lines += ["bindings = []", "for src, dst in ((0, 1), (1, 0)):", f"    binding = {s}.io_binding()"]
+    lines += [f"    binding.bind_output({o!r}, 'cpu')  # only what the host needs" for o in host_outs]
+    for i, o in pairs:
+        lines += [f"    binding.bind_ortvalue_input({i!r}, state[{i!r}][src])",
+                  f"    binding.bind_ortvalue_output({o!r}, state[{i!r}][dst])  # written on the device, never "
+                  "copied to host"]
+    lines.append("    bindings.append(binding)")
+    if others:
+        lines.append("for step, feeds in enumerate(stream):  # each step's other inputs by name, as run() takes them")
+    else:
+        lines.append("for step in range(steps):")
+    lines.append("    binding = bindings[step % 2]")
+    lines += [f"    binding.bind_cpu_input({n!r}, feeds[{n!r}])  # the per-step input: one small upload"
+              for n in others]
+    lines.append(f"    {s}.run_with_iobinding(binding)")
+    if host_outs:
+        lines.append(f"    host = {{name: value.numpy() for name, value in zip({host_outs!r}, binding.get_outputs())}}"
+                     "  # the host outputs, bound first")
+    first = state_in[0]
+    lines.append(f"# after n steps the latest state is state[{first!r}][n % 2]")
+    lines += ["", "# with torch on the state between two steps (DLPack: no copy either way)", "import torch",
+              f"t = torch.from_dlpack(state[{first!r}][(step + 1) % 2])  # the state the last step wrote: ORT -> torch",
+              "# ... torch work on the device ...",
+              f"bindings[(step + 1) % 2].bind_ortvalue_input({first!r}, ort.OrtValue.from_dlpack(t.contiguous()))"
+              "  # torch -> ORT"]
+    if "cupy" in libraries:
+        lines += ["", "# with cupy on the state between two steps", "import cupy as cp",
+                  f"a = cp.from_dlpack(state[{first!r}][(step + 1) % 2])",
+                  f"bindings[(step + 1) % 2].bind_ortvalue_input({first!r}, "
+                  "ort.OrtValue.from_dlpack(cp.ascontiguousarray(a)))"]
+    return fit("\n".join(lines))
+
+
+def _io_names(obs: PipelineObservations, label: str) -> IoNames:
+    """The input and output names of a session, as its first recorded call with outputs used them."""
     index = next((i for i, s in enumerate(obs.sessions) if s.label == label), -1)
-    call = next((c for c in obs.calls if c.session == index and c.outputs), None)
+    mine = [c for c in obs.calls if c.session == index]
+    call = next((c for c in mine if c.outputs), mine[0] if mine else None)
     if call is None:
         return [], []
-    return [v.name for v in call.inputs], [v.name for v in call.outputs]
+    return list(dict.fromkeys(v.name for v in call.inputs)), list(dict.fromkeys(v.name for v in call.outputs))
 
 
 def pipeline_code(pipeline: Pipeline, obs: PipelineObservations) -> str:
-    """The hand-offs of a pipeline rewritten with IO binding: round-tripped tensors stay on the device as OrtValues."""
+    """The hand-offs of a pipeline rewritten with IO binding: round-tripped tensors stay on the device as OrtValues
+    (one block per pair of sessions, one per session carrying state)."""
     blocks: list[str] = []
     pairs: dict[tuple[str, str], list[HandOff]] = {}
     for h in pipeline.round_trips:
         pairs.setdefault((h.producer, h.consumer), []).append(h)
     for (producer, consumer), trips in pairs.items():
-        p, c = _var(producer), _var(consumer)
-        p_in, p_out = _io_names(obs, producer)
-        c_in, c_out = _io_names(obs, consumer)
-        on_device = {h.output: h.input for h in trips}
-        fed = {h.input: h.output for h in trips}
-        lines = [f"# {producer} -> {consumer}: {', '.join(f'`{o}`' for o in on_device)} stay on the device as OrtValues",
-                 "import onnxruntime as ort", "", 'device = "cuda"  # the sessions\' device',
-                 f"{p}_binding = {p}.io_binding()  # create once, reuse for every call",
-                 f"{c}_binding = {c}.io_binding()", ""]
-        lines += [f'{p}_binding.bind_cpu_input("{n}", {_ident(n)})  # or bind_ortvalue_input with a device OrtValue'
-                  for n in p_in]
-        lines += [f'{p}_binding.bind_output("{o}", device)' if o in on_device else
-                  f'{p}_binding.bind_output("{o}", "cpu")  # needed on the host' for o in p_out]
-        lines += [f"{p}.run_with_iobinding({p}_binding)",
-                  f"{', '.join(_ident(o) for o in p_out)}{',' if len(p_out) == 1 else ''} = {p}_binding.get_outputs()  # OrtValues, in bind order", ""]
-        lines += [f'{c}_binding.bind_ortvalue_input("{n}", {_ident(fed[n])})  # no copy' if n in fed else
-                  f'{c}_binding.bind_cpu_input("{n}", {_ident(n)})' for n in c_in]
-        lines += [f'{c}_binding.bind_output("{o}", "cpu")  # only what the host needs' for o in c_out]
-        lines += [f"{c}.run_with_iobinding({c}_binding)",
-                  f"{', '.join(_ident(o) for o in c_out)}{',' if len(c_out) == 1 else ''} = {c}_binding.copy_outputs_to_cpu()"]
-        first = trips[0]
-        lines += ["", "# torch between the stages (DLPack: no copy either way)",
-                  f"t = torch.from_dlpack({_ident(first.output)})  # ORT -> torch, on the device",
-                  f'{c}_binding.bind_ortvalue_input("{first.input}", ort.OrtValue.from_dlpack(t.contiguous()))  # torch -> ORT']
-        if "cupy" in obs.libraries:
-            lines += ["# cupy between the stages",
-                      f"a = cupy.from_dlpack({_ident(first.output)})",
-                      f'{c}_binding.bind_ortvalue_input("{first.input}", ort.OrtValue.from_dlpack(cupy.ascontiguousarray(a)))']
-        blocks.append("\n".join(lines))
+        blocks.append(_between_code(producer, consumer, [(h.output, h.input) for h in trips], _io_names(obs, producer),
+                                    _io_names(obs, consumer), obs.libraries, _possible_caveat(trips)))
+    states: dict[str, list[HandOff]] = {}
     for h in pipeline.state:
-        if h.kind != "round_trip":
-            continue
-        s = _var(h.producer)
-        ins, outs = _io_names(obs, h.producer)
-        lines = [f"# {h.producer}: the state `{h.output}` -> `{h.input}` stays on the device (two OrtValues, and",
-                 "# two bindings made once: one reads state[0] and writes state[1], the other the reverse)",
-                 "import numpy as np", "import onnxruntime as ort", "", 'device = "cuda"  # the session\'s device',
-                 f"state = [ort.OrtValue.ortvalue_from_numpy(initial_{_ident(h.input)}, device, 0),  # copied once",
-                 f"         ort.OrtValue.ortvalue_from_numpy(np.empty_like(initial_{_ident(h.input)}), device, 0)]",
-                 "bindings = []",
-                 "for src, dst in ((state[0], state[1]), (state[1], state[0])):",
-                 f"    binding = {s}.io_binding()"]
-        lines += [f'    binding.bind_output("{o}", "cpu")  # only what the host needs' for o in outs if o != h.output]
-        lines += [f'    binding.bind_ortvalue_input("{h.input}", src)',
-                  f'    binding.bind_ortvalue_output("{h.output}", dst)  # written on the device, never copied to host',
-                  "    bindings.append(binding)",
-                  "for step in range(steps):",
-                  "    binding = bindings[step % 2]"]
-        lines += [f'    binding.bind_cpu_input("{n}", {_ident(n)})  # the per-step input' for n in ins if n != h.input]
-        lines += [f"    {s}.run_with_iobinding(binding)"]
-        blocks.append("\n".join(lines))
+        if h.kind in (ROUND_TRIP, POSSIBLE_ROUND_TRIP):
+            states.setdefault(h.producer, []).append(h)
+    for label, carried in states.items():
+        blocks.append(_state_code(label, [(h.input, h.output) for h in carried], _io_names(obs, label),
+                                  obs.libraries, _possible_caveat(carried)))
     return "\n\n".join(blocks)
-
-
-def _ident(name: str) -> str:
-    out = "".join(ch if ch.isalnum() else "_" for ch in name).strip("_") or "value"
-    return out if not out[0].isdigit() else "v_" + out
 
 
 # --- rendering -------------------------------------------------------------------------------------------------------
@@ -858,7 +970,8 @@ def render_html(report: PipelineReport) -> str:
     for n, p in enumerate(report.pipelines, 1):
         out.append(f"<h2>Pipeline {n}: {e(' → '.join(p.sessions))}</h2><p>{p.iterations} iteration(s)</p>")
         items = [("rt", h.message + f" [{h.basis}]", h.fix) for h in p.round_trips]
-        items += [("rt" if h.kind == "round_trip" else "ok", h.message + f" [{h.basis}]", h.fix) for h in p.state]
+        items += [({ROUND_TRIP: "rt", POSSIBLE_ROUND_TRIP: ""}.get(h.kind, "ok"), h.message + f" [{h.basis}]", h.fix)
+                  for h in p.state]
         items += [("ok", h.message, "") for h in p.on_device]
         items += [("", h.message, "") for h in p.host_hand_offs]
         if items:
@@ -883,4 +996,4 @@ def render_html(report: PipelineReport) -> str:
 
 __all__ = ["Download", "HandOff", "HostEdge", "Pipeline", "PipelineCall", "PipelineObservations", "PipelineReport",
            "SessionRecord", "StageRow", "ValueInfo", "ValueLink", "analyse_pipeline", "handoff_code",
-           "load_pipeline_observations"]
+           "load_pipeline_observations", "pipeline_code", "POSSIBLE_ROUND_TRIP", "ROUND_TRIP"]

@@ -217,30 +217,30 @@ def test_subprocess_mode_ctrl_c_writes_the_report(tmp_path, model_cache):
 
 
 def test_generated_state_code_runs_and_carries_the_state(tmp_path, model_cache):
-    """The state hand-off code of the report, run as printed (device set to this machine's CPU), gives the same
-    outputs as the program's own loop."""
+    """The state hand-off code of the report, run as printed (device set to this machine's CPU, each step's feeds
+    from ``stream``), gives the same outputs as the program's own loop; it binds the model's own names."""
     import numpy as np
     import onnxruntime as ort
 
     proc, data = _run(tmp_path, model_cache, _example("streaming_state", 3))
     assert proc.returncode == 0, proc.stderr
     code = data["pipelines"][0]["code"]
-    block = code[code.index("# cell.onnx: the state"):]
+    assert data["round_trips"][0]["code"] == code  # the one state hand-off is the whole pipeline's code
+    block = code[code.index("# cell.onnx: the state"):code.index("# with torch")]
+    assert "bind_cpu_input('x', feeds['x'])" in block and "bind_output('y', 'cpu')" in block
     session = ort.InferenceSession(str(model_cache / "cell.onnx"), providers=["CPUExecutionProvider"])
     shapes = {i.name: list(i.shape) for i in session.get_inputs()}
     shape_h, shape_x = shapes["h_in"], shapes["x"]
     rng = np.random.default_rng(1)
     xs = [rng.standard_normal(shape_x).astype(np.float32) for _ in range(3)]
-    namespace = {"sess_cell": session, "initial_h_in": np.zeros(shape_h, np.float32), "steps": 3}
-    lines = block.replace('device = "cuda"', 'device = "cpu"').splitlines()
-    # the per-step input comes from the caller's stream
-    source = "\n".join(line.replace('bind_cpu_input("x", x)', 'bind_cpu_input("x", xs[step])') for line in lines)
-    namespace["xs"] = xs
+    namespace = {"sess_cell": session, "initial_h_in": np.zeros(shape_h, np.float32), "stream": [{"x": x} for x in xs]}
+    source = block.replace("device = 'cuda'", "device = 'cpu'")
     exec(compile(source, "<state code>", "exec"), namespace)  # noqa: S102 - generated code under test
     h = np.zeros(shape_h, np.float32)
     for x in xs:
-        _, h = session.run(None, {"x": x, "h_in": h})
-    assert np.array_equal(namespace["state"][3 % 2].numpy(), h)
+        y, h = session.run(None, {"x": x, "h_in": h})
+    assert np.array_equal(namespace["state"]["h_in"][3 % 2].numpy(), h)
+    assert np.array_equal(namespace["host"]["y"], y)
 
 
 def test_the_program_collects_garbage_with_the_thresholds_it_would_have_alone(tmp_path, model_cache):
