@@ -307,9 +307,9 @@ def check(
     inputs: Optional[Path] = typer.Option(None, "--inputs", help="An .npz file with real inputs, by input name."),
     value: list[str] = typer.Option([], "--value", help="NAME=V: value of a scalar (or one-element) input, e.g. --value sample_rate=16000, in the model's dtype (repeatable)."),
     strict_shapes: bool = typer.Option(False, "--strict-shapes", help="Refuse dynamic dims no --dim/--shape sizes (exit 2) instead of taking them as 1."),
-    warmup: int = typer.Option(2, "--warmup", min=0, help="Warm-up runs, excluded from the evidence."),
-    runs: int = typer.Option(3, "--runs", min=1, help="Profiled runs that give the evidence."),
-    timed_runs: int = typer.Option(20, "--timed-runs", min=1, help="Unprofiled runs that give the timings."),
+    warmup: int = typer.Option(2, "--warmup", min=0, max=10_000, help="Warm-up runs, excluded from the evidence."),
+    runs: int = typer.Option(3, "--runs", min=1, max=1_000, help="Profiled runs that give the evidence."),
+    timed_runs: int = typer.Option(20, "--timed-runs", min=1, max=1_000_000, help="Unprofiled runs that give the timings."),
     html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path (default: <model>.ortcopy.html)."),
     no_html: bool = typer.Option(False, "--no-html", help="Write no HTML report."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write evidence and report as JSON here; - for stdout."),
@@ -318,8 +318,8 @@ def check(
     static: bool = typer.Option(False, "--static", help="Predict placement and copies from the model alone; create no session (works without a GPU)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
     measure_binding: Optional[bool] = typer.Option(None, "--measure-binding/--no-measure-binding", help="Time plain run() against the binding plan, everything bound on the device and a CUDA graph (default: on where the CUDA EP is active)."),
-    measure_runs: int = typer.Option(50, "--measure-runs", min=5, help="Minimum timed runs per binding variant (--measure-binding); more are added until the 95% CI of every speed-up is within ±3% or --measure-budget is spent."),
-    measure_budget: float = typer.Option(5.0, "--measure-budget", min=0.0, help="Seconds of adaptive sampling for the binding A/B at most (after the --measure-runs minimum)."),
+    measure_runs: int = typer.Option(50, "--measure-runs", min=5, max=1_000_000, help="Minimum timed runs per binding variant (--measure-binding); more are added until the 95% CI of every speed-up is within ±3% or --measure-budget is spent."),
+    measure_budget: float = typer.Option(5.0, "--measure-budget", min=0.0, max=3600.0, help="Seconds of adaptive sampling for the binding A/B at most (after the --measure-runs minimum)."),
     fail_on_gain: Optional[str] = typer.Option(None, "--fail-on-gain", help=GAIN_HELP),
     sarif: Optional[Path] = typer.Option(None, "--sarif", help=SARIF_HELP),
     trace: Optional[Path] = typer.Option(None, "--trace", help=TRACE_HELP),
@@ -340,6 +340,7 @@ def check(
         outputs = _outputs([("the model", model), ("the --inputs file", inputs),
                             *(("the --custom-op-library", lib) for lib in custom_op_library)],
                            [("--json", json_path), ("--html", html_path), ("--sarif", sarif), ("--trace", trace)])
+        _try_outputs(outputs)  # a folder that takes no new file (/proc, a read-only mount, even as root): refused now
         from ortcopy_doctor.cli.ci import CiOptions
 
         ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
@@ -531,10 +532,75 @@ def run(
     subprocess: bool = typer.Option(False, "--subprocess", help="Run the program in a child interpreter (also when the command names another python)."),
 ) -> None:
     """Run an unmodified Python program and report the host round trips between its sessions (pipeline stages)."""
-    from ortcopy_doctor.watch.program import cli_run
+    _guard(lambda: _run_body(command, html=html, no_html=no_html, json_path=json_path, quiet=quiet,
+                             fail_on=fail_on, census=not no_census, subprocess=subprocess))
 
-    _guard(lambda: cli_run(command, html=html, no_html=no_html, json_path=json_path, quiet=quiet, fail_on=fail_on,
-                           census=not no_census, subprocess=subprocess))
+
+def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_path: Optional[Path], quiet: bool,
+              fail_on: str, census: bool, subprocess: bool) -> int:
+    """``run``: its outputs checked as ``check`` checks them before the program starts (not an input: the script, a
+    file the program's command line names, an existing model or Python file; not another output), the program run
+    with every session watched, the outputs written as one set (never over a model the program loaded), and the
+    program's exit code (or 1 for ``--fail-on`` where it exited 0)."""
+    import signal
+
+    from ortcopy_doctor.cli.interrupts import Terminated
+    from ortcopy_doctor.render.terminal import safe
+    from ortcopy_doctor.watch.program import FAIL_ON, ProgramKilled, command_files, parse_command, watch_program
+
+    if fail_on not in FAIL_ON:
+        raise UsageError(f"--fail-on {fail_on!r}: choose one of {', '.join(FAIL_ON)}")
+    target = parse_command(command)
+    stem = Path(target.script).stem if target.script else (target.module or "program").replace(".", "_")
+    html_path = None if no_html else (html or Path(f"{stem}.ortcopy-run.html"))
+    if json_path is not None and str(json_path) == "-":  # stdout is the program's
+        raise UsageError("--json cannot write to stdout ('-'): give a file path")
+    script = Path(target.script) if target.script else None
+    inputs: list[tuple[str, Optional[Path]]] = [("the program's script", script)]
+    inputs += [("the program's argument", Path(name)) for name in command_files(command)]
+    kinds = {".onnx": "an ONNX model", ".py": "a Python file"}
+    for path in (json_path, html_path):  # never a report over a model or a program, named or not
+        if path is not None and path.suffix.lower() in kinds and path.is_file():
+            inputs.append((kinds[path.suffix.lower()], path))
+    outputs = _outputs(inputs, [("--json", json_path), ("--html", html_path)])
+    _try_outputs(outputs)
+    try:
+        report, code, models = watch_program(target, command, census=census, subprocess=subprocess,
+                                             passthrough=(Terminated,))
+    except ProgramKilled as exc:  # the child's signal: the line and exit code of this command's own
+        if exc.signum in (signal.SIGTERM, signal.SIGHUP):
+            raise Terminated(exc.signum) from None
+        if exc.signum == signal.SIGINT:
+            raise KeyboardInterrupt from None
+        _print_error(exc.message)
+        raise typer.Exit(128 + exc.signum) from None
+    _fill_closed_streams()  # stdout/stderr the program closed: no output file takes their descriptor
+    for model in models:
+        outputs.add_input("the program's model", model)
+    written = _write_outputs(outputs, report, html=lambda pipeline: str(pipeline.to_html()))
+    # The report goes to stderr: the program's stdout stays the program's.
+    _write("\n" + (report.verdict if quiet else report.to_text()) + "\n", stderr=True)
+    if not quiet:
+        for shown in written:
+            _write(f"wrote {safe(shown)}\n", stderr=True)
+    if code != 0:
+        return code
+    if fail_on == "round-trip" and report.round_trips:
+        return int(ExitCode.FINDINGS)
+    if fail_on == "host-transfer" and any(s.user_transfers for s in report.sessions):
+        return int(ExitCode.FINDINGS)
+    return int(ExitCode.CLEAN)
+
+
+def _try_outputs(outputs: OutputSet) -> None:
+    """Stage every output empty and discard it at once: the temporary file that writing a regular file starts with
+    is made beside it now, so a folder that takes no new file (``/proc``, a read-only mount) is refused before the
+    program runs, not after. A device or FIFO is not written here (``commit`` writes it first)."""
+    try:
+        for out in outputs.outputs:
+            outputs.stage(out.flag, "")
+    finally:
+        outputs.discard()
 
 
 @app.callback(invoke_without_command=True)

@@ -48,6 +48,7 @@ from ortcopy_doctor.watch.pipeline import (
     analyse_pipeline,
 )
 from ortcopy_doctor.watch.recorder import _INFO_ATTR, Watch, _Instrumentation, _ortvalue_nbytes
+from ortcopy_doctor.model.errors import EnvironmentProblem
 from ortcopy_doctor.model.records import frozen, mutable
 from ortcopy_doctor.model.gcpause import default_thresholds
 
@@ -137,6 +138,7 @@ class PipelineRecorder:
         self._finished = False
         self._overhead_ns = 0  # the recorder's own time so far (see PipelineCall.overhead_start_ns)
         self._outer_bindings = False
+        self.model_files: list[str] = []  # each session's model file, as an absolute path when it was loaded
 
     # patching ----------------------------------------------------------------------------------------------------
 
@@ -230,6 +232,8 @@ class PipelineRecorder:
                 return
             index = len(self.observations.sessions)
             label, path = self._label(session)
+            if path:  # absolute now: the program may change the working directory later
+                self.model_files.append(os.path.abspath(path))
             if getattr(session, _INFO_ATTR, None) is None:
                 names = [p[0] if isinstance(p, (tuple, list)) else str(p) for p in (requested or [])]
                 setattr(session, _INFO_ATTR, _Instrumentation(requested_providers=names, runtime_graph=None,
@@ -665,14 +669,52 @@ def _which(name: str) -> Optional[str]:
     return shutil.which(name)
 
 
-def run_target(target: Target, recorder: PipelineRecorder) -> tuple[int, str, str]:
-    """Run the program in this interpreter; return (exit code, ended_by, error)."""
+Passthrough = tuple[type[BaseException], ...]
+STARTED = ".started"  # beside the observations file: the child began recording (start_in_child)
+MODELS = ".models"  # beside the observations file: the child's model files, as absolute paths
+
+
+class ProgramKilled(EnvironmentProblem):
+    """The child interpreter was ended by the signal ``signum`` before it wrote what it recorded."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"the program was killed by {_signal_name(signum)} before it wrote what was recorded: no "
+                         f"report (exit code {128 + signum})")
+        self.signum = signum
+
+
+def _signal_name(signum: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def exit_status(code: int) -> int:
+    """The exit status a Python process gets from ``SystemExit(code)``: CPython takes ``code`` as a C long (-1 where
+    it does not fit, as ``2**63`` does not) and the system keeps its low 8 bits: ``2**31`` exits 0, ``-1`` 255."""
+    if not -(1 << 63) <= code < (1 << 63):
+        return 255
+    return int(code) & 0xFF
+
+
+def run_target(target: Target, recorder: PipelineRecorder, passthrough: Passthrough = ()) -> tuple[int, str, str]:
+    """Run the program in this interpreter; return (exit code, ended_by, error).
+
+    The exit code is the status the process would have had alone (``exit_status``). An exception of ``passthrough``
+    (the command's own SIGTERM, ``cli.interrupts.Terminated``) is not the program's: it is raised again once the
+    recorder has finished. What the program changed that the command still uses is put back: ``sys.argv``,
+    ``sys.path``, ``sys.stdin``/``stdout``/``stderr`` (one it closed becomes None) and the working directory."""
     saved_argv, saved_path = sys.argv[:], sys.path[:]
+    saved_streams = (sys.stdin, sys.stdout, sys.stderr)
+    saved_cwd = _getcwd()
     sys.argv = list(target.argv)
     if target.script is not None:
         sys.path.insert(0, str(Path(target.script).resolve().parent))
     else:
-        sys.path.insert(0, os.getcwd())
+        sys.path.insert(0, saved_cwd or os.curdir)
     try:
         recorder.install()
         with default_thresholds():  # the program collects garbage as it would alone (model/gcpause.py)
@@ -681,13 +723,15 @@ def run_target(target: Target, recorder: PipelineRecorder) -> tuple[int, str, st
             else:
                 runpy.run_module(target.module or "", run_name="__main__", alter_sys=True)
         return 0, "exit", ""
+    except passthrough:
+        raise
     except SystemExit as exc:
         code = exc.code
         if code is None:
             return 0, "exit", ""
         if isinstance(code, int):
-            return code, "exit", ""
-        print(code, file=sys.stderr)
+            return exit_status(code), "exit", ""
+        _to_stderr(f"{code}\n")  # as Python prints it
         return 1, "exit", ""
     except KeyboardInterrupt:
         return 130, "interrupt", "KeyboardInterrupt"
@@ -696,7 +740,44 @@ def run_target(target: Target, recorder: PipelineRecorder) -> tuple[int, str, st
         return 1, "exception", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
+        _restore(saved_streams, saved_cwd)
         recorder.finish()
+
+
+def _getcwd() -> Optional[str]:
+    try:
+        return os.getcwd()
+    except OSError:  # the working directory was removed
+        return None
+
+
+def _restore(streams: tuple[Any, Any, Any], cwd: Optional[str]) -> None:
+    """Put back the command's standard streams and working directory once the program ran in this interpreter. A
+    stream the program closed becomes None (the CLI then makes a new one on its descriptor, with the null device
+    there where the program closed the descriptor too: ``cli.app._fill_closed_streams``)."""
+    for name, stream in zip(("stdin", "stdout", "stderr"), streams):
+        try:
+            closed = stream is None or bool(stream.closed)
+        except Exception:  # noqa: BLE001 - a stream object without a usable `closed`: taken as open
+            closed = False
+        setattr(sys, name, None if closed else stream)
+    if cwd is not None:
+        try:
+            os.chdir(cwd)
+        except OSError:  # the folder is gone: stay where the program left the command
+            pass
+
+
+def _to_stderr(text: str) -> None:
+    """``text`` on the program's stderr as it is now; dropped where the program closed it or set it to None."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(text)
+        stream.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def _print_program_traceback(exc: BaseException) -> None:
@@ -707,8 +788,7 @@ def _print_program_traceback(exc: BaseException) -> None:
                               or Path(tb.tb_frame.f_code.co_filename).name == "runpy.py"
                               or "<frozen runpy>" in tb.tb_frame.f_code.co_filename):
         tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
-    sys.stderr.flush()
+    _to_stderr("".join(traceback.format_exception(type(exc), exc, tb)))
 
 
 def start_in_child(path: str) -> None:
@@ -734,25 +814,42 @@ def start_in_child(path: str) -> None:
     def write() -> None:
         obs = recorder.finish()
         obs.ended_by, obs.error = ending["ended_by"], ending["error"]
+        with open(path + MODELS, "w", encoding="utf-8") as f:
+            json.dump(recorder.model_files, f)
         tmp = path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(to_jsonable(obs), f)
         os.replace(tmp, path)
 
     atexit.register(write)
+    try:
+        with open(path + STARTED, "w", encoding="utf-8"):
+            pass
+    except OSError:  # only the parent's message for a program that ends without writing is less precise
+        pass
 
 
-def run_child(target: Target, census: bool) -> tuple[PipelineObservations, int]:
-    """Run the program in a child interpreter that records itself (``_bootstrap/sitecustomize.py``)."""
+def run_child(target: Target, census: bool) -> tuple[PipelineObservations, int, list[str]]:
+    """Run the program in a child interpreter that records itself (``_bootstrap/sitecustomize.py``): its
+    observations, its exit code and its model files. The temporary folder the child writes to is removed on every
+    way out: the child's exit, os._exit or death by a signal, and an error or a signal in this process."""
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="ortcopy-doctor-run-")
+    try:
+        return _run_child_in(folder, target, census)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_child_in(folder: str, target: Target, census: bool) -> tuple[PipelineObservations, int, list[str]]:
     import json
     import signal
     import subprocess
-    import tempfile
 
-    from ortcopy_doctor.model.errors import EnvironmentProblem
     from ortcopy_doctor.watch.pipeline import load_pipeline_observations
 
-    folder = tempfile.mkdtemp(prefix="ortcopy-doctor-run-")
     out = os.path.join(folder, "observations.json")
     here = Path(__file__).resolve().parents[1]  # the package
     env = dict(os.environ, ORTCOPY_DOCTOR_RUN_OBSERVATIONS=out, ORTCOPY_DOCTOR_RUN_CENSUS="1" if census else "0")
@@ -767,79 +864,69 @@ def run_child(target: Target, census: bool) -> tuple[PipelineObservations, int]:
         code = subprocess.call([interpreter, *program], env=env)
     finally:
         signal.signal(signal.SIGINT, previous)
-    if code < 0:
-        code = 128 - code  # killed by a signal: the shell's convention (SIGINT: 130)
     if not os.path.isfile(out):
+        if code < 0:
+            raise ProgramKilled(-code)
+        if os.path.isfile(out + STARTED):
+            raise EnvironmentProblem(f"the program ended (exit code {code}) without Python's exit handlers, which "
+                                     "write what was recorded (os._exit?): end it with sys.exit()")
         raise EnvironmentProblem(f"{interpreter} ran the program (exit code {code}) but recorded nothing: it needs "
                                  "ortcopy-doctor's dependencies (numpy, onnx, onnxruntime) importable")
+    if code < 0:
+        code = 128 - code  # killed by a signal: the shell's convention (SIGINT: 130)
     with open(out, encoding="utf-8") as f:
         obs = load_pipeline_observations(json.load(f))
+    try:
+        with open(out + MODELS, encoding="utf-8") as f:
+            models = [str(m) for m in json.load(f)]
+    except (OSError, ValueError, TypeError):
+        models = [os.path.abspath(s.model) for s in obs.sessions if s.model]  # the child started in this folder
     if obs.ended_by == "interrupt" and code == 1:
         code = 130
-    return obs, code
+    return obs, code, models
+
+
+def watch_program(target: Target, command: Sequence[str], *, census: bool = True, subprocess: bool = False,
+                  passthrough: Passthrough = ()) -> tuple[PipelineReport, int, list[str]]:
+    """Run ``target`` (``parse_command(command)``) with every session recorded: the report, the program's exit code
+    and the model files its sessions loaded (absolute paths).
+
+    In this interpreter, or (``subprocess=True``, or ``command`` names another interpreter) in a child one.
+    ``passthrough``: exceptions that are the command's, not the program's (``run_target``)."""
+    if subprocess or target.interpreter is not None:
+        obs, code, models = run_child(target, census)
+        obs.program = list(command)
+        obs.exit_code = code
+        return analyse_pipeline(obs), code, models
+    recorder = PipelineRecorder(census=census)
+    code, ended_by, error = run_target(target, recorder, passthrough)
+    obs = recorder.observations
+    obs.program = list(command)
+    obs.exit_code, obs.ended_by, obs.error = code, ended_by, error
+    return analyse_pipeline(obs), code, list(recorder.model_files)
 
 
 def run_program(command: Sequence[str], *, census: bool = True, subprocess: bool = False) -> tuple[PipelineReport, int]:
     """Run ``command`` (``python script.py args``) with every session recorded; the report and its exit code.
 
     In this interpreter, or (``subprocess=True``, or ``command`` names another interpreter) in a child one."""
-    target = parse_command(command)
-    if subprocess or target.interpreter is not None:
-        obs, code = run_child(target, census)
-        obs.program = list(command)
-        obs.exit_code = code
-        return analyse_pipeline(obs), code
-    recorder = PipelineRecorder(census=census)
-    code, ended_by, error = run_target(target, recorder)
-    obs = recorder.observations
-    obs.program = list(command)
-    obs.exit_code, obs.ended_by, obs.error = code, ended_by, error
-    return analyse_pipeline(obs), code
+    report, code, _ = watch_program(parse_command(command), command, census=census, subprocess=subprocess)
+    return report, code
 
 
-__all__ = ["PipelineRecorder", "Target", "parse_command", "run_program", "run_target"]
+def command_files(command: Sequence[str]) -> list[str]:
+    """The existing regular files ``command`` names, as a word or as the value of ``--option=FILE``: the script, the
+    models and the data it is given, which ``ortcopy-doctor run`` never writes over."""
+    found: list[str] = []
+    for word in command:
+        for candidate in (word, word.partition("=")[2]) if "=" in word else (word,):
+            if candidate and candidate not in found and os.path.isfile(candidate):
+                found.append(candidate)
+    return found
 
 
 FAIL_ON = ("never", "round-trip", "host-transfer")
 
 
-def cli_run(command: Sequence[str], *, html: Optional[Path], no_html: bool, json_path: Optional[Path], quiet: bool,
-            fail_on: str, census: bool, subprocess: bool = False) -> int:
-    """The body of ``ortcopy-doctor run``: the program's exit code, or 1 for --fail-on when it exited 0."""
-    from ortcopy_doctor.model.errors import UsageError
-    from ortcopy_doctor.render.output import check_writable, write_atomic
-
-    if fail_on not in FAIL_ON:
-        raise UsageError(f"--fail-on {fail_on!r}: choose one of {', '.join(FAIL_ON)}")
-    target = parse_command(command)
-    stem = Path(target.script).stem if target.script else (target.module or "program").replace(".", "_")
-    html_path = None if no_html else (html or Path(f"{stem}.ortcopy-run.html"))
-    for path, flag in ((html_path, "--html"), (json_path, "--json")):
-        if path is not None:
-            check_writable(path, flag)
-    # Resolve output paths now: the program may change the working directory.
-    html_path = html_path.resolve() if html_path is not None else None
-    json_path = json_path.resolve() if json_path is not None else None
-    report, code = run_program(command, census=census, subprocess=subprocess)
-    written: list[Path] = []
-    if json_path is not None:
-        write_atomic(json_path, report.to_json())
-        written.append(json_path)
-    if html_path is not None:
-        write_atomic(html_path, report.to_html())
-        written.append(html_path)
-    # The report goes to stderr: the program's stdout stays the program's.
-    err = sys.stderr
-    print("", file=err)
-    print(report.verdict if quiet else report.to_text(), file=err)
-    if not quiet:
-        for path in written:
-            print(f"wrote {path}", file=err)
-    err.flush()
-    if code != 0:
-        return code
-    if fail_on == "round-trip" and report.round_trips:
-        return 1
-    if fail_on == "host-transfer" and any(s.user_transfers for s in report.sessions):
-        return 1
-    return 0
+__all__ = ["FAIL_ON", "PipelineRecorder", "ProgramKilled", "Target", "command_files", "exit_status", "parse_command",
+           "run_program", "run_target", "watch_program"]

@@ -204,6 +204,22 @@ def test_html_into_missing_folder(tmp_path, valid):
     assert not (tmp_path / "report.json").exists()
 
 
+def test_html_into_a_folder_that_takes_no_file_is_refused_before_the_session(tmp_path):
+    """/proc lets root pass every permission check and still takes no new file: the output is tried before the
+    model is run (here one onnxruntime refuses, so an error about the model would mean it ran first)."""
+    graph = helper.make_graph([helper.make_node("Foo", ["x"], ["y"], domain="com.example.custom")], "custom",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("com.example.custom", 1)])
+    model.ir_version = models.IR_VERSION
+    name = save(tmp_path, model, "custom.onnx")
+    check_fails(tmp_path, name, "--json", "report.json", "--html", "/proc/ortcopy-doctor-test.html", reports=(),
+                fragments=("error: --html /proc/ortcopy-doctor-test.html could not be written",
+                           "choose another path"))
+    assert not (tmp_path / "report.json").exists()
+
+
 def test_json_pointing_at_a_directory(tmp_path, valid):
     (tmp_path / "out").mkdir()
     check_fails(tmp_path, valid, "--dim", "batch=2", "--html", "report.html", "--json", "out", reports=(),
@@ -258,3 +274,14 @@ def test_a_model_without_outputs_is_told_so(tmp_path):
     check_fails(tmp_path, name, fragments=(
         "error: no_outputs.onnx declares no graph outputs, so there is nothing to run: give the graph the outputs the "
         "model should return, or use --static to see its placement",))
+
+
+@pytest.mark.parametrize("flag, value, limit", [("--runs", "99999999999999999999", "1<=x<=1000"),
+                                                ("--warmup", "10001", "0<=x<=10000"),
+                                                ("--timed-runs", "1000001", "1<=x<=1000000")])
+def test_run_counts_have_an_upper_bound(tmp_path, valid, flag, value, limit):
+    """--runs 99999999999999999999 was accepted and ran for minutes, its profile growing to a GB."""
+    result = run_cli(["check", valid, "--dim", "batch=2", flag, value, "--no-html"], tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2, "", f"error: Invalid value for '{flag}': {value} is not in the range {limit}: see "
+               "`python -m ortcopy_doctor check --help`\n")

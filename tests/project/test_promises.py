@@ -515,7 +515,8 @@ def _start_long_check(work: Path) -> tuple[subprocess.Popen[str], Path]:
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env.pop("ORTCOPY_DOCTOR_DEBUG", None)
     proc = subprocess.Popen([sys.executable, "-m", "ortcopy_doctor", "check", "model.onnx", "--dim", "batch=2",
-                             "--provider", "cpu", "--warmup", "0", "--runs", "10000000", "--no-html"],
+                             "--provider", "cpu", "--warmup", "0", "--runs", "1000", "--timed-runs", "1000000",
+                             "--no-html"],
                             cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL)
     return proc, tmp
