@@ -300,7 +300,7 @@ def _keep_partial_evidence(exc: DoctorError, outputs: OutputSet) -> None:
 def check(
     model: Path = typer.Argument(..., help="The .onnx model file (never modified)."),
     provider: list[str] = typer.Option([], "--provider", "-p", help="Execution provider: cuda, cpu, tensorrt, ... (repeat or comma-separate; default: cuda then cpu)."),
-    device_id: int = typer.Option(0, "--device-id", help="GPU to use."),
+    device_id: int = typer.Option(0, "--device-id", min=0, max=1023, help="GPU to use."),
     provider_option: list[str] = typer.Option([], "--provider-option", help="KEY=VALUE option for the first provider (repeatable)."),
     dim: list[str] = typer.Option([], "--dim", help="SYMBOL=N: size of a symbolic dim, e.g. --dim batch=8 (repeatable)."),
     shape: list[str] = typer.Option([], "--shape", help="NAME=AxBxC: full shape of one input (repeatable)."),
@@ -336,6 +336,8 @@ def check(
         from ortcopy_doctor.api import check as run_check
 
         check_model_path(model)
+        if html is not None and no_html:
+            raise UsageError(f"--html {html} and --no-html contradict each other: give one")
         html_path = None if no_html else (html or Path(f"{model.stem}.ortcopy.html"))
         outputs = _outputs([("the model", model), ("the --inputs file", inputs),
                             *(("the --custom-op-library", lib) for lib in custom_op_library)],
@@ -344,8 +346,13 @@ def check(
         from ortcopy_doctor.cli.ci import CiOptions
 
         ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
+        providers = resolve(provider)
+        if provider_option and providers[0] == "CPUExecutionProvider":
+            # onnxruntime 1.31.1 takes options for the CPU provider and ignores them (get_provider_options: {})
+            raise UsageError("--provider-option sets an option of the first provider, and the CPU provider has none: "
+                             "drop it, or name the provider it is for first (e.g. --provider cuda)")
         options = CheckOptions(
-            providers=resolve(provider), provider_options=_parse_kv(provider_option, "--provider-option"),
+            providers=providers, provider_options=_parse_kv(provider_option, "--provider-option"),
             device_id=device_id, dims=parse_dims(dim), shapes=parse_shapes(shape), inputs_file=inputs,
             values=parse_values(value), strict_shapes=strict_shapes,
             warmup_runs=warmup, profiled_runs=runs, timed_runs=timed_runs, custom_op_libraries=list(custom_op_library),
@@ -552,6 +559,8 @@ def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_p
         raise UsageError(f"--fail-on {fail_on!r}: choose one of {', '.join(FAIL_ON)}")
     target = parse_command(command)
     stem = Path(target.script).stem if target.script else (target.module or "program").replace(".", "_")
+    if html is not None and no_html:
+        raise UsageError(f"--html {html} and --no-html contradict each other: give one")
     html_path = None if no_html else (html or Path(f"{stem}.ortcopy-run.html"))
     if json_path is not None and str(json_path) == "-":  # stdout is the program's
         raise UsageError("--json cannot write to stdout ('-'): give a file path")

@@ -38,7 +38,7 @@ from ortcopy_doctor.model.evidence import AssumedDim, Environment, Evidence, Run
 from ortcopy_doctor.model.vocabulary import EvidenceMode
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
-from ortcopy_doctor.collect.feeds import build_feeds
+from ortcopy_doctor.collect.feeds import build_feeds, check_names
 from ortcopy_doctor.collect.session import (
     OPTIMIZED_MODEL_MAX_WEIGHT_BYTES,
     CheckOptions,
@@ -361,6 +361,7 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
     info = inspect_model(model_path, model)
     notes: list[str] = []
     if options.static:
+        check_names(info.inputs, options.dims, options.shapes, options.values)  # a flag naming nothing: refused
         try:
             # described, never allocated: a prediction runs nothing
             _, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,

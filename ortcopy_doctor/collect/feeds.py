@@ -102,6 +102,9 @@ def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list
                     raise UsageError(
                         f"--shape {value.name}: dim {i} is fixed to {declared} by the model, got {given}"
                     )
+                if isinstance(declared, str) and declared in dims and dims[declared] != given:
+                    raise UsageError(f"--shape {value.name}: dim {i} is the symbol '{declared}', which --dim "
+                                     f"{declared}={dims[declared]} sizes, got {given}: give one size")
         return shape
     if value.shape is None:
         raise UsageError(f"input '{value.name}' has no declared shape: pass --shape {value.name}=AxBxC")
@@ -137,7 +140,7 @@ def value_array(value: ValueInfo, text: str, shapes: dict[str, list[int]]) -> np
     """``--value NAME=V``: a scalar of the input's dtype, shaped as the model declares it (every dim 1)."""
     flag = f"--value {value.name}={text}"
     if value.kind != "tensor" or value.elem_type is None:
-        raise UsageError(f"{flag}: input '{value.name}' is a {value.type_string}, not a tensor")
+        raise UsageError(f"{flag}: input '{value.name}' is of type {value.type_string}, not a tensor")
     if value.name in shapes:
         shape = resolve_shape(value, {}, shapes)  # the rank and fixed dims checked as for --shape alone
     elif value.shape is None:
@@ -190,13 +193,15 @@ def _check_synthesizable(value: ValueInfo) -> None:
     if value.kind in ("sequence", "map"):
         # an .npz holds named arrays only: there is no way to pass a sequence or map with --inputs
         raise UsageError(
-            f"input '{value.name}' is a {value.type_string}: check cannot feed sequence or map inputs "
-            "(they cannot be synthesized and an .npz file holds only tensors)"
+            f"input '{value.name}' is of type {value.type_string}: check cannot feed sequence or map inputs "
+            "(they cannot be synthesized and an .npz file holds only tensors); --static predicts the model without "
+            "inputs"
         )
     if value.kind != "tensor" or value.elem_type is None:
+        # an optional or sparse input, or one of no declared type: an .npz cannot give it either
         raise UsageError(
-            f"input '{value.name}' is a {value.type_string}: inputs that are not tensors cannot be synthesized; "
-            "pass them with --inputs FILE.npz"
+            f"input '{value.name}' is of type {value.type_string}: check can feed only tensors (an .npz file holds "
+            "nothing else); --static predicts the model without inputs"
         )
     if value.elem_type not in _SYNTHESIZABLE:
         raise UsageError(f"input '{value.name}' has element type {value.elem_type}, which cannot be synthesized: "
@@ -318,6 +323,18 @@ def load_inputs_file(path: Path, names: set[str] | None = None) -> dict[str, np.
         raise UsageError(f"--inputs {path} is not a readable .npz file ({text}): write it with numpy.savez") from None
 
 
+def check_names(inputs: Sequence[ValueInfo], dims: dict[str, int], shapes: dict[str, list[int]],
+                values: dict[str, str]) -> None:
+    """Refuse a --shape or --value that names no input of the model. A --dim that sizes no symbol of an input is
+    taken and has no effect: one set of --dim flags serves every model a CI job checks, some of them with the dim
+    fixed (``dims`` is here for that reason)."""
+    by_name = {v.name for v in inputs}
+    for flag, names in (("--shape", shapes), ("--value", values)):
+        for name in names:
+            if name not in by_name:
+                raise UsageError(f"{flag} names '{name}', which is not an input of the model (inputs: {_names(inputs)})")
+
+
 def build_feeds(
     inputs: Sequence[ValueInfo],
     dims: dict[str, int] | None = None,
@@ -337,12 +354,7 @@ def build_feeds(
     shapes = shapes or {}
     values = values or {}
     by_name = {v.name: v for v in inputs}
-    for name in shapes:
-        if name not in by_name:
-            raise UsageError(f"--shape names '{name}', which is not an input of the model (inputs: {_names(inputs)})")
-    for name in values:
-        if name not in by_name:
-            raise UsageError(f"--value names '{name}', which is not an input of the model (inputs: {_names(inputs)})")
+    check_names(inputs, dims, shapes, values)
     given = load_inputs_file(inputs_file, set(by_name)) if inputs_file else {}
     for name in given:
         if name not in by_name:

@@ -34,6 +34,9 @@ def resolve(names: list[str] | None) -> list[str]:
     if not names:
         return list(DEFAULT)
     resolved: list[str] = []
+    if not any(n.strip() for raw in names for n in raw.split(",")):
+        raise UsageError(f"--provider {','.join(names)!r} names no provider: use one of {', '.join(sorted(ALIASES))} "
+                         "(or a full name such as CUDAExecutionProvider)")
     for raw in names:
         for name in (n.strip() for n in raw.split(",")):
             if not name:

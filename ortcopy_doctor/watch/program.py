@@ -659,7 +659,9 @@ def parse_command(command: Sequence[str]) -> Target:
                          "(or -m module) after `python`")
     script = words[0]
     if not Path(script).is_file():
-        raise UsageError(f"{script}: no such file: give the path of the Python script to run")
+        what = ("is a directory" if Path(script).is_dir() else "is not a regular file" if Path(script).exists()
+                else "no such file")
+        raise UsageError(f"{script}: {what}: give the path of the Python script to run")
     return Target(script, None, words, interpreter)
 
 

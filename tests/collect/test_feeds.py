@@ -204,3 +204,16 @@ def test_an_npz_for_an_input_of_no_element_type_is_not_told_to_astype_undefined(
     assert str(exc.value) == ("--inputs 'x' has dtype float32, the model expects undefined: numpy has no undefined "
                               "type, so an .npz cannot give it either; check this model with --static, which needs no "
                               "inputs")
+
+
+def test_a_dim_no_input_has_is_taken_without_effect():
+    """One set of --dim flags serves every model a CI job checks: a model whose batch is fixed is not refused."""
+    arrays, _ = build_feeds([IDS], dims={"batch": 2, "seq": 3, "channels": 3})
+    assert arrays["ids"].shape == (2, 3)
+
+
+def test_a_shape_contradicting_a_dim_is_refused():
+    with pytest.raises(UsageError) as exc:
+        build_feeds([IMAGE], dims={"batch": 2}, shapes={"image": [7, 3, 8, 8]})
+    assert str(exc.value) == ("--shape image: dim 0 is the symbol 'batch', which --dim batch=2 sizes, got 7: give one "
+                              "size")

@@ -285,3 +285,34 @@ def test_run_counts_have_an_upper_bound(tmp_path, valid, flag, value, limit):
     assert (result.returncode, result.stdout, result.stderr) == (
         2, "", f"error: Invalid value for '{flag}': {value} is not in the range {limit}: see "
                "`python -m ortcopy_doctor check --help`\n")
+
+
+def test_html_and_no_html_together_are_refused(tmp_path, valid):
+    check_fails(tmp_path, valid, "--dim", "batch=2", "--html", "out.html", "--no-html", reports=(),
+                fragments=("error: --html out.html and --no-html contradict each other: give one",))
+
+
+@pytest.mark.parametrize("names", ["", ",", " , "])
+def test_a_provider_list_naming_no_provider_is_refused(tmp_path, valid, names):
+    """--provider '' silently meant the CPU provider alone."""
+    check_fails(tmp_path, valid, "--dim", "batch=2", "--provider", names,
+                fragments=(f"error: --provider {names!r} names no provider: use one of",))
+
+
+def test_a_shape_naming_no_input_is_refused_also_by_static(tmp_path, valid):
+    """--static took every input error as "sizes stay symbolic", a --shape for a name the model lacks included."""
+    check_fails(tmp_path, valid, "--static", "--shape", "nosuch=3",
+                fragments=("error: --shape names 'nosuch', which is not an input of the model",))
+
+
+def test_a_provider_option_for_the_cpu_provider_is_refused(tmp_path, valid):
+    """onnxruntime takes options for the CPU provider and ignores them: the flag did nothing."""
+    check_fails(tmp_path, valid, "--dim", "batch=2", "--provider", "cpu", "--provider-option", "foo=bar",
+                fragments=("error: --provider-option sets an option of the first provider, and the CPU provider has "
+                           "none: drop it, or name the provider it is for first (e.g. --provider cuda)",))
+
+
+@pytest.mark.parametrize("device_id", ["-1", "99999999999999999999"])
+def test_a_device_id_out_of_range_is_refused(tmp_path, valid, device_id):
+    check_fails(tmp_path, valid, "--dim", "batch=2", "--device-id", device_id,
+                fragments=(f"error: Invalid value for '--device-id': {device_id} is not in the range 0<=x<=1023",))

@@ -197,6 +197,13 @@ def test_missing_script_is_a_usage_error(tmp_path, model_cache):
     assert "no_such_script.py: no such file" in proc.stderr
 
 
+def test_a_directory_as_the_script_is_called_one(tmp_path, model_cache):
+    (tmp_path / "scripts").mkdir()
+    proc, _ = _run(tmp_path, model_cache, ["python", "scripts"])
+    assert (proc.returncode, proc.stderr.splitlines()[-1]) == (
+        2, "error: scripts: is a directory: give the path of the Python script to run")
+
+
 def test_subprocess_mode_names_the_same_round_trips(tmp_path, model_cache):
     proc, data = _run(tmp_path, model_cache, _example("text_pipeline", 2), "--subprocess")
     assert proc.returncode == 0, proc.stderr
