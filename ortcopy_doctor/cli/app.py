@@ -584,8 +584,12 @@ def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_p
         _print_error(exc.message)
         raise typer.Exit(128 + exc.signum) from None
     _fill_closed_streams()  # stdout/stderr the program closed: no output file takes their descriptor
+    from ortcopy_doctor.knowledge.model_file import external_data_files
+
     for model in models:
         outputs.add_input("the program's model", model)
+        for data in external_data_files(Path(model)):  # its weights too: written over, the model computes garbage
+            outputs.add_input("the external data of the program's model", data)
     written = _write_outputs(outputs, report, html=lambda pipeline: str(pipeline.to_html()))
     # The report goes to stderr: the program's stdout stays the program's.
     _write("\n" + (report.verdict if quiet else report.to_text()) + "\n", stderr=True)

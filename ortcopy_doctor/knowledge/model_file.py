@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ortcopy_doctor.knowledge.onnx_proto import model_reader, protos
+from ortcopy_doctor.knowledge.onnx_proto import model_reader, protos, read_model
 from ortcopy_doctor.model.errors import ModelError
 from ortcopy_doctor.model.evidence import ModelInfo, NodeInfo, SubgraphInfo, ValueInfo
 from ortcopy_doctor.model.vocabulary import ValueKind
@@ -280,6 +280,17 @@ def load_model(path: Path) -> onnx.ModelProto:
     if not model.HasField("graph") or (not model.graph.node and not model.graph.output):
         raise ModelError(f"{path} holds no ONNX graph: it is not an ONNX model or it is truncated; re-export it")
     return model
+
+
+def external_data_files(path: Path) -> list[Path]:
+    """The external data files the model at ``path`` names (each a path beside it, as ORT reads them); none where
+    the file cannot be read as a model (whoever loaded it read it; this only lists what must not be written over)."""
+    try:
+        model = read_model(path)
+    except Exception:  # noqa: BLE001 - not readable now: nothing to list
+        return []
+    locations = {loc for t in _all_initializers(model.graph) if (loc := _external_location(t)) is not None}
+    return [path.parent / loc for loc in sorted(locations)]
 
 
 def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo:

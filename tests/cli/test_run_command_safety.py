@@ -158,6 +158,21 @@ def test_output_over_a_model_the_program_loaded_is_refused_after_the_run_and_not
     assert _left(tmp_path) == []
 
 
+@pytest.mark.parametrize("mode", [[], ["--subprocess"]])
+def test_output_over_the_weights_of_a_model_the_program_loaded_is_refused(tmp_path, mode):
+    """Written over, the external data made the model compute garbage, with no error anywhere."""
+    onnx.save(models.conv_net(), str(tmp_path / "model.onnx"), save_as_external_data=True,
+              all_tensors_to_one_file=True, location="weights.bin", size_threshold=0)
+    _program(tmp_path, SESSION.format(model="model.onnx"))
+    before = _sha(tmp_path / "weights.bin")
+    result = _run(tmp_path, *mode, "--no-html", "--json", "weights.bin", "--", "python", "prog.py")
+    assert (result.returncode, result.stderr) == (
+        2, f"error: --json weights.bin is the external data of the program's model {tmp_path / 'weights.bin'}, which "
+           "would be overwritten: give the output another path\n")
+    assert _sha(tmp_path / "weights.bin") == before
+    assert (tmp_path / "ran").exists()
+
+
 # --- outputs checked up front and written as a set --------------------------------------------------------------------
 
 
