@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
+import math
 import os
 import shutil
 import sys
@@ -347,6 +348,11 @@ def check(
 
         ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
         providers = resolve(provider)
+        if not math.isfinite(measure_budget):  # nan passes typer's range check
+            raise UsageError(f"--measure-budget {measure_budget}: give a number of seconds, e.g. --measure-budget 5")
+        if device_id and providers[0] == "CPUExecutionProvider":
+            raise UsageError(f"--device-id {device_id} picks a GPU, and --provider {','.join(provider)} uses none: drop "
+                             "it, or request a GPU provider (e.g. --provider cuda)")
         if provider_option and providers[0] == "CPUExecutionProvider":
             # onnxruntime 1.31.1 takes options for the CPU provider and ignores them (get_provider_options: {})
             raise UsageError("--provider-option sets an option of the first provider, and the CPU provider has none: "

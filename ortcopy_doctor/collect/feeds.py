@@ -166,8 +166,11 @@ def value_array(value: ValueInfo, text: str, shapes: dict[str, list[int]]) -> np
                 raise ValueError(text)
         elif dtype in ("float16", "float32", "float64"):
             scalar = float(text)
-            largest = float(np.finfo(dtype).max)
-            if math.isfinite(scalar) and abs(scalar) > largest:  # would become inf (numpy warns); "inf" is taken
+            with np.errstate(over="ignore"):
+                cast = float(np.array(scalar).astype(dtype))  # as the model gets it: rounded to the dtype
+            written_inf = text.lower().lstrip("+-") in ("inf", "infinity")
+            if math.isinf(cast) and not written_inf:  # 70000 for float16, 1e400: would be inf; "inf" is taken
+                largest = float(np.finfo(dtype).max)
                 raise UsageError(f"{flag}: {text} is out of the range of {dtype} (largest {largest:g}): give a "
                                  "smaller value, or inf")
         else:

@@ -217,3 +217,17 @@ def test_a_shape_contradicting_a_dim_is_refused():
         build_feeds([IMAGE], dims={"batch": 2}, shapes={"image": [7, 3, 8, 8]})
     assert str(exc.value) == ("--shape image: dim 0 is the symbol 'batch', which --dim batch=2 sizes, got 7: give one "
                               "size")
+
+
+@pytest.mark.parametrize("dtype, text, expected", [("float32", "3.4028235e+38", 3.4028234663852886e+38),
+                                                   ("float16", "65519", 65504.0)])
+def test_a_float_value_that_rounds_to_its_dtypes_largest_is_taken(dtype, text, expected):
+    """numpy prints float32's largest as 3.4028235e+38, a hair above it: the value the model gets is the largest."""
+    value = ValueInfo("h", "tensor", dtype, [], f"tensor({dtype})")
+    arrays, _ = build_feeds([value], values={"h": text})
+    assert arrays["h"].item() == expected
+
+
+def test_a_float_value_beyond_every_float_is_refused_not_made_inf():
+    with pytest.raises(UsageError, match=r"--value h=1e400: 1e400 is out of the range of float16"):
+        build_feeds([HALF_1], values={"h": "1e400"})

@@ -316,3 +316,15 @@ def test_a_provider_option_for_the_cpu_provider_is_refused(tmp_path, valid):
 def test_a_device_id_out_of_range_is_refused(tmp_path, valid, device_id):
     check_fails(tmp_path, valid, "--dim", "batch=2", "--device-id", device_id,
                 fragments=(f"error: Invalid value for '--device-id': {device_id} is not in the range 0<=x<=1023",))
+
+
+def test_a_device_id_with_the_cpu_provider_is_refused(tmp_path, valid):
+    check_fails(tmp_path, valid, "--dim", "batch=2", "--provider", "cpu", "--device-id", "1",
+                fragments=("error: --device-id 1 picks a GPU, and --provider cpu uses none: drop it, or request a GPU "
+                           "provider (e.g. --provider cuda)",))
+
+
+def test_a_measure_budget_that_is_no_number_is_refused(tmp_path, valid):
+    """nan passes a range check (every comparison with it is false)."""
+    check_fails(tmp_path, valid, "--dim", "batch=2", "--measure-budget", "nan",
+                fragments=("error: --measure-budget nan: give a number of seconds, e.g. --measure-budget 5",))
