@@ -518,8 +518,14 @@ def _start_long_check(work: Path) -> tuple[subprocess.Popen[str], Path]:
                              "--provider", "cpu", "--warmup", "0", "--runs", "1000", "--timed-runs", "1000000",
                              "--no-html"],
                             cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL, preexec_fn=_default_sigint)
     return proc, tmp
+
+
+def _default_sigint() -> None:
+    """The check starts with Ctrl-C at its default, whatever this test process inherited: a shell's background
+    job ignores SIGINT, and the check rightly keeps an ignored SIGINT ignored (as under nohup)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _wait_for_session(proc: subprocess.Popen[str], tmp: Path) -> None:
