@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import field, replace
 from typing import Optional
 
-from ortcopy_doctor.analysis.codelayout import fit
+from ortcopy_doctor.analysis.codelayout import WIDTH, fit
 from ortcopy_doctor.analysis.copies import GraphView, input_dims
 from ortcopy_doctor.model.evidence import Dim, Evidence, ValueInfo
 from ortcopy_doctor.model.vocabulary import Role, Word
@@ -312,17 +312,21 @@ def _replace_entry(plan: BindingPlan, old: BindingEntry, new: BindingEntry) -> N
 
 # A variable <v> of the generated code comes with <v>_host and <v>_on_device: all three are kept unique.
 _VAR_SUFFIXES = ("", "_host", "_on_device")
-_MAX_IDENTIFIER = 40
+# At most 24 characters of the ONNX name (then a number where two would be the same, ``_2``... ``_999``): the
+# longest statements that hold no ONNX name, ``<v>_on_device = ort.OrtValue.ortvalue_from_shape_and_type(``
+# (55 characters besides <v>) and the torch flavor's ``<v> = torch.from_numpy(<v>_host).to(`` (30 besides two),
+# then fit within 88 characters.
+_MAX_IDENTIFIER = 24
 
 
 def _identifier(name: str, used: set[str]) -> str:
-    """An ASCII Python identifier for an ONNX name (any string), at most 40 characters before a number that keeps
-    it unique: never a keyword, a builtin, a module or variable of the generated code (``used``), nor one that
-    another name got; adds it to ``used``.
+    """An ASCII Python identifier for an ONNX name (any string), at most 24 characters (``_MAX_IDENTIFIER``)
+    before a number that keeps it unique: never a keyword, a builtin, a module or variable of the generated code
+    (``used``), nor one that another name got; adds it to ``used``.
 
     ASCII only, since Python folds non-ASCII identifiers by NFKC (a fullwidth ``ｎｐ`` would become ``np``) and
     rejects many letters (``x²``)."""
-    # at most 40 characters: a long ONNX name (a layer's path) would not leave its statements room to fit a line
+    # a long ONNX name (a layer's path) would not leave its statements room to fit a line
     ident = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_")[:_MAX_IDENTIFIER].rstrip("_") or "tensor"
     if ident[0].isdigit() or keyword.iskeyword(ident) or keyword.issoftkeyword(ident):
         ident = "t_" + ident
@@ -432,6 +436,34 @@ def _run_instead(plan: BindingPlan, then: str) -> str:
     return f"# No output can be bound (sequence/map outputs): IO binding needs at least one, so {then}"
 
 
+def _global_lines(pairs: list[tuple[str, str]], indent: str = "    ") -> list[str]:
+    """The ``global`` statements of a function that swaps each pair of variables: one statement where it fits
+    within the line width (``codelayout.WIDTH``), else as many as the pairs need, each holding whole pairs while
+    they fit (many state pairs, a KV cache of dozens of layers, made a line of thousands of characters)."""
+    names = [v for pair in pairs for v in pair]
+    one = f"{indent}global {', '.join(names)}"
+    if len(one) <= WIDTH:
+        return [one]
+    lines: list[str] = []
+    current: list[str] = []
+    for pair in pairs:
+        for group in ([list(pair)] if len(f"{indent}global {', '.join(pair)}") <= WIDTH else [[v] for v in pair]):
+            if current and len(f"{indent}global {', '.join(current + group)}") > WIDTH:
+                lines.append(f"{indent}global {', '.join(current)}")
+                current = []
+            current += group
+    if current:
+        lines.append(f"{indent}global {', '.join(current)}")
+    return lines
+
+
+def _swap_line(a: str, b: str, indent: str = "    ") -> str:
+    """``a, b = b, a``; with the right side in parentheses where the line is too long, so that fit can break it
+    (the same program: the parentheses are no part of the syntax tree)."""
+    line = f"{indent}{a}, {b} = {b}, {a}"
+    return line if len(line) <= WIDTH else f"{indent}{a}, {b} = ({b}, {a})"
+
+
 def _render_ort(evidence: Evidence, plan: BindingPlan) -> str:
     device = plan.device_type
     dev = plan.device_id
@@ -483,8 +515,7 @@ def _render_ort(evidence: Evidence, plan: BindingPlan) -> str:
     pairs = plan.state_pairs
     lines += ["", "def infer():"]
     if pairs:
-        swapped = [f"{names.inputs[i]}_on_device, {names.outputs[o]}_on_device" for i, o in pairs]
-        lines.append(f"    global {', '.join(swapped)}")
+        lines += _global_lines([(f"{names.inputs[i]}_on_device", f"{names.outputs[o]}_on_device") for i, o in pairs])
     lines.append("    session.run_with_iobinding(binding)  # no copies for what is bound on the device")
     if not pairs:
         lines.append("    return binding.get_outputs()  # OrtValues; .device_name() says where each one lives")
@@ -497,7 +528,7 @@ def _render_ort(evidence: Evidence, plan: BindingPlan) -> str:
                      "what get_outputs() gave follows the rebinding in onnxruntime up to 1.27 (1.30 keeps it).")
         for i, o in pairs:
             a, b = f"{names.inputs[i]}_on_device", f"{names.outputs[o]}_on_device"
-            lines.append(f"    {a}, {b} = {b}, {a}")
+            lines.append(_swap_line(a, b))
             lines.append(f"    binding.bind_ortvalue_input({i!r}, {a})")
             lines.append(f"    binding.bind_ortvalue_output({o!r}, {b})")
             lines.append(f"    outputs[{bound_outputs.index(o)}] = {a}")
@@ -627,7 +658,7 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
     pairs = plan.state_pairs
     lines += ["", "def infer():"]
     if pairs:
-        lines.append(f"    global {', '.join(f'{names.inputs[i]}, {names.outputs[o]}' for i, o in pairs)}")
+        lines += _global_lines([(names.inputs[i], names.outputs[o]) for i, o in pairs])
     if torch:
         lines.append("    torch.cuda.synchronize()  # ORT runs on its own CUDA stream: finish torch's writes to the inputs first")
     else:
@@ -646,7 +677,7 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
             entry_in = plan.entry(i, "input")
             entry_out = plan.entry(o, "output")
             assert entry_in is not None and entry_out is not None
-            lines.append(f"    {a}, {b} = {b}, {a}")
+            lines.append(_swap_line(a, b))
             if torch and dlpack:
                 lines.append(f"    binding.bind_ortvalue_input({i!r}, ort.OrtValue.from_dlpack({a}))")
             else:

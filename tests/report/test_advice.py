@@ -204,6 +204,91 @@ def test_names_with_newlines_inject_no_code_in_any_flavor(tmp_path):
         assert not any(line.lstrip().startswith("import os") for line in code.splitlines())
 
 
+
+KV_LAYERS = 24
+LONG_OUTPUT = "model/decoder/final_projection/logits_out"  # a layer path: 41 characters
+
+
+def _kv_cache_report(tmp_path):
+    """A GPT-2-style KV cache of 24 layers (``past_key_values.N.key``/``value`` -> ``present.N.key``/``value``,
+    each the past plus ``x``) and an output named by a 41-character layer path, checked on the CPU and made to look
+    like a CUDA run (every node on CUDA, as a CUDA check of it would place them)."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from ortcopy_doctor import check
+
+    def value(name):
+        return helper.make_tensor_value_info(name, TensorProto.FLOAT, [2, 3])
+
+    nodes = [helper.make_node("Relu", ["x"], ["logits"]), helper.make_node("Neg", ["x"], [LONG_OUTPUT])]
+    inputs, outputs = [value("x")], [value("logits"), value(LONG_OUTPUT)]
+    for layer in range(KV_LAYERS):
+        for part in ("key", "value"):
+            past, present = f"past_key_values.{layer}.{part}", f"present.{layer}.{part}"
+            nodes.append(helper.make_node("Add", [past, "x"], [present]))
+            inputs.append(value(past))
+            outputs.append(value(present))
+    model = helper.make_model(helper.make_graph(nodes, "kv", inputs, outputs),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = tmp_path / "kv.onnx"
+    onnx.save(model, str(path))
+    report = check(path, timed_runs=1)
+    cuda = ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    evidence = dataclasses.replace(
+        report.evidence, session=dataclasses.replace(report.evidence.session, active_providers=cuda),
+        nodes=[dataclasses.replace(n, provider=cuda[0]) for n in report.evidence.nodes])
+    return evidence, path
+
+
+def test_many_state_pairs_and_long_names_lay_out_within_88_characters(tmp_path):
+    """The lines that hold no ONNX name fit in 88 characters: with 24 layers of KV cache the one ``global``
+    statement ran to thousands of characters and each swap to ~120; an output named by a 41-character layer path
+    made a 95-character ``<variable>_on_device = ort.OrtValue.ortvalue_from_shape_and_type(``."""
+    from ortcopy_doctor.analysis.binding import make_plan
+
+    evidence, _ = _kv_cache_report(tmp_path)
+    plan = make_plan(evidence)
+    assert len(plan.state_pairs) == 2 * KV_LAYERS
+    codes = {flavor: render_code(evidence, plan, flavor) for flavor in FLAVORS}
+    codes["cuda_graph"] = render_cuda_graph_code(evidence, plan)
+    for flavor, code in codes.items():
+        compile(code, flavor, "exec")
+        long = [line for line in code.splitlines() if len(line) > 88 and not line.startswith("MODEL = ")]
+        assert long == [], (flavor, long[:3])  # (the model's path, tmp_path here, is a string that stays whole)
+    assert "    global past_key_values_0_key_on_device, present_0_key_on_device\n" in codes["onnxruntime"]
+    assert "    global past_key_values_0_key, present_0_key\n" in codes["torch"]
+
+
+def test_many_state_pairs_swap_as_run_does(tmp_path):
+    """The onnxruntime flavor of the 24-layer KV cache (several ``global`` statements, swaps broken over lines), run
+    on CPU OrtValues for four calls: each call's outputs are plain run()'s, the state fed back each time."""
+    import onnxruntime as ort
+
+    from ortcopy_doctor.analysis.binding import code_names, make_plan
+    from ortcopy_doctor.collect.binding_ab import _quiet, split_code
+
+    evidence, path = _kv_cache_report(tmp_path)
+    plan = dataclasses.replace(make_plan(evidence), device_type="cpu")
+    setup, rest = split_code(render_code(evidence, plan))
+    namespace: dict = {"__name__": "kv_code"}
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    with _quiet():
+        exec(compile(setup, "<kv setup>", "exec"), namespace)  # noqa: S102 - generated code under test
+        # on the CPU an OrtValue made from an array shares its buffer, which the swapped state writes into
+        feeds = {name: np.array(namespace[var]) for name, var in code_names(plan).inputs.items()}
+        exec(compile(rest, "<kv infer>", "exec"), namespace)  # noqa: S102 - generated code under test (1st call)
+    for call in range(4):
+        got = namespace["outputs"] if call == 0 else namespace["infer"]()  # a state is read before the next call
+        expected = dict(zip(names, session.run(None, feeds)))
+        assert len(got) == len(names)
+        for name, value in zip(names, got):
+            assert np.array_equal(value.numpy(), expected[name]), (call, name)
+        feeds.update({i: expected[o] for i, o in plan.state_pairs})
+
+
 # --- CUDA-graph readiness --------------------------------------------------------------------------------------
 
 

@@ -137,6 +137,11 @@ def _arrays_by_variable(tree: ast.AST) -> dict[str, str]:
             first = node.value.elts[0]
             assert isinstance(first, ast.Call) and isinstance(first.args[0], ast.Name)
             found[first.args[0].id] = node.targets[0].slice.value
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript) and \
+                isinstance(node.value, ast.Call) and isinstance(node.value.args[0], ast.Name):
+            # first[<name>] = ort.OrtValue.ortvalue_from_numpy(<variable>, ...): a state input sharing another's
+            # buffers, its initial value
+            found[node.value.args[0].id] = node.targets[0].slice.value
     return found
 
 
@@ -300,3 +305,106 @@ def test_two_states_of_one_session_are_kept_on_the_device_by_one_block(tmp_path)
     assert np.array_equal(namespace["state"][h_in][len(stream) % 2].numpy(), h)
     assert np.array_equal(namespace["state"][c_in][len(stream) % 2].numpy(), c)
     assert np.array_equal(namespace["host"]["y"], y)
+
+
+def _bind_calls(tree: ast.AST) -> list[tuple[str, str]]:
+    """(method, name) of every bind_* call the code makes, in order."""
+    return [(node.func.attr, node.args[0].value) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in BIND_INPUTS + BIND_OUTPUTS and isinstance(node.args[0], ast.Constant)]
+
+
+def _run_state_code(code: str, session: ort.InferenceSession, initial: dict[str, np.ndarray],
+                    stream: list[dict[str, np.ndarray]], variable: str) -> dict:
+    """Run the state code (on the CPU) with the initial state of each state input and each step's feeds."""
+    source = _runnable(code)
+    tree = ast.parse(source)
+    variables = _arrays_by_variable(tree)
+    namespace: dict = {variable: session, "stream": stream}
+    for free in _free_names(tree) - set(namespace):
+        namespace[free] = initial[variables[free]].copy()
+    exec(compile(source, "<state code>", "exec"), namespace)  # noqa: S102 - generated code under test
+    return namespace
+
+
+def test_a_possible_round_trip_sharing_the_real_states_output_is_left_out_of_the_pipeline_code(tmp_path):
+    """The finding: h_out = h_in + x with x = 0, 1, 2, 3, 4. At the third step h_out (3) equals the next x (3) by
+    chance: a possible round trip h_out -> x beside the real state h_out -> h_in. The pipeline's code bound `h_out`
+    twice (the second binding replaced the first, and the state read memory nothing wrote); it carries the real
+    state alone, binds each name once, and gives what run() gives."""
+    model = _save(tmp_path / "cell2.onnx", [helper.make_node("Add", ["h_in", "x"], ["h_out"]),
+                                            helper.make_node("Relu", ["h_out"], ["y"])],
+                  ["h_in", "x"], ["y", "h_out"])
+    script = tmp_path / "prog.py"
+    script.write_text("import numpy as np\nimport onnxruntime as ort\n"
+                      f"s = ort.InferenceSession({model!r}, providers=['CPUExecutionProvider'])\n"
+                      "h = np.zeros((2, 3), np.float32)\n"
+                      "for i in range(5):\n"
+                      "    y, h = s.run(None, {'h_in': h, 'x': np.full((2, 3), i, np.float32)})\n")
+    report, code = run_program(["python", str(script)])
+    assert code == 0
+    (pipeline,) = report.pipelines
+    assert [(h.output, h.input, h.kind) for h in pipeline.state] == [("h_out", "h_in", "round_trip"),
+                                                                     ("h_out", "x", "possible_round_trip")]
+    binds = _bind_calls(ast.parse(_runnable(pipeline.code)))
+    assert sorted(binds) == sorted(set(binds))  # each name bound once
+    assert [n for m, n in binds if m in BIND_OUTPUTS].count("h_out") == 1
+    assert ("bind_cpu_input", "x") in binds  # the per-step input, uploaded each step
+    assert "only if the program does feed" not in pipeline.code
+    session = ort.InferenceSession(model, providers=CPU)
+    stream = [{"x": np.full(SHAPE, i, np.float32)} for i in range(5)]
+    initial = {"h_in": np.zeros(SHAPE, np.float32)}
+    namespace = _run_state_code(pipeline.code, session, initial, stream, "sess_cell2")
+    h = initial["h_in"]
+    for feeds in stream:
+        y, h = session.run(None, {**feeds, "h_in": h})
+    assert np.array_equal(namespace["state"]["h_in"][len(stream) % 2].numpy(), h)
+    assert np.array_equal(namespace["host"]["y"], y)
+
+
+def test_one_output_fed_back_as_two_inputs_is_bound_once(tmp_path):
+    """`out` fed back as both `a` and `b` (two state round trips of one output, each input with its own initial
+    value): the output is bound once, `b` reads `a`'s buffers from the second step on, and the code gives what run()
+    gives."""
+    model = _save(tmp_path / "twin.onnx", [helper.make_node("Add", ["a", "b"], ["ab"]),
+                                           helper.make_node("Add", ["ab", "x"], ["out"]),
+                                           helper.make_node("Neg", ["out"], ["y"])],
+                  ["a", "b", "x"], ["y", "out"])
+    script = tmp_path / "prog.py"
+    script.write_text("import numpy as np\nimport onnxruntime as ort\n"
+                      f"s = ort.InferenceSession({model!r}, providers=['CPUExecutionProvider'])\n"
+                      "a = np.full((2, 3), 1.0, np.float32)\nb = np.full((2, 3), 2.0, np.float32)\n"
+                      "for i in range(4):\n"
+                      "    y, out = s.run(None, {'a': a, 'b': b, 'x': np.full((2, 3), i + 0.5, np.float32)})\n"
+                      "    a = b = out\n")
+    report, code = run_program(["python", str(script)])
+    assert code == 0
+    (pipeline,) = report.pipelines
+    assert sorted((h.output, h.input, h.kind) for h in pipeline.state) == [("out", "a", "round_trip"),
+                                                                           ("out", "b", "round_trip")]
+    binds = _bind_calls(ast.parse(_runnable(pipeline.code)))
+    assert sorted(n for m, n in binds if m in BIND_OUTPUTS) == ["out", "y"]  # `out` bound once
+    session = ort.InferenceSession(model, providers=CPU)
+    initial = {"a": np.full(SHAPE, 1.0, np.float32), "b": np.full(SHAPE, 2.0, np.float32)}
+    for steps in (1, 2, 3, 5):
+        stream = [{"x": np.full(SHAPE, i + 0.5, np.float32)} for i in range(steps)]
+        namespace = _run_state_code(pipeline.code, session, initial, stream, "sess_twin")
+        a, b = initial["a"], initial["b"]
+        for feeds in stream:
+            y, a = session.run(None, {**feeds, "a": a, "b": b})
+            b = a
+        for name in ("a", "b"):
+            assert np.array_equal(namespace["state"][name][steps % 2].numpy(), a), (steps, name)
+        assert np.array_equal(namespace["host"]["y"], y), steps
+
+
+def test_an_input_paired_with_two_outputs_takes_the_first():
+    """State code given two outputs for one input binds the input once, with the first; the other output goes to
+    the host."""
+    from ortcopy_doctor.watch.pipeline import _state_code
+
+    code = _state_code("m.onnx", [("h", "h1"), ("h", "h2")], (["h", "x"], ["h1", "h2"]), ())
+    binds = _bind_calls(ast.parse(_runnable(code)))
+    assert sorted(binds) == sorted(set(binds))
+    assert ("bind_ortvalue_output", "h1") in binds and ("bind_output", "h2") in binds
+    assert [n for m, n in binds if m in BIND_INPUTS].count("h") == 1
