@@ -338,8 +338,13 @@ def _identifier(name: str, used: set[str]) -> str:
 
 
 def _comment(text: str) -> str:
-    """Text safe inside a ``# ...`` comment: names from the model cannot end the comment and inject code."""
-    return " ".join(str(text).replace("\0", " ").splitlines())
+    """Text safe inside a ``# ...`` comment: names from the model cannot end the comment and inject code, and a
+    character that does not print (an escape sequence, a bidi override: "Trojan Source") is written as its escape."""
+    line = " ".join(str(text).replace("\0", " ").splitlines())
+    if line.isprintable():
+        return line
+    return "".join(c if c.isprintable() else (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
+                   for c in line)
 
 
 def _np_dtype(dtype: str | None) -> str:

@@ -37,6 +37,7 @@ from ortcopy_doctor.analysis.codelayout import fit
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.evidence import from_jsonable, to_jsonable
 from ortcopy_doctor.knowledge.providers import short
+from ortcopy_doctor.render.terminal import safe
 from ortcopy_doctor.watch.analysis import analyse_watch
 from ortcopy_doctor.watch.observations import (
     BASIS_CENSUS,
@@ -980,7 +981,9 @@ def render_text(report: PipelineReport) -> str:
             lines.append("  code for the hand-offs:")
             lines += ["    " + line for line in p.code.splitlines()]
     lines += [f"note: {n}" for n in report.notes]
-    return "\n".join(lines)
+    # names from the models and the program are untrusted: every line escaped (control characters, line breaks,
+    # bidi overrides), so a name cannot clear the terminal or forge a line
+    return "\n".join(safe(line) for line in lines)
 
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}

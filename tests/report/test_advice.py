@@ -190,6 +190,21 @@ def test_unknown_flavor_is_refused(tmp_path):
         render_code(report.evidence, report.binding, "jax")
 
 
+def test_names_with_escape_sequences_and_bidi_overrides_print_as_escapes_in_every_flavor(tmp_path):
+    """A comment holding ESC or U+202E ("Trojan Source") once reached the printed code as it was."""
+    from render_helpers import fixture_report_dict, renamed, write_report_json
+
+    from ortcopy_doctor.report.core import load_report
+
+    hostile = "mm\x1b[2J\u202eevil"
+    evidence = renamed(fixture_report_dict("demo")["evidence"], {"encoder_matmul": hostile})
+    report = load_report(write_report_json(evidence, tmp_path / "hostile.json"))
+    for code in [render_code(report.evidence, report.binding, f) for f in FLAVORS] + [
+            render_cuda_graph_code(report.evidence, report.binding)]:
+        assert all(line.isprintable() for line in code.splitlines())
+    assert "MatMul 'mm\\u001b[2J\\u202eevil'" in render_code(report.evidence, report.binding)
+
+
 def test_names_with_newlines_inject_no_code_in_any_flavor(tmp_path):
     from render_helpers import fixture_report_dict, renamed, write_report_json
 

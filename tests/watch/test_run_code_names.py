@@ -408,3 +408,25 @@ def test_an_input_paired_with_two_outputs_takes_the_first():
     assert sorted(binds) == sorted(set(binds))
     assert ("bind_ortvalue_output", "h1") in binds and ("bind_output", "h2") in binds
     assert [n for m, n in binds if m in BIND_INPUTS].count("h") == 1
+
+
+ESCAPES = "feat\x1b[2J\x1b[31mFORGED\nerror: fake line\u202e"
+
+
+def test_the_terminal_text_escapes_names_that_would_clear_the_screen_or_forge_a_line(tmp_path):
+    models = _models(tmp_path, ESCAPES)
+    script = tmp_path / "prog.py"
+    script.write_text(_PROGRAM.format(name=ESCAPES, other=OTHER_IN, step=STEP_IN, **models))
+    report, code = run_program(["python", str(script)])
+    assert code == 0
+    text = report.to_text()
+    assert all(line.isprintable() for line in text.splitlines())
+    assert not any(line.startswith("error: fake line") for line in text.splitlines())
+    assert "feat\\x1b[2J\\x1b[31mFORGED\\nerror: fake line\\u202e" in text
+
+
+def test_no_generated_code_carries_a_character_that_does_not_print(tmp_path):
+    """An escape sequence or a bidi override in a comment ("Trojan Source") is written as its escape."""
+    data, _ = _report(tmp_path, ESCAPES)
+    for where, code in _codes(data).items():
+        assert all(line.isprintable() for line in code.splitlines()), where
