@@ -333,13 +333,11 @@ def check(
         from ortcopy_doctor.collect.session import CheckOptions
         from ortcopy_doctor.collect.feeds import parse_dims, parse_shapes, parse_values
         from ortcopy_doctor.knowledge.model_file import check_model_path
-        from ortcopy_doctor.knowledge.providers import resolve
+        from ortcopy_doctor.knowledge.providers import CPU, resolve
         from ortcopy_doctor.api import check as run_check
 
         check_model_path(model)
-        if html is not None and no_html:
-            raise UsageError(f"--html {html} and --no-html contradict each other: give one")
-        html_path = None if no_html else (html or Path(f"{model.stem}.ortcopy.html"))
+        html_path = _html_path(html, no_html, Path(f"{model.stem}.ortcopy.html"))
         outputs = _outputs([("the model", model), ("the --inputs file", inputs),
                             *(("the --custom-op-library", lib) for lib in custom_op_library)],
                            [("--json", json_path), ("--html", html_path), ("--sarif", sarif), ("--trace", trace)])
@@ -350,10 +348,10 @@ def check(
         providers = resolve(provider)
         if not math.isfinite(measure_budget):  # nan passes typer's range check
             raise UsageError(f"--measure-budget {measure_budget}: give a number of seconds, e.g. --measure-budget 5")
-        if device_id and providers[0] == "CPUExecutionProvider":
+        if device_id and providers[0] == CPU:
             raise UsageError(f"--device-id {device_id} picks a GPU, and --provider {','.join(provider)} uses none: drop "
                              "it, or request a GPU provider (e.g. --provider cuda)")
-        if provider_option and providers[0] == "CPUExecutionProvider":
+        if provider_option and providers[0] == CPU:
             # onnxruntime 1.31.1 takes options for the CPU provider and ignores them (get_provider_options: {})
             raise UsageError("--provider-option sets an option of the first provider, and the CPU provider has none: "
                              "drop it, or name the provider it is for first (e.g. --provider cuda)")
@@ -565,9 +563,7 @@ def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_p
         raise UsageError(f"--fail-on {fail_on!r}: choose one of {', '.join(FAIL_ON)}")
     target = parse_command(command)
     stem = Path(target.script).stem if target.script else (target.module or "program").replace(".", "_")
-    if html is not None and no_html:
-        raise UsageError(f"--html {html} and --no-html contradict each other: give one")
-    html_path = None if no_html else (html or Path(f"{stem}.ortcopy-run.html"))
+    html_path = _html_path(html, no_html, Path(f"{stem}.ortcopy-run.html"))
     if json_path is not None and str(json_path) == "-":  # stdout is the program's
         raise UsageError("--json cannot write to stdout ('-'): give a file path")
     script = Path(target.script) if target.script else None
@@ -609,6 +605,14 @@ def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_p
     if fail_on == "host-transfer" and any(s.user_transfers for s in report.sessions):
         return int(ExitCode.FINDINGS)
     return int(ExitCode.CLEAN)
+
+
+def _html_path(html: Optional[Path], no_html: bool, default: Path) -> Optional[Path]:
+    """The HTML report's path (``check``, ``run``): ``--html``, else ``default``; None with ``--no-html``, which
+    contradicts an ``--html`` given with it."""
+    if html is not None and no_html:
+        raise UsageError(f"--html {html} and --no-html contradict each other: give one")
+    return None if no_html else (html or default)
 
 
 def _try_outputs(outputs: OutputSet) -> None:

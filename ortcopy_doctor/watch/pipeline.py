@@ -19,7 +19,7 @@ tensor is read and written, and an OrtValue handed over as is counts as kept on 
 session's device), which the report states.
 
 The code written for the hand-offs binds every tensor by the model's own name, as a Python literal (``repr``), with
-variables made from the names by ``analysis.binding._identifier``; a name in a comment cannot end the comment.
+variables made from the names by ``analysis.binding.code_identifier``; a name in a comment cannot end the comment.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import field, replace
 from typing import Any, Optional
 
-from ortcopy_doctor.analysis.binding import _comment, _identifier
+from ortcopy_doctor.analysis.binding import code_comment, code_identifier
 from ortcopy_doctor.analysis.codelayout import fit
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.evidence import from_jsonable, to_jsonable
@@ -685,7 +685,7 @@ _CODE_NAMES = frozenset({"np", "ort", "torch", "cp", "cupy", "t", "a", "device",
 
 class _Names:
     """The variables of one block of generated code: ``session(label)`` for a session, and one variable per
-    (session, role, ONNX name), each a unique ASCII identifier (``analysis.binding._identifier``) that is none of
+    (session, role, ONNX name), each a unique ASCII identifier (``analysis.binding.code_identifier``) that is none of
     the names the code itself uses. ONNX names themselves only ever appear as literals (``repr``)."""
 
     def __init__(self) -> None:
@@ -705,7 +705,7 @@ class _Names:
         """The variable of input or output (``role``) ``name`` of the session of ``label``."""
         key = (label, role, prefix + name)
         if key not in self._given:
-            self._given[key] = _identifier(prefix + name, self.used)
+            self._given[key] = code_identifier(prefix + name, self.used)
         return self._given[key]
 
 
@@ -717,9 +717,9 @@ def _var(label: str) -> str:
 
 
 def _note(text: str) -> str:
-    """Text safe inside a ``# ...`` comment (``analysis.binding._comment``: a name cannot end the comment), with
+    """Text safe inside a ``# ...`` comment (``analysis.binding.code_comment``: a name cannot end the comment), with
     characters UTF-8 cannot hold escaped."""
-    return _comment(text).encode("utf-8", "backslashreplace").decode("utf-8")
+    return code_comment(text).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _targets(variables: list[str]) -> str:
