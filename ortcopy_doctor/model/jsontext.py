@@ -4,14 +4,19 @@
 2 of the 6 seconds of a 10,000-node ``check --static --json``. Here the outer levels are laid out by hand and every
 record (a copy, a finding, a node, an event) is one line from the C encoder: as fast as compact JSON,
 and a diff of two reports still shows which records changed.
+
+Every document written here is strict JSON (RFC 8259), which has no NaN or Infinity: jq, JavaScript's
+``JSON.parse``, Go and SARIF viewers refuse both. A float without a finite value (the upper end of an unbounded
+interval) is written ``null``. ``loads`` still reads NaN and Infinity, which earlier versions wrote there.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
 
 
 def _c_encode() -> Any:
@@ -24,21 +29,55 @@ def _c_encode() -> Any:
     try:
         # markers None: no circular-reference check (the records are trees to_jsonable has just built)
         iterencode = make(None, _ENCODER.default, json.encoder.encode_basestring, None, ": ", ", ", False, False,
-                          True)
+                          False)
     except TypeError:
         return None
 
     def encode(value: Any) -> str:
         return "".join(iterencode(value, 0))
 
-    sample = {"a": [1, 2.5, float("nan"), float("inf"), -0.0, None, True], "é\n": {"x": "y\u2028\ud800"}, "n": 10**30}
+    sample = {"a": [1, 2.5, 1e300, -0.0, None, True], "é\n": {"x": "y\u2028\ud800"}, "n": 10**30}
     try:
-        return encode if encode(sample) == _ENCODER.encode(sample) and encode("s") == _ENCODER.encode("s") else None
+        if encode(sample) != _ENCODER.encode(sample) or encode("s") != _ENCODER.encode("s"):
+            return None
     except Exception:  # noqa: BLE001 - any failure: use the standard path
         return None
+    try:
+        encode([math.inf])
+    except ValueError:  # refuses what is not JSON, as allow_nan=False does
+        return encode
+    return None
 
 
-_ENCODE = _c_encode() or _ENCODER.encode
+_ENCODE_STRICT = _c_encode() or _ENCODER.encode
+
+
+def _encode(value: Any) -> str:
+    """One value as compact JSON; a float that is not finite (in a record that has one, which is rare) as null."""
+    try:
+        return _ENCODE_STRICT(value)
+    except ValueError:
+        return _ENCODE_STRICT(finite(value))
+
+
+def finite(value: Any) -> Any:
+    """``value`` (a tree of dicts, lists and tuples) with every float that is NaN or infinite replaced by None:
+    what strict JSON can hold."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
+
+
+def dumps_indented(value: Any, indent: int = 1) -> str:
+    """``json.dumps(value, indent=indent, ensure_ascii=False)``, strict: NaN and infinities written as null."""
+    try:
+        return json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        return json.dumps(finite(value), indent=indent, ensure_ascii=False, allow_nan=False)
 
 
 def dumps(value: Any) -> str:
@@ -54,7 +93,7 @@ def _write(value: Any, depth: int, out: list[str]) -> None:
         pad = "\n" + " " * (depth + 1)
         out.append("{")
         for i, (key, item) in enumerate(value.items()):
-            out.append(("," if i else "") + pad + _ENCODE(str(key)) + ": ")
+            out.append(("," if i else "") + pad + _encode(str(key)) + ": ")
             _write(item, depth + 1, out)
         out.append("\n" + " " * depth + "}")
     elif isinstance(value, list) and value and depth < 3 and any(isinstance(v, dict) for v in value):
@@ -65,18 +104,18 @@ def _write(value: Any, depth: int, out: list[str]) -> None:
             _write(item, depth + 1, out)
         out.append("\n" + " " * depth + "]")
     else:
-        out.append(_ENCODE(value))
+        out.append(_encode(value))
 
 
 def loads(data: bytes, text_only: bool = False) -> Any:
     """Parse JSON ``data`` (UTF-8 bytes, as read from a file) exactly as ``json.loads`` parses its UTF-8 text.
 
     orjson (a dependency) parses a 20 MB report 4-5 times faster than the standard library. Where it refuses a
-    document (NaN or Infinity, which ``json.dumps`` writes; a lone surrogate escape; bad UTF-8 or bad JSON; nesting
-    deeper than 1024) or is not installed, the standard library parses it: the same values for a valid file, and
-    its error (``UnicodeDecodeError``, ``JSONDecodeError``, ``RecursionError``) for a bad one. One difference is left:
-    orjson reads an integer beyond 64 bits (which no report holds) as a float, so a field that must be an integer
-    refuses it with its place named.
+    document (NaN or Infinity, which ``json.dumps`` and earlier versions of ortcopy-doctor wrote; a lone surrogate
+    escape; bad UTF-8 or bad JSON; nesting deeper than 1024) or is not installed, the standard library parses it:
+    the same values for a valid file, and its error (``UnicodeDecodeError``, ``JSONDecodeError``,
+    ``RecursionError``) for a bad one. One difference is left: orjson reads an integer beyond 64 bits (which no
+    report holds) as a float, so a field that must be an integer refuses it with its place named.
 
     ``text_only``: refuse (``ValueError``) a string holding a lone surrogate escape (``"\\ud800"``), which JSON
     allows but which is no text: it cannot be written out again as UTF-8 (a report, HTML page or SARIF file)."""
@@ -99,4 +138,4 @@ def _text_checked(value: Any, text_only: bool) -> Any:
     return value
 
 
-__all__ = ["dumps", "loads"]
+__all__ = ["dumps", "dumps_indented", "finite", "loads"]

@@ -12,13 +12,13 @@ provider that was not active) are results too, marked ``"predicted": true``.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.knowledge.providers import short
+from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.rules import RULES, Rule, is_allowed, rule_help_uri
 
@@ -176,4 +176,4 @@ def sarif_log(report: Report, allow: Iterable[str] = (), base: Path | str | None
 
 def render_sarif(report: Report, allow: Iterable[str] = (), base: Path | str | None = None) -> str:
     """The SARIF log of ``report`` as JSON text (see ``sarif_log``)."""
-    return json.dumps(sarif_log(report, allow, base), indent=1, ensure_ascii=False) + "\n"
+    return jsontext.dumps_indented(sarif_log(report, allow, base)) + "\n"

@@ -19,11 +19,11 @@ Events: ``X`` (complete), ``i`` (instant, thread scope) and ``M`` (process/threa
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.knowledge.providers import is_device, short
+from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.model.format import fmt_bytes
 
 if TYPE_CHECKING:
@@ -184,4 +184,4 @@ def trace(report: Report) -> dict[str, Any]:
 
 def render_trace(report: Report) -> str:
     """The trace of ``report`` as Chrome/Perfetto JSON text (see ``trace``)."""
-    return json.dumps(trace(report), indent=1, ensure_ascii=False) + "\n"
+    return jsontext.dumps_indented(trace(report)) + "\n"

@@ -237,7 +237,7 @@ def median_interval(v: VariantTiming) -> tuple[float, float] | None:
     if v.p25_ms is None or v.p75_ms is None or not v.runs:
         return None
     half = 1.96 * 1.2533 * (v.p75_ms - v.p25_ms) / 1.349 / math.sqrt(v.runs)
-    return v.median_ms - half, v.median_ms + half
+    return max(0.0, v.median_ms - half), v.median_ms + half  # a latency is never below 0
 
 
 def fmt_delta(ms: float, signed: bool = True) -> str:

@@ -25,7 +25,6 @@ variables made from the names by ``analysis.binding.code_identifier``; a name in
 from __future__ import annotations
 
 import html as html_lib
-import json
 import re
 import statistics
 from collections.abc import Sequence
@@ -34,6 +33,7 @@ from typing import Any, Optional
 
 from ortcopy_doctor.analysis.binding import code_comment, code_identifier
 from ortcopy_doctor.analysis.codelayout import fit
+from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.evidence import from_jsonable, to_jsonable
 from ortcopy_doctor.knowledge.providers import short
@@ -313,7 +313,7 @@ class PipelineReport:
 
     def to_json(self) -> str:
         """``to_dict`` as indented JSON."""
-        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
+        return jsontext.dumps_indented(self.to_dict())
 
     def to_text(self) -> str:
         """The report as plain text (``render_text``)."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import field
 from typing import Any, Optional
 
 from ortcopy_doctor.knowledge.providers import short
+from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.model.evidence import to_jsonable
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import CopyKind, Direction
@@ -200,7 +200,7 @@ class WatchReport:
 
     def to_json(self) -> str:
         """``to_dict`` as indented JSON."""
-        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
+        return jsontext.dumps_indented(self.to_dict())
 
     def to_text(self) -> str:
         """Plain text: placement, what was (not) observed, each call's census, transfers, discrepancies and fixes."""

@@ -367,3 +367,32 @@ def test_a_recorded_spread_too_wide_for_a_float_is_reported_not_crashed_on(tmp_p
     assert json.loads(result.stdout)["advice"]["headline"] == (
         "Latency 0.225 ms with plain run(), the best measured: no variant is measurably faster (plan within noise "
         "(1.20x, 95% CI 0.00–inf, approximate: no raw samples recorded)); keep plain run().")
+
+
+def _wide_report_json(tmp_path) -> str:
+    from render_helpers import fixture_report_dict
+
+    data = fixture_report_dict("demo")  # recorded without raw samples: the interval comes from the quantiles
+    data["evidence"]["binding_measurement"]["variants"][1]["p75_ms"] = 1e5
+    (tmp_path / "wide.json").write_text(json.dumps(data), encoding="utf-8")
+    result = run_cli(["report", "wide.json", "--json", "-"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_an_unbounded_interval_is_written_as_null_in_strict_json(tmp_path):
+    """JSON has no Infinity: jq, JSON.parse and Go refused the report that wrote `"speedup_ci_high": Infinity`."""
+    def refuse(name):
+        raise ValueError(name)
+
+    data = json.loads(_wide_report_json(tmp_path), parse_constant=refuse)
+    plan = next(v for v in data["advice"]["variants"] if v["variant"] == "plan")
+    assert (plan["speedup_ci_low"], plan["speedup_ci_high"]) == (0.0, None)
+    assert_valid_report(data)
+
+
+def test_a_median_interval_from_a_wide_spread_stops_at_zero(tmp_path):
+    """From the quantiles, median ± half-width once gave a latency interval of -25751.958 to 25752.332 ms."""
+    data = json.loads(_wide_report_json(tmp_path))
+    plan = next(v for v in data["advice"]["variants"] if v["variant"] == "plan")
+    assert (plan["median_ci_low_ms"], round(plan["median_ci_high_ms"], 3)) == (0.0, 25752.332)
