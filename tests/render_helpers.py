@@ -26,6 +26,16 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
+
+
+def child_env(*first: Path | str, **extra: str) -> dict[str, str]:
+    """The environment for a child Python process: this one's, with ``first`` and the checkout put first on
+    PYTHONPATH and what was there kept (a machine's staged packages, as on the GPU machine, where a child that lost
+    them imported another onnxruntime), plus ``extra``."""
+    env = dict(os.environ, **extra)
+    env["PYTHONPATH"] = os.pathsep.join([*map(str, first), str(REPO)] +
+                                        ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
+    return env
 FIXTURES = TESTS / "fixtures" / "gpu"
 GOLDEN = TESTS / "golden"
 ARTIFACTS = TESTS / "artifacts"

@@ -567,6 +567,7 @@ def test_collector_skips_sessions_not_on_cuda():
     assert nothing.status == "skipped: no profiled runs to trace"
 
 
+@pytest.mark.no_cuda
 def test_check_here_records_why_the_census_was_skipped(tmp_path):
     import onnx
 

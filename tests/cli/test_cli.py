@@ -184,6 +184,7 @@ def _provider_row(stdout: str, provider: str) -> list[str]:
     return cells
 
 
+@pytest.mark.no_cuda
 def test_env_lists_cuda_as_not_loadable_with_a_reason(tmp_path):
     result = run_cli(["env"], tmp_path)
     assert result.returncode == 0, (result.stdout, result.stderr)

@@ -13,7 +13,7 @@ from pathlib import Path
 import onnx
 import pytest
 from models import conv_net
-from render_helpers import REPO
+from render_helpers import child_env
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="Linux file names are bytes; others are not")
 
@@ -27,7 +27,7 @@ def model(tmp_path: Path) -> bytes:
 
 
 def _doctor(*argv: str | bytes) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = child_env()
     return subprocess.run([sys.executable, "-m", "ortcopy_doctor", *argv], env=env, capture_output=True, text=True,
                           timeout=300, check=False)
 

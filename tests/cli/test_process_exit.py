@@ -9,7 +9,7 @@ import pstats
 import subprocess
 import sys
 
-from render_helpers import REPO
+from render_helpers import REPO, child_env
 
 from ortcopy_doctor.cli.app import _cuda_driver_loaded
 
@@ -60,7 +60,7 @@ def test_with_another_thread_running_the_normal_exit_waits_for_it():
 
 def test_under_cprofile_the_profile_is_written(tmp_path):
     out = tmp_path / "check.prof"
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = child_env()
     result = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), "-m", "ortcopy_doctor", "--version"],
                             env=env, capture_output=True, text=True, timeout=120, check=False)
     assert (result.returncode, result.stderr) == (0, "")

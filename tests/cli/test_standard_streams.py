@@ -17,7 +17,7 @@ from pathlib import Path
 import onnx
 import pytest
 from models import conv_net, cpu_op_between
-from render_helpers import REPO, programs_in
+from render_helpers import REPO, child_env, programs_in
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _closed(redirect: str, *argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``python -m ortcopy_doctor *argv`` with ``redirect`` (e.g. ``>&-``) applied by the shell."""
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = child_env()
     return subprocess.run(["sh", "-c", f'exec "$@" {redirect}', "sh", sys.executable, "-m", "ortcopy_doctor", *argv],
                           env=env, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
 
@@ -110,7 +110,7 @@ def test_a_usage_error_with_stderr_on_a_full_device_keeps_exit_2(tmp_path):
 def _reader_gone(*argv: str) -> tuple[int, str]:
     """``python -m ortcopy_doctor *argv`` writing into a pipe whose reader has already closed it (``| head``
     after its lines): (exit code, stderr)."""
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = child_env()
     proc = subprocess.Popen([sys.executable, "-m", "ortcopy_doctor", *argv], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stderr is not None
@@ -134,7 +134,7 @@ def test_a_reader_that_goes_away_keeps_the_gate_exit_code(tmp_path):
 
 
 def test_a_terminal_whose_encoding_lacks_a_character_gets_its_escape(model):
-    env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONIOENCODING="ascii")
+    env = child_env(PYTHONIOENCODING="ascii")
     result = subprocess.run([sys.executable, "-m", "ortcopy_doctor", "check", str(model), "--provider", "cpu",
                              "--no-html", "-q", "--fail-on", "never"], env=env, capture_output=True, timeout=300,
                             check=False)
@@ -155,7 +155,7 @@ def recorded_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _doctor_stdin(stdin: object, *argv: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = child_env()
     return subprocess.run([sys.executable, "-m", "ortcopy_doctor", *argv], env=env, stdin=stdin, capture_output=True,
                           text=True, timeout=300, check=False)
 

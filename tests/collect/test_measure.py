@@ -34,7 +34,7 @@ from ortcopy_doctor.collect.binding_ab import _measure, _quiet, decide, split_co
 from ortcopy_doctor.report.core import analyse
 from ortcopy_doctor.render.html import render_html
 from ortcopy_doctor.render.text import render_text
-from render_helpers import REPO
+from render_helpers import REPO, child_env
 
 
 # --- pieces -----------------------------------------------------------------------------------------------------
@@ -127,13 +127,13 @@ def test_cli_flags(tmp_path):
     result = subprocess.run([sys.executable, "-m", "ortcopy_doctor", "check", str(path), "--dim", "batch=2",
                              "--timed-runs", "2", "--no-html", "--json", str(out), "--no-measure-binding", "--fail-on", "never"],
                             cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+                            env=child_env())
     assert result.returncode == 0, result.stderr
     assert "Binding not measured: turned off (--no-measure-binding)" in result.stdout
     assert json.loads(out.read_text())["evidence"]["binding_measurement"]["status"] == "off"
     bad = subprocess.run([sys.executable, "-m", "ortcopy_doctor", "check", str(path), "--measure-runs", "1"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "PYTHONPATH": str(REPO)})
+                         env=child_env())
     assert bad.returncode == 2
 
 

@@ -48,6 +48,7 @@ def test_every_torch_entry_has_a_unique_name_and_the_corpus_is_large_enough():
     assert len(names) == len(set(names)) and len(names) >= 32
 
 
+@pytest.mark.no_cuda
 def test_record_packs_one_result_per_model(corpus, tmp_path):
     record = _tool("record_corpus")
     assert record.main([str(corpus), str(tmp_path), "--timeout", "120", "--runs", "3", "--pack"]) == 0

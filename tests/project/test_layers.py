@@ -7,20 +7,19 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from render_helpers import REPO
+from render_helpers import REPO, child_env
 
 FIXTURES = REPO / "tests" / "fixtures"
 
 
 def _python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = child_env()
     return subprocess.run([sys.executable, "-c", code, *args], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=300)
 
@@ -29,7 +28,7 @@ def test_import_contracts_hold():
     """.importlinter: the layers, collect/ and watch/ alone importing onnxruntime/CUPTI/torch, renderers importing
     none of onnx, onnxruntime, numpy, analysis, collect, watch (also indirectly)."""
     lint = Path(sys.executable).parent / "lint-imports"
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = child_env()
     result = subprocess.run([str(lint), "--config", str(REPO / ".importlinter"), "--no-cache"], cwd=REPO, env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

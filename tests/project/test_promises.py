@@ -31,7 +31,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import models
 from fixture_loader import recorded
-from render_helpers import REPO
+from render_helpers import REPO, child_env
 
 # Property tests: the same examples on every run (derandomized), nothing written to a .hypothesis folder.
 PROPERTY = settings(database=None, deadline=None, derandomize=True)
@@ -558,7 +558,7 @@ def test_signal_mid_run_gives_one_line_and_removes_the_temporary_folder(work, si
 def test_ctrl_c_while_the_modules_load_is_one_line(tmp_path):
     code = ("import os, signal, sys; sys.argv[0] = '-m'; import ortcopy_doctor.cli.interrupts as i; i.install_startup(); "
             "os.kill(os.getpid(), signal.SIGINT); import ortcopy_doctor.cli.app")
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = child_env()
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                             timeout=120, check=False)
     assert result.returncode == 130
@@ -575,7 +575,7 @@ def test_ctrl_c_during_argument_parsing_is_one_line(tmp_path):
         "def probe(x: str = typer.Option('a', callback=interrupt)) -> None:\n    pass\n"
         "cli.main(['parse-probe', '--x', 'b'])\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = child_env()
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                             timeout=120, check=False)
     assert result.returncode == 130, result.stderr

@@ -3,16 +3,15 @@ interrogate (every public module, class and function has a docstring; [tool.inte
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from render_helpers import REPO
+from render_helpers import REPO, child_env
 
 
 def _tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = child_env()
     return subprocess.run([str(Path(sys.executable).parent / name), *args], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=900)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from render_helpers import REPO
+from render_helpers import REPO, child_env
 
 ROOT = REPO
 EXAMPLES = ROOT / "examples"
@@ -26,9 +26,7 @@ def model_cache(tmp_path_factory):
 
 
 def _env(cache: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(PYTHONPATH=str(ROOT), ORTCOPY_EXAMPLE_PROVIDERS="cpu", ORTCOPY_EXAMPLE_CACHE=str(cache))
-    return env
+    return child_env(ORTCOPY_EXAMPLE_PROVIDERS="cpu", ORTCOPY_EXAMPLE_CACHE=str(cache))
 
 
 def _run(tmp_path: Path, cache: Path, program: list[str], *options: str) -> tuple[subprocess.CompletedProcess, dict]:

@@ -7,7 +7,6 @@ apart, so such state is reported as a *possible* round trip and not counted."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +26,7 @@ from ortcopy_doctor.watch.pipeline import (
     analyse_pipeline,
 )
 from ortcopy_doctor.watch.program import run_program
-from render_helpers import REPO
+from render_helpers import child_env
 
 CUDA = "CUDAExecutionProvider"
 
@@ -153,7 +152,7 @@ def _observations(*, how: str, two_sessions: bool = False) -> PipelineObservatio
 def test_fail_on_round_trip_is_not_triggered_by_a_possible_one(tmp_path):
     """`--fail-on round-trip` fails on round trips, not on state traced by equal bytes alone."""
     command = _program(tmp_path, "    y = s.run(None, {'x': np.ones((2, 3), np.float32)})[0]")
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = child_env()
     proc = subprocess.run([sys.executable, "-m", "ortcopy_doctor", "run", "--no-html", "--fail-on", "round-trip", "--",
                            *command], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
