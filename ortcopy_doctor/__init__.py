@@ -20,13 +20,14 @@ if TYPE_CHECKING:
     from ortcopy_doctor.api import CheckOptions, Report, analyse, check, load_report
     from ortcopy_doctor.render.html import render_html
     from ortcopy_doctor.render.text import render_text
-    from ortcopy_doctor.watch import WatchReport, instrumented_session, pytest_watch, watch
+    from ortcopy_doctor.watch import WatchReport, instrumented_session, pytest_watch, watch, watch_fixture
 
 # The public names are imported on first use (PEP 562): `check` loads numpy, onnx and onnxruntime, and
 # `ortcopy-doctor --help` should not.
 _LAZY = {"CheckOptions": ".api", "Report": ".api", "analyse": ".api", "check": ".api", "load_report": ".api",
          "render_html": ".render.html", "render_text": ".render.text",
-         "WatchReport": ".watch", "instrumented_session": ".watch", "pytest_watch": ".watch", "watch": ".watch"}
+         "WatchReport": ".watch", "instrumented_session": ".watch", "pytest_watch": ".watch", "watch": ".watch",
+         "watch_fixture": ".watch"}
 
 
 def __getattr__(name: str) -> Any:
@@ -54,4 +55,4 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 __all__ = ["CheckOptions", "Report", "WatchReport", "__version__", "analyse", "check", "instrumented_session",
-           "load_report", "pytest_watch", "render_html", "render_text", "watch"]
+           "load_report", "pytest_watch", "render_html", "render_text", "watch", "watch_fixture"]

@@ -41,7 +41,7 @@ def analyse_watch(obs: WatchObservations) -> WatchReport:
     if obs.predicted_placement is not None:
         predicted = replace(
             _analyse(obs, obs.predicted_placement, census=False),
-            providers=[obs.predicted_placement.provider, CPU], observed=[],
+            providers=list(dict.fromkeys([obs.predicted_placement.provider, CPU])), observed=[],
             not_observed=[f"{obs.predicted_placement.provider} is not active in this session: every transfer here "
                           "is predicted from the model for the same calls"])
         report = replace(report, predicted=predicted)
@@ -179,7 +179,12 @@ def _analyse_call(call: CallObservation, placement: Placement, basis: Basis, use
         report.discrepancies.append(f"input(s) {names} were bound before the watch started, in host memory or by "
                                     "pointer: where they live is not known; bind them inside the watch")
     have_census = use_census and call.traced
-    if not have_census:
+    if call.error and not have_census:
+        # ORT refuses a bad feed (a dtype, a shape, a name) before it copies anything, and how far a call that
+        # failed later got is not known without a census: nothing is counted for it
+        report.discrepancies.append("the call raised: no transfer is counted for it (what it copied before it "
+                                    "failed is not known without a census)")
+    elif not have_census:
         for use, direction, phase in expected:
             cause, fix = _fix(use, call.method, placement, direction)
             report.transfers.append(Transfer(call=call.index, kind=FEED if use.role == "input" else FETCH,

@@ -8,13 +8,15 @@ from typing import Any
 from ortcopy_doctor.watch.recorder import Watch, watch
 
 
-def pytest_watch(session_fixture: str = "session", *, except_inputs: Sequence[str] = (),
-                 except_outputs: Sequence[str] = (), **watch_options: Any) -> Any:
+def watch_fixture(session_fixture: str = "session", *, except_inputs: Sequence[str] = (),
+                  except_outputs: Sequence[str] = (), **watch_options: Any) -> Any:
     """A pytest fixture that watches the session fixture named ``session_fixture`` for the whole test and fails
     it (at teardown) when the test's calls made host<->device transfers of their own.
 
-    In a conftest.py: ``watched = pytest_watch("session", except_outputs=["logits"])``; a test that asks for
-    ``watched`` is audited; ``watched.report`` is there for finer assertions.
+    In a conftest.py: ``from ortcopy_doctor import watch_fixture`` and ``watched = watch_fixture("session",
+    except_outputs=["logits"])``; a test that asks for ``watched`` is audited; ``watched.report`` is there for finer
+    assertions. (Its first name, ``pytest_watch``, still works, but not imported by that name into a conftest.py:
+    pytest takes every ``pytest_*`` name there for a hook and stops with "unknown hook".)
     """
     import pytest
 
@@ -26,3 +28,6 @@ def pytest_watch(session_fixture: str = "session", *, except_inputs: Sequence[st
         w.report.assert_no_host_transfers(except_inputs=except_inputs, except_outputs=except_outputs)
 
     return _watched
+
+
+pytest_watch = watch_fixture  # the first name; see watch_fixture's docstring

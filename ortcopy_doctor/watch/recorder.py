@@ -33,6 +33,7 @@ onnxruntime, which is how the recorded GPU fixtures are replayed (tests/fixtures
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import os
 import shutil
@@ -46,7 +47,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ortcopy_doctor.collect.census import CuptiTracer
-from ortcopy_doctor.knowledge.providers import is_device
+from ortcopy_doctor.knowledge.providers import ALIASES, KNOWN, is_device
+from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.census import TransferRecord
 from ortcopy_doctor.model.evidence import to_jsonable
 from ortcopy_doctor.watch.analysis import analyse_watch
@@ -102,17 +104,24 @@ def instrumented_session(model_path: str | os.PathLike[str], providers: Sequence
     optimized = Path(workdir) / "runtime_graph.onnx"
     previous_level = so.log_severity_level
     so.log_severity_level = 0
-    so.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
-    so.optimized_model_filepath = str(optimized)
-    so.add_session_config_entry("session.optimized_model_external_initializers_file_name", optimized.name + ".data")
-    so.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
-    if profile:
-        so.enable_profiling = True
-        so.profile_file_prefix = str(Path(workdir) / "profile")
-    with ortlog.capture_native_stderr() as captured:
-        session = ort.InferenceSession(os.fspath(model_path), so, providers=providers,
-                                       provider_options=provider_options, **kwargs)
-    so.log_severity_level = previous_level
+    try:
+        with ortlog.capture_native_stderr() as captured:
+            # inside the capture: options used for an earlier session already hold these entries, and ORT warns
+            # on the terminal that each is set again
+            _set_config(so, "session.record_ep_graph_assignment_info", "1")
+            so.optimized_model_filepath = str(optimized)
+            _set_config(so, "session.optimized_model_external_initializers_file_name", optimized.name + ".data")
+            _set_config(so, "session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+            if profile:
+                so.enable_profiling = True
+                so.profile_file_prefix = str(Path(workdir) / "profile")
+            session = ort.InferenceSession(os.fspath(model_path), so, providers=providers,
+                                           provider_options=provider_options, **kwargs)
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)  # ORT refused the model (or the options): nothing to keep
+        raise
+    finally:
+        so.log_severity_level = previous_level
     facts = ortlog.extract_facts(ortlog.parse_lines(captured.text))
     notes: list[str] = []
     graph = None
@@ -135,6 +144,14 @@ def instrumented_session(model_path: str | os.PathLike[str], providers: Sequence
     # wrapper keeps the native session as ``_sess``), not the wrapper, so it does not keep the wrapper alive.
     weakref.finalize(session, _finish_instrumented, getattr(session, "__dict__", {}), info)
     return session
+
+
+def _set_config(options: Any, key: str, value: str) -> None:
+    """``options.add_session_config_entry(key, value)``, not again where the entry already has that value."""
+    with contextlib.suppress(Exception):  # onnxruntime raises where the entry is not set
+        if options.get_session_config_entry(key) == value:
+            return
+    options.add_session_config_entry(key, value)
 
 
 def _finish_instrumented(attributes: dict[str, Any], info: _Instrumentation) -> None:
@@ -221,7 +238,7 @@ class _IOBindingPatch:
     METHODS = ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "bind_output", "bind_ortvalue_output",
                "clear_binding_inputs", "clear_binding_outputs")
     _lock = threading.Lock()
-    _watchers: dict[int, Watch] = {}  # id(C session) -> watch
+    _watchers: dict[int, list[Watch]] = {}  # id(C session) -> its active watches, outermost first
     _saved: dict[str, Any] = {}
     _cls: Any = None
 
@@ -242,12 +259,15 @@ class _IOBindingPatch:
                 if init is not None:
                     cls._saved["__init__"] = init
                     setattr(cls._cls, "__init__", cls._wrap_init(init))
-            cls._watchers[id(c_session)] = watcher
+            cls._watchers.setdefault(id(c_session), []).append(watcher)
 
     @classmethod
-    def remove(cls, c_session: Any) -> None:
+    def remove(cls, c_session: Any, watcher: Watch) -> None:
         with cls._lock:
-            cls._watchers.pop(id(c_session), None)
+            watchers = cls._watchers.get(id(c_session), [])
+            watchers[:] = [w for w in watchers if w is not watcher]  # this watch only: an enclosing one goes on
+            if not watchers:
+                cls._watchers.pop(id(c_session), None)
             if not cls._watchers and cls._cls is not None:
                 for name, original in cls._saved.items():
                     setattr(cls._cls, name, original)
@@ -275,10 +295,19 @@ class _IOBindingPatch:
 
         def wrapper(binding: Any, *args: Any, **kwargs: Any) -> Any:
             native = getattr(binding, "_session", None) or getattr(binding, "_ortcopy_session", None)
-            watcher = cls._watchers.get(id(native))
-            if watcher is None:
+            watchers = list(cls._watchers.get(id(native), ()))
+            if not watchers:
                 return original(binding, *args, **kwargs)
-            return watcher._on_bind(method, original, signature, binding, args, kwargs)
+
+            # Every active watch of the session records the bind (nested watches: the pytest fixture and a watch
+            # inside the test, or `run` and the program's own watch); ORT binds once, inside the innermost.
+            def through(i: int, binding: Any, *args: Any, **kwargs: Any) -> Any:
+                if i == len(watchers):
+                    return original(binding, *args, **kwargs)
+                return watchers[i]._on_bind(method, functools.partial(through, i + 1), signature, binding, args,
+                                            kwargs)
+
+            return through(0, binding, *args, **kwargs)
 
         wrapper.__name__ = method
         wrapper.__doc__ = original.__doc__
@@ -293,7 +322,7 @@ class Watch:
                  profile: bool = False, model: Any = None) -> None:
         self.session = session
         self._census_option = census
-        self._predict_for = predict_for
+        self._predict_for = _provider_to_predict(predict_for)
         self._profile = profile
         self._model_arg = model
         self.observations = WatchObservations()
@@ -302,6 +331,7 @@ class Watch:
         self._tracer_factory: Optional[Callable[[], Any]] = None
         self._report: Optional[WatchReport] = None
         self._active = False
+        self._calls_lock = threading.Lock()
 
     # context manager --------------------------------------------------------------------------------------------------
 
@@ -456,14 +486,22 @@ class Watch:
                               ("run_with_ort_values", self._run_with_ort_values)):
             if not hasattr(session, name):
                 continue
-            self._saved_attrs[name] = session.__dict__.get(name, _MISSING)
-            original = getattr(session, name)
-            setattr(session, name, _bind_wrapper(wrapper, original, name))
+            saved = session.__dict__.get(name, _MISSING)
+            self._saved_attrs[name] = saved
+            setattr(session, name, _bind_wrapper(self, wrapper, getattr(session, name), name, saved))
         _IOBindingPatch.add(session._sess, self)
 
     def _restore(self) -> None:
-        _IOBindingPatch.remove(self.session._sess)
+        """Put back what ``_patch`` replaced. Where a later watch wrapped this one's wrapper and is still active
+        (watches ended out of order), the attribute stays the later watch's, and this one's wrapper, now ended,
+        passes calls straight through; that watch, when it ends, puts back what was there before either."""
+        _IOBindingPatch.remove(self.session._sess, self)
         for name, saved in self._saved_attrs.items():
+            current = self.session.__dict__.get(name, _MISSING)
+            if getattr(current, "_ortcopy_watch", None) not in (self, None):
+                continue
+            while getattr(saved, "_ortcopy_watch", None) is not None and not saved._ortcopy_watch._active:
+                saved = saved._ortcopy_saved  # the wrapper of a watch that ended first: what it replaced
             if saved is _MISSING:
                 self.session.__dict__.pop(name, None)
             else:
@@ -472,16 +510,29 @@ class Watch:
 
     @contextlib.contextmanager
     def _traced(self) -> Iterator[list[TransferRecord] | None]:
+        """The records of one call (or bind): a list filled when the tracing ends. Inside another watch's traced
+        call (nested watches of one session: each wraps the other's call), no second tracer is started (one at a
+        time per process): the list is filled with the enclosing tracer's records when it ends, after this block."""
+        global _followers
         if self._tracer_factory is None:
             yield None
             return
         records: list[TransferRecord] = []
+        if _followers is not None:
+            _followers.append(records)
+            yield records
+            return
         tracer = self._tracer_factory()
+        followers: list[list[TransferRecord]] = []
+        _followers = followers
         try:
             with tracer:
                 yield records
         finally:
+            _followers = None
             records.extend(tracer.census.records)
+            for other in followers:
+                other.extend(tracer.census.records)
 
     def _state(self, binding: Any) -> _BindingState:
         entry = self._bindings.get(id(binding))
@@ -537,41 +588,47 @@ class Watch:
             use.via = "bind_ortvalue_output"
         with self._traced() as records:
             result = original(binding, *args, **kwargs)
+            following = _followers is not None  # records filled later, by an enclosing watch's tracer
         (state.inputs if use.role == "input" else state.outputs)[name] = use
-        if records:
-            state.pending.append(BindRecords(method=method, name=name, records=list(records)))
+        if records or (records is not None and following):
+            state.pending.append(BindRecords(method=method, name=name, records=records))
         return result
 
     def _record(self, method: str, inputs: list[TensorUse], call: Callable[[], Any],
                 outputs_of: Callable[[Any], list[TensorUse]], bind_records: list[BindRecords] | None = None) -> Any:
-        obs = CallObservation(index=len(self.observations.calls), method=method, inputs=inputs,
-                              bind_records=bind_records or [])
+        obs = CallObservation(index=0, method=method, inputs=inputs, bind_records=bind_records or [])
+        with self._calls_lock:  # calls from several threads: each its own index, its place in the list
+            obs.index = len(self.observations.calls)
+            self.observations.calls.append(obs)
         obs.start_ns = time.time_ns()
+        records: list[TransferRecord] | None = None
         try:
             with self._traced() as records:
                 result = call()
         except BaseException as exc:
             obs.end_ns = time.time_ns()
             obs.error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
-            obs.traced, obs.records = records is not None, list(records or [])
-            self.observations.calls.append(obs)
+            obs.traced, obs.records = records is not None, records if records is not None else []
             raise
         obs.end_ns = time.time_ns()
-        obs.traced, obs.records = records is not None, list(records or [])
+        # the list itself: under an enclosing watch's tracer it is filled when that tracer ends
+        obs.traced, obs.records = records is not None, records if records is not None else []
         try:
             obs.outputs = outputs_of(result)
         except Exception as exc:  # noqa: BLE001 - never break the user's call
             self.observations.notes.append(f"call {obs.index}: outputs not readable ({exc})")
-        self.observations.calls.append(obs)
         return result
 
     def _output_names(self, requested: Any) -> list[str]:
-        if requested:
-            return list(requested)
-        return [o.name for o in self.session.get_outputs()]
+        try:
+            if requested:
+                return [str(n) for n in requested]
+            return [o.name for o in self.session.get_outputs()]
+        except Exception:  # noqa: BLE001 - ORT refuses what it cannot take, with its own error, in the call
+            return []
 
     def _run(self, original: Callable[..., Any], output_names: Any, input_feed: Any, *args: Any, **kwargs: Any) -> Any:
-        inputs = [_use_of_value(k, "input", v, "numpy") for k, v in dict(input_feed).items()]
+        inputs = _feed_uses(input_feed)
         names = self._output_names(output_names)
 
         def outputs_of(result: Any) -> list[TensorUse]:
@@ -583,7 +640,7 @@ class Watch:
     def _run_with_ort_values(self, original: Callable[..., Any], output_names: Any, input_dict_ort_values: Any,
                              *args: Any, **kwargs: Any) -> Any:
         input_dict = input_dict_ort_values
-        inputs = [_use_of_value(k, "input", v, "numpy") for k, v in dict(input_dict).items()]
+        inputs = _feed_uses(input_dict)
         names = self._output_names(output_names)
 
         def outputs_of(result: Any) -> list[TensorUse]:
@@ -656,15 +713,47 @@ class Watch:
 
 
 _MISSING = object()
+# While a watch traces a call: the record lists of the nested watches' calls inside it (``Watch._traced``).
+_followers: Optional[list[list[TransferRecord]]] = None
 
 
-def _bind_wrapper(method: Callable[..., Any], original: Callable[..., Any], name: str) -> Callable[..., Any]:
+def _provider_to_predict(name: Optional[str]) -> Optional[str]:
+    """``predict_for`` as a provider's full name ("cuda" -> "CUDAExecutionProvider", as the command line takes
+    it); "auto" and None as they are; ``UsageError`` for a name that is no provider."""
+    if name is None or name == "auto":
+        return name
+    if not isinstance(name, str):
+        raise UsageError(f"watch(predict_for={name!r}): give a provider name such as 'cuda' or "
+                         "'CUDAExecutionProvider', 'auto' or None")
+    full = ALIASES.get(name.strip().lower(), name.strip())
+    if full not in KNOWN:
+        raise UsageError(f"watch(predict_for={name!r}): unknown provider: use one of {', '.join(sorted(ALIASES))}, "
+                         "a full name such as CUDAExecutionProvider, 'auto' or None")
+    return full
+
+
+def _feed_uses(feed: Any) -> list[TensorUse]:
+    """What each input of a feed dict is, read without changing the call: a feed that is no mapping (None, a
+    list) is passed to ORT as it is, which raises its own error, and the call is recorded with it."""
+    try:
+        items = list(feed.items())
+    except Exception:  # noqa: BLE001
+        return []
+    return [_use_of_value(k if isinstance(k, str) else repr(k), "input", v, "numpy") for k, v in items]
+
+
+def _bind_wrapper(watcher: Watch, method: Callable[..., Any], original: Callable[..., Any], name: str,
+                  saved: Any) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not watcher._active:  # ended while a later watch of the session that wraps it is still active
+            return original(*args, **kwargs)
         return method(original, *args, **kwargs)
 
     wrapper.__name__ = name
     wrapper.__doc__ = getattr(original, "__doc__", None)
     wrapper.__wrapped__ = original  # type: ignore[attr-defined]
+    wrapper._ortcopy_watch = watcher  # type: ignore[attr-defined]
+    wrapper._ortcopy_saved = saved  # type: ignore[attr-defined]  # the instance attribute it replaced
     return wrapper
 
 

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from dataclasses import field
 from typing import Any, Optional
 
-from ortcopy_doctor.knowledge.providers import short
+from ortcopy_doctor.knowledge.providers import is_device, short
 from ortcopy_doctor.model import jsontext
+from ortcopy_doctor.render.terminal import safe
 from ortcopy_doctor.model.evidence import to_jsonable
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import CopyKind, Direction
@@ -159,6 +160,13 @@ class WatchReport:
         if not self.calls:
             raise AssertionError("ortcopy-doctor watch recorded no session call: run the session inside the "
                                  "`with watch(session)` block (run, run_with_iobinding or run_with_ort_values)")
+        if predicted and self.predicted is None and not any(is_device(p) for p in self.providers):
+            # no device provider is active and nothing was predicted: passing would say nothing about the device
+            why = next((n for n in self.notes if n.startswith("no prediction for")), "")
+            raise AssertionError(
+                "ortcopy-doctor watch: assert_no_host_transfers(predicted=True), but there is no prediction for a "
+                "device" + (f" ({why})" if why else "") + ": pass watch(..., predict_for='CUDAExecutionProvider') "
+                "(or 'cuda'), or drop predicted=True")
         offending = self.host_transfers(except_inputs, except_outputs)
         label = ""
         if predicted and self.predicted is not None:
@@ -180,7 +188,7 @@ class WatchReport:
         if self.placement_source == PLACEMENT_PREDICTED:
             lines.append("(placement is predicted from the model: create the session with "
                          "ortcopy_doctor.instrumented_session to use the session's own placement)")
-        raise AssertionError("\n".join(lines))
+        raise AssertionError("\n".join(safe(line) for line in lines))  # pytest prints it to the CI log as it is
 
     # output ------------------------------------------------------------------------------------------------------
 
@@ -223,6 +231,7 @@ class WatchReport:
             for f in call.fixes:
                 lines.append(f"  fix: {f}")
         lines += [f"note: {n}" for n in self.notes]
+        lines = [safe(line) for line in lines]  # names from the model: no escape sequence reaches a terminal
         if self.predicted is not None:
             lines.append("")
             lines.append("predicted " + self.predicted.to_text())
