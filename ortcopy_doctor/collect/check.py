@@ -44,6 +44,7 @@ from ortcopy_doctor.collect.session import (
     CheckOptions,
     provider_list,
     session_options,
+    validated,
 )
 from ortcopy_doctor.knowledge.model_file import display_path, inspect_model, load_model, walk_nodes
 from ortcopy_doctor.analysis.profile import parse_profile, profile_names_raw
@@ -347,9 +348,9 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
 
     ``load_ahead``: modules the caller imports after the check (the CLI: the renderers it will use), imported on a
     helper thread while the evidence session is created and warmed up (``_Ahead``)."""
+    options = validated(options or CheckOptions())
     with GpuListing() as listing:  # nvidia-smi -L runs while the model is read and the session is created
-        return _collect(Path(model_path), options or CheckOptions(), progress or (lambda _step: None), listing,
-                        tuple(load_ahead))
+        return _collect(Path(model_path), options, progress or (lambda _step: None), listing, tuple(load_ahead))
 
 
 def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: GpuListing,

@@ -13,6 +13,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import field
 
@@ -41,9 +42,24 @@ class NativeCapture:
         self.text = ""
 
 
+# fd 2 and sys.stdout belong to the whole process: one capture at a time. Two checks in two threads that both
+# saved and restored them interleaved left sys.stdout pointing at stderr and fd 2 at a deleted file.
+_CAPTURE_LOCK = threading.RLock()
+
+
 @contextlib.contextmanager
 def capture_native_stderr() -> Iterator[NativeCapture]:
-    """Redirect fd 2 into a temporary file for the duration; the text is in ``.text`` afterwards."""
+    """Redirect fd 2 into a temporary file for the duration; the text is in ``.text`` afterwards.
+
+    Process-wide, as fd 2 is: captures in several threads take turns (a lock), and what other threads write to
+    fd 2 or ``sys.stdout`` meanwhile goes into the capture."""
+    with _CAPTURE_LOCK:
+        with _capture() as capture:
+            yield capture
+
+
+@contextlib.contextmanager
+def _capture() -> Iterator[NativeCapture]:
     capture = NativeCapture()
     sys.stderr.flush()
     try:

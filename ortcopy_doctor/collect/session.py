@@ -4,7 +4,7 @@ built from them, shared by the check phases (``collect.check``) and the binding 
 from __future__ import annotations
 
 import os
-from dataclasses import field
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,72 @@ class CheckOptions:
     measure_binding: bool | None = None
     measure_runs: int = 50  # the minimum (calibration) rounds; more are sampled until precise or out of budget
     measure_budget_s: float = 5.0  # seconds of adaptive sampling (stats.Sampler) at most
+
+
+# The ranges the command line takes (cli/app.py `check`), for the API's CheckOptions too.
+RUN_RANGES = {"warmup_runs": (0, 10_000), "profiled_runs": (1, 1_000), "timed_runs": (1, 1_000_000),
+              "measure_runs": (5, 1_000_000), "device_id": (0, 1023)}
+MAX_MEASURE_BUDGET_S = 3600.0
+
+
+def validated(options: CheckOptions) -> CheckOptions:
+    """``options`` checked as the command line checks its flags, provider names resolved ("cuda" ->
+    "CUDAExecutionProvider"): a ``UsageError`` naming the field for a value the command line would refuse, not a
+    numpy or onnxruntime error deep inside the check (or a check that quietly runs something else)."""
+    import math
+
+    from ortcopy_doctor.collect.feeds import MAX_DIM
+
+    def bad(name: str, value: object, want: str) -> UsageError:
+        return UsageError(f"CheckOptions.{name}={str(value)[:60]!r}: {want}")
+
+    def integer(value: object) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    for name, (low, high) in RUN_RANGES.items():
+        value = getattr(options, name)
+        if not integer(value) or not low <= value <= high:
+            raise bad(name, value, f"give an integer from {low} to {high:,}")
+    budget = options.measure_budget_s
+    if not isinstance(budget, (int, float)) or isinstance(budget, bool) or not math.isfinite(budget) \
+            or not 0 <= budget <= MAX_MEASURE_BUDGET_S:
+        raise bad("measure_budget_s", budget, f"give a number of seconds from 0 to {MAX_MEASURE_BUDGET_S:.0f}")
+    if not integer(options.seed) or options.seed < 0:
+        raise bad("seed", options.seed, "give a non-negative integer")
+    providers = options.providers
+    if isinstance(providers, (str, bytes)) or not isinstance(providers, (list, tuple)) or not providers \
+            or not all(isinstance(p, str) for p in providers):
+        raise bad("providers", providers, "give a list of provider names, e.g. ['cuda', 'cpu'] or "
+                                          "['CUDAExecutionProvider', 'CPUExecutionProvider']")
+    resolved: list[str] = []
+    for name in providers:
+        full = provider_names.ALIASES.get(name.strip().lower(), name.strip())
+        if full not in provider_names.KNOWN:
+            raise bad("providers", name, f"unknown provider: use one of {', '.join(sorted(provider_names.ALIASES))} "
+                                         "(or a full name such as CUDAExecutionProvider)")
+        if full not in resolved:
+            resolved.append(full)
+    for name, mapping, kind in (("dims", options.dims, "a size"), ("shapes", options.shapes, "a shape"),
+                                ("values", options.values, "a value"), ("provider_options", options.provider_options,
+                                                                        "a value")):
+        if not isinstance(mapping, dict) or not all(isinstance(k, str) for k in mapping):
+            raise bad(name, mapping, f"give a dict from each name to {kind}")
+    for name, size in options.dims.items():
+        if not integer(size) or not 0 <= size <= MAX_DIM:
+            raise bad("dims", {name: size}, f"give each symbol a size from 0 to {MAX_DIM:,}")
+    for name, shape in options.shapes.items():
+        if not isinstance(shape, (list, tuple)) or not all(integer(d) and 0 <= d <= MAX_DIM for d in shape):
+            raise bad("shapes", {name: shape}, f"give each input a list of sizes from 0 to {MAX_DIM:,}")
+    if not all(isinstance(v, str) for v in [*options.values.values(), *options.provider_options.values()]):
+        raise bad("values", options.values, "give each value as text, e.g. {'sample_rate': '16000'}")
+    if options.device_id and resolved[0] == provider_names.CPU:
+        raise bad("device_id", options.device_id, "it picks a GPU, and the first provider is the CPU: drop it, or "
+                                                  "put a GPU provider first")
+    if options.provider_options and resolved[0] == provider_names.CPU:
+        raise bad("provider_options", options.provider_options, "they are for the first provider, and the CPU "
+                                                                "provider has none")
+    return replace(options, providers=resolved, dims=dict(options.dims),
+                   shapes={k: list(v) for k, v in options.shapes.items()})
 
 
 # Above this much weight, the evidence session does not save ORT's optimized model (a full copy of the weights).

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.model.vocabulary import (
@@ -121,7 +122,9 @@ def _escape(text: str) -> str:
 
 
 def render_text(report: Report, width: int = 120) -> str:
-    """The report as plain text (no colour), ``width`` columns wide."""
+    """The report as plain text (no colour), ``width`` columns wide (at least 20)."""
+    if not isinstance(width, int) or isinstance(width, bool) or width < 20:
+        raise UsageError(f"render_text(width={str(width)[:30]!r}): give the number of columns, 20 or more")
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
     print_report(report, console)
