@@ -3,18 +3,24 @@
 One SARIF rule per finding kind (``rules.RULES``: id, slug as name, title as short description, the general fix
 as help), one result per finding: level error/warning/note (the rules' info is SARIF's note), the message with its
 specific fix, the model file as the physical location (a URI relative to the base folder, the current directory
-for the CLI, where the model lies under it) and the node or tensor as the logical location, and the bytes per run
-in the result's properties. Findings of a kind passed with ``--allow`` keep their result, at level "note" with an
-accepted external suppression (see ``ortcopy_doctor.report.gate``). Predicted findings (static analysis for a requested
-provider that was not active) are results too, marked ``"predicted": true``.
+for the CLI, where the model lies under it, else an absolute file URI; each path segment percent-encoded) and the
+node or tensor as the logical location, and the bytes per run in the result's properties. Findings of a kind passed
+with ``--allow`` keep their result, at level "note" with an accepted external suppression (see
+``ortcopy_doctor.report.gate``). Predicted findings (static analysis for a requested provider that was not active)
+are results too, marked ``"predicted": true``. A prediction names every Memcpy node by its op type (MemcpyToHost,
+MemcpyFromHost): such a Memcpy-node finding is told apart by the tensor it copies, in its fingerprint and its
+logical location's name.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import posixpath
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.knowledge.providers import short
@@ -39,20 +45,48 @@ _INPUT_SLUGS = {r.slug for r in RULES if r.location == "input"}
 _OUTPUT_SLUGS = {r.slug for r in RULES if r.location == "output"}
 
 
+def _uri_path(path: str) -> str:
+    """``path`` (``/``-separated) as the path of a URI: each segment percent-encoded (UTF-8), ``/`` kept between
+    them, so a space, ``%``, ``#``, ``?``, ``:`` or a non-ASCII character stays part of its segment."""
+    return quote(path, safe="/", encoding="utf-8", errors="surrogateescape")
+
+
+def _relative_to(path: str, base: str) -> PurePosixPath | None:
+    """``path`` relative to ``base`` (both absolute) where it lies under it: as spelled (a symbolic link under the
+    base stays a path under it), else with links resolved (a base spelled through a link); None where not."""
+    for p, b in ((os.path.normpath(path), os.path.normpath(base)), (os.path.realpath(path), os.path.realpath(base))):
+        try:
+            rel = Path(p).relative_to(b)
+        except ValueError:
+            continue
+        if rel.parts:
+            return PurePosixPath(*rel.parts)
+    return None
+
+
 def artifact_location(model_path: str, base: Path | None) -> dict[str, Any]:
     """The model file as a SARIF artifactLocation: relative to ``base`` (with uriBaseId %SRCROOT%) where it lies
-    under it or is already relative, else an absolute file URI."""
+    under it, however the path is spelled (a relative path is taken from ``base``, the current directory for the
+    CLI: ``../other/m.onnx`` is not under it), else an absolute file URI. Without a base a relative path stays
+    relative unless it leads out (``../``). Each path segment is percent-encoded (RFC 3986), so the uri is a valid
+    URI reference whatever the folder and file names hold."""
     path = Path(model_path)
-    if not path.is_absolute():
-        return {"uri": PurePosixPath(*path.parts).as_posix() if path.parts else model_path, "uriBaseId": SRCROOT}
+    if not path.parts:
+        return {"uri": _uri_path(model_path), "uriBaseId": SRCROOT}
+    if base is None and not path.is_absolute():
+        normal = PurePosixPath(posixpath.normpath(PurePosixPath(*path.parts).as_posix()))
+        if normal.parts and normal.parts[0] != "..":
+            return {"uri": _uri_path(normal.as_posix()), "uriBaseId": SRCROOT}
+    anchor = os.path.abspath(base if base is not None else os.curdir)
+    absolute = os.path.normpath(os.path.join(anchor, path))  # as spelled, normalised: "a/../b" is "b"
     if base is not None:
         try:
-            rel = path.resolve().relative_to(Path(base).resolve())
-        except (ValueError, OSError):
+            rel = _relative_to(absolute, anchor)
+        except OSError:
             rel = None
-        if rel is not None and rel.parts:
-            return {"uri": PurePosixPath(*rel.parts).as_posix(), "uriBaseId": SRCROOT}
-    return {"uri": path.as_uri()}
+        if rel is not None:
+            return {"uri": _uri_path(rel.as_posix()), "uriBaseId": SRCROOT}
+    return {"uri": Path(absolute).as_uri()}
 
 
 def _rule_descriptor(rule: Rule) -> dict[str, Any]:
@@ -70,8 +104,23 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
     }
 
 
-def _logical_locations(report: Report, finding: Finding) -> list[dict[str, Any]]:
+def _memcpy_tensor(finding: Finding, predicted_for: str) -> str:
+    """The tensor a Memcpy-node finding copies where the node's name does not tell it apart, else "": a prediction
+    names every Memcpy node by its op type (MemcpyToHost, MemcpyFromHost), and a measured Memcpy node the profile did
+    not show has no name. A measured node keeps ORT's own name (Memcpy, Memcpy_token_0, ...), unique in its session."""
+    if finding.slug != "memcpy-node" or not (finding.predicted or predicted_for or not finding.location):
+        return ""
+    tensor = finding.details.get("tensor")
+    return tensor if isinstance(tensor, str) else ""
+
+
+def _logical_locations(report: Report, finding: Finding, predicted_for: str = "") -> list[dict[str, Any]]:
     name = finding.location
+    copied = _memcpy_tensor(finding, predicted_for)
+    if copied:
+        # MemcpyToHost(t): the op (a measured node without a name: the op of its direction) and the tensor copied.
+        op = name or ("MemcpyToHost" if finding.details.get("direction") == "device_to_host" else "MemcpyFromHost")
+        name = f"{op}({copied})"
     if not name or finding.slug == "ep-not-active" or name == "session":
         return [{"name": "session", "kind": "module"}]
     nodes = {n.name: n for n in report.evidence.nodes}
@@ -99,7 +148,11 @@ def _sentence(text: str) -> str:
 
 
 def _fingerprint(model_sha: str, finding: Finding, predicted_for: str) -> str:
-    key = "\0".join([model_sha, finding.rule, finding.location, predicted_for])
+    parts = [model_sha, finding.rule, finding.location, predicted_for]
+    copied = _memcpy_tensor(finding, predicted_for)
+    if copied:  # only where the node name does not tell the finding apart: other fingerprints stay as they were
+        parts.append(copied)
+    key = "\0".join(parts)
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
@@ -114,7 +167,7 @@ def _result(report: Report, finding: Finding, rule_index: dict[str, int], locati
         "message": {"text": f"{prefix}{_sentence(finding.message)} Fix: {_sentence(finding.fix)}"},
         "locations": [{
             "physicalLocation": {"artifactLocation": location},
-            "logicalLocations": _logical_locations(report, finding),
+            "logicalLocations": _logical_locations(report, finding, predicted_for),
         }],
         "partialFingerprints": {"ortcopyDoctorFinding/v1": _fingerprint(report.evidence.model.sha256, finding,
                                                                         predicted_for)},
