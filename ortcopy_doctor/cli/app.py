@@ -501,33 +501,107 @@ def demo(
     """Build the bundled example model, check it, and write reports/demo.html; exits as `check` would."""
 
     def body() -> int:
+        import tempfile
+
         from ortcopy_doctor.api import check as run_check
+        from ortcopy_doctor.cli.ci import CiOptions
         from ortcopy_doctor.collect.session import CheckOptions
         from ortcopy_doctor.collect.demo_model import DEMO_DIMS, write_demo_model_once
         from ortcopy_doctor.knowledge.providers import resolve
+        from ortcopy_doctor.model.errors import EnvironmentProblem
         from ortcopy_doctor.render.text import print_report
 
-        if not output.parent.exists() and not output.parent.is_symlink():
-            try:
-                output.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise UsageError(f"--html {output}: cannot create folder {output.parent} ({exc.strerror}): "
-                                 "choose another path") from None
-        model_path = output.parent / "demo.onnx"
-        outputs = _outputs([("the demo model", model_path)], [("--html", output)])
-        write_demo_model_once(model_path)  # never replaces a different demo.onnx
+        # Every option is checked before anything is created: a bad one leaves no folder and no model behind.
         options = CheckOptions(providers=resolve(provider), dims=dict(DEMO_DIMS))
-        with _progress(sys.stderr.isatty()) as progress:
-            result = run_check(model_path, options, progress=progress)
-        _write_outputs(outputs, result)
-        out = _stdout()
+        ci = CiOptions.parse(fail_on.value)
+        made_folders: list[Path] = []  # the folders this run created, deepest first
+        made_model: Optional[Path] = None  # demo.onnx where this run wrote it (it was not there before)
+        scratch: Optional[Path] = None  # the temporary folder of the model when the report goes to a device
+        page: Optional[tuple[str, Optional[tuple[int, int]]]] = None  # the page's path and the file there before
+        try:
+            made_folders = _demo_missing_folders(output.parent)
+            if made_folders:
+                try:
+                    output.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise UsageError(f"--html {output}: cannot create folder {output.parent} ({exc.strerror}): "
+                                     "choose another path") from None
+            outputs = _outputs([], [("--html", output)])
+            if outputs.outputs[0].kind == "file":
+                model_path = output.parent / "demo.onnx"
+                page = (outputs.outputs[0].target, _demo_file_id(outputs.outputs[0].target))
+            else:
+                # A device, FIFO or stdout (`-o /dev/null`: no page) is written in place, and nothing is written
+                # beside it: the model goes to a temporary folder, removed at the end.
+                try:
+                    scratch = Path(tempfile.mkdtemp(prefix="ortcopy-doctor-demo-"))
+                except OSError as exc:
+                    raise EnvironmentProblem(f"the temporary folder for the demo model could not be created "
+                                             f"({exc.strerror or type(exc).__name__}): set TMPDIR to a folder with "
+                                             "room, or give --html DIR/demo.html") from None
+                model_path = scratch / "demo.onnx"
+            outputs.add_input("the demo model", model_path)
+            _try_outputs(outputs)  # a folder that takes no new file (/proc, a read-only mount): refused now
+            if not os.path.lexists(model_path):
+                made_model = model_path
+            write_demo_model_once(model_path)  # never replaces a different demo.onnx
+            with _progress(sys.stderr.isatty()) as progress:
+                result = run_check(model_path, options, progress=progress)
+            _write_outputs(outputs, result)
+        except BaseException:  # an error or a signal (KeyboardInterrupt, Terminated)
+            # Before the page is written, what this run created goes; after (a signal held back while the page was
+            # renamed into place), the page and the model it names stay, as every output written stays.
+            if page is None or _demo_file_id(page[0]) in (None, page[1]):
+                _demo_remove(made_model, made_folders)
+            raise
+        finally:
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
+        out = _stdout(outputs.uses_stdout)  # `-o /dev/stdout` into a pipe: the page alone on stdout
         print_report(result, out)
-        out.print(f"\nDemo report: [bold]{_esc(str(output.resolve()))}[/]  (model: {_esc(str(model_path))})")
-        from ortcopy_doctor.cli.ci import CiOptions
-
-        return CiOptions.parse(fail_on.value).exit_code(result, out)
+        if scratch is None:
+            out.print(f"\nDemo report: [bold]{_esc(str(output.resolve()))}[/]  (model: {_esc(str(model_path))})")
+        else:
+            out.print(f"\nDemo report: [bold]{_esc(str(output))}[/]  (model: built in a temporary folder and removed; "
+                      "--html DIR/demo.html keeps it as DIR/demo.onnx)")
+        return ci.exit_code(result, out)
 
     _guard(body)
+
+
+def _demo_missing_folders(folder: Path) -> list[Path]:
+    """``demo``: ``folder`` and those of its parents that do not exist (deepest first), which ``mkdir`` creates;
+    empty where ``folder`` exists (a symlink, even a dangling one, counts: it is refused, never followed)."""
+    missing: list[Path] = []
+    while not os.path.lexists(folder) and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _demo_file_id(path: str) -> Optional[tuple[int, int]]:
+    """``demo``: (device, inode) of the file at ``path``, None where there is none; the page renamed into place is a
+    new file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _demo_remove(model: Optional[Path], folders: list[Path]) -> None:
+    """``demo`` on an error or a signal: remove the model it wrote and the folders it created (deepest first, each
+    only while empty), and nothing that was there before."""
+    if model is not None:
+        try:
+            os.unlink(model)
+        except OSError:  # not written yet (or already gone)
+            pass
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:  # not created, or not empty: another's file is never removed
+            pass
 
 
 @app.command(short_help="Run a Python program, report its host round trips.",
