@@ -221,10 +221,17 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
                         "nothing to bind on a device until the provider loads"))
     view = view if view is not None else GraphView.of(evidence)
     feeds = {f.name: f for f in evidence.feeds}
+    # Graph inputs read on the host too, which ORT copies for their device readers with a MemcpyFromHost node
+    # (where the graph holds no Memcpy node: a prediction, or a log without ORT's saved graph): host inputs.
+    copied_by_node = set() if any(n.op_type == "MemcpyFromHost" for n in evidence.nodes) else \
+        {m.tensor for m in evidence.memcpy_insertions if m.op_type == "MemcpyFromHost"}
     for value in evidence.model.inputs:
         feed = feeds.get(value.name)
         uses = view.consumers.get(value.name, [])
         on_device = [u for u in uses if view.reads_on_device(u)]
+        host_uses = [u for u in uses if not view.reads_on_device(u)]
+        if value.name in copied_by_node and host_uses:
+            on_device = []  # ORT keeps it on the host and copies it for the device readers itself
         dtype = feed.dtype if feed else value.elem_type
         if dtype == "str":
             # bind_cpu_input and OrtValue.ortvalue_from_numpy refuse string tensors (onnxruntime 1.20-1.31.1, seen
@@ -233,7 +240,8 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
         elif on_device:
             place, reason = DEVICE, f"read on the device by {on_device[0].node.op_type} '{on_device[0].node.name}'"
         elif uses:
-            place, reason = HOST, f"read only in host memory (by {uses[0].node.op_type} '{uses[0].node.name}'): binding it on the device would add a copy"
+            reader = (host_uses or uses)[0].node
+            place, reason = HOST, f"read only in host memory (by {reader.op_type} '{reader.name}'): binding it on the device would add a copy"
         else:
             place, reason = HOST, "not read by any node"
         plan.entries.append(BindingEntry(value.name, Role.INPUT, place, dtype,

@@ -15,7 +15,7 @@ from collections.abc import Container, Iterable, Sequence
 from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, FEED, FETCH, HOST_TO_DEVICE, IN_KERNEL, MEMCPY_NODE
-from ortcopy_doctor.model.evidence import Dim, Evidence, NodeEvent, RuntimeNode, ValueInfo
+from ortcopy_doctor.model.evidence import Dim, Evidence, Feed, NodeEvent, RuntimeNode, ValueInfo
 from ortcopy_doctor.knowledge.model_file import dtype_itemsize
 from ortcopy_doctor.analysis.profile import tensor_bytes
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
@@ -188,8 +188,15 @@ def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]
     host_side = {m.tensor for m in evidence.memcpy_insertions}
     feeds = {f.name: f for f in evidence.feeds}
 
-    # Feed copies: a host array consumed by a device kernel that reads it from device memory.
+    # Feed copies: a host array consumed by a device kernel that reads it from device memory. A graph input read
+    # on the host as well stays there: ORT copies it for the device readers with a MemcpyFromHost node (seen on
+    # the H200 with onnxruntime-gpu 1.31.1), which the Memcpy nodes below count; in a graph ORT saved, the device
+    # readers read that node's output and find no input here.
+    copied_by_node = set() if any(n.op_type == "MemcpyFromHost" for n in evidence.nodes) else \
+        {m.tensor for m in evidence.memcpy_insertions if m.op_type == "MemcpyFromHost"}
     for value in evidence.model.inputs:
+        if value.name in copied_by_node:
+            continue
         device_uses = view.device_readers(value.name)
         if not device_uses:
             continue
@@ -245,7 +252,8 @@ def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]
         for k in range(max(len(names), len(tensors))):
             name = names[k] if k < len(names) else ""
             tensor = tensors[k] if k < len(tensors) else ""
-            copies.append(_memcpy_copy(op_type, name, tensor, view, by_name, profiled_runs, evidence, (known, dims)))
+            copies.append(_memcpy_copy(op_type, name, tensor, view, by_name, profiled_runs, evidence, (known, dims),
+                                       feed=feeds.get(tensor)))
     return copies + _in_kernel(evidence, events, profiled_runs)
 
 
@@ -318,7 +326,7 @@ def _rnn_batch(node: RuntimeNode, event: NodeEvent) -> int | None:
 def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, by_name: dict[str, list[NodeEvent]],
                  profiled_runs: int, evidence: Evidence,
                  declarations: tuple[dict[str, ValueInfo], dict[str, int]],
-                 graph_node: RuntimeNode | None = None) -> Copy:
+                 graph_node: RuntimeNode | None = None, feed: Feed | None = None) -> Copy:
     direction = DEVICE_TO_HOST if op_type == "MemcpyToHost" else HOST_TO_DEVICE
     own = by_name.get(name, []) if name else []
     shape = dtype = None
@@ -327,6 +335,8 @@ def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, by_name:
         shape, dtype, nbytes = _shape_and_bytes(own[-1].output_shapes[0] if own[-1].output_shapes else None)
         if nbytes is None:
             nbytes = own[-1].output_bytes
+    elif feed is not None:  # a graph input: the array fed
+        shape, dtype, nbytes = list(feed.shape), feed.dtype, feed.bytes
     elif tensor:
         shape, dtype, nbytes = _declared(*declarations, tensor)
     producer = view.producers.get(tensor) if tensor else None

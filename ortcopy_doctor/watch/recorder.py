@@ -405,6 +405,11 @@ class Watch:
         except Exception as exc:  # noqa: BLE001
             model = None
             obs.notes.append(f"the model could not be read ({type(exc).__name__}: {exc})")
+        if model is not None and self._model_arg is not None:
+            mismatch = _inputs_mismatch(model, self.session)
+            if mismatch:
+                obs.notes.append(f"model= is not the session's model ({mismatch}): placement and predictions "
+                                 "below describe another graph; pass the model the session was created from")
         if info is not None:
             obs.notes.extend(info.notes)
         if not device:
@@ -730,6 +735,19 @@ def _provider_to_predict(name: Optional[str]) -> Optional[str]:
         raise UsageError(f"watch(predict_for={name!r}): unknown provider: use one of {', '.join(sorted(ALIASES))}, "
                          "a full name such as CUDAExecutionProvider, 'auto' or None")
     return full
+
+
+def _inputs_mismatch(model: Any, session: Any) -> str:
+    """Where ``model``'s inputs are not the session's (names and order, initializers left out): how, else ""."""
+    try:
+        initializers = {t.name for t in model.graph.initializer}
+        declared = [v.name for v in model.graph.input if v.name not in initializers]
+        actual = [i.name for i in session.get_inputs()]
+    except Exception:  # noqa: BLE001 - not a ModelProto, or no inputs to read: nothing to compare
+        return ""
+    if declared == actual:
+        return ""
+    return f"its inputs are {declared[:5]}, the session's {actual[:5]}"
 
 
 def _feed_uses(feed: Any) -> list[TensorUse]:

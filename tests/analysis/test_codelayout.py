@@ -183,8 +183,9 @@ def test_items_after_a_long_name_are_still_split():
 
 @pytest.mark.parametrize("code", ["x = " + "-" * 3000 + "1\n", "x = " + " + ".join(["[0]"] * 4000) + "\n"])
 def test_input_nested_too_deep_to_compile_is_returned_as_it_is(code):
-    """RecursionError of the compiler: ``fit`` returns its input, as for any source that does not compile."""
-    assert fit(code) is code
+    """RecursionError of the compiler (Python 3.11, 3.12.1, 3.13): ``fit`` returns its input, as for any source that
+    does not compile; Python 3.12.3 compiles these and ``fit`` finds no place to split them."""
+    assert fit(code) == code
 
 
 def _steps(code: str) -> int:

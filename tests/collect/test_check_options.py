@@ -18,7 +18,7 @@ from ortcopy_doctor.model.errors import UsageError
     ("timed_runs", -1, "CheckOptions.timed_runs='-1': give an integer from 1 to 1,000,000"),
     ("profiled_runs", 0, "CheckOptions.profiled_runs='0': give an integer from 1 to 1,000"),
     ("warmup_runs", -5, "CheckOptions.warmup_runs='-5': give an integer from 0 to 10,000"),
-    ("measure_runs", 0, "CheckOptions.measure_runs='0': give an integer from 5 to 1,000,000"),
+    ("measure_runs", 0, "CheckOptions.measure_runs='0': give an integer from 1 to 1,000,000"),
     ("device_id", -1, "CheckOptions.device_id='-1': give an integer from 0 to 1,023"),
     ("timed_runs", True, "CheckOptions.timed_runs='True': give an integer from 1 to 1,000,000"),
     ("measure_budget_s", math.nan, "CheckOptions.measure_budget_s='nan': give a number of seconds from 0 to 3600"),

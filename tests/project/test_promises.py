@@ -523,9 +523,11 @@ def _start_long_check(work: Path) -> tuple[subprocess.Popen[str], Path]:
 
 
 def _default_sigint() -> None:
-    """The check starts with Ctrl-C at its default, whatever this test process inherited: a shell's background
-    job ignores SIGINT, and the check rightly keeps an ignored SIGINT ignored (as under nohup)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    """The check starts with Ctrl-C, SIGTERM and SIGHUP at their defaults, whatever this test process inherited: a
+    shell's background job ignores SIGINT, a command run under nohup (as on the GPU machine) ignores SIGHUP, and the
+    check rightly keeps an ignored signal ignored."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def _wait_for_session(proc: subprocess.Popen[str], tmp: Path) -> None:

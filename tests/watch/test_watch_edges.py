@@ -150,3 +150,19 @@ def test_instrumented_session_takes_one_options_object_twice_without_warnings(mo
     assert first.run(None, {"x": X})[0].shape == second.run(None, {"x": X})[0].shape == (2, 32)
     out, err = capfd.readouterr()
     assert "already exists" not in out + err
+
+
+def test_a_model_that_is_not_the_session_s_is_named_in_the_notes(session, tmp_path):
+    other = helper.make_model(helper.make_graph(
+        [helper.make_node("Relu", ["s"], ["t"])], "g", [helper.make_tensor_value_info("s", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2])]), opset_imports=[helper.make_opsetid("", 17)])
+    with watch(session, model=other) as w:
+        session.run(None, {"x": X})
+    assert "model= is not the session's model (its inputs are ['s'], the session's ['x']): placement and " \
+           "predictions below describe another graph; pass the model the session was created from" in w.report.notes
+
+
+def test_the_session_s_own_model_given_as_model_adds_no_note(session, model_path):
+    with watch(session, model=model_path) as w:
+        session.run(None, {"x": X})
+    assert not [n for n in w.report.notes if n.startswith("model=")]
