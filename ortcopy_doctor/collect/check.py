@@ -38,7 +38,7 @@ from ortcopy_doctor.model.evidence import AssumedDim, Environment, Evidence, Run
 from ortcopy_doctor.model.vocabulary import EvidenceMode
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
-from ortcopy_doctor.collect.feeds import build_feeds, check_names
+from ortcopy_doctor.collect.feeds import build_feeds, check_names, value_names
 from ortcopy_doctor.collect.session import (
     OPTIMIZED_MODEL_MAX_WEIGHT_BYTES,
     CheckOptions,
@@ -360,6 +360,7 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
     say("inspecting the model")
     model = load_model(model_path)
     info = inspect_model(model_path, model)
+    options = replace(options, values=value_names(options.values, info.inputs))  # an input named "a=b"
     notes: list[str] = []
     if options.static:
         check_names(info.inputs, options.dims, options.shapes, options.values)  # a flag naming nothing: refused

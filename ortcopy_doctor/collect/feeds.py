@@ -326,6 +326,23 @@ def load_inputs_file(path: Path, names: set[str] | None = None) -> dict[str, np.
         raise UsageError(f"--inputs {path} is not a readable .npz file ({text}): write it with numpy.savez") from None
 
 
+def value_names(values: dict[str, str], inputs: Sequence[ValueInfo]) -> dict[str, str]:
+    """``--value`` items split where the model's input names say: ``--value a=b=3`` gives input ``a=b`` the value
+    3 where the model has an input ``a=b`` and no input ``a`` (``parse_values`` splits at the first ``=``, before
+    the names are known). The longest input name that fits wins."""
+    names = {v.name for v in inputs}
+    result: dict[str, str] = {}
+    for name, text in values.items():
+        if name not in names:
+            whole = f"{name}={text}"
+            fits = [n for n in names if whole.startswith(n + "=") and len(whole) > len(n) + 1]
+            if fits:
+                name = max(fits, key=len)
+                text = whole[len(name) + 1:].strip()
+        result[name] = text
+    return result
+
+
 def check_names(inputs: Sequence[ValueInfo], dims: dict[str, int], shapes: dict[str, list[int]],
                 values: dict[str, str]) -> None:
     """Refuse a --shape or --value that names no input of the model. A --dim that sizes no symbol of an input is
