@@ -247,3 +247,15 @@ ALL: dict[str, Callable[[], onnx.ModelProto]] = {
     "stateful": stateful,
     "shape_subgraph": shape_subgraph,
 }
+
+
+def shared_input() -> onnx.ModelProto:
+    """Input x read by Relu 'r1' (CUDA) and by Celu 'c3' (no CUDA kernel: CPU), with Relu -> Celu -> Relu -> Celu
+    -> Relu after r1: ORT keeps x on the host and copies it for r1 with a MemcpyFromHost node, no feed copy
+    (tests/fixtures/shared_input, recorded on the H200)."""
+    nodes = [helper.make_node("Relu", ["x"], ["a1"], name="r1"), helper.make_node("Celu", ["a1"], ["b1"], name="c1"),
+             helper.make_node("Relu", ["b1"], ["a2"], name="r2"), helper.make_node("Celu", ["a2"], ["b2"], name="c2"),
+             helper.make_node("Relu", ["b2"], ["y"], name="r3"), helper.make_node("Celu", ["x"], ["z"], name="c3")]
+    return _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])],
+                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8]),
+                   helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 8])], name="shared_input")

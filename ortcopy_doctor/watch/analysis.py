@@ -191,11 +191,14 @@ def _analyse_call(call: CallObservation, placement: Placement, basis: Basis, use
                                              direction=direction, tensor=use.name, bytes=use.bytes, basis=basis,
                                              phase=phase, cause=cause, fix=fix))
         if placement.source not in (PLACEMENT_HOST_ONLY, PLACEMENT_UNKNOWN):
+            fed = {u.name: u.bytes for u in call.inputs}
             for site in placement.model_sites:
                 nbytes = None
                 if call.profile is not None:
                     hit = [m for m in call.profile.memcpy_nodes if m.name == site.node]
                     nbytes = sum(m.bytes for m in hit) if hit else None
+                if nbytes is None and site.kind == MEMCPY_NODE and site.direction == HOST_TO_DEVICE:
+                    nbytes = fed.get(site.tensor)  # a graph input copied by a MemcpyFromHost: the array given
                 report.transfers.append(Transfer(call=call.index, kind=site.kind, direction=site.direction,
                                                  tensor=site.tensor, bytes=nbytes, basis=basis, node=site.node,
                                                  cause=site.cause, fix=_MODEL_FIX))

@@ -32,10 +32,18 @@ def placement_from_nodes(nodes: list[RuntimeNode], inputs: list[str], outputs: l
     view = GraphView.of_nodes(nodes, opsets)
     result = Placement(source=source, provider=provider, detail=detail)
     host_side = {m.tensor for m in insertions}
+    # A graph input read on the host as well stays there; ORT copies it for its device readers with a
+    # MemcpyFromHost node (seen on the H200, onnxruntime-gpu 1.31.1), where the nodes hold no Memcpy node.
+    has_memcpy_nodes = any(n.op_type in MEMCPY_OPS for n in nodes)
+    copied_by_node = set() if has_memcpy_nodes else {m.tensor for m in insertions if m.op_type == "MemcpyFromHost"}
     for name in inputs:
         uses = view.consumers.get(name, [])
         device_uses = view.device_readers(name)
-        if device_uses:
+        if device_uses and name in copied_by_node and len(device_uses) < len(uses):
+            result.inputs_on_host[name] = ", ".join(describe_node(u.node) for u in uses if u not in device_uses) + \
+                " in host memory; ORT copies it for " + ", ".join(describe_node(u.node) for u in device_uses) + \
+                " with a MemcpyFromHost node"
+        elif device_uses:
             result.inputs_on_device[name] = ", ".join(describe_node(u.node) for u in device_uses)
         elif uses:
             result.inputs_on_host[name] = ", ".join(

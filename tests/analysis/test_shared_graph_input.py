@@ -9,26 +9,14 @@ import json
 
 import onnx
 import pytest
-from onnx import TensorProto, helper
 
+import models
 from ortcopy_doctor import check
 from ortcopy_doctor.model.evidence import Evidence, from_jsonable
 from ortcopy_doctor.report.core import analyse
 from render_helpers import TESTS
 
 FIXTURES = TESTS / "fixtures" / "shared_input"
-
-
-def _celu2() -> onnx.ModelProto:
-    nodes = [helper.make_node("Relu", ["x"], ["a1"], name="r1"), helper.make_node("Celu", ["a1"], ["b1"], name="c1"),
-             helper.make_node("Relu", ["b1"], ["a2"], name="r2"), helper.make_node("Celu", ["a2"], ["b2"], name="c2"),
-             helper.make_node("Relu", ["b2"], ["y"], name="r3"), helper.make_node("Celu", ["x"], ["z"], name="c3")]
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8]),
-                               helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 8])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    return model
 
 
 def _recorded(name: str):
@@ -59,7 +47,7 @@ def test_the_prediction_recorded_on_the_h200_now_gives_the_measured_copies():
 
 def test_a_static_check_here_predicts_the_measured_copies(tmp_path):
     path = tmp_path / "celu2.onnx"
-    onnx.save(_celu2(), str(path))
+    onnx.save(models.shared_input(), str(path))
     assert _copies(check(path, static=True)) == MEASURED
 
 

@@ -166,3 +166,16 @@ def test_the_session_s_own_model_given_as_model_adds_no_note(session, model_path
     with watch(session, model=model_path) as w:
         session.run(None, {"x": X})
     assert not [n for n in w.report.notes if n.startswith("model=")]
+
+
+def test_a_prediction_copies_an_input_read_on_the_host_too_with_one_memcpy_node(tmp_path):
+    """ORT keeps such an input on the host (H200, onnxruntime-gpu 1.31.1: tests/fixtures/shared_input); the
+    prediction counted a feed copy and a Memcpy node of unknown size."""
+    onnx.save(models.shared_input(), str(tmp_path / "shared.onnx"))
+    shared = ort.InferenceSession(str(tmp_path / "shared.onnx"), providers=["CPUExecutionProvider"])
+    with watch(shared, predict_for="cuda") as w:
+        shared.run(None, {"x": np.ones((2, 8), np.float32)})
+    got = sorted((t.kind.value, t.direction.value, t.tensor, t.bytes) for t in w.report.predicted.transfers())
+    assert [t for t in got if t[2] in ("x", "y")] == [("fetch", "device_to_host", "y", 64),
+                                                     ("memcpy_node", "host_to_device", "x", 64)]
+    assert w.report.predicted.calls[0].inputs[0].needed_on == "host"
