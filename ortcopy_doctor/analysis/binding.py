@@ -374,7 +374,8 @@ def _array_expr(entry: BindingEntry, evidence: Evidence) -> str:
         return f"rng.integers(0, 2, size={shape!r}).astype(np.bool_)"
     if dtype == "str":
         return f"np.full({shape!r}, 'a', dtype=object)"
-    return f"rng.integers(0, 4, size={shape!r}).astype({_np_dtype(dtype)})"
+    high = feed.high if feed is not None and feed.high else 4  # below the rows of a table the input indexes
+    return f"rng.integers(0, {high}, size={shape!r}).astype({_np_dtype(dtype)})"
 
 
 _RESERVED = {"np", "ort", "session", "binding", "rng", "outputs", "MODEL", "INPUTS_FILE", "infer", "torch", "cp",
@@ -413,7 +414,7 @@ def _header(evidence: Evidence, plan: BindingPlan, title: str, extra_imports: li
         f"MODEL = {model_path!r}",
     ]
     if any(f.source == "file" for f in evidence.feeds):
-        lines.append("INPUTS_FILE = 'inputs.npz'  # the file passed to --inputs")
+        lines.append(f"INPUTS_FILE = {evidence.inputs_file or 'inputs.npz'!r}  # the file passed to --inputs")
     lines += [
         f"session = ort.InferenceSession(MODEL, providers=[('CUDAExecutionProvider', {{'device_id': {dev}{provider_options}}}), 'CPUExecutionProvider'])",
         "binding = session.io_binding()",

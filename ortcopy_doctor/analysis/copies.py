@@ -15,6 +15,7 @@ from collections.abc import Container, Iterable, Sequence
 from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, FEED, FETCH, HOST_TO_DEVICE, IN_KERNEL, MEMCPY_NODE
+from ortcopy_doctor.analysis.dimexpr import SymbolSizes
 from ortcopy_doctor.model.evidence import Dim, Evidence, Feed, NodeEvent, RuntimeNode, ValueInfo
 from ortcopy_doctor.knowledge.model_file import dtype_itemsize
 from ortcopy_doctor.analysis.profile import tensor_bytes
@@ -112,8 +113,9 @@ def _shape_and_bytes(entry: object) -> tuple[list[Dim] | None, str | None, int |
 
 
 def input_dims(evidence: Evidence) -> dict[str, int]:
-    """Symbol -> size as fixed by the inputs fed in this check."""
-    dims: dict[str, int] = {}
+    """Symbol -> size as fixed by the inputs fed in this check; an expression of those symbols (``past + 1``, as
+    torch's dynamo exporter writes derived dims) has its size too (``dimexpr.SymbolSizes``)."""
+    dims: dict[str, int] = SymbolSizes()
     feeds = {f.name: f for f in evidence.feeds}
     for value in evidence.model.inputs:
         feed = feeds.get(value.name)

@@ -38,7 +38,7 @@ from ortcopy_doctor.model.evidence import AssumedDim, Environment, Evidence, Run
 from ortcopy_doctor.model.vocabulary import EvidenceMode
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
-from ortcopy_doctor.collect.feeds import build_feeds, check_names, value_names
+from ortcopy_doctor.collect.feeds import build_feeds, check_names, index_bounds, value_names
 from ortcopy_doctor.collect.session import (
     OPTIMIZED_MODEL_MAX_WEIGHT_BYTES,
     CheckOptions,
@@ -373,13 +373,13 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
         try:
             # described, never allocated: a prediction runs nothing
             _, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,
-                                   make_arrays=False)
+                                   make_arrays=False, bounds=index_bounds(model))
         except UsageError:
             feeds = []  # sizes stay symbolic in a prediction; --dim makes them concrete
         return static_evidence(model, info, feeds, options, collect_environment(listing))
     assumed: list[AssumedDim] | None = None if options.strict_shapes else []
     arrays, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,
-                                values=options.values, assumed=assumed)
+                                values=options.values, assumed=assumed, bounds=index_bounds(model))
     assumed = assumed or []
 
     with tempfile.TemporaryDirectory(prefix="ortcopy-doctor-") as tmp:
@@ -504,6 +504,7 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
                 gc.collect()  # a failed run's traceback may hold the session: free it inside the capture
 
     evidence = Evidence(
+        inputs_file=None if options.inputs_file is None else str(options.inputs_file),
         model=info,
         session=SessionEvidence(
             requested_providers=list(options.providers),
@@ -575,11 +576,15 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
         # onnx install fails here, as itself, not as a shape inference that found nothing
 
         try:
-            shaped = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+            from ortcopy_doctor.knowledge.prediction import with_local_functions_inlined
+
+            # the shapes of the nodes placed: the bodies of local functions inlined, as the prediction places them
+            shaped = onnx.shape_inference.infer_shapes(with_local_functions_inlined(model, []), strict_mode=False)
             inferred = [value_info(v) for v in list(shaped.graph.value_info) + list(shaped.graph.output)]
         except Exception:  # noqa: BLE001 - shapes are a nicety here
             notes.append("onnx shape inference failed: sizes of inner tensors are unknown")
     return Evidence(
+        inputs_file=None if options.inputs_file is None else str(options.inputs_file),
         model=info,
         session=SessionEvidence(
             requested_providers=list(options.providers),

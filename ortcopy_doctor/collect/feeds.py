@@ -15,9 +15,11 @@ import re
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from ortcopy_doctor.analysis.dimexpr import SymbolSizes
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.evidence import AssumedDim, Feed, ValueInfo
 from ortcopy_doctor.model.vocabulary import FeedSource
@@ -186,10 +188,41 @@ def _show(shape: Sequence[object]) -> str:
     return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
-def synthesize(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
-    """A deterministic array for one input. Integers are small and non-negative (valid as ids and indices)."""
+INT_HIGH = 4  # synthesized integers: 0..3
+
+
+def synthesize(value: ValueInfo, shape: list[int], rng: np.random.Generator, high: int = INT_HIGH) -> np.ndarray:
+    """A deterministic array for one input. Integers are small and non-negative, below ``high`` (valid as ids and
+    indices: ``index_bounds`` lowers it for an input that indexes a smaller table)."""
     _check_synthesizable(value)
-    return _make(value, shape, rng)
+    return _make(value, shape, rng, high)
+
+
+def index_bounds(model: Any) -> dict[str, int]:
+    """Input name -> the rows of the smallest table it indexes, where that is fewer than ``INT_HIGH``: a graph input
+    read (directly, or through Cast) as the indices of a Gather of an initializer. BERT's token_type_ids index a
+    table of 2 rows: an id of 2 or 3 made ORT refuse the run ("indices element out of data bounds")."""
+    graph = model.graph
+    inputs = {v.name for v in graph.input}
+    tables = {t.name: list(t.dims) for t in graph.initializer}
+    source = {n.output[0]: n.input[0] for n in graph.node if n.op_type == "Cast" and n.input and n.output}
+    bounds: dict[str, int] = {}
+    for node in graph.node:
+        if node.op_type != "Gather" or node.domain not in ("", "ai.onnx") or len(node.input) < 2:
+            continue
+        dims = tables.get(node.input[0])
+        if not dims:
+            continue
+        axis = next((int(a.i) for a in node.attribute if a.name == "axis"), 0)
+        axis = axis + len(dims) if axis < 0 else axis
+        if not 0 <= axis < len(dims):
+            continue
+        name = node.input[1]
+        name = source.get(name, name)
+        rows = int(dims[axis])
+        if name in inputs and 0 < rows < INT_HIGH:
+            bounds[name] = min(rows, bounds.get(name, rows))
+    return bounds
 
 
 def _check_synthesizable(value: ValueInfo) -> None:
@@ -223,11 +256,12 @@ def _how_to_give(dtype: str | None) -> str:
 _NOT_IN_NUMPY = ("bfloat16", "float8", "float4", "int4", "uint4", "int2", "uint2", "complex32")
 
 
+_INTEGERS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 _SYNTHESIZABLE = ("float32", "float64", "float16", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
                   "uint32", "uint64", "str")
 
 
-def _make(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> np.ndarray:
+def _make(value: ValueInfo, shape: list[int], rng: np.random.Generator, high: int = INT_HIGH) -> np.ndarray:
     dtype = value.elem_type
     check_input_size(value.name, shape, dtype)
     if dtype in ("float32", "float64", "float16"):
@@ -235,7 +269,7 @@ def _make(value: ValueInfo, shape: list[int], rng: np.random.Generator) -> np.nd
     if dtype == "bool":
         return _filled(shape, "bool", lambda n: rng.integers(0, 2, size=n))
     if dtype in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
-        return _filled(shape, dtype, lambda n: rng.integers(0, 4, size=n))
+        return _filled(shape, dtype, lambda n: rng.integers(0, high, size=n))
     if dtype == "str":
         return np.full(shape, "a", dtype=object)
     raise UsageError(f"input '{value.name}' has element type {dtype}, which cannot be synthesized: {_how_to_give(dtype)}")
@@ -365,12 +399,16 @@ def build_feeds(
     *,
     values: dict[str, str] | None = None,
     assumed: list[AssumedDim] | None = None,
+    bounds: dict[str, int] | None = None,
 ) -> tuple[dict[str, np.ndarray], list[Feed]]:
     """Arrays to feed and their descriptions. Inputs missing from ``inputs_file`` and ``values`` (--value) are
     synthesized; a dynamic dim nothing sizes is 1 and appended to ``assumed``, or an error where ``assumed`` is
     None (the default here; ``check`` passes a list unless --strict-shapes). With ``make_arrays=False``
-    (``--static``, which runs nothing) synthesized inputs are only described, never allocated."""
-    dims = dims or {}
+    (``--static``, which runs nothing) synthesized inputs are only described, never allocated. An input dim that
+    is an expression of symbols (``past + 1``) is sized from them (``dimexpr.SymbolSizes``). ``bounds``
+    (``index_bounds``): synthesized integers of those inputs stay below their table's rows."""
+    dims = SymbolSizes(dims or {})
+    bounds = bounds or {}
     shapes = shapes or {}
     values = values or {}
     by_name = {v.name: v for v in inputs}
@@ -395,19 +433,21 @@ def build_feeds(
         else:
             # a non-tensor input has no shape to resolve: synthesize() says why it cannot be made
             shape = resolve_shape(value, dims, shapes, assumed) if value.kind == "tensor" else []
+            high = bounds.get(value.name) if value.elem_type in _INTEGERS else None
             if not make_arrays:
                 _check_synthesizable(value)
                 nbytes = check_input_size(value.name, shape, value.elem_type)
                 feeds.append(Feed(name=value.name, dtype=value.elem_type or "str", shape=list(shape),
-                                  bytes=nbytes if value.elem_type != "str" else 0, source=FeedSource.SYNTHESIZED))
+                                  bytes=nbytes if value.elem_type != "str" else 0, source=FeedSource.SYNTHESIZED,
+                                  high=high))
                 continue
-            array = synthesize(value, shape, rng)
+            array = synthesize(value, shape, rng, high or INT_HIGH)
             source = FeedSource.SYNTHESIZED
         arrays[value.name] = array
         feeds.append(
             Feed(name=value.name, dtype=str(array.dtype) if array.dtype != object else "str",
                  shape=[int(d) for d in array.shape], bytes=int(array.nbytes) if array.dtype != object else 0,
-                 source=source)
+                 source=source, high=high if source == FeedSource.SYNTHESIZED else None)
         )
     return arrays, feeds
 

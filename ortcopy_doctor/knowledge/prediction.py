@@ -421,6 +421,23 @@ class _NodeFacts:
     detail: str = ""
 
 
+def with_local_functions_inlined(model: onnx.ModelProto, notes: list[str]) -> onnx.ModelProto:
+    """``model`` with its model-local functions (``model.functions``: TorchScript's export_modules_as_functions,
+    onnxscript, graph tools) inlined, as ORT inlines every call no EP claims before it places nodes; the body's
+    nodes are then placed one by one. The call node once was placed as an op of its own, with no kernel: a false CPU
+    fallback and two Memcpy nodes."""
+    if not model.functions:
+        return model
+    try:
+        import onnx.inliner
+
+        return onnx.inliner.inline_local_functions(model)
+    except Exception as exc:  # noqa: BLE001 - an onnx without the inliner, or a body it cannot expand
+        notes.append(f"the model's local functions could not be inlined ({type(exc).__name__}: "
+                     f"{str(exc).splitlines()[0][:120] if str(exc) else ''}): each call is placed as one node")
+        return model
+
+
 class _Predictor:
     def __init__(
         self, model: onnx.ModelProto, provider: str, table: KernelTable, ort_version: Optional[str], fold: bool = True,
@@ -434,7 +451,7 @@ class _Predictor:
         self.corrections_used: dict[str, Correction] = {}
         self.removed: list[RemovedNode] = []
         self.notes: list[str] = []
-        self.model = _infer(model, self.notes)
+        self.model = _infer(with_local_functions_inlined(model, self.notes), self.notes)
         self.opsets = {norm_domain(o.domain): int(o.version) for o in self.model.opset_import}
         self.inlined: list[RemovedNode] = []
         self.inlined_nodes: set[str] = set()
@@ -825,4 +842,5 @@ def predict(
     return _Predictor(model, provider, table, ort_version, fold=fold, corrections=corrections).run()
 
 
-__all__ = ["CPU", "CUDA", "OBSERVED_CORRECTIONS", "Correction", "Prediction", "RemovedNode", "predict"]
+__all__ = ["CPU", "CUDA", "OBSERVED_CORRECTIONS", "Correction", "Prediction", "RemovedNode", "predict",
+           "with_local_functions_inlined"]

@@ -95,6 +95,9 @@ class Feed:
     shape: list[int]
     bytes: int
     source: FeedSource  # synthesized, file, value (--value NAME=V)
+    # Synthesized integers are drawn from 0..3; below 4, the rows of the smallest Gather table the input indexes
+    # (BERT's token_type_ids: 2), so every id is valid. Left out of the JSON when None.
+    high: Optional[int] = field(default=None, metadata={"omit_if_default": True})
 
 
 @frozen
@@ -362,6 +365,8 @@ class Evidence:
     binding_measurement: Optional[BindingMeasurement] = field(default=None, metadata={"omit_if_default": True})
     # Dynamic dims of synthesized inputs taken as 1 (no --dim/--shape for them); left out of the JSON when none.
     assumed_dims: list[AssumedDim] = field(default_factory=list, metadata={"omit_if_default": True})
+    # The .npz passed to --inputs, as given (the generated code loads it); left out of the JSON when none.
+    inputs_file: Optional[str] = field(default=None, metadata={"omit_if_default": True})
     tool_version: str = ""
     created_utc: str = ""
     format_version: int = FORMAT_VERSION

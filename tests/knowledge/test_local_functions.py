@@ -1,0 +1,57 @@
+"""Model-local functions (`model.functions`: TorchScript's export_modules_as_functions, onnxscript, graph tools):
+ORT inlines every call before it places nodes, and so does the prediction. The call node was placed as an op of
+its own with no kernel: a false CPU fallback and two Memcpy nodes around it."""
+
+from __future__ import annotations
+
+import onnx
+from onnx import TensorProto, helper
+
+from ortcopy_doctor import check
+from ortcopy_doctor.knowledge.prediction import predict
+
+BODY = [helper.make_node("Relu", ["i"], ["a"], name="r1"), helper.make_node("Celu", ["a"], ["b"], name="c1"),
+        helper.make_node("Relu", ["b"], ["o"], name="r2")]
+
+
+def _model(nodes, functions=()) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])])
+    opsets = [helper.make_opsetid("", 17)] + ([helper.make_opsetid("pkg.local", 1)] if functions else [])
+    model = helper.make_model(graph, opset_imports=opsets, functions=list(functions))
+    model.ir_version = 8
+    return model
+
+
+def _with_function() -> onnx.ModelProto:
+    block = helper.make_function("pkg.local", "Block", ["i"], ["o"], BODY, [helper.make_opsetid("", 17)])
+    return _model([helper.make_node("Block", ["x"], ["y"], name="call", domain="pkg.local")], [block])
+
+
+def _flat() -> onnx.ModelProto:
+    return _model([helper.make_node("Relu", ["x"], ["a"], name="r1"), helper.make_node("Celu", ["a"], ["b"], name="c1"),
+                   helper.make_node("Relu", ["b"], ["y"], name="r2")])
+
+
+def _copies(path) -> list[tuple[str, str, int | None]]:
+    return sorted((c.kind.value, c.direction.value, c.bytes_per_run) for c in check(path, static=True).copies)
+
+
+def test_the_prediction_places_the_body_of_a_local_function():
+    placed = [(n.op_type, n.provider) for n in predict(_with_function(), "CUDAExecutionProvider").nodes]
+    assert sorted(placed) == [("Celu", "CPUExecutionProvider"), ("Relu", "CUDAExecutionProvider"),
+                              ("Relu", "CUDAExecutionProvider")]
+
+
+def test_a_static_check_of_a_local_function_predicts_what_its_body_inlined_predicts(tmp_path):
+    onnx.save(_with_function(), str(tmp_path / "fn.onnx"))
+    onnx.save(_flat(), str(tmp_path / "flat.onnx"))
+    assert _copies(tmp_path / "fn.onnx") == _copies(tmp_path / "flat.onnx") == [
+        ("feed", "host_to_device", 64), ("fetch", "device_to_host", 64),
+        ("memcpy_node", "device_to_host", 64), ("memcpy_node", "host_to_device", 64)]
+
+
+def test_no_finding_names_the_call_as_a_fallback(tmp_path):
+    onnx.save(_with_function(), str(tmp_path / "fn.onnx"))
+    fallbacks = [f.location for f in check(tmp_path / "fn.onnx", static=True).findings if f.slug == "cpu-fallback"]
+    assert len(fallbacks) == 1 and "Block" not in fallbacks[0] and fallbacks[0] != "call"
