@@ -369,9 +369,10 @@ def _rename_node(n: onnx.NodeProto, rename: dict[str, str]) -> None:
                 _rename_graph(g, rename)
 
 
-def _expand(node: onnx.NodeProto, body: onnx.FunctionProto) -> list[onnx.NodeProto]:
+def _expand(node: onnx.NodeProto, body: onnx.FunctionProto, prefix: Optional[str] = None,
+            local: bool = False) -> list[onnx.NodeProto]:
     """``node`` replaced by its function body, as ORT inlines it (internal values get a unique prefix)."""
-    prefix = f"_inlfunc_{node.op_type}_{node.name}_"
+    prefix = prefix if prefix is not None else f"_inlfunc_{node.op_type}_{node.name}_"
     rename: dict[str, str] = {}
     for k, formal in enumerate(body.input):
         rename[formal] = node.input[k] if k < len(node.input) else ""
@@ -383,7 +384,8 @@ def _expand(node: onnx.NodeProto, body: onnx.FunctionProto) -> list[onnx.NodePro
     for k, inner in enumerate(body.node):
         new = onnx.NodeProto()
         new.CopyFrom(inner)
-        new.name = f"{prefix}{k}_{inner.op_type}"
+        # a local function's node keeps its own name after the prefix, as ORT names it (H200, onnxruntime-gpu 1.31.1)
+        new.name = prefix + inner.name if local and inner.name else f"{prefix}{k}_{inner.op_type}"
         for name in list(new.input) + list(new.output):
             if name and name not in rename:
                 rename[name] = prefix + name
@@ -425,17 +427,53 @@ def with_local_functions_inlined(model: onnx.ModelProto, notes: list[str]) -> on
     """``model`` with its model-local functions (``model.functions``: TorchScript's export_modules_as_functions,
     onnxscript, graph tools) inlined, as ORT inlines every call no EP claims before it places nodes; the body's
     nodes are then placed one by one. The call node once was placed as an op of its own, with no kernel: a false CPU
-    fallback and two Memcpy nodes."""
+    fallback and two Memcpy nodes.
+
+    A body's inner values and nodes are named as ORT names them, ``_inlfunc_<function>_<name>`` (seen on the H200
+    with onnxruntime-gpu 1.31.1, one call per function); later calls of the same function get
+    ``_inlfunc_<function>_<k>_<name>`` (not seen: unique, not necessarily ORT's)."""
     if not model.functions:
         return model
-    try:
-        import onnx.inliner
+    functions = {(f.domain, f.name): f for f in model.functions}
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    calls: dict[tuple[str, str], int] = {}
 
-        return onnx.inliner.inline_local_functions(model)
-    except Exception as exc:  # noqa: BLE001 - an onnx without the inliner, or a body it cannot expand
+    def inline(graph: onnx.GraphProto) -> bool:
+        changed = False
+        nodes: list[onnx.NodeProto] = []
+        for node in graph.node:
+            for _, sub in _subgraphs(node):
+                changed |= inline(sub)
+            body = functions.get((node.domain, node.op_type))
+            if body is None:
+                nodes.append(node)
+                continue
+            k = calls.get((node.domain, node.op_type), 0)
+            calls[(node.domain, node.op_type)] = k + 1
+            nodes.extend(_expand(node, body, prefix=f"_inlfunc_{body.name}_" + (f"{k}_" if k else ""), local=True))
+            changed = True
+        if changed:
+            del graph.node[:]
+            graph.node.extend(nodes)
+        return changed
+
+    try:
+        for _ in range(8):  # bodies may call functions themselves
+            if not inline(out.graph):
+                break
+        del out.functions[:]
+        present = {o.domain for o in out.opset_import}
+        for f in functions.values():  # the bodies' own opsets (a body may use a domain the graph does not)
+            for o in f.opset_import:
+                if o.domain not in present:
+                    out.opset_import.append(o)
+                    present.add(o.domain)
+    except Exception as exc:  # noqa: BLE001 - a body it cannot expand: each call is placed as one node
         notes.append(f"the model's local functions could not be inlined ({type(exc).__name__}: "
                      f"{str(exc).splitlines()[0][:120] if str(exc) else ''}): each call is placed as one node")
         return model
+    return out
 
 
 class _Predictor:
