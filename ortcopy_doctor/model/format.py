@@ -4,6 +4,10 @@ convention, decimal units (1 KB = 1000 B), as CUDA and nsys report bandwidth."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.model.evidence import Evidence
 
 
 def fmt_bytes(n: int | None) -> str:
@@ -39,4 +43,15 @@ def fmt_rate(gb_per_s: float | None) -> str:
     return "n/a" if gb_per_s is None else f"{gb_per_s:.2f} GB/s"
 
 
-__all__ = ["fmt_bytes", "fmt_rate", "fmt_shape", "fmt_total_bytes"]
+
+
+def active_providers(evidence: Evidence) -> str:
+    """The providers the session ran on, joined; for a static prediction, which created no session, what it
+    predicted for (``diff`` and the HTML once called those "active")."""
+    if evidence.mode == "static":
+        provider = evidence.session.active_providers[0] if evidence.session.active_providers else "CPUExecutionProvider"
+        return f"no session: predicted for {provider}"
+    return ", ".join(evidence.session.active_providers)
+
+
+__all__ = ["active_providers", "fmt_bytes", "fmt_rate", "fmt_shape", "fmt_total_bytes"]

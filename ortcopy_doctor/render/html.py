@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 from ortcopy_doctor.model.evidence import ASSUMED_DIMS_TITLE, describe_assumed_dims
 from ortcopy_doctor.knowledge.providers import short
-from ortcopy_doctor.model.format import fmt_bytes, fmt_total_bytes
+from ortcopy_doctor.model.format import active_providers, fmt_bytes, fmt_total_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.render import svg
 from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL
@@ -171,7 +171,7 @@ def view_model(report: Report) -> dict[str, Any]:
         ("onnxruntime", f"{env.ort_version} ({env.ort_package})"),
         ("onnxruntime build", env.ort_build or "n/a"),
         ("providers requested", ", ".join(ev.session.requested_providers)),
-        ("providers active", ", ".join(ev.session.active_providers)),
+        ("providers active", active_providers(ev)),
         ("providers available in this build", ", ".join(env.available_providers)),
         ("GPUs", ", ".join(env.gpus) or "none seen"),
         ("onnx / numpy / python", f"{env.onnx_version} / {env.numpy_version} / {env.python}"),

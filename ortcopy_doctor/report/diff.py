@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.diff import ADDED, CHANGED, REMOVED, STATUS_ORDER, UNCHANGED, Change, Delta, ReportDiff
-from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.format import active_providers, fmt_bytes
 
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
@@ -101,7 +101,7 @@ def _environment(a: Report, b: Report) -> list[tuple[str, str, str]]:
         ("onnxruntime package", ea.environment.ort_package, eb.environment.ort_package),
         ("onnxruntime build", ea.environment.ort_build, eb.environment.ort_build),
         ("providers requested", ", ".join(ea.session.requested_providers), ", ".join(eb.session.requested_providers)),
-        ("providers active", ", ".join(ea.session.active_providers), ", ".join(eb.session.active_providers)),
+        ("providers active", active_providers(ea), active_providers(eb)),
         ("GPUs", ", ".join(ea.environment.gpus), ", ".join(eb.environment.gpus)),
         ("evidence", ea.mode, eb.mode),
         ("model file", Path(ea.model.path).name, Path(eb.model.path).name),
