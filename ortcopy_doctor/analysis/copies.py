@@ -287,7 +287,7 @@ def _in_kernel(evidence: Evidence, events: list[NodeEvent], profiled_runs: int) 
                     count = sum(1 for e in own if _input_elements(e) != 0) // profiled_runs
                 nbytes = None if rule.bytes is None else rule.bytes * count
             elif rule.size == "per_batch":
-                batch = _rnn_batch(node, own[-1]) if own else None
+                batch = _rnn_batch(node, own[-1]) if own else _declared_rnn_batch(evidence, node)
                 nbytes = None if batch is None or rule.bytes is None else rule.bytes * batch * count
             if count == 0:
                 continue  # the data made it not happen (an empty NonZero input)
@@ -318,6 +318,18 @@ def _rnn_batch(node: RuntimeNode, event: NodeEvent) -> int | None:
     if not event.input_shapes:
         return None
     shape, _, _ = _shape_and_bytes(event.input_shapes[0])
+    dims = _int_dims(shape) if shape else None
+    if dims is None or len(dims) != 3:
+        return None
+    layout = int((node.attributes or {}).get("layout", 0)) if hasattr(node, "attributes") else 0
+    return int(dims[0] if layout == 1 else dims[1])
+
+
+def _declared_rnn_batch(evidence: Evidence, node: RuntimeNode) -> int | None:
+    """The batch of an RNN/GRU/LSTM from X's declared (or fed) shape, where no profiled call says: a prediction."""
+    x = node.inputs[0] if node.inputs else ""
+    feed = next((f for f in evidence.feeds if f.name == x), None)
+    shape: Sequence[Dim] | None = feed.shape if feed is not None else declared_size(evidence, x)[0]
     dims = _int_dims(shape) if shape else None
     if dims is None or len(dims) != 3:
         return None
