@@ -6,10 +6,12 @@ result that is not a non-negative integer is no size), and answers as if the exp
 
 from __future__ import annotations
 
-import ast
 import math
-from fractions import Fraction
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:  # ast and fractions (with decimal) load when an expression is first evaluated: ~3 ms a check
+    import ast
+    from fractions import Fraction
 
 _FUNCTIONS = {"Max": max, "max": max, "Min": min, "min": min}
 _ROUNDING = {"floor": math.floor, "FloorToInt": math.floor, "ceiling": math.ceil, "ceil": math.ceil,
@@ -45,6 +47,8 @@ class SymbolSizes(dict):  # type: ignore[type-arg]
 def evaluate(text: str, sizes: dict[str, int]) -> Optional[int]:
     """The size ``text`` (an expression of symbols) has with ``sizes``, or None where it has none (an unknown
     symbol, a form not handled, a result that is not a non-negative integer)."""
+    import ast
+
     try:
         tree = ast.parse(text.strip(), mode="eval")
         value = _value(tree.body, sizes)
@@ -56,6 +60,9 @@ def evaluate(text: str, sizes: dict[str, int]) -> Optional[int]:
 
 
 def _value(node: ast.AST, sizes: dict[str, int]) -> Fraction:
+    import ast
+    from fractions import Fraction
+
     if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
         return Fraction(node.value)
     if isinstance(node, ast.Name):
