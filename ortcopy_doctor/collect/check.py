@@ -364,12 +364,17 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
     notes: list[str] = []
     if options.static:
         check_names(info.inputs, options.dims, options.shapes, options.values)  # a flag naming nothing: refused
-        from ortcopy_doctor.knowledge.validity import rejection
+        from ortcopy_doctor.knowledge.validity import device_refusal, rejection
 
         reason = rejection(model)  # what ORT's session would refuse: no copies are predicted for it
         if reason:
             raise ModelError(f"onnxruntime would reject {model_path.name} as invalid: {reason}; fix or re-export "
                              "the model (onnx.checker.check_model with full_check=True shows the problem)")
+        device = next((p for p in options.providers if provider_names.is_device(p)), "")
+        refusal = device_refusal(model, device)
+        if refusal:  # a measured check fails as the session is created (exit 3): so does its prediction
+            raise EnvironmentProblem(f"onnxruntime's {provider_names.short(device)} provider would fail to create a "
+                                     f"session for {model_path.name}: {refusal}")
         try:
             # described, never allocated: a prediction runs nothing
             _, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,

@@ -429,9 +429,9 @@ def with_local_functions_inlined(model: onnx.ModelProto, notes: list[str]) -> on
     nodes are then placed one by one. The call node once was placed as an op of its own, with no kernel: a false CPU
     fallback and two Memcpy nodes.
 
-    A body's inner values and nodes are named as ORT names them, ``_inlfunc_<function>_<name>`` (seen on the H200
-    with onnxruntime-gpu 1.31.1, one call per function); later calls of the same function get
-    ``_inlfunc_<function>_<k>_<name>`` (not seen: unique, not necessarily ORT's)."""
+    A body's inner values and nodes are named as ORT names them (seen on the H200 with onnxruntime-gpu 1.31.1):
+    ``_inlfunc_<function>_<name>`` for the first call of a function, ``_inlfunc_<function>_token_0_<name>`` for
+    the second, and so on."""
     if not model.functions:
         return model
     functions = {(f.domain, f.name): f for f in model.functions}
@@ -451,7 +451,8 @@ def with_local_functions_inlined(model: onnx.ModelProto, notes: list[str]) -> on
                 continue
             k = calls.get((node.domain, node.op_type), 0)
             calls[(node.domain, node.op_type)] = k + 1
-            nodes.extend(_expand(node, body, prefix=f"_inlfunc_{body.name}_" + (f"{k}_" if k else ""), local=True))
+            nodes.extend(_expand(node, body, prefix=f"_inlfunc_{body.name}_" + (f"token_{k - 1}_" if k else ""),
+                                 local=True))
             changed = True
         if changed:
             del graph.node[:]

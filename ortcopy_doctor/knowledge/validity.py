@@ -116,4 +116,24 @@ def _label(node: onnx.NodeProto, index: int) -> str:
     return f"{node.op_type} '{node.name}'" if node.name else f"{node.op_type} (node {index})"
 
 
-__all__ = ["rejection"]
+_RNNS = {"RNN", "GRU", "LSTM"}
+
+
+def device_refusal(model: onnx.ModelProto, provider: str) -> str | None:
+    """Why ``provider`` (CUDA) would fail to create its session for ``model``, where the model is valid: an ONNX
+    RNN, GRU or LSTM with ``layout=1`` (batch first). ORT's cuDNN kernels refuse it at session creation ("Batchwise
+    recurrent operations (layout == 1) are not supported"; seen on the H200, onnxruntime-gpu 1.31.1)."""
+    if provider != "CUDAExecutionProvider":
+        return None
+    from ortcopy_doctor.knowledge.model_file import walk_nodes
+
+    for _, node in walk_nodes(model.graph):
+        if node.op_type in _RNNS and node.domain in ("", "ai.onnx") and \
+                any(a.name == "layout" and a.i == 1 for a in node.attribute):
+            return (f"{node.op_type} '{node.name}' has layout=1 (batch first), which the CUDA provider's cuDNN "
+                    "kernels do not support: ORT fails to create the session (\"Batchwise recurrent operations "
+                    "(layout == 1) are not supported\"); export it with layout 0 (sequence first)")
+    return None
+
+
+__all__ = ["device_refusal", "rejection"]

@@ -59,3 +59,21 @@ def test_the_fallback_is_the_body_s_node_named_as_ort_names_it(tmp_path):
     assert [f.location for f in report.findings if f.slug == "cpu-fallback"] == ["_inlfunc_Block_c1"]
     assert sorted(c.tensor for c in report.copies if c.kind.value == "memcpy_node") == [
         "_inlfunc_Block_a", "_inlfunc_Block_b"]
+
+
+def test_a_second_call_of_a_function_is_named_as_ort_names_it(tmp_path):
+    """Measured on the H200 (onnxruntime-gpu 1.31.1, tests/fixtures/dynamo/fn_twice.cuda.json.gz): the second call's
+    values are _inlfunc_Block_token_0_a and _inlfunc_Block_token_0_b."""
+    import gzip
+    import json
+
+    from render_helpers import TESTS
+
+    block = helper.make_function("pkg.local", "Block", ["i"], ["o"], BODY, [helper.make_opsetid("", 17)])
+    twice = _model([helper.make_node("Block", ["x"], ["h"], name="call1", domain="pkg.local"),
+                    helper.make_node("Block", ["h"], ["y"], name="call2", domain="pkg.local")], [block])
+    onnx.save(twice, str(tmp_path / "twice.onnx"))
+    measured = json.loads(gzip.decompress((TESTS / "fixtures" / "dynamo" / "fn_twice.cuda.json.gz").read_bytes()))
+    assert measured["evidence"]["environment"]["ort_version"] == "1.31.1"
+    assert sorted((c.kind.value, c.tensor, c.bytes_per_run) for c in check(tmp_path / "twice.onnx", static=True).copies) \
+        == sorted((c["kind"], c["tensor"], c["bytes_per_run"]) for c in measured["copies"])

@@ -83,3 +83,46 @@ def test_check_static_refuses_a_model_onnxruntime_would_reject(tmp_path):
                              "(node 0) is on a cycle; fix or re-export the model (onnx.checker.check_model with "
                              "full_check=True shows the problem)\n")
     assert not (tmp_path / "cyc.ortcopy.html").exists()
+
+
+def _lstm(layout: int) -> onnx.ModelProto:
+    import numpy as np
+    from onnx import numpy_helper
+
+    w = numpy_helper.from_array(np.zeros((1, 24, 4), np.float32), "W")
+    r = numpy_helper.from_array(np.zeros((1, 24, 6), np.float32), "R")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 5, 4])
+    return _model([helper.make_node("LSTM", ["x", "W", "R"], ["y"], name="lstm", hidden_size=6, layout=layout)],
+                  opset=14, inputs=(x,), outputs=(helper.make_tensor_value_info("y", TensorProto.FLOAT, None),),
+                  initializer=[w, r])
+
+
+def test_the_h200_refuses_a_batch_first_lstm_on_cuda():
+    """The evidence for device_refusal: the check on the H200 stopped as the CUDA session was created."""
+    import gzip
+    import json
+
+    from render_helpers import TESTS
+
+    evidence = json.loads(gzip.decompress((TESTS / "fixtures" / "dynamo" / "lstm_layout1.cuda.json.gz").read_bytes()))[
+        "evidence"]
+    assert evidence["environment"]["ort_version"] == "1.31.1"
+    assert evidence["failure"].startswith("onnxruntime could not set up CUDA during session creation: ")
+    assert "Batchwise recurrent operations (layout == 1) are not supported" in evidence["failure"]
+
+
+def test_a_batch_first_lstm_is_refused_for_cuda_only():
+    from ortcopy_doctor.knowledge.validity import device_refusal
+
+    assert device_refusal(_lstm(1), "CUDAExecutionProvider").startswith("LSTM 'lstm' has layout=1 (batch first)")
+    assert device_refusal(_lstm(1), "CPUExecutionProvider") is None
+    assert device_refusal(_lstm(0), "CUDAExecutionProvider") is None
+
+
+def test_check_static_stops_as_the_measured_check_does_for_a_batch_first_lstm(tmp_path):
+    onnx.save(_lstm(1), str(tmp_path / "lstm.onnx"))
+    result = run_cli(["check", "lstm.onnx", "--static", "--no-html"], tmp_path)
+    assert result.returncode == 3
+    assert result.stderr.startswith("error: onnxruntime's CUDA provider would fail to create a session for lstm.onnx: "
+                                    "LSTM 'lstm' has layout=1 (batch first)")
+    assert result.stderr.count("\n") == 1
