@@ -21,7 +21,7 @@ from dataclasses import field, replace
 from typing import Optional
 
 from ortcopy_doctor.analysis.codelayout import WIDTH, fit
-from ortcopy_doctor.analysis.copies import GraphView, input_dims
+from ortcopy_doctor.analysis.copies import GraphView, copied_by_memcpy_node, input_dims
 from ortcopy_doctor.model.evidence import Dim, Evidence, ValueInfo
 from ortcopy_doctor.model.vocabulary import Role, Word
 from ortcopy_doctor.knowledge.ort_versions import has_from_dlpack
@@ -221,10 +221,7 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
                         "nothing to bind on a device until the provider loads"))
     view = view if view is not None else GraphView.of(evidence)
     feeds = {f.name: f for f in evidence.feeds}
-    # Graph inputs read on the host too, which ORT copies for their device readers with a MemcpyFromHost node
-    # (where the graph holds no Memcpy node: a prediction, or a log without ORT's saved graph): host inputs.
-    copied_by_node = set() if any(n.op_type == "MemcpyFromHost" for n in evidence.nodes) else \
-        {m.tensor for m in evidence.memcpy_insertions if m.op_type == "MemcpyFromHost"}
+    copied_by_node = copied_by_memcpy_node(evidence.nodes, evidence.memcpy_insertions)
     for value in evidence.model.inputs:
         feed = feeds.get(value.name)
         uses = view.consumers.get(value.name, [])

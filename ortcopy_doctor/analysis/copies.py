@@ -14,9 +14,17 @@ from collections.abc import Container, Iterable, Sequence
 
 from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.copies import Copy
-from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, FEED, FETCH, HOST_TO_DEVICE, IN_KERNEL, MEMCPY_NODE
+from ortcopy_doctor.model.vocabulary import (
+    DEVICE_TO_HOST,
+    FEED,
+    FETCH,
+    HOST_TO_DEVICE,
+    IN_KERNEL,
+    MEMCPY_NODE,
+    MEMCPY_OPS,
+)
 from ortcopy_doctor.analysis.dimexpr import SymbolSizes
-from ortcopy_doctor.model.evidence import Dim, Evidence, Feed, NodeEvent, RuntimeNode, ValueInfo
+from ortcopy_doctor.model.evidence import Dim, Evidence, Feed, MemcpyInsertion, NodeEvent, RuntimeNode, ValueInfo
 from ortcopy_doctor.knowledge.model_file import dtype_itemsize
 from ortcopy_doctor.analysis.profile import tensor_bytes
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
@@ -177,6 +185,16 @@ def memcpy_node_names(evidence: Evidence) -> list[tuple[str, str]]:
     return sorted(seen.items(), key=lambda item: (order(item[0]), item[0]))
 
 
+def copied_by_memcpy_node(nodes: Sequence[RuntimeNode], insertions: Iterable[MemcpyInsertion]) -> set[str]:
+    """The host tensors a MemcpyFromHost node copies, where ``nodes`` hold no Memcpy node (a prediction, or a log
+    without the graph ORT saved; in that graph the device readers read the node's output instead). A graph input
+    among them is read on the host too: ORT keeps it there and copies it for its device readers (seen on the H200
+    with onnxruntime-gpu 1.31.1), so it makes no feed copy and is bound on the host."""
+    if any(n.op_type in MEMCPY_OPS for n in nodes):
+        return set()
+    return {m.tensor for m in insertions if m.op_type == "MemcpyFromHost"}
+
+
 def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]:
     """Every host<->device copy of one run that the evidence shows or implies."""
     view = view if view is not None else GraphView.of(evidence)
@@ -191,11 +209,8 @@ def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]
     feeds = {f.name: f for f in evidence.feeds}
 
     # Feed copies: a host array consumed by a device kernel that reads it from device memory. A graph input read
-    # on the host as well stays there: ORT copies it for the device readers with a MemcpyFromHost node (seen on
-    # the H200 with onnxruntime-gpu 1.31.1), which the Memcpy nodes below count; in a graph ORT saved, the device
-    # readers read that node's output and find no input here.
-    copied_by_node = set() if any(n.op_type == "MemcpyFromHost" for n in evidence.nodes) else \
-        {m.tensor for m in evidence.memcpy_insertions if m.op_type == "MemcpyFromHost"}
+    # on the host as well stays there (``copied_by_memcpy_node``), and the Memcpy nodes below count its copy.
+    copied_by_node = copied_by_memcpy_node(evidence.nodes, evidence.memcpy_insertions)
     for value in evidence.model.inputs:
         if value.name in copied_by_node:
             continue
@@ -314,27 +329,25 @@ def _input_elements(event: NodeEvent) -> int | None:
 
 
 def _rnn_batch(node: RuntimeNode, event: NodeEvent) -> int | None:
-    """The batch of an ONNX RNN/GRU/LSTM call: X is [seq, batch, input] (layout 0) or [batch, seq, input]."""
+    """The batch of an ONNX RNN/GRU/LSTM call, from its first input's profiled shape."""
     if not event.input_shapes:
         return None
     shape, _, _ = _shape_and_bytes(event.input_shapes[0])
-    dims = _int_dims(shape) if shape else None
-    if dims is None or len(dims) != 3:
-        return None
-    layout = int((node.attributes or {}).get("layout", 0)) if hasattr(node, "attributes") else 0
-    return int(dims[0] if layout == 1 else dims[1])
+    return _batch_of_x(shape)
 
 
 def _declared_rnn_batch(evidence: Evidence, node: RuntimeNode) -> int | None:
     """The batch of an RNN/GRU/LSTM from X's declared (or fed) shape, where no profiled call says: a prediction."""
     x = node.inputs[0] if node.inputs else ""
     feed = next((f for f in evidence.feeds if f.name == x), None)
-    shape: Sequence[Dim] | None = feed.shape if feed is not None else declared_size(evidence, x)[0]
+    return _batch_of_x(feed.shape if feed is not None else declared_size(evidence, x)[0])
+
+
+def _batch_of_x(shape: Sequence[Dim] | None) -> int | None:
+    """X is [seq, batch, input]: layout 0, the only one ORT's CUDA RNN kernels take (a layout-1 node fails the
+    session, seen on the H200; the evidence keeps no node attributes, and needs none)."""
     dims = _int_dims(shape) if shape else None
-    if dims is None or len(dims) != 3:
-        return None
-    layout = int((node.attributes or {}).get("layout", 0)) if hasattr(node, "attributes") else 0
-    return int(dims[0] if layout == 1 else dims[1])
+    return int(dims[1]) if dims is not None and len(dims) == 3 else None
 
 
 def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, by_name: dict[str, list[NodeEvent]],

@@ -27,15 +27,12 @@ def placement_from_nodes(nodes: list[RuntimeNode], inputs: list[str], outputs: l
                          insertions: Sequence[MemcpyInsertion] = ()) -> Placement:
     """Placement facts of a graph whose nodes carry their providers (the runtime graph, or a prediction)."""
     from ortcopy_doctor.knowledge import kernel_memory
-    from ortcopy_doctor.analysis.copies import GraphView, describe_node
+    from ortcopy_doctor.analysis.copies import GraphView, copied_by_memcpy_node, describe_node
 
     view = GraphView.of_nodes(nodes, opsets)
     result = Placement(source=source, provider=provider, detail=detail)
     host_side = {m.tensor for m in insertions}
-    # A graph input read on the host as well stays there; ORT copies it for its device readers with a
-    # MemcpyFromHost node (seen on the H200, onnxruntime-gpu 1.31.1), where the nodes hold no Memcpy node.
-    has_memcpy_nodes = any(n.op_type in MEMCPY_OPS for n in nodes)
-    copied_by_node = set() if has_memcpy_nodes else {m.tensor for m in insertions if m.op_type == "MemcpyFromHost"}
+    copied_by_node = copied_by_memcpy_node(nodes, insertions)  # inputs read on the host too stay there
     for name in inputs:
         uses = view.consumers.get(name, [])
         device_uses = view.device_readers(name)

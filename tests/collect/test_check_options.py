@@ -62,3 +62,19 @@ def test_check_runs_with_short_provider_names(tmp_path):
     onnx.save(models.conv_net(), str(path))
     report = check(path, providers=["cpu"], dims={"batch": 1}, warmup_runs=0, profiled_runs=1, timed_runs=1)
     assert report.evidence.session.requested_providers == ["CPUExecutionProvider"]
+
+
+def test_the_ranges_are_the_command_lines():
+    """RUN_RANGES restates check's option ranges for the API: they must not drift apart. measure_runs is the one
+    difference on purpose: the API takes 1-4 as 5 (binding_ab), the command line refuses them."""
+    import typer
+
+    from ortcopy_doctor.cli.app import app
+    from ortcopy_doctor.collect.session import MAX_MEASURE_BUDGET_S, RUN_RANGES
+
+    params = {p.name: p for p in typer.main.get_command(app).commands["check"].params}
+    flags = {"warmup_runs": "warmup", "profiled_runs": "runs", "timed_runs": "timed_runs",
+             "measure_runs": "measure_runs", "device_id": "device_id"}
+    cli = {field: (params[flag].type.min, params[flag].type.max) for field, flag in flags.items()}
+    assert cli == {**RUN_RANGES, "measure_runs": (5, RUN_RANGES["measure_runs"][1])}
+    assert params["measure_budget"].type.max == MAX_MEASURE_BUDGET_S

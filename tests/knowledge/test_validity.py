@@ -42,22 +42,21 @@ def test_an_input_nothing_defines_is_named():
     assert rejection(model) == "Add 'add' reads 'ghost', which is not a graph input, an initializer or a node's output"
 
 
-def test_a_subgraph_reads_outer_values_and_its_own():
-    branch = helper.make_graph([helper.make_node("Relu", ["x"], ["b"], name="inner")], "branch", [], [
+def _if_reading_x(inner_op: str) -> onnx.ModelProto:
+    """An If whose branches run one ``inner_op`` node on the outer-scope value x."""
+    branch = helper.make_graph([helper.make_node(inner_op, ["x"], ["b"], name="inner")], "branch", [], [
         helper.make_tensor_value_info("b", TensorProto.FLOAT, [2])])
     cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
-    model = _model([helper.make_node("If", ["c"], ["y"], name="if", then_branch=branch, else_branch=branch)],
-                   inputs=(X, cond))
-    assert rejection(model) is None
+    return _model([helper.make_node("If", ["c"], ["y"], name="if", then_branch=branch, else_branch=branch)],
+                  inputs=(X, cond))
+
+
+def test_a_subgraph_reads_outer_values_and_its_own():
+    assert rejection(_if_reading_x("Relu")) is None
 
 
 def test_a_subgraphs_unknown_op_is_named_with_its_place():
-    branch = helper.make_graph([helper.make_node("Nope", ["x"], ["b"], name="inner")], "branch", [], [
-        helper.make_tensor_value_info("b", TensorProto.FLOAT, [2])])
-    cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
-    model = _model([helper.make_node("If", ["c"], ["y"], name="if", then_branch=branch, else_branch=branch)],
-                   inputs=(X, cond))
-    assert rejection(model) == ("Nope 'inner' in If 'if'.else_branch: no op Nope is registered in domain 'ai.onnx' "
+    assert rejection(_if_reading_x("Nope")) == ("Nope 'inner' in If 'if'.else_branch: no op Nope is registered in domain 'ai.onnx' "
                                 "at opset 17")
 
 
