@@ -216,9 +216,7 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
     active = evidence.session.active_providers
     device_active = bool(active) and is_device(active[0])
     plan = BindingPlan(device_id=evidence.session.device_id, applicable=device_active,
-                       reason="" if device_active else
-                       ("the session has no active device provider: every tensor lives in host memory, so there is "
-                        "nothing to bind on a device until the provider loads"))
+                       reason="" if device_active else _not_applicable(evidence))
     view = view if view is not None else GraphView.of(evidence)
     feeds = {f.name: f for f in evidence.feeds}
     copied_by_node = copied_by_memcpy_node(evidence.nodes, evidence.memcpy_insertions)
@@ -271,7 +269,26 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
             plan.entries.append(BindingEntry(value.name, Role.OUTPUT, DEVICE, value.elem_type, _dynamic(value.shape),
                                              reason="produced on the device with a data-dependent shape: ORT allocates it on the device"))
     _pair_state(evidence, plan)
-    return replace(plan, code=render_code(evidence, plan))
+    # No code without a device: code written for this all-host placement would bind every tensor in host memory
+    # and say so in its comments, which is not where a CUDA session places them.
+    return replace(plan, code=render_code(evidence, plan)) if device_active else plan
+
+
+def _not_applicable(evidence: Evidence) -> str:
+    """Why a session without an active device provider gets no binding code: not asked for, or asked for and not
+    loaded."""
+    requested = [p for p in evidence.session.requested_providers if is_device(p)]
+    if not requested:
+        return ("no device provider was requested (the session runs on "
+                f"{', '.join(evidence.session.active_providers) or 'CPUExecutionProvider'}): every tensor lives in "
+                "host memory, so there is nothing to bind on a device; check with the CUDA provider (the default) "
+                "for binding code")
+    why = (f"{requested[0]} was requested but is not active: every tensor lives in host memory, so there is "
+           "nothing to bind on a device until the provider loads")
+    if evidence.predicted is not None:
+        return (f"{why}; the binding code shown is for the placement predicted for {requested[0]} (`prediction.binding` "
+                "in the JSON), not run or measured here")
+    return f"{why}: fix the provider and check again for binding code"
 
 
 def _dynamic(shape: list[Dim] | None) -> list[Dim] | None:
