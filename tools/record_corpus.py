@@ -115,6 +115,8 @@ def record_one(corpus: Path, name: str, runs: int, result: dict) -> dict:
     report = check(path, options)
     result["timings"]["check_s"] = round(time.time() - t, 2)
     ev, plan = report.evidence, report.binding
+    # onnxruntime-gpu lists CUDA as available where its libraries do not load: what the session really ran on
+    cuda = ev.session.active_providers[:1] == ["CUDAExecutionProvider"]
     result["report"] = report.to_dict()
     result["verdict"] = getattr(report, "verdict", None)
     t = time.time()
@@ -131,8 +133,13 @@ def record_one(corpus: Path, name: str, runs: int, result: dict) -> dict:
                           for v in variants}
     bound_names = [e.name for e in plan.outputs if e.place != UNBOUND]
     code_runs: dict[str, Any] = {}
+    # The code the report shows: the session's plan, or where CUDA did not load (no code of its own), the plan of
+    # the placement predicted for it.
+    shown = plan
+    if not plan.applicable and report.prediction is not None and report.prediction.binding.applicable:
+        shown = report.prediction.binding
     for flavor in ("onnxruntime",):  # the code check prints; other flavors are left to record_binding_ab.py
-        code = plan.code if flavor == "onnxruntime" else render_code(ev, plan, flavor)
+        code = shown.code if flavor == "onnxruntime" else render_code(ev, shown, flavor)
         if not cuda:  # the CPU dry run of the logic: the same code on CPU OrtValues
             code = code.replace("'cuda'", "'cpu'")
         code_runs[flavor] = run_code(code, options.inputs_file, want, names, bound_names)

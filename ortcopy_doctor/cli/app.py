@@ -132,10 +132,26 @@ def _stdout(stderr: bool = False) -> Console:
     # stderr: an output (--json -) goes to stdout, so the terminal report goes to stderr.
     from rich.console import Console  # here, not at import: `check -q` prints one line and loads no rich
 
-    # COLUMNS=0 (set by some shells and CI runners) would make rich print nothing at all: the terminal's own width
-    # then, or 80 where there is no terminal.
-    width = shutil.get_terminal_size().columns if os.environ.get("COLUMNS", "").strip() == "0" else None
-    return Console(file=_Guarded.file("stderr" if stderr else "stdout"), highlight=False, soft_wrap=True, width=width)
+    # Piped (a CI log, `| grep`, a file) with no COLUMNS: rich would assume 80 columns and fold names inside table
+    # cells ("MemcpyFromHo" / "st"), so a grep for a node name misses it; a table is as wide as its content then.
+    # COLUMNS=0 (set by some shells and CI runners) would make rich print nothing at all: it counts as unset.
+    stream = _Guarded.file("stderr" if stderr else "stdout")
+    width = None
+    if os.environ.get("COLUMNS", "").strip() in ("", "0"):
+        width = shutil.get_terminal_size().columns if _isatty(stream) else PIPED_WIDTH
+    return Console(file=stream, highlight=False, soft_wrap=True, width=width)
+
+
+# The width of the report when piped: wide enough that no table of names wraps a cell (a table takes the width of
+# its content, not this); COLUMNS=N still sets a width.
+PIPED_WIDTH = 1000
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (OSError, ValueError, AttributeError):  # closed, or a stream without a terminal test
+        return False
 
 
 def _write(text: str, stderr: bool = False) -> None:

@@ -1,4 +1,5 @@
-"""At 80 columns (a narrow terminal, or piped: rich then assumes 80) names and option names are wrapped, never cut."""
+"""At 80 columns (a narrow terminal, or COLUMNS=80) names and option names are wrapped, never cut; piped with no
+COLUMNS (a CI log, `| grep`), a table is as wide as its content, so every name stays on one line."""
 
 from __future__ import annotations
 
@@ -43,8 +44,18 @@ def test_copies_table_piped_keeps_every_tensor_and_node_name(tmp_path):
     table = [line for line in result.stdout.splitlines() if line.startswith("│")]
     tensor_cells = [line.split("│")[3].strip() for line in table]
     node_cells = [line.split("│")[5].strip() for line in table]
-    assert "".join(tensor_cells) == "featuresscoresactive_indiceshiddenactivatedactive_indices"
-    assert "".join(node_cells) == "Memcpy_token_0Memcpyfind_active"
+    assert tensor_cells == ["features", "scores", "active_indices", "hidden", "activated", "active_indices"]
+    assert node_cells == ["", "", "", "Memcpy_token_0", "Memcpy", "find_active"]
+
+
+def test_copies_table_piped_with_columns_80_folds_long_names(tmp_path):
+    report = load_fixture("demo", tmp_path)
+    json_path = tmp_path / "demo.json"
+    json_path.write_text(report.to_json(), encoding="utf-8")
+    result = _cli(["report", str(json_path)], tmp_path, columns="80")
+    assert result.returncode == 0, result.stderr
+    node_cells = [line.split("│")[5].strip() for line in result.stdout.splitlines() if line.startswith("│")]
+    assert "".join(node_cells) == "Memcpy_token_0Memcpyfind_active" and "Memcpy_token_0" not in node_cells
 
 
 def test_check_help_at_80_columns_names_every_option_whole(tmp_path):
@@ -66,7 +77,7 @@ def test_command_list_at_80_columns_is_not_cut(tmp_path):
     assert not any(line.endswith(("...", "…")) for line in commands)
 
 
-def test_columns_0_prints_the_report_at_80_columns(tmp_path):
+def test_columns_0_prints_the_report_as_piped(tmp_path):
     report = load_fixture("demo", tmp_path)
     json_path = tmp_path / "demo.json"
     json_path.write_text(report.to_json(), encoding="utf-8")
