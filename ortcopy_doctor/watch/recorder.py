@@ -514,30 +514,33 @@ class Watch:
         self._saved_attrs = {}
 
     @contextlib.contextmanager
-    def _traced(self) -> Iterator[list[TransferRecord] | None]:
-        """The records of one call (or bind): a list filled when the tracing ends. Inside another watch's traced
-        call (nested watches of one session: each wraps the other's call), no second tracer is started (one at a
-        time per process): the list is filled with the enclosing tracer's records when it ends, after this block."""
-        global _followers
+    def _traced(self) -> Iterator[_Records | None]:
+        """The records of one call (or bind): a list filled when the tracing ends.
+
+        CUPTI traces one tracer at a time, for the whole process. So the calls that overlap (nested watches of one
+        session, each wrapping the other's call; calls from several threads) share one tracer: the first starts
+        it, the last to end stops it, and every one of them gets all its records. A call that is not the last to
+        end gets its list filled later (``_Records.filled``); no call's transfers are lost after another's end."""
+        global _shared_trace
         if self._tracer_factory is None:
             yield None
             return
-        records: list[TransferRecord] = []
-        if _followers is not None:
-            _followers.append(records)
-            yield records
-            return
-        tracer = self._tracer_factory()
-        followers: list[list[TransferRecord]] = []
-        _followers = followers
+        records = _Records()
+        with _trace_lock:
+            shared = _shared_trace
+            if shared is None:
+                tracer = self._tracer_factory()
+                tracer.__enter__()  # under the lock: another thread's call waits until the tracing runs
+                shared = _shared_trace = _SharedTrace(tracer)
+            shared.join(records, self)
         try:
-            with tracer:
-                yield records
+            yield records
         finally:
-            _followers = None
-            records.extend(tracer.census.records)
-            for other in followers:
-                other.extend(tracer.census.records)
+            with _trace_lock:
+                shared.active -= 1
+                if shared.active == 0:
+                    _shared_trace = None
+                    shared.finish()  # under the lock: the next call's tracer starts after this one stopped
 
     def _state(self, binding: Any) -> _BindingState:
         entry = self._bindings.get(id(binding))
@@ -593,9 +596,9 @@ class Watch:
             use.via = "bind_ortvalue_output"
         with self._traced() as records:
             result = original(binding, *args, **kwargs)
-            following = _followers is not None  # records filled later, by an enclosing watch's tracer
         (state.inputs if use.role == "input" else state.outputs)[name] = use
-        if records or (records is not None and following):
+        # not filled yet: a call that overlaps this bind (an enclosing watch's, another thread's) ends the tracing
+        if records or (records is not None and not records.filled):
             state.pending.append(BindRecords(method=method, name=name, records=records))
         return result
 
@@ -718,8 +721,50 @@ class Watch:
 
 
 _MISSING = object()
-# While a watch traces a call: the record lists of the nested watches' calls inside it (``Watch._traced``).
-_followers: Optional[list[list[TransferRecord]]] = None
+
+
+class _Records(list):  # type: ignore[type-arg]
+    """The records of one traced call; ``filled`` once the shared tracer has ended (``Watch._traced``)."""
+
+    filled = False
+
+
+class _SharedTrace:
+    """The one tracer of the traced calls that overlap it (``Watch._traced``), and their record lists."""
+
+    def __init__(self, tracer: Any) -> None:
+        self.tracer = tracer
+        self.lists: list[_Records] = []
+        self.watches: list[Watch] = []
+        self.threads: set[int] = set()
+        self.active = 0
+
+    def join(self, records: _Records, watch: Watch) -> None:
+        self.lists.append(records)
+        if all(w is not watch for w in self.watches):
+            self.watches.append(watch)
+        self.threads.add(threading.get_ident())
+        self.active += 1
+
+    def finish(self) -> None:
+        try:
+            self.tracer.__exit__(None, None, None)
+        finally:
+            got = list(getattr(getattr(self.tracer, "census", None), "records", None) or [])
+            for records in self.lists:
+                records.extend(got)
+                records.filled = True
+            if len(self.threads) > 1:
+                note = (f"calls from {len(self.threads)} threads overlapped while traced: CUPTI traces the whole "
+                        "process, so the records of each of these calls include the others' transfers")
+                for w in self.watches:
+                    if note not in w.observations.notes:
+                        w.observations.notes.append(note)
+
+
+# The tracer shared by the traced calls running now (``Watch._traced``); one at a time per process, as CUPTI.
+_trace_lock = threading.Lock()
+_shared_trace: Optional[_SharedTrace] = None
 
 
 def _provider_to_predict(name: Optional[str]) -> Optional[str]:

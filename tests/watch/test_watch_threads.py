@@ -1,0 +1,120 @@
+"""Traced calls from several threads at once share one tracer, as CUPTI allows one tracer per process.
+
+Before, the first call's tracer took the records of the calls that overlapped it and stopped when that first call
+ended: a transfer of a second thread's call after that moment was traced by no one, and a watch that should fail
+`assert_no_host_transfers` could pass. Now the last call to end stops the tracer and every overlapping call gets
+all its records. The tracer here is a stand-in with CUPTI's rule (a second one started while one runs is an
+error); the transfers it hands back are the ones the test emits while it runs. On the H200, nested watches sharing
+CUPTI are checked by tests/watch/test_watch_nesting.py.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import onnx
+import onnxruntime as ort
+import pytest
+
+import models
+from ortcopy_doctor import watch
+from ortcopy_doctor.model.census import Census, TransferRecord
+
+
+class OneAtATime:
+    """A tracer with CUPTI's rule: one at a time per process; ``emit`` is a transfer the traced code makes."""
+
+    running: OneAtATime | None = None
+    started = 0
+
+    def __init__(self) -> None:
+        self.seen: list[TransferRecord] = []
+        self.census = Census(backend="one-at-a-time")
+
+    def __enter__(self) -> OneAtATime:
+        if OneAtATime.running is not None:
+            raise RuntimeError("a tracer is already running in this process")
+        OneAtATime.running = self
+        OneAtATime.started += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        OneAtATime.running = None
+        self.census = Census(backend="one-at-a-time", records=list(self.seen))
+
+    @classmethod
+    def emit(cls, nbytes: int) -> None:
+        if cls.running is not None:  # a transfer no tracer runs for is lost, as with CUPTI
+            cls.running.seen.append(TransferRecord("host_to_device", nbytes, "pageable", "device", 0, 1, nbytes))
+
+
+@pytest.fixture
+def traced_watch(tmp_path, monkeypatch):
+    """A watch with the stand-in tracer, on a CPU session that says CUDA is active (so the watch traces)."""
+    path = tmp_path / "cpu_op_between.onnx"
+    onnx.save(models.cpu_op_between(), str(path))
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    monkeypatch.setattr(session, "get_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    OneAtATime.running, OneAtATime.started = None, 0
+    factory = OneAtATime
+    with watch(session, census=factory) as w:
+        yield w
+
+
+def _overlapping_calls(w) -> tuple[list[TransferRecord], list[TransferRecord]]:
+    """Thread A's call starts, B's starts, A emits 1 B and ends, B emits 2 B and ends; their record lists."""
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    got: dict[str, list[TransferRecord]] = {}
+
+    def call_a() -> None:
+        with w._traced() as records:
+            got["a"] = records
+            a_in.set()
+            b_in.wait(5)
+            OneAtATime.emit(1)
+        a_out.set()
+
+    def call_b() -> None:
+        a_in.wait(5)
+        with w._traced() as records:
+            got["b"] = records
+            b_in.set()
+            a_out.wait(5)
+            OneAtATime.emit(2)
+
+    threads = [threading.Thread(target=call_a), threading.Thread(target=call_b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    return got["a"], got["b"]
+
+
+def test_overlapping_calls_from_two_threads_start_one_tracer(traced_watch):
+    _overlapping_calls(traced_watch)
+    assert OneAtATime.started == 1
+
+
+def test_a_transfer_after_the_first_call_ended_is_not_lost(traced_watch):
+    _, b = _overlapping_calls(traced_watch)
+    assert [r.bytes for r in b] == [1, 2]
+
+
+def test_every_overlapping_call_gets_the_shared_records(traced_watch):
+    a, b = _overlapping_calls(traced_watch)
+    assert ([r.bytes for r in a], a.filled, b.filled) == ([1, 2], True, True)
+
+
+def test_the_watch_notes_that_the_calls_overlapped(traced_watch):
+    _overlapping_calls(traced_watch)
+    assert traced_watch.observations.notes.count(
+        "calls from 2 threads overlapped while traced: CUPTI traces the whole process, so the records of each of "
+        "these calls include the others' transfers") == 1
+
+
+def test_calls_one_after_the_other_get_a_tracer_each(traced_watch):
+    for nbytes in (1, 2):
+        with traced_watch._traced() as records:
+            OneAtATime.emit(nbytes)
+        assert [r.bytes for r in records] == [nbytes]
+    assert (OneAtATime.started, traced_watch.observations.notes) == (2, [])
