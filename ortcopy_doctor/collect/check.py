@@ -564,6 +564,7 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
 
     provider = next((p for p in options.providers if provider_names.is_device(p)), provider_names.CPU)
     notes = ["static prediction: no session was created; every item is predicted from the model"]
+    shaped: Any = None  # the model with inferred shapes, where the prediction made one
     if provider == provider_names.CPU:
         nodes = [RuntimeNode(name=n.name, op_type=n.op_type, domain=n.domain, provider=provider_names.CPU,
                              inputs=list(n.inputs), outputs=list(n.outputs), graph=n.graph) for n in info.nodes]
@@ -575,8 +576,11 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
             raise UsageError(f"cannot predict placement for {provider}: {exc}; use --provider cuda") from None
         nodes, insertions = prediction.nodes, prediction.memcpy_insertions
         notes.extend(prediction.notes)
+        shaped = prediction.shaped_model
     inferred: list[Any] = []
-    if info.file_bytes < 2_000_000_000:
+    if shaped is not None:  # the shapes of the nodes as placed (functions inlined), inferred once
+        inferred = [value_info(v) for v in list(shaped.graph.value_info) + list(shaped.graph.output)]
+    elif info.file_bytes < 2_000_000_000 and provider == provider_names.CPU:
         import onnx  # a static check only: a measured one never imports onnx (knowledge/onnx_proto.py); a broken
         # onnx install fails here, as itself, not as a shape inference that found nothing
 

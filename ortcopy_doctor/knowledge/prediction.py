@@ -158,6 +158,8 @@ class Prediction:
     notes: list[str] = field(default_factory=list)
     # nodes ORT removes before partitioning (Constant nodes, constant folding); not in ``nodes``
     removed: list[RemovedNode] = field(default_factory=list)
+    # the model as placed (functions inlined) with the shapes onnx inferred; None where shape inference failed
+    shaped_model: Optional[onnx.ModelProto] = field(default=None, compare=False, repr=False)
 
     def node(self, name: str) -> RuntimeNode:
         """The predicted node called ``name`` (KeyError if none)."""
@@ -282,6 +284,7 @@ def _implicit_inputs(node: onnx.NodeProto) -> set[str]:
 
 
 def _infer(model: onnx.ModelProto, notes: list[str]) -> onnx.ModelProto:
+    """``model`` with the shapes onnx infers; ``model`` itself (with a note) where shape inference fails."""
     try:
         return onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
     except Exception as exc:  # >2 GB protos, unknown custom ops in strict paths, broken models
@@ -490,7 +493,11 @@ class _Predictor:
         self.corrections_used: dict[str, Correction] = {}
         self.removed: list[RemovedNode] = []
         self.notes: list[str] = []
-        self.model = _infer(with_local_functions_inlined(model, self.notes), self.notes)
+        # local functions first (ORT inlines every call before it places nodes), then ONNX function ops without a
+        # kernel are expanded in that model: both kinds inlined when a model has both
+        inlined = with_local_functions_inlined(model, self.notes)
+        self.model = _infer(inlined, self.notes)
+        self.shaped = self.model is not inlined
         self.opsets = {norm_domain(o.domain): int(o.version) for o in self.model.opset_import}
         self.inlined: list[RemovedNode] = []
         self.inlined_nodes: set[str] = set()
@@ -499,7 +506,7 @@ class _Predictor:
         self._matches: dict[tuple[Any, ...], KernelMatch] = {}
         self._since: dict[tuple[str, int, str], int] = {}
         if self.provider != CPU:
-            self._inline_functions(model)
+            self._inline_functions(inlined)
 
     def _inline_functions(self, original: onnx.ModelProto) -> None:
         """ORT inlines a node that no EP has a kernel for when its op is an ONNX function (CastLike,
@@ -511,6 +518,7 @@ class _Predictor:
             if not changed:
                 return
             self.model = _infer(model, [])
+            self.shaped = self.model is not model
 
     def _scopes(self, model: onnx.ModelProto) -> dict[int, "_Scope"]:
         """Scopes of the inferred model's graphs, by position in a walk (the uninferred copy walks alike)."""
@@ -583,7 +591,8 @@ class _Predictor:
                 "never placed: " + ", ".join(r.name or r.op_type for r in folded[:10]) + (" ..." if len(folded) > 10 else "")
             )
         return Prediction(
-            provider=self.provider, nodes=nodes, memcpy_insertions=unique, notes=self.notes, removed=self.removed
+            provider=self.provider, nodes=nodes, memcpy_insertions=unique, notes=self.notes, removed=self.removed,
+            shaped_model=self.model if self.shaped else None,
         )
 
     # one graph --------------------------------------------------------------------------------

@@ -77,3 +77,26 @@ def test_a_second_call_of_a_function_is_named_as_ort_names_it(tmp_path):
     assert measured["evidence"]["environment"]["ort_version"] == "1.31.1"
     assert sorted((c.kind.value, c.tensor, c.bytes_per_run) for c in check(tmp_path / "twice.onnx", static=True).copies) \
         == sorted((c["kind"], c["tensor"], c["bytes_per_run"]) for c in measured["copies"])
+
+
+def _with_function_and_castlike() -> onnx.ModelProto:
+    """A local function call, then CastLike: an ONNX function op ORT has no kernel for (it expands its body)."""
+    block = helper.make_function("pkg.local", "Block", ["i"], ["o"], BODY, [helper.make_opsetid("", 17)])
+    return _model([helper.make_node("Block", ["x"], ["h"], name="call", domain="pkg.local"),
+                   helper.make_node("CastLike", ["h", "x"], ["y"], name="castlike")], [block])
+
+
+def test_a_local_function_stays_inlined_when_an_onnx_function_op_is_expanded_too():
+    """The expansion of CastLike once started again from the model as loaded, so the local function's call came
+    back as a node of its own: predicted on CPU with "ORT would refuse the model"."""
+    prediction = predict(_with_function_and_castlike(), "CUDAExecutionProvider")
+    assert sorted((n.op_type, n.provider) for n in prediction.nodes) == [
+        ("Cast", "CUDAExecutionProvider"), ("Celu", "CPUExecutionProvider"), ("Relu", "CUDAExecutionProvider"),
+        ("Relu", "CUDAExecutionProvider")]
+
+
+def test_a_static_check_sizes_the_inlined_body_s_tensors(tmp_path):
+    """The static evidence's shapes are those of the model as the prediction placed it (inferred once, there)."""
+    onnx.save(_with_function_and_castlike(), str(tmp_path / "fn_cast.onnx"))
+    shapes = {v.name: v.shape for v in check(tmp_path / "fn_cast.onnx", static=True).evidence.value_infos}
+    assert (shapes["_inlfunc_Block_a"], shapes["_inlfunc_Block_b"], shapes["h"]) == ([2, 8], [2, 8], [2, 8])
