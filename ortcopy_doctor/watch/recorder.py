@@ -46,6 +46,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Optional
 
+from ortcopy_doctor.analysis.attribution import clock_offset
 from ortcopy_doctor.collect.census import CuptiTracer
 from ortcopy_doctor.knowledge.providers import ALIASES, KNOWN, is_device
 from ortcopy_doctor.model.errors import UsageError
@@ -519,8 +520,9 @@ class Watch:
 
         CUPTI traces one tracer at a time, for the whole process. So the calls that overlap (nested watches of one
         session, each wrapping the other's call; calls from several threads) share one tracer: the first starts
-        it, the last to end stops it, and every one of them gets all its records. A call that is not the last to
-        end gets its list filled later (``_Records.filled``); no call's transfers are lost after another's end."""
+        it, the last to end stops it, and each of them gets the records issued while it ran (``_SharedTrace``). A
+        call that is not the last to end gets its list filled later (``_Records.filled``); no call's transfers are
+        lost after another's end."""
         global _shared_trace
         if self._tracer_factory is None:
             yield None
@@ -537,7 +539,7 @@ class Watch:
             yield records
         finally:
             with _trace_lock:
-                shared.active -= 1
+                shared.leave(records)
                 if shared.active == 0:
                     _shared_trace = None
                     shared.finish()  # under the lock: the next call's tracer starts after this one stopped
@@ -737,26 +739,52 @@ class _SharedTrace:
         self.lists: list[_Records] = []
         self.watches: list[Watch] = []
         self.threads: set[int] = set()
+        self.windows: list[list[int]] = []  # [start, end] of each call, time.time_ns()
         self.active = 0
+
+    def _share(self, got: list[TransferRecord], clock_pairs: list[Any]) -> list[list[TransferRecord]]:
+        """Each call's records: those issued while it ran (the API call's start where CUPTI gives it, else the
+        copy's start, on ``time.time_ns()``'s clock through the tracer's clock pairs), so calls one after the other
+        in a chain of overlapping ones do not get each other's. A record in no call's window (clock error) goes to
+        the nearest. Without clock pairs (a tracer of another kind) every call gets every record."""
+        if len(self.lists) == 1 or not clock_pairs:
+            return [got for _ in self.lists]
+        offset = clock_offset(clock_pairs)
+        shares: list[list[TransferRecord]] = [[] for _ in self.lists]
+        for r in got:
+            at = (r.api_start_ns if r.api_start_ns is not None else r.start_ns) - offset
+            inside = [i for i, (start, end) in enumerate(self.windows) if start <= at <= end]
+            if not inside:
+                inside = [min(range(len(self.windows)),
+                              key=lambda i: max(self.windows[i][0] - at, at - self.windows[i][1]))]
+            for i in inside:
+                shares[i].append(r)
+        return shares
 
     def join(self, records: _Records, watch: Watch) -> None:
         self.lists.append(records)
+        self.windows.append([time.time_ns(), 0])
         if all(w is not watch for w in self.watches):
             self.watches.append(watch)
         self.threads.add(threading.get_ident())
         self.active += 1
 
+    def leave(self, records: _Records) -> None:
+        self.windows[next(i for i, r in enumerate(self.lists) if r is records)][1] = time.time_ns()
+        self.active -= 1
+
     def finish(self) -> None:
         try:
             self.tracer.__exit__(None, None, None)
         finally:
-            got = list(getattr(getattr(self.tracer, "census", None), "records", None) or [])
-            for records in self.lists:
-                records.extend(got)
+            census = getattr(self.tracer, "census", None)
+            got = list(getattr(census, "records", None) or [])
+            for records, mine in zip(self.lists, self._share(got, list(getattr(census, "clock_pairs", None) or []))):
+                records.extend(mine)
                 records.filled = True
             if len(self.threads) > 1:
                 note = (f"calls from {len(self.threads)} threads overlapped while traced: CUPTI traces the whole "
-                        "process, so the records of each of these calls include the others' transfers")
+                        "process, so a call's records include the transfers other threads made while it ran")
                 for w in self.watches:
                     if note not in w.observations.notes:
                         w.observations.notes.append(note)

@@ -100,3 +100,19 @@ def test_a_static_check_sizes_the_inlined_body_s_tensors(tmp_path):
     onnx.save(_with_function_and_castlike(), str(tmp_path / "fn_cast.onnx"))
     shapes = {v.name: v.shape for v in check(tmp_path / "fn_cast.onnx", static=True).evidence.value_infos}
     assert (shapes["_inlfunc_Block_a"], shapes["_inlfunc_Block_b"], shapes["h"]) == ([2, 8], [2, 8], [2, 8])
+
+
+def test_the_prediction_of_a_local_function_and_castlike_is_what_the_h200_ran(tmp_path):
+    """Measured on the H200 (onnxruntime-gpu 1.31.1, tests/fixtures/dynamo/fn_castlike.cuda.json)."""
+    import json
+
+    from render_helpers import TESTS
+
+    measured = json.loads((TESTS / "fixtures" / "dynamo" / "fn_castlike.cuda.json").read_text(encoding="utf-8"))
+    assert measured["ort_version"] == "1.31.1"
+    onnx.save(_with_function_and_castlike(), str(tmp_path / "fn_cast.onnx"))
+    report = check(tmp_path / "fn_cast.onnx", static=True)
+    assert sorted([c.kind.value, c.direction.value, c.tensor, c.bytes_per_run] for c in report.copies) == \
+        sorted(measured["copies"])
+    assert sorted((n.op_type, n.provider) for n in report.evidence.nodes) == sorted(
+        (op, provider) for _, op, provider in measured["nodes"] if not op.startswith("Memcpy"))
