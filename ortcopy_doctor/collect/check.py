@@ -580,7 +580,7 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
     inferred: list[Any] = []
     if shaped is not None:  # the shapes of the nodes as placed (functions inlined), inferred once
         inferred = [value_info(v) for v in list(shaped.graph.value_info) + list(shaped.graph.output)]
-    elif info.file_bytes < 2_000_000_000 and provider == provider_names.CPU:
+    elif info.file_bytes < 2_000_000_000:  # a CPU prediction (no inference), or the prediction's failed (data_prop)
         import onnx  # a static check only: a measured one never imports onnx (knowledge/onnx_proto.py); a broken
         # onnx install fails here, as itself, not as a shape inference that found nothing
 
