@@ -131,13 +131,9 @@ def record_one(corpus: Path, name: str, runs: int, result: dict) -> dict:
     variants = ["plain", "plan", "all_device", "cuda_graph"]
     result["promised"] = {v: {k: list(x) for k, x in promised_transfers(ev, plan, report.copies, v).items()}
                           for v in variants}
-    bound_names = [e.name for e in plan.outputs if e.place != UNBOUND]
+    shown = report.shown_binding()  # where CUDA did not load: the plan of the placement predicted for it
+    bound_names = [e.name for e in shown.outputs if e.place != UNBOUND]
     code_runs: dict[str, Any] = {}
-    # The code the report shows: the session's plan, or where CUDA did not load (no code of its own), the plan of
-    # the placement predicted for it.
-    shown = plan
-    if not plan.applicable and report.prediction is not None and report.prediction.binding.applicable:
-        shown = report.prediction.binding
     for flavor in ("onnxruntime",):  # the code check prints; other flavors are left to record_binding_ab.py
         code = shown.code if flavor == "onnxruntime" else render_code(ev, shown, flavor)
         if not cuda:  # the CPU dry run of the logic: the same code on CPU OrtValues

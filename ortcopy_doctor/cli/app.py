@@ -135,10 +135,14 @@ def _stdout(stderr: bool = False) -> Console:
     # Piped (a CI log, `| grep`, a file) with no COLUMNS: rich would assume 80 columns and fold names inside table
     # cells ("MemcpyFromHo" / "st"), so a grep for a node name misses it; a table is as wide as its content then.
     # COLUMNS=0 (set by some shells and CI runners) would make rich print nothing at all: it counts as unset.
+    # On a terminal rich reads the width itself (of the stream it writes to: stderr for `--json -`).
     stream = _Guarded.file("stderr" if stderr else "stdout")
+    columns = os.environ.get("COLUMNS", "").strip()
     width = None
-    if os.environ.get("COLUMNS", "").strip() in ("", "0"):
-        width = shutil.get_terminal_size().columns if _isatty(stream) else PIPED_WIDTH
+    if not _isatty(stream):
+        width = PIPED_WIDTH if columns in ("", "0") else None
+    elif columns == "0":
+        width = shutil.get_terminal_size().columns
     return Console(file=stream, highlight=False, soft_wrap=True, width=width)
 
 

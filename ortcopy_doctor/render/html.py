@@ -26,7 +26,6 @@ from ortcopy_doctor.render import svg
 from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.analysis.binding import BindingPlan
     from ortcopy_doctor.model.evidence import RuntimeNode
     from ortcopy_doctor.model.findings import Finding
     from ortcopy_doctor.report.core import Report
@@ -226,7 +225,7 @@ def view_model(report: Report) -> dict[str, Any]:
         "binding_entries": [
             {"role": e.role, "name": e.name, "place": e.place, "how": ("pre-allocated" if e.preallocate else ""),
              "reason": e.reason}
-            for e in _shown_plan(report).entries
+            for e in report.shown_binding().entries
         ],
         **_binding_code(report),
         "binding_measured": _binding_measured(report),
@@ -309,19 +308,10 @@ def census_view(report: Report) -> dict[str, Any] | None:
     }
 
 
-def _shown_plan(report: Report) -> BindingPlan:
-    """The plan the Binding section shows: the session's, or, where no device provider was active and the requested
-    one's placement was predicted, the predicted plan (the session's has no code: every tensor is in host memory)."""
-    predicted = report.prediction.binding if report.prediction is not None else None
-    if not report.binding.applicable and predicted is not None and predicted.applicable:
-        return predicted
-    return report.binding
-
-
 def _binding_code(report: Report) -> dict[str, str]:
     """The first code block: the recommended code (the CUDA graph's where it wins), the plan's otherwise (the
     predicted plan's where the requested device provider was not active)."""
-    shown = _shown_plan(report)
+    shown = report.shown_binding()
     if shown is not report.binding:
         return {"binding_code": shown.code, "binding_plan_code": "",
                 "binding_code_note": "Predicted: this code binds for the placement static analysis predicts for the "

@@ -72,6 +72,15 @@ class Report:
     advice: Advice | None = None
     measured: BindingView | None = None
 
+    def shown_binding(self) -> BindingPlan:
+        """The plan whose code the report shows: the session's, or, where no device provider was active and the
+        requested one's placement was predicted, the predicted plan (the session's has no code: every tensor is in
+        host memory)."""
+        predicted = self.prediction.binding if self.prediction is not None else None
+        if not self.binding.applicable and predicted is not None and predicted.applicable:
+            return predicted
+        return self.binding
+
     def worst_severity(self) -> str | None:
         """The highest severity among the findings (error, warning, info), or None without findings."""
         ranks = [Severity(f.severity).rank for f in self.findings]

@@ -726,9 +726,12 @@ _MISSING = object()
 
 
 class _Records(list):  # type: ignore[type-arg]
-    """The records of one traced call; ``filled`` once the shared tracer has ended (``Watch._traced``)."""
+    """The records of one traced call; ``filled`` once the shared tracer has ended (``Watch._traced``); the call
+    ran from ``start_ns`` to ``end_ns`` (``time.time_ns()``)."""
 
     filled = False
+    start_ns = 0
+    end_ns = 0
 
 
 class _SharedTrace:
@@ -739,7 +742,6 @@ class _SharedTrace:
         self.lists: list[_Records] = []
         self.watches: list[Watch] = []
         self.threads: set[int] = set()
-        self.windows: list[list[int]] = []  # [start, end] of each call, time.time_ns()
         self.active = 0
 
     def _share(self, got: list[TransferRecord], clock_pairs: list[Any]) -> list[list[TransferRecord]]:
@@ -753,24 +755,24 @@ class _SharedTrace:
         shares: list[list[TransferRecord]] = [[] for _ in self.lists]
         for r in got:
             at = (r.api_start_ns if r.api_start_ns is not None else r.start_ns) - offset
-            inside = [i for i, (start, end) in enumerate(self.windows) if start <= at <= end]
+            inside = [i for i, call in enumerate(self.lists) if call.start_ns <= at <= call.end_ns]
             if not inside:
-                inside = [min(range(len(self.windows)),
-                              key=lambda i: max(self.windows[i][0] - at, at - self.windows[i][1]))]
+                inside = [min(range(len(self.lists)),
+                              key=lambda i: max(self.lists[i].start_ns - at, at - self.lists[i].end_ns))]
             for i in inside:
                 shares[i].append(r)
         return shares
 
     def join(self, records: _Records, watch: Watch) -> None:
+        records.start_ns = time.time_ns()
         self.lists.append(records)
-        self.windows.append([time.time_ns(), 0])
         if all(w is not watch for w in self.watches):
             self.watches.append(watch)
         self.threads.add(threading.get_ident())
         self.active += 1
 
     def leave(self, records: _Records) -> None:
-        self.windows[next(i for i, r in enumerate(self.lists) if r is records)][1] = time.time_ns()
+        records.end_ns = time.time_ns()
         self.active -= 1
 
     def finish(self) -> None:

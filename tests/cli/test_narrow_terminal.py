@@ -85,3 +85,47 @@ def test_columns_0_prints_the_report_as_piped(tmp_path):
     zero = _cli(["report", str(json_path)], tmp_path, columns="0")  # rich alone would print nothing at all
     assert (zero.returncode, zero.stderr) == (0, "")
     assert zero.stdout == piped.stdout
+
+
+def test_a_report_on_a_terminal_stderr_fits_that_terminal(tmp_path):
+    """`report FILE --json -`: the JSON on stdout (piped), the report on stderr, a terminal of 60 columns. The width
+    is the terminal's (rich reads it from stderr), not the 80 columns of a piped stdout."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    import threading
+
+    report = load_fixture("demo", tmp_path)
+    json_path = tmp_path / "demo.json"
+    json_path.write_text(report.to_json(), encoding="utf-8")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    for name in ("COLUMNS", "LINES", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        env.pop(name, None)
+    chunks: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # the terminal's other end closed
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    result = subprocess.run([sys.executable, "-m", "ortcopy_doctor", "report", str(json_path), "--json", "-"],
+                            cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave,
+                            timeout=120, check=False)
+    os.close(slave)
+    reader.join(30)
+    os.close(master)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode("utf-8", "replace"))
+    table = [line for line in text.splitlines() if line.startswith(("│", "┃", "┏", "└"))]
+    assert result.returncode == 0 and result.stdout.startswith(b"{")
+    assert table and max(len(line) for line in table) <= 60
