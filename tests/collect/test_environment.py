@@ -197,3 +197,28 @@ def _installed(distribution: str) -> bool:
     except importlib.metadata.PackageNotFoundError:
         return False
     return True
+
+
+def test_platform_name_is_what_platform_platform_says_here():
+    import platform
+
+    from ortcopy_doctor.collect.environment import platform_name
+
+    assert platform_name() == platform.platform()
+
+
+def test_platform_name_starts_no_child_process():
+    """``platform.platform()`` runs ``uname -p`` on Linux; the environment's platform name does not (goal c)."""
+    import subprocess
+    import sys
+
+    script = ("import sys\nstarted = []\n"
+              "sys.addaudithook(lambda event, args: started.append(args[1]) if event == 'subprocess.Popen' else None)\n"
+              "from ortcopy_doctor.collect.environment import platform_name\n"
+              "platform_name()\nprint(started)\n")
+    control = script.replace("from ortcopy_doctor.collect.environment import platform_name\nplatform_name()",
+                             "import platform\nplatform.platform()")
+    ours = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    theirs = subprocess.run([sys.executable, "-c", control], capture_output=True, text=True, check=True)
+    assert ours.stdout == "[]\n"
+    assert theirs.stdout == "[['uname', '-p']]\n"  # the child process the test would see
