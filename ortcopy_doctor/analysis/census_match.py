@@ -64,7 +64,8 @@ def explain_in_kernel(evidence: Evidence, copies: list[Copy], census: CensusRepo
         if rule is None:
             continue
         added.append(Copy(
-            kind=IN_KERNEL, direction=Direction(direction), tensor=node.outputs[0] if node.outputs else "",
+            kind=IN_KERNEL, direction=Direction(direction),
+            tensor=kernel_memory.transfer_tensor(rule, node.inputs, node.outputs),
             bytes_per_run=round(sum(t.bytes for t in items) / n), count_per_run=max(1, round(len(items) / n)), node=name,
             cause=f"{op_type} '{name}' {rule.reason}; {rule.when}: count and size as traced", removable_by_binding=False, source="census"))
     return added

@@ -307,7 +307,8 @@ def _in_kernel(evidence: Evidence, events: list[NodeEvent], profiled_runs: int) 
             if count == 0:
                 continue  # the data made it not happen (an empty NonZero input)
             copies.append(Copy(
-                kind=IN_KERNEL, direction=rule.direction, tensor=node.outputs[0] if node.outputs else "",
+                kind=IN_KERNEL, direction=rule.direction,
+                tensor=kernel_memory.transfer_tensor(rule, node.inputs, node.outputs),
                 bytes_per_run=nbytes, count_per_run=count, node=node.name,
                 cause=f"{node.op_type} '{node.name}' {rule.reason}",
                 removable_by_binding=False, source="placement"))

@@ -9,6 +9,8 @@ condition were checked on the H200 with ORT 1.31.1 (tests/fixtures/gpu).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, HOST_TO_DEVICE, Direction
 from ortcopy_doctor.model.records import frozen
 
@@ -70,7 +72,11 @@ class InKernelTransfer:
     ``size``: "fixed" (``bytes`` per call), "per_batch" (``bytes`` times the batch of the op's first input, per
     call), or "data" (it depends on the data: only a census says how many and how large). ``host`` is the host
     memory the kernel uses (pinned for ORT's CudaAsyncBuffer / AllocateBufferOnCPUPinned, pageable for a stack
-    variable). ``when``: the condition under which it happens at all.
+    variable). ``when``: the condition under which it happens at all. ``tensor``: the graph tensor the transfer
+    is about (``transfer_tensor``): "output" (the node's first output, whose size the kernel reads back),
+    "sequence_lens" (an RNN's input 4, from which the kernel makes the lengths it uploads; none where the input is
+    not given: the kernel makes them up), or "none" (the kernel's own tables or a subgraph's values: no one
+    tensor of the graph).
     """
 
     direction: Direction  # host_to_device, device_to_host
@@ -80,28 +86,31 @@ class InKernelTransfer:
     bytes: int | None = None
     when: str = "every call"
     source: str = ""
+    tensor: str = "output"
 
 
 _RNN = InKernelTransfer(
     HOST_TO_DEVICE, "pinned", "per_batch",
     "uploads the sequence lengths cuDNN's RNN data descriptor reads on the device (4 B host-to-device per batch "
     "entry, from pinned memory)", bytes=4, when="every call (seen on the H200 with ORT 1.31.1: 4 B for batch 1, every LSTM run)",
-    source="onnxruntime/core/providers/cuda/rnn/cudnn_rnn_base.cc")
+    source="onnxruntime/core/providers/cuda/rnn/cudnn_rnn_base.cc", tensor="sequence_lens")
 _RNN_ZERO = InKernelTransfer(
     HOST_TO_DEVICE, "pinned", "data",
     "uploads the indices of zero-length sequences to mask their outputs (host-to-device, pinned)", when="a sequence_lens "
-    "entry is 0", source="onnxruntime/core/providers/cuda/rnn/cudnn_rnn_base.cc (SetZeroSequences)")
+    "entry is 0", source="onnxruntime/core/providers/cuda/rnn/cudnn_rnn_base.cc (SetZeroSequences)",
+    tensor="sequence_lens")
 _SUBGRAPH = InKernelTransfer(
     DEVICE_TO_HOST, "pageable", "data",
     "copies subgraph values back to the host where the subgraph reads them there (device-to-host, e.g. a 1 B "
     "condition or an 8 B trip count)", when="the subgraph's inputs or outputs live "
-    "on another device than the node's", source="onnxruntime/core/framework/utils.cc (subgraph feeds/fetches copy)")
+    "on another device than the node's", source="onnxruntime/core/framework/utils.cc (subgraph feeds/fetches copy)",
+    tensor="none")
 _SUBGRAPH_UP = InKernelTransfer(
     HOST_TO_DEVICE, "pinned", "data",
     "uploads small subgraph parameters and loop-carried values that live in host memory to the device "
     "(host-to-device, pinned)",
     when="the subgraph reads on the device a value that lives on the host",
-    source="onnxruntime/core/framework/utils.cc (subgraph feeds/fetches copy)")
+    source="onnxruntime/core/framework/utils.cc (subgraph feeds/fetches copy)", tensor="none")
 
 # Ops whose CUDA kernel moves data between host and device inside its own kernel time, read from ORT's source
 # (paths in ``source``) and checked against CUPTI on the H200 where a fixture says so.
@@ -132,14 +141,14 @@ CUDA_IN_KERNEL_RULES: dict[tuple[str, str], list[InKernelTransfer]] = {
         "more than 32 outputs or the split sizes differ, and then also the split sizes, their running sums (8 B per "
         "output each) and the output index of every element along the axis (8 B each)",
         when="the split sizes differ or there are more than 32 outputs",
-        source="onnxruntime/core/providers/cuda/tensor/split.cc (CudaAsyncBuffer::CopyToGpu)")],
+        source="onnxruntime/core/providers/cuda/tensor/split.cc (CudaAsyncBuffer::CopyToGpu)", tensor="none")],
     ("", "Concat"): [InKernelTransfer(
         HOST_TO_DEVICE, "pinned", "data",
         "uploads its tables to the device (host-to-device, pinned): the input pointers (8 B each) where there are "
         "more than 32 inputs or their sizes along the axis differ, and then also the concat sizes, their running sums "
         "(8 B per input each) and the input index of every element along the axis (8 B each)",
         when="the inputs' sizes along the axis differ or there are more than 32 inputs",
-        source="onnxruntime/core/providers/cuda/tensor/concat.cc (CudaAsyncBuffer::CopyToGpu)")],
+        source="onnxruntime/core/providers/cuda/tensor/concat.cc (CudaAsyncBuffer::CopyToGpu)", tensor="none")],
     ("", "LSTM"): [_RNN, _RNN_ZERO],
     ("", "GRU"): [_RNN, _RNN_ZERO],
     ("", "RNN"): [_RNN, _RNN_ZERO,
@@ -147,7 +156,8 @@ CUDA_IN_KERNEL_RULES: dict[tuple[str, str], list[InKernelTransfer]] = {
                                    "uploads sequence_lens to mask the outputs past each sequence's end "
                                    "(host-to-device, pinned)",
                                    when="sequence_lens is given and Y and Y_h are produced",
-                                   source="onnxruntime/core/providers/cuda/rnn/cudnn_rnn_base.cc (RnnMaskImpl)")],
+                                   source="onnxruntime/core/providers/cuda/rnn/cudnn_rnn_base.cc (RnnMaskImpl)",
+                                   tensor="sequence_lens")],
     ("", "If"): [_SUBGRAPH, _SUBGRAPH_UP],
     ("", "Loop"): [_SUBGRAPH, _SUBGRAPH_UP],
     ("", "Scan"): [_SUBGRAPH, _SUBGRAPH_UP],
@@ -181,6 +191,20 @@ def in_kernel_transfer(domain: str, op_type: str) -> str | None:
     """Why the CUDA kernel of ``op_type`` transfers between host and device on every call; None where it does not
     (transfers that depend on the data are not included)."""
     return CUDA_IN_KERNEL_TRANSFERS.get((_norm(domain), op_type))
+
+
+# An ONNX RNN, GRU or LSTM's optional input of per-sequence lengths.
+SEQUENCE_LENS_INPUT = 4
+
+
+def transfer_tensor(rule: InKernelTransfer, inputs: Sequence[str], outputs: Sequence[str]) -> str:
+    """The graph tensor an in-kernel transfer of a node with these inputs and outputs is about (``rule.tensor``);
+    "" where there is none."""
+    if rule.tensor == "output":
+        return outputs[0] if outputs else ""
+    if rule.tensor == "sequence_lens":
+        return inputs[SEQUENCE_LENS_INPUT] if len(inputs) > SEQUENCE_LENS_INPUT else ""
+    return ""
 
 
 def in_kernel_rules(domain: str, op_type: str) -> list[InKernelTransfer]:

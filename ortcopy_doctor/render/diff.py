@@ -24,7 +24,8 @@ def _copy_line(c: Change[Copy]) -> str:
     assert copy is not None
     text = f"{SIGN[c.status]} {_KIND[copy.kind]} {_ARROW[copy.direction]}" + (f" {copy.tensor}" if copy.tensor else "")
     if c.status == CHANGED:
-        return f"{text}: {'; '.join(c.what)}"
+        where = f" (node {copy.node})" if copy.node and not copy.tensor else ""  # a kernel's transfer: its node
+        return f"{text}{where}: {'; '.join(c.what)}"
     text += f", {fmt_bytes(copy.bytes_per_run)} per run"
     if copy.node:
         text += f" (node {copy.node})"

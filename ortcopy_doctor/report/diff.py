@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from ortcopy_doctor.model.copies import Copy
+from ortcopy_doctor.model.vocabulary import IN_KERNEL
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.diff import ADDED, CHANGED, REMOVED, STATUS_ORDER, UNCHANGED, Change, Delta, ReportDiff
 from ortcopy_doctor.model.format import active_providers, fmt_bytes
@@ -55,7 +56,8 @@ def _match(before: Sequence[T], after: Sequence[T], key: Callable[[T], tuple[str
 
 
 def _copy_key(c: Copy) -> tuple[str, ...]:
-    return (c.kind, c.direction, c.tensor)
+    # a kernel's own transfer is the node's (its tensor may be none, or named differently by an older version)
+    return (c.kind, c.direction, c.node if c.kind == IN_KERNEL else c.tensor)
 
 
 def _compare_copies(a: Copy, b: Copy) -> list[str]:
