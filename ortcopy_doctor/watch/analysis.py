@@ -269,6 +269,7 @@ def _match_census(call: CallObservation, placement: Placement, expected: list[tu
     sites = {d: [s for s in placement.model_sites if s.direction == d and s.kind == MEMCPY_NODE]
              for d in (HOST_TO_DEVICE, DEVICE_TO_HOST)}
     kernels = [s for s in placement.model_sites if s.kind == IN_KERNEL]
+    kernels_free = list(kernels)  # each kernel's transfer once a call before any twice
     profile_bytes = {m.name: m.bytes for m in (call.profile.memcpy_nodes if call.profile else [])}
     remaining = [i for i in host_device if i not in used]
     for direction in (HOST_TO_DEVICE, DEVICE_TO_HOST):
@@ -278,8 +279,11 @@ def _match_census(call: CallObservation, placement: Placement, expected: list[tu
             site = next((s for s in free if profile_bytes.get(s.node) == r.bytes), None)
             if site is None and free:
                 site = free[0]  # ORT's order; the profile's sizes, where there is one, matched first
-            if site is None and direction == DEVICE_TO_HOST:
-                site = next((s for s in kernels), None)
+            if site is None:  # a kernel's own transfer in this direction (NonZero's count, an RNN's lengths)
+                site = next((s for s in kernels_free if s.direction == direction), None) or next(
+                    (s for s in kernels if s.direction == direction), None)
+                if site in kernels_free:
+                    kernels_free.remove(site)
             if site is not None:
                 if site in free:
                     free.remove(site)

@@ -75,10 +75,15 @@ def placement_from_nodes(nodes: list[RuntimeNode], inputs: list[str], outputs: l
                 op_type=m.op_type, tensor=m.tensor,
                 cause=f"ORT inserts a {m.op_type} node for '{m.tensor}' at a CPU/{short(provider)} boundary"))
     for n in nodes:
-        if is_device(n.provider) and (what := kernel_memory.in_kernel_transfer(n.domain, n.op_type)):
-            result.model_sites.append(ModelTransferSite(kind=IN_KERNEL, direction=DEVICE_TO_HOST, node=n.name,
-                                                        op_type=n.op_type, tensor=n.outputs[0] if n.outputs else "",
-                                                        cause=f"{n.op_type} '{n.name}' {what}"))
+        if not is_device(n.provider):
+            continue
+        for rule in kernel_memory.in_kernel_rules(n.domain, n.op_type):
+            if rule.size == "data":
+                continue  # only a census shows it (check's census_match explains those)
+            # each rule's own direction: an RNN's sequence lengths go up, NonZero's count comes back
+            result.model_sites.append(ModelTransferSite(
+                kind=IN_KERNEL, direction=rule.direction, node=n.name, op_type=n.op_type,
+                tensor=kernel_memory.transfer_tensor(rule, n.inputs, n.outputs), cause=f"{n.op_type} '{n.name}' {rule.reason}"))
     return result
 
 
