@@ -88,9 +88,11 @@ def parse_values(values: Sequence[str]) -> dict[str, str]:
 
 
 def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list[int]],
-                  assumed: list[AssumedDim] | None = None) -> list[int]:
+                  assumed: list[AssumedDim] | None = None, unused: Sequence[str] = ()) -> list[int]:
     """The concrete shape of one input. A dim nothing sizes is 1 and appended to ``assumed``; where ``assumed``
-    is None (--strict-shapes) it is a ``UsageError`` naming the flag that would resolve it."""
+    is None (--strict-shapes) it is a ``UsageError`` naming the flag that would resolve it. ``unused``: the --dim
+    symbols that size no input of the model (``unused_dims``); one spelled like an unsized symbol is named as a
+    likely typo."""
     if value.name in shapes:
         shape = shapes[value.name]
         if value.shape is not None:
@@ -118,7 +120,7 @@ def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list
             resolved.append(dims[dim])
         elif assumed is not None:
             if isinstance(dim, str):
-                assumed.append(AssumedDim(value.name, i, dim, 1, f"--dim {dim}=N"))
+                assumed.append(AssumedDim(value.name, i, dim, 1, f"--dim {dim}=N", near=_near(dim, unused)))
             else:
                 assumed.append(AssumedDim(value.name, i, "" if dim is None else str(dim), 1,
                                           f"--shape {value.name}=AxBxC"))
@@ -129,9 +131,11 @@ def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list
                 f"pass --shape {value.name}=AxBxC"
             )
         elif isinstance(dim, str):
+            near = _near(dim, unused)
+            typo = f"; the --dim {near}=... given sizes no dim of the model: a typo?" if near else ""
             raise UsageError(
                 f"input '{value.name}' dim {i} is the symbol '{dim}': pass --dim {dim}=N "
-                f"(or --shape {value.name}=AxBxC)"
+                f"(or --shape {value.name}=AxBxC){typo}"
             )
         else:
             raise UsageError(f"input '{value.name}' dim {i} has no size or name: pass --shape {value.name}=AxBxC")
@@ -377,6 +381,29 @@ def value_names(values: dict[str, str], inputs: Sequence[ValueInfo]) -> dict[str
     return result
 
 
+def unused_dims(inputs: Sequence[ValueInfo], dims: Mapping[str, int]) -> list[str]:
+    """The --dim symbols that size no dim of ``inputs``: neither a symbol of one nor a name in an expression of
+    them (``past + 1``). They are accepted (one set of --dim flags serves every model a CI job checks) and only
+    named where one is spelled like a symbol left unsized (``_near``)."""
+    declared = [d for v in inputs for d in (v.shape or []) if isinstance(d, str)]
+    words = {w for d in declared for w in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", d)} | set(declared)
+    return [name for name in dims if name not in words]
+
+
+def _near(symbol: str, unused: Sequence[str]) -> str:
+    """The one of ``unused`` (--dim symbols that size nothing) spelled most like ``symbol``, or "" (difflib's
+    ratio at least 0.75, or the two equal but for case: ``bacth`` and ``Batch`` for ``batch``)."""
+    if not unused:
+        return ""
+    import difflib
+
+    same_letters = [u for u in unused if u.casefold() == symbol.casefold()]
+    if same_letters:
+        return same_letters[0]
+    close = difflib.get_close_matches(symbol, list(unused), n=1, cutoff=0.75)
+    return close[0] if close else ""
+
+
 def check_names(inputs: Sequence[ValueInfo], dims: dict[str, int], shapes: dict[str, list[int]],
                 values: dict[str, str]) -> None:
     """Refuse a --shape or --value that names no input of the model. A --dim that sizes no symbol of an input is
@@ -413,6 +440,7 @@ def build_feeds(
     values = values or {}
     by_name = {v.name: v for v in inputs}
     check_names(inputs, dims, shapes, values)
+    unused = unused_dims(inputs, dims)
     given = load_inputs_file(inputs_file, set(by_name)) if inputs_file else {}
     for name in given:
         if name not in by_name:
@@ -432,7 +460,7 @@ def build_feeds(
             source = FeedSource.VALUE
         else:
             # a non-tensor input has no shape to resolve: synthesize() says why it cannot be made
-            shape = resolve_shape(value, dims, shapes, assumed) if value.kind == "tensor" else []
+            shape = resolve_shape(value, dims, shapes, assumed, unused) if value.kind == "tensor" else []
             high = bounds.get(value.name) if value.elem_type in _INTEGERS else None
             if not make_arrays:
                 _check_synthesizable(value)

@@ -110,6 +110,9 @@ class AssumedDim:
     declared: str  # the symbol (``batch``), the literal the model declares (``-1``), or "" for a dim with neither
     value: int
     flag: str  # --dim batch=N, or --shape NAME=AxBxC
+    # A --dim given that sizes no dim of the model's inputs and is spelled like this symbol (a likely typo:
+    # --dim bacth=8 for 'batch'); "" where none is.
+    near: str = field(default="", metadata={"omit_if_default": True})
 
 
 ASSUMED_DIMS_TITLE = "Dynamic dims taken as 1 (no --dim or --shape sizes them; --strict-shapes refuses instead):"
@@ -129,7 +132,9 @@ def describe_assumed_dims(assumed: list[AssumedDim]) -> list[str]:
     named = []
     for symbol, items in by_symbol.items():
         where = ", ".join(f"'{a.input}' axis {a.axis}" for a in items)
-        named.append(f"dim '{symbol}' (input {where}) assumed {items[0].value}: set it with {items[0].flag}")
+        near = (f" (--dim {items[0].near}=... was given, which sizes no dim of the model: a typo?)"
+                if items[0].near else "")
+        named.append(f"dim '{symbol}' (input {where}) assumed {items[0].value}: set it with {items[0].flag}{near}")
     return named + unnamed
 
 

@@ -132,3 +132,15 @@ def test_value_sets_a_scalar_input(tmp_path):
     feeds = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["evidence"]["feeds"]
     assert [(f["name"], f["dtype"], f["shape"], f["bytes"], f["source"]) for f in feeds] == [
         ("x", "float32", [2, 3], 24, "synthesized"), ("sample_rate", "int64", [], 8, "value")]
+
+
+def test_a_misspelt_dim_is_named_where_its_symbol_is_taken_as_1(tmp_path):
+    result = run_cli(["check", _dynamic_model(tmp_path), "-p", "cpu", "--no-html", "--json", "r.json",
+                      "--dim", "bacth=2", *FAST], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert ("dim 'batch' (input 'x' axis 0) assumed 1: set it with --dim batch=N (--dim bacth=... was given, which "
+            "sizes no dim of the model: a typo?)") in " ".join(result.stdout.split())
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert_valid_report(data)
+    assert data["evidence"]["assumed_dims"][0] == {"input": "x", "axis": 0, "declared": "batch", "value": 1,
+                                                   "flag": "--dim batch=N", "near": "bacth"}

@@ -7,7 +7,7 @@ import pytest
 
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.evidence import AssumedDim, ValueInfo, describe_assumed_dims
-from ortcopy_doctor.collect.feeds import build_feeds, parse_dims, parse_shapes, parse_values
+from ortcopy_doctor.collect.feeds import build_feeds, parse_dims, parse_shapes, parse_values, unused_dims
 
 IMAGE = ValueInfo("image", "tensor", "float32", ["batch", 3, 8, 8], "tensor(float)")
 IDS = ValueInfo("ids", "tensor", "int64", ["batch", "seq"], "tensor(int64)")
@@ -231,3 +231,45 @@ def test_a_float_value_that_rounds_to_its_dtypes_largest_is_taken(dtype, text, e
 def test_a_float_value_beyond_every_float_is_refused_not_made_inf():
     with pytest.raises(UsageError, match=r"--value h=1e400: 1e400 is out of the range of float16"):
         build_feeds([HALF_1], values={"h": "1e400"})
+
+
+# --- a --dim that sizes nothing, spelled like a symbol left unsized ---------------------------------------------
+
+def test_a_dim_spelled_like_an_unsized_symbol_is_named_on_the_assumed_dim():
+    assumed: list[AssumedDim] = []
+    build_feeds([IDS], dims={"bacth": 8, "seq": 5}, assumed=assumed)
+    assert assumed == [AssumedDim("ids", 0, "batch", 1, "--dim batch=N", near="bacth")]
+
+
+def test_the_assumed_dim_line_asks_whether_the_dim_given_is_a_typo():
+    assumed: list[AssumedDim] = []
+    build_feeds([IDS], dims={"bacth": 8, "seq": 5}, assumed=assumed)
+    assert describe_assumed_dims(assumed) == [
+        "dim 'batch' (input 'ids' axis 0) assumed 1: set it with --dim batch=N "
+        "(--dim bacth=... was given, which sizes no dim of the model: a typo?)"]
+
+
+def test_strict_shapes_names_the_dim_given_that_looks_like_a_typo():
+    with pytest.raises(UsageError) as exc:
+        build_feeds([IDS], dims={"Batch": 8, "seq": 5})
+    assert exc.value.message == ("input 'ids' dim 0 is the symbol 'batch': pass --dim batch=N (or --shape ids=AxBxC); "
+                                 "the --dim Batch=... given sizes no dim of the model: a typo?")
+
+
+def test_a_dim_that_sizes_another_input_is_no_typo():
+    # 'seq' sizes ids; 'seq2' is left unsized: 'seq' is a symbol of the model, not a misspelling of 'seq2'
+    two = ValueInfo("two", "tensor", "int64", ["seq2"], "tensor(int64)")
+    assumed: list[AssumedDim] = []
+    build_feeds([IDS, two], dims={"batch": 1, "seq": 5}, assumed=assumed)
+    assert assumed == [AssumedDim("two", 0, "seq2", 1, "--dim seq2=N")]
+
+
+def test_a_dim_unlike_every_unsized_symbol_is_not_named():
+    assumed: list[AssumedDim] = []
+    build_feeds([IDS], dims={"height": 8, "seq": 5}, assumed=assumed)
+    assert assumed == [AssumedDim("ids", 0, "batch", 1, "--dim batch=N")]
+
+
+def test_a_name_inside_a_dim_expression_counts_as_used():
+    past = ValueInfo("kv", "tensor", "float", ["past + 1"], "tensor(float)")
+    assert unused_dims([past], {"past": 3, "pats": 2}) == ["pats"]
