@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ortcopy_doctor.analysis.copies import GraphView, find_copies
+from ortcopy_doctor.analysis.node_names import with_profiler_names
 from ortcopy_doctor.analysis.stats import list_median, list_quantiles
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
@@ -223,6 +224,7 @@ def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], unex
 @without_cyclic_gc  # 15,000 findings and their messages, no cycles (model/gcpause.py)
 def analyse(evidence: Evidence) -> Report:
     """Rules and plan over the evidence; no onnxruntime needed."""
+    evidence = with_profiler_names(evidence)  # a node the model leaves unnamed: as ORT's profile names it
     graph = GraphView.of(evidence)  # once: the copies, the rules and the plan read the same view
     copies = drop_empty(find_copies(evidence, graph))
     census = census_report(evidence, copies)  # the transfer census makes the copies ground truth

@@ -1,0 +1,123 @@
+"""Nodes the model leaves unnamed are named as ORT's profiler names them (analysis/node_names.py): checked against
+the profiles ORT wrote on the H200 (tests/fixtures/corpus) and here (the CPU EP), and on tiny graphs."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+from pathlib import Path
+
+import onnx
+from onnx import TensorProto, helper
+
+import models
+from ortcopy_doctor.api import check
+from ortcopy_doctor.collect.session import CheckOptions
+from ortcopy_doctor.report.core import load_report
+from render_helpers import TESTS
+
+CORPUS = TESTS / "fixtures" / "corpus"
+
+
+@functools.lru_cache(maxsize=None)
+def _corpus_report(name: str):
+    import tempfile
+
+    with gzip.open(CORPUS / f"{name}.json.gz", "rt", encoding="utf-8") as f:
+        report = json.load(f)["report"]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "report.json"
+        path.write_text(json.dumps(report), encoding="utf-8")
+        return report, load_report(path)
+
+
+def test_an_unnamed_node_of_a_recorded_gpu_check_takes_the_name_in_its_profile():
+    raw, report = _corpus_report("ml_linear_zipmap")  # skl2onnx: every node unnamed
+    assert [n["name"] for n in raw["evidence"]["nodes"]] == ["", "", ""]
+    assert [n.name for n in report.evidence.nodes] == ["Scaler_0", "LinearClassifier_1", "ZipMap_2"]
+    assert {n.name for n in report.evidence.nodes} == {e.name for e in report.evidence.node_events}
+
+
+def test_every_name_given_in_the_recorded_corpus_is_one_its_profile_has():
+    given = 0
+    for path in sorted(CORPUS.glob("*.json.gz")):
+        name = path.name.split(".")[0]
+        if name.startswith("_"):
+            continue
+        raw, report = _corpus_report(name)
+        events = {e.name for e in report.evidence.node_events}
+        for before, after in zip(raw["evidence"]["nodes"], report.evidence.nodes):
+            if not before["name"] and after.name:
+                given += 1
+                assert after.name in events, (name, after.name)
+    assert given == 7  # the three skl2onnx pipelines' nodes
+
+
+def test_a_finding_at_an_unnamed_node_is_located_by_that_name():
+    _, report = _corpus_report("ml_linear_zipmap")
+    assert [f.location for f in report.findings if f.rule == "OCD002"] == ["Scaler_0", "LinearClassifier_1",
+                                                                           "ZipMap_2"]
+
+
+def _unnamed_chain(path: Path, names: tuple[str, str, str] = ("", "", "")) -> Path:
+    nodes = [helper.make_node("Relu", ["x"], ["a"], name=names[0]), helper.make_node("Cosh", ["a"], ["b"], name=names[1]),
+             helper.make_node("Relu", ["b"], ["y"], name=names[2])]
+    onnx.save(models._model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])]), str(path))
+    return path
+
+
+def test_a_cpu_check_names_unnamed_nodes_as_its_own_profile_does(tmp_path):
+    report = check(_unnamed_chain(tmp_path / "m.onnx"), CheckOptions(providers=["CPUExecutionProvider"],
+                                                                     warmup_runs=0, profiled_runs=1, timed_runs=1))
+    assert [n.name for n in report.evidence.nodes] == ["Relu_0", "Cosh_1", "Relu_2"]
+    assert {e.name for e in report.evidence.node_events} == {"Relu_0", "Cosh_1", "Relu_2"}
+
+
+def test_a_predicted_fallback_at_an_unnamed_node_is_located_by_its_profiler_name(tmp_path):
+    report = check(_unnamed_chain(tmp_path / "m.onnx"), CheckOptions(static=True))
+    fallback = [f for f in report.findings if f.rule == "OCD002"]
+    assert [(f.location, f.message.split(":")[0]) for f in fallback] == [("Cosh_1", "Cosh 'Cosh_1' runs on CPU")]
+
+
+def test_a_name_another_node_has_is_not_given(tmp_path):
+    report = check(_unnamed_chain(tmp_path / "m.onnx", ("", "Relu_0", "")), CheckOptions(static=True))
+    assert [n.name for n in report.evidence.nodes] == ["", "Relu_0", "Relu_2"]
+
+
+def test_a_subgraph_node_is_counted_within_its_own_graph(tmp_path):
+    then = helper.make_graph([helper.make_node("Neg", ["x"], ["t"])], "then", [],
+                             [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2])])
+    other = helper.make_graph([helper.make_node("Abs", ["x"], ["e"])], "else", [],
+                              [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2])])
+    nodes = [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+             helper.make_node("Greater", ["s", "zero"], ["c"]),
+             helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    model = models._model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])])
+    onnx.save(model, str(tmp_path / "if.onnx"))
+    report = check(tmp_path / "if.onnx", CheckOptions(static=True))
+    assert sorted((n.graph, n.name) for n in report.evidence.nodes) == sorted(
+        [("", "ReduceSum_0"), ("", "Greater_1"), ("", "If_2"),
+         *[(n.graph, f"{n.op_type}_0") for n in report.evidence.nodes if n.graph]])
+    assert {n.op_type for n in report.evidence.nodes if n.graph} == {"Neg", "Abs"}
+
+
+def test_a_measured_subgraph_node_takes_the_name_in_its_profile(tmp_path):
+    then = helper.make_graph([helper.make_node("Neg", ["x"], ["t"])], "then", [],
+                             [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2])])
+    other = helper.make_graph([helper.make_node("Abs", ["x"], ["e"])], "else", [],
+                              [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2])])
+    nodes = [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+             helper.make_node("Greater", ["s", "big"], ["c"]),
+             helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    model = models._model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor("big", TensorProto.FLOAT, [], [1e30])])  # the else branch runs
+    onnx.save(model, str(tmp_path / "if.onnx"))
+    report = check(tmp_path / "if.onnx", CheckOptions(providers=["CPUExecutionProvider"], warmup_runs=0,
+                                                      profiled_runs=1, timed_runs=1))
+    assert {e.name for e in report.evidence.node_events} == {"ReduceSum_0", "Greater_1", "If_2", "Abs_0"}
+    assert {e.name for e in report.evidence.node_events} <= {n.name for n in report.evidence.nodes}
