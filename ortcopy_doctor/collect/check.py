@@ -34,6 +34,7 @@ from ortcopy_doctor.collect.environment import GpuListing, collect_environment
 from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelError, UsageError
 from ortcopy_doctor.collect.census import BACKEND_ENV
 from ortcopy_doctor.collect.census_run import CensusCollector
+from ortcopy_doctor.collect.assignment import assigned_provider, ep_assignment
 from ortcopy_doctor.model.evidence import AssumedDim, Environment, Evidence, RuntimeNode, SessionEvidence, Timings
 from ortcopy_doctor.model.vocabulary import EvidenceMode
 from ortcopy_doctor.model.format import fmt_bytes
@@ -286,27 +287,6 @@ def _run(session: Any, feeds: dict[str, np.ndarray], model_path: Path) -> list[A
     raise error from None
 
 
-def _assignment(session: Any) -> dict[Any, str] | None:
-    """node name -> provider, from get_provider_graph_assignment_info() where this ORT has it."""
-    getter = getattr(session, "get_provider_graph_assignment_info", None)
-    if getter is None:
-        return None
-    try:
-        info = getter()
-    except Exception:  # noqa: BLE001 - older builds raise when the config entry is unknown
-        return None
-    result: dict[Any, str] = {}
-    seen: dict[tuple[str, str], int] = {}
-    for subgraph in info:
-        for node in subgraph.get_nodes():
-            result[node.name] = subgraph.ep_name
-            # nodes without a name (onnx.helper, skl2onnx) all share the name "": also keyed by op type and rank
-            key = (node.name, getattr(node, "op_type", ""))
-            result[key + (seen.get(key, 0),)] = subgraph.ep_name
-            seen[key] = seen.get(key, 0) + 1
-    return result or None
-
-
 def _runtime_nodes(graph_model: onnx.ModelProto, assignment: dict[Any, str] | None, facts: ortlog.LogFacts,
                    active: list[str]) -> list[RuntimeNode]:
     """Nodes of the graph ORT ran, each with its provider and, for CPU nodes, why they are there."""
@@ -319,12 +299,7 @@ def _runtime_nodes(graph_model: onnx.ModelProto, assignment: dict[Any, str] | No
     for graph_path, node in walk_nodes(graph_model.graph):
         provider = None
         if assignment is not None:
-            key = (node.name, node.op_type)
-            provider = assignment.get(key + (rank.get(key, 0),)) if not node.name else None
-            rank[key] = rank.get(key, 0) + 1
-            provider = provider or assignment.get(node.name)
-            if provider is None and "/" in node.name:
-                provider = assignment.get(node.name.split("/")[0])
+            provider = assigned_provider(assignment, node.name, node.op_type, rank)
         if provider is None:
             provider = log_placement.get(node.name) or only_ep or (primary if len(active) == 1 else "")
         reason: str | None = None
@@ -410,7 +385,7 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
                     session, _ = _create_session(ort, model_path, so, options)
                     environment = collect_environment(listing)  # read before any run: the listing overlaps none
                     active = list(session.get_providers())
-                    assignment = _assignment(session)
+                    assignment = ep_assignment(session)
                     total = options.warmup_runs + options.profiled_runs
                     for i in range(total):
                         if i == options.warmup_runs:

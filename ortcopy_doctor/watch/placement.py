@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Optional
 
+from ortcopy_doctor.collect.assignment import Assignment, assigned_provider, ep_assignment
 from ortcopy_doctor.knowledge.providers import is_device, short
 from ortcopy_doctor.model.evidence import MemcpyInsertion, RuntimeNode
 from ortcopy_doctor.model.vocabulary import MEMCPY_OPS
@@ -106,22 +107,12 @@ def predicted_placement(model: Any, provider: str, ort_version: Optional[str] = 
                                 insertions=prediction.memcpy_insertions)
 
 
-def _assignment(session: Any) -> Optional[dict[str, str]]:
-    getter = getattr(session, "get_provider_graph_assignment_info", None)
-    if getter is None:
-        return None
-    try:
-        info = getter()
-    except Exception:  # noqa: BLE001 - not recorded for this session, or an older ORT
-        return None
-    result: dict[str, str] = {}
-    for subgraph in info or []:
-        for node in subgraph.get_nodes():
-            result[node.name] = subgraph.ep_name
-    return result or None
+def _assignment(session: Any) -> Optional[Assignment]:
+    """The session's EP assignment (collect/assignment.py: unnamed nodes keyed by op type and rank)."""
+    return ep_assignment(session)
 
 
-def _session_placement(session: Any, model: Any, runtime_graph: Any, assignment: dict[str, str], provider: str,
+def _session_placement(session: Any, model: Any, runtime_graph: Any, assignment: Assignment, provider: str,
                        ort_version: str) -> Placement:
     """Placement from the session's EP assignment, on the graph ORT ran (or the original graph)."""
     from ortcopy_doctor.knowledge.model_file import walk_nodes
@@ -137,10 +128,11 @@ def _session_placement(session: Any, model: Any, runtime_graph: Any, assignment:
             predicted = {}
     nodes: list[RuntimeNode] = []
     guessed: list[str] = []
+    rank: dict[tuple[str, str], int] = {}
     for path, node in walk_nodes(graph.graph):
-        ep = assignment.get(node.name)
-        if ep is None:
-            fused = [v for k, v in assignment.items() if k.startswith(node.name + "/")]
+        ep = assigned_provider(assignment, node.name, node.op_type, rank)
+        if ep is None and node.name:  # a node of the file that ORT fused into "Name/..."
+            fused = [v for k, v in assignment.items() if isinstance(k, str) and k.startswith(node.name + "/")]
             ep = fused[0] if fused else None
         if ep is None and node.op_type in MEMCPY_OPS:
             ep = provider

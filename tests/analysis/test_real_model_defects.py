@@ -276,7 +276,8 @@ def test_the_assignment_of_unnamed_nodes_is_kept_per_node():
     import onnxruntime as ort
 
     from ortcopy_doctor.collect import ortlog
-    from ortcopy_doctor.collect.check import _assignment, _runtime_nodes
+    from ortcopy_doctor.collect.assignment import ep_assignment as _assignment
+    from ortcopy_doctor.collect.check import _runtime_nodes
 
     if not hasattr(ort.InferenceSession, "get_provider_graph_assignment_info"):
         pytest.skip(f"onnxruntime {ort.__version__} has no placement data (get_provider_graph_assignment_info, "

@@ -480,6 +480,24 @@ def test_session_placement_maps_fused_and_memcpy_nodes():
     assert "1 node(s) not in the assignment" in placement.detail
 
 
+def test_session_placement_keeps_each_unnamed_node_on_its_own_provider():
+    """Two unnamed nodes on two providers, in the form the H200 reported ml_tree_matmul's assignment: each looked
+    up by op type and rank (collect/assignment.py), not both as "" (which put the CPU Relu on CUDA, so the input
+    it reads on the host was listed as read on the device)."""
+    from ortcopy_doctor.watch.placement import _session_placement
+
+    cuda, cpu = "CUDAExecutionProvider", "CPUExecutionProvider"
+    graph = onnx.helper.make_model(onnx.helper.make_graph(
+        [onnx.helper.make_node("Relu", ["X"], ["a"]), onnx.helper.make_node("Neg", ["a"], ["Y"])], "g",
+        [onnx.helper.make_tensor_value_info("X", onnx.TensorProto.FLOAT, [2])],
+        [onnx.helper.make_tensor_value_info("Y", onnx.TensorProto.FLOAT, [2])]),
+        opset_imports=[onnx.helper.make_opsetid("", 17)])
+    assignment = {"": cuda, ("", "Relu", 0): cpu, ("", "Neg", 0): cuda}
+    placement = _session_placement(None, None, graph, assignment, cuda, "1.31.1")
+    assert (list(placement.inputs_on_host), list(placement.inputs_on_device)) == (["X"], [])
+    assert list(placement.outputs_on_device) == ["Y"]
+
+
 def test_keyword_calls_are_recorded(model_path):
     session = ort.InferenceSession(str(model_path("cpu_op_between")), providers=CPU_ONLY)
     x = _x()
