@@ -49,6 +49,12 @@ CUDA_HOST_INPUTS: dict[tuple[str, str], list[tuple[int, frozenset[int]]]] = {
     ("", "If"): [(1, frozenset({0}))],
     ("", "MemcpyFromHost"): [(1, frozenset({0}))],
     ("", "Loop"): [(1, frozenset({0, 1}))],
+    # an RNN, GRU or LSTM's sequence_lens (cuda/rnn/rnn.cc, gru.cc, lstm.cc: InputMemoryType(OrtMemTypeCPUInput,
+    # sequence_lens) for every opset): fed from numpy it stays in host memory, and the kernel uploads it itself
+    # (CUDA_IN_KERNEL_RULES). Read from ORT's source; not yet run on a GPU with lengths given.
+    ("", "RNN"): [(1, frozenset({4}))],
+    ("", "GRU"): [(1, frozenset({4}))],
+    ("", "LSTM"): [(1, frozenset({4}))],
     # sequence ops (cuda/tensor/sequence_op.cc): positions are read on the host
     ("", "SequenceAt"): [(11, frozenset({1}))],
     ("", "SequenceInsert"): [(11, frozenset({2}))],

@@ -66,3 +66,24 @@ def test_diff_pairs_a_kernels_transfer_by_its_node_not_its_tensor(tmp_path):
                                                 for c in report.copies])
     changes = [c for c in diff_reports(older, report).copies if c.after is not None and c.after.kind == IN_KERNEL]
     assert [(c.status, c.what) for c in changes] == [("unchanged", [])]
+
+
+def test_an_lstms_sequence_lens_fed_from_numpy_stays_in_host_memory(tmp_path):
+    # cuda/rnn/lstm.cc declares sequence_lens a CPU input: no feed copy, bound on the host in the plan
+    onnx.save(_lstm(with_lengths=True), str(tmp_path / "m.onnx"))
+    report = check(tmp_path / "m.onnx", static=True)
+    assert [(c.kind.value, c.tensor) for c in report.copies if c.tensor == "lens"] == [("in_kernel", "lens")]
+    assert [(f.rule, f.location) for f in report.findings if f.location == "lens"] == [("OCD007", "lens")]
+    assert "binding.bind_cpu_input('lens', lens)" in report.binding.code
+
+
+def test_a_device_computed_sequence_lens_gets_a_memcpy_to_host(tmp_path):
+    model = _lstm(with_lengths=True)
+    # lens computed on the device (Abs has an int32 CUDA kernel), then read by the LSTM in host memory
+    model.graph.node[0].input[4] = "lens_abs"
+    model.graph.node.insert(0, helper.make_node("Abs", ["lens"], ["lens_abs"], name="abs"))
+    onnx.save(model, str(tmp_path / "m.onnx"))
+    report = check(tmp_path / "m.onnx", static=True)
+    assert [(c.kind.value, c.direction.value, c.tensor) for c in report.copies if c.tensor.startswith("lens")] == [
+        ("feed", "host_to_device", "lens"), ("memcpy_node", "device_to_host", "lens_abs"),
+        ("in_kernel", "host_to_device", "lens_abs")]
