@@ -156,10 +156,12 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
     return Summary(
         copies_per_run=sum(c.count_per_run for c in copies),
         bytes_per_run=sum(c.bytes_per_run or 0 for c in copies),
-        feed_copies=sum(1 for c in copies if c.kind == FEED),
-        fetch_copies=sum(1 for c in copies if c.kind == FETCH),
-        memcpy_nodes=sum(1 for c in copies if c.kind == MEMCPY_NODE),
-        in_kernel_transfers=sum(1 for c in copies if c.kind == IN_KERNEL),
+        # per run, as copies_per_run counts them: the verdict's parts add up to its total (an LSTM with a zero
+        # length makes 2 in-kernel uploads per run, one row of the table)
+        feed_copies=sum(c.count_per_run for c in copies if c.kind == FEED),
+        fetch_copies=sum(c.count_per_run for c in copies if c.kind == FETCH),
+        memcpy_nodes=sum(c.count_per_run for c in copies if c.kind == MEMCPY_NODE),
+        in_kernel_transfers=sum(c.count_per_run for c in copies if c.kind == IN_KERNEL),
         removable_by_binding=sum(1 for c in copies if c.removable_by_binding),
         nodes_by_provider=dict(sorted(by_provider.items())),
         fallback_nodes=sum(1 for n in evidence.nodes if n.provider == CPU and is_device(primary)
