@@ -6,30 +6,49 @@ report findings "at " an empty location ("Scaler '' runs on CPU"). ORT's profile
 ``<op_type>_<index>``, its index in its graph: the order of the model's nodes there (``Scaler_0``,
 ``LinearClassifier_1``, ``ZipMap_2`` in the profile of an skl2onnx pipeline the H200 ran, tests/fixtures/corpus).
 ``with_profiler_names`` gives each unnamed node of the evidence that name, found by its graph, op type and outputs
-among the model's nodes (a node ORT made itself, a fused one, is named by ORT and never empty). A name that another
-node of the same graph already has is not given (the node stays unnamed rather than share a name).
+(else inputs) among the model's nodes (a node ORT made itself, a fused one, is named by ORT and never empty). ORT
+renames a tensor it copies at a provider boundary, on the side away from the host: ``a`` becomes
+``a_CUDAExecutionProvider`` (the H200, onnxruntime-gpu 1.31.1: an unnamed Relu before a CPU Cosh), so that suffix is
+dropped before the tensors are compared. A name that another node of the same graph already has is not given (the
+node stays unnamed rather than share a name).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from ortcopy_doctor.model.evidence import Evidence, RuntimeNode
 
 
-def profiler_names(evidence: Evidence) -> dict[tuple[str, str, tuple[str, ...]], str]:
-    """(graph, op type, outputs) of each unnamed node of the model -> ``<op_type>_<index in its graph>``."""
+_PROVIDER_SUFFIX = re.compile(r"_[A-Za-z0-9]+ExecutionProvider$")
+
+Key = tuple[str, str, str, tuple[str, ...]]  # graph, op type, "out" or "in", the tensors
+
+
+def _tensors(names: list[str]) -> tuple[str, ...]:
+    return tuple(_PROVIDER_SUFFIX.sub("", n) for n in names)
+
+
+def profiler_names(evidence: Evidence) -> dict[Key, str]:
+    """(graph, op type, "out", outputs) and (graph, op type, "in", inputs) of each unnamed node of the model ->
+    ``<op_type>_<index in its graph>``; a key two unnamed nodes share is left out (it names neither)."""
     index: dict[str, int] = {}
     taken: dict[str, set[str]] = {}
-    found: dict[tuple[str, str, tuple[str, ...]], str] = {}
+    found: dict[Key, str] = {}
+    shared: set[Key] = set()
     for node in evidence.model.nodes:
         i = index.get(node.graph, 0)
         index[node.graph] = i + 1
         if node.name:
             taken.setdefault(node.graph, set()).add(node.name)
-        else:
-            found.setdefault((node.graph, node.op_type, tuple(node.outputs)), f"{node.op_type}_{i}")
-    return {key: name for key, name in found.items() if name not in taken.get(key[0], set())}
+            continue
+        for key in ((node.graph, node.op_type, "out", _tensors(node.outputs)),
+                    (node.graph, node.op_type, "in", _tensors(node.inputs))):
+            if key in found:
+                shared.add(key)
+            found[key] = f"{node.op_type}_{i}"
+    return {key: name for key, name in found.items() if key not in shared and name not in taken.get(key[0], set())}
 
 
 def with_profiler_names(evidence: Evidence) -> Evidence:
@@ -44,7 +63,8 @@ def with_profiler_names(evidence: Evidence) -> Evidence:
     nodes: list[RuntimeNode] = []
     changed = False
     for node in evidence.nodes:
-        name = "" if node.name else names.get((node.graph, node.op_type, tuple(node.outputs)), "")
+        name = "" if node.name else (names.get((node.graph, node.op_type, "out", _tensors(node.outputs)))
+                                     or names.get((node.graph, node.op_type, "in", _tensors(node.inputs))) or "")
         if name and (node.graph, name) not in taken:
             taken.add((node.graph, name))
             nodes.append(replace(node, name=name))
