@@ -10,7 +10,8 @@ report findings "at " an empty location ("Scaler '' runs on CPU"). ORT's profile
 renames a tensor it copies at a provider boundary, on the side away from the host: ``a`` becomes
 ``a_CUDAExecutionProvider`` (the H200, onnxruntime-gpu 1.31.1: an unnamed Relu before a CPU Cosh), so that suffix is
 dropped before the tensors are compared. A name that another node of the same graph already has is not given (the
-node stays unnamed rather than share a name).
+node stays unnamed rather than share a name). A main-graph node that is not among the model's nodes (the body of
+an inlined local function) takes a name from the measured profile instead (``_from_the_profile``).
 """
 
 from __future__ import annotations
@@ -57,8 +58,6 @@ def with_profiler_names(evidence: Evidence) -> Evidence:
     if all(n.name for n in evidence.nodes):
         return evidence
     names = profiler_names(evidence)
-    if not names:
-        return evidence
     taken = {(n.graph, n.name) for n in evidence.nodes if n.name}
     nodes: list[RuntimeNode] = []
     changed = False
@@ -71,4 +70,36 @@ def with_profiler_names(evidence: Evidence) -> Evidence:
             changed = True
         else:
             nodes.append(node)
-    return replace(evidence, nodes=nodes) if changed else evidence
+    nodes, by_profile = _from_the_profile(evidence, nodes)
+    return replace(evidence, nodes=nodes) if changed or by_profile else evidence
+
+
+def _from_the_profile(evidence: Evidence, nodes: list[RuntimeNode]) -> tuple[list[RuntimeNode], bool]:
+    """Main-graph nodes still unnamed (the body of an inlined local function: not among the model's nodes, and ORT
+    leaves a body node's empty name empty) take the profile's names that no node has: per op type, in graph order
+    against the profile's index order, where the counts agree (ORT numbers the inlined nodes in the order it adds
+    them; on the CPU EP here, a function called twice: ``Relu_2``, ``Neg_3``, ``Relu_4``, ``Neg_5``)."""
+    unnamed: dict[str, list[int]] = {}
+    for i, node in enumerate(nodes):
+        if not node.name and not node.graph:
+            unnamed.setdefault(node.op_type, []).append(i)
+    if not unnamed or not evidence.node_events:
+        return nodes, False
+    have = {n.name for n in nodes}
+    spare: dict[str, set[tuple[int, str]]] = {}
+    for event in evidence.node_events:
+        if event.name in have or event.op_type not in unnamed:
+            continue
+        head, _, tail = event.name.rpartition("_")
+        if head == event.op_type and tail.isdigit():
+            spare.setdefault(event.op_type, set()).add((int(tail), event.name))
+    result = list(nodes)
+    changed = False
+    for op_type, positions in unnamed.items():
+        found = sorted(spare.get(op_type, ()))
+        if len(found) != len(positions):
+            continue  # not one profile name per node: none is guessed
+        for i, (_, name) in zip(positions, found):
+            result[i] = replace(result[i], name=name)
+            changed = True
+    return result, changed

@@ -121,3 +121,29 @@ def test_a_measured_subgraph_node_takes_the_name_in_its_profile(tmp_path):
                                                       profiled_runs=1, timed_runs=1))
     assert {e.name for e in report.evidence.node_events} == {"ReduceSum_0", "Greater_1", "If_2", "Abs_0"}
     assert {e.name for e in report.evidence.node_events} <= {n.name for n in report.evidence.nodes}
+
+
+def _function_twice(path: Path) -> Path:
+    """A local function with unnamed body nodes (Relu -> Neg), called on x [2] and on Concat(y, y) [4]."""
+    body = [helper.make_node("Relu", ["a"], ["t"]), helper.make_node("Neg", ["t"], ["b"])]
+    fn = helper.make_function("local", "Fn", ["a"], ["b"], body, [helper.make_opsetid("", 17)])
+    nodes = [helper.make_node("Fn", ["x"], ["y"], domain="local", name="call1"),
+             helper.make_node("Concat", ["y", "y"], ["w"], name="cat", axis=0),
+             helper.make_node("Fn", ["w"], ["z"], domain="local", name="call2")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("z", TensorProto.FLOAT, [4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
+                              functions=[fn])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return path
+
+
+def test_an_inlined_function_bodys_unnamed_nodes_take_their_profile_names(tmp_path):
+    report = check(_function_twice(tmp_path / "fn.onnx"), CheckOptions(providers=["CPUExecutionProvider"],
+                                                                       warmup_runs=0, profiled_runs=1, timed_runs=1))
+    events = {e.name: e for e in report.evidence.node_events}
+    assert sorted(n.name for n in report.evidence.nodes) == sorted(events)
+    # each name is the event of that node: the first call's Relu makes 2 values, the second's 4
+    relu = {n.inputs[0]: n.name for n in report.evidence.nodes if n.op_type == "Relu"}
+    assert [events[relu["x"]].output_shapes, events[relu["w"]].output_shapes] == [[{"float": [2]}], [{"float": [4]}]]
