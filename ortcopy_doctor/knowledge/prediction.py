@@ -37,6 +37,7 @@ import heapq
 import json
 from importlib import resources
 from dataclasses import field
+from collections.abc import Callable
 from typing import Any, Optional, Protocol, cast
 
 import onnx
@@ -373,8 +374,10 @@ def _rename_node(n: onnx.NodeProto, rename: dict[str, str]) -> None:
 
 
 def _expand(node: onnx.NodeProto, body: onnx.FunctionProto, prefix: Optional[str] = None,
-            local: bool = False) -> list[onnx.NodeProto]:
-    """``node`` replaced by its function body, as ORT inlines it (internal values get a unique prefix)."""
+            local: bool = False, number: Optional[Callable[[str], str]] = None) -> list[onnx.NodeProto]:
+    """``node`` replaced by its function body, as ORT inlines it (internal values get a unique prefix). ``number``:
+    where given, called once per body node in order (ORT gives every node it adds the next index); an unnamed body
+    node takes what it returns, the name ORT's profiler gives it."""
     prefix = prefix if prefix is not None else f"_inlfunc_{node.op_type}_{node.name}_"
     rename: dict[str, str] = {}
     for k, formal in enumerate(body.input):
@@ -387,8 +390,13 @@ def _expand(node: onnx.NodeProto, body: onnx.FunctionProto, prefix: Optional[str
     for k, inner in enumerate(body.node):
         new = onnx.NodeProto()
         new.CopyFrom(inner)
-        # a local function's node keeps its own name after the prefix, as ORT names it (H200, onnxruntime-gpu 1.31.1)
-        new.name = prefix + inner.name if local and inner.name else f"{prefix}{k}_{inner.op_type}"
+        # a local function's node keeps its own name after the prefix, as ORT names it (H200, onnxruntime-gpu 1.31.1);
+        # an unnamed one keeps its empty name in ORT's graph, and its profile calls it <op_type>_<index>
+        numbered = number(inner.op_type) if number is not None else ""
+        if local and inner.name:
+            new.name = prefix + inner.name
+        else:
+            new.name = numbered or f"{prefix}{k}_{inner.op_type}"
         for name in list(new.input) + list(new.output):
             if name and name not in rename:
                 rename[name] = prefix + name
@@ -441,13 +449,20 @@ def with_local_functions_inlined(model: onnx.ModelProto, notes: list[str]) -> on
     out = onnx.ModelProto()
     out.CopyFrom(model)
     calls: dict[tuple[str, str], int] = {}
+    # ORT numbers every node it adds to the main graph after the model's own (a function called twice after 3 nodes:
+    # Relu_3, Neg_4, then Relu_5, Neg_6 in the profile, on the CPU EP); an unnamed body node is named so here
+    added = [len(model.graph.node)]
 
-    def inline(graph: onnx.GraphProto) -> bool:
+    def number(op_type: str) -> str:
+        added[0] += 1
+        return f"{op_type}_{added[0] - 1}"
+
+    def inline(graph: onnx.GraphProto, main: bool = True) -> bool:
         changed = False
         nodes: list[onnx.NodeProto] = []
         for node in graph.node:
             for _, sub in _subgraphs(node):
-                changed |= inline(sub)
+                changed |= inline(sub, main=False)
             body = functions.get((node.domain, node.op_type))
             if body is None:
                 nodes.append(node)
@@ -455,7 +470,7 @@ def with_local_functions_inlined(model: onnx.ModelProto, notes: list[str]) -> on
             k = calls.get((node.domain, node.op_type), 0)
             calls[(node.domain, node.op_type)] = k + 1
             nodes.extend(_expand(node, body, prefix=f"_inlfunc_{body.name}_" + (f"token_{k - 1}_" if k else ""),
-                                 local=True))
+                                 local=True, number=number if main else None))
             changed = True
         if changed:
             del graph.node[:]

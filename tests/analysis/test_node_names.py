@@ -147,3 +147,12 @@ def test_an_inlined_function_bodys_unnamed_nodes_take_their_profile_names(tmp_pa
     # each name is the event of that node: the first call's Relu makes 2 values, the second's 4
     relu = {n.inputs[0]: n.name for n in report.evidence.nodes if n.op_type == "Relu"}
     assert [events[relu["x"]].output_shapes, events[relu["w"]].output_shapes] == [[{"float": [2]}], [{"float": [4]}]]
+
+
+def test_the_prediction_names_an_inlined_bodys_unnamed_nodes_as_the_profile_does(tmp_path):
+    path = _function_twice(tmp_path / "fn.onnx")
+    measured = check(path, CheckOptions(providers=["CPUExecutionProvider"], warmup_runs=0, profiled_runs=1,
+                                        timed_runs=1))
+    predicted = check(path, CheckOptions(static=True))
+    assert [n.name for n in predicted.evidence.nodes] == ["Relu_3", "Neg_4", "cat", "Relu_5", "Neg_6"]
+    assert [n.name for n in predicted.evidence.nodes] == [n.name for n in measured.evidence.nodes]
