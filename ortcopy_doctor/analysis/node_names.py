@@ -17,9 +17,10 @@ an inlined local function) takes a name from the measured profile instead (``_fr
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
-from ortcopy_doctor.model.evidence import Evidence, RuntimeNode
+from ortcopy_doctor.model.evidence import Evidence, NodeInfo, RuntimeNode
 
 
 _PROVIDER_SUFFIX = re.compile(r"_[A-Za-z0-9]+ExecutionProvider$")
@@ -31,14 +32,14 @@ def _tensors(names: list[str]) -> tuple[str, ...]:
     return tuple(_PROVIDER_SUFFIX.sub("", n) for n in names)
 
 
-def profiler_names(evidence: Evidence) -> dict[Key, str]:
+def profiler_names(model_nodes: Sequence[NodeInfo]) -> dict[Key, str]:
     """(graph, op type, "out", outputs) and (graph, op type, "in", inputs) of each unnamed node of the model ->
     ``<op_type>_<index in its graph>``; a key two unnamed nodes share is left out (it names neither)."""
     index: dict[str, int] = {}
     taken: dict[str, set[str]] = {}
     found: dict[Key, str] = {}
     shared: set[Key] = set()
-    for node in evidence.model.nodes:
+    for node in model_nodes:
         i = index.get(node.graph, 0)
         index[node.graph] = i + 1
         if node.name:
@@ -57,11 +58,21 @@ def with_profiler_names(evidence: Evidence) -> Evidence:
     every node has a name already (or none can be found)."""
     if all(n.name for n in evidence.nodes):
         return evidence
-    names = profiler_names(evidence)
-    taken = {(n.graph, n.name) for n in evidence.nodes if n.name}
+    nodes, changed = named_as_the_model(evidence.nodes, evidence.model.nodes)
+    nodes, by_profile = _from_the_profile(evidence, nodes)
+    return replace(evidence, nodes=nodes) if changed or by_profile else evidence
+
+
+def named_as_the_model(runtime: Sequence[RuntimeNode], model_nodes: Sequence[NodeInfo]) -> tuple[list[RuntimeNode], bool]:
+    """``runtime`` with each unnamed node that is one of the model's named ``<op_type>_<index in its graph>``
+    (``profiler_names``), and whether any was; ``watch`` names its placement's nodes with it too."""
+    if all(n.name for n in runtime):
+        return list(runtime), False
+    names = profiler_names(model_nodes)
+    taken = {(n.graph, n.name) for n in runtime if n.name}
     nodes: list[RuntimeNode] = []
     changed = False
-    for node in evidence.nodes:
+    for node in runtime:
         name = "" if node.name else (names.get((node.graph, node.op_type, "out", _tensors(node.outputs)))
                                      or names.get((node.graph, node.op_type, "in", _tensors(node.inputs))) or "")
         if name and (node.graph, name) not in taken:
@@ -70,8 +81,7 @@ def with_profiler_names(evidence: Evidence) -> Evidence:
             changed = True
         else:
             nodes.append(node)
-    nodes, by_profile = _from_the_profile(evidence, nodes)
-    return replace(evidence, nodes=nodes) if changed or by_profile else evidence
+    return nodes, changed
 
 
 def _from_the_profile(evidence: Evidence, nodes: list[RuntimeNode]) -> tuple[list[RuntimeNode], bool]:

@@ -102,9 +102,22 @@ def predicted_placement(model: Any, provider: str, ort_version: Optional[str] = 
 
     prediction = predict(model, provider, ort_version=ort_version)
     inputs, outputs, opsets = _graph_io(model)
-    return placement_from_nodes(prediction.nodes, inputs, outputs, opsets, source=PLACEMENT_PREDICTED,
+    return placement_from_nodes(_named(prediction.nodes, model), inputs, outputs, opsets, source=PLACEMENT_PREDICTED,
                                 provider=provider, detail="static prediction from the model",
                                 insertions=prediction.memcpy_insertions)
+
+
+def _named(nodes: list[RuntimeNode], model: Any) -> list[RuntimeNode]:
+    """``nodes`` with those the model leaves unnamed named as ORT's profiler names them (analysis/node_names.py)."""
+    from ortcopy_doctor.analysis.node_names import named_as_the_model
+    from ortcopy_doctor.knowledge.model_file import walk_nodes
+    from ortcopy_doctor.model.evidence import NodeInfo
+
+    if all(n.name for n in nodes):
+        return nodes
+    model_nodes = [NodeInfo(name=n.name, op_type=n.op_type, domain=n.domain, inputs=list(n.input),
+                            outputs=list(n.output), graph=path) for path, n in walk_nodes(model.graph)]
+    return named_as_the_model(nodes, model_nodes)[0]
 
 
 def _assignment(session: Any) -> Optional[Assignment]:
@@ -141,6 +154,8 @@ def _session_placement(session: Any, model: Any, runtime_graph: Any, assignment:
             guessed.append(node.name)
         nodes.append(RuntimeNode(name=node.name, op_type=node.op_type, domain=node.domain, provider=ep,
                                  inputs=list(node.input), outputs=list(node.output), graph=path))
+    if model is not None:
+        nodes = _named(nodes, model)
     inputs, outputs, opsets = _graph_io(graph)
     detail = ("get_provider_graph_assignment_info() on the graph ORT ran" if runtime_graph is not None
               else "get_provider_graph_assignment_info() mapped onto the model file's graph")

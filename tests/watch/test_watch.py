@@ -498,6 +498,19 @@ def test_session_placement_keeps_each_unnamed_node_on_its_own_provider():
     assert list(placement.outputs_on_device) == ["Y"]
 
 
+def test_placement_names_unnamed_nodes_as_the_profile_does():
+    """An unnamed Relu -> Cosh -> Relu (tests/fixtures/rnn_names, unnamed_chain): the predicted placement's causes
+    name the nodes as ORT's profile does on the H200 (Relu_0, Relu_2), not ''."""
+    from ortcopy_doctor.watch.placement import predicted_placement
+
+    sys.path.insert(0, str(REPO / "tools"))
+    import record_rnn_names
+
+    placement = predicted_placement(record_rnn_names.unnamed_chain(), "CUDAExecutionProvider", "1.31.1")
+    assert (placement.inputs_on_device, placement.outputs_on_device) == ({"x": "Relu 'Relu_0' (CUDA)"},
+                                                                         {"y": "Relu 'Relu_2' (CUDA)"})
+
+
 def test_keyword_calls_are_recorded(model_path):
     session = ort.InferenceSession(str(model_path("cpu_op_between")), providers=CPU_ONLY)
     x = _x()
