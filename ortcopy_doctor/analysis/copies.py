@@ -141,7 +141,12 @@ def _declarations(evidence: Evidence) -> tuple[dict[str, ValueInfo], dict[str, i
     key = (len(evidence.value_infos), len(evidence.model.outputs), len(evidence.feeds))
     cached = evidence.__dict__.get("_declarations")
     if cached is None or cached[0] != key:
-        known = {v.name: v for v in list(evidence.value_infos) + list(evidence.model.outputs)}
+        # an output the model declares with no shape (an LSTM's Y) takes the shape inference gave it
+        known = {v.name: v for v in evidence.model.outputs}
+        for v in evidence.value_infos:
+            declared = known.get(v.name)
+            if declared is None or (declared.shape is None and v.shape is not None):
+                known[v.name] = v
         cached = (key, known, input_dims(evidence))
         evidence.__dict__["_declarations"] = cached
     return cached[1], cached[2]
