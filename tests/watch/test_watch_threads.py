@@ -143,22 +143,31 @@ def test_calls_from_two_threads_on_cuda_each_get_their_feed_and_fetch_copies(tmp
     cuda = ort.InferenceSession(str(path), providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
     assert cuda.get_providers()[0] == "CUDAExecutionProvider"
     x = np.ones((2, 64), np.float32)
-    start = threading.Barrier(2)
+    # both threads run once before the watch (each thread's first CUDA run makes its own handles), then 20 runs each
+    warm, go = threading.Barrier(3), threading.Barrier(3)
 
     def work() -> None:
-        start.wait(10)
+        cuda.run(None, {"x": x})
+        warm.wait(30)
+        go.wait(30)
         for _ in range(20):
             cuda.run(None, {"x": x})
 
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    warm.wait(30)
     with watch(cuda) as w:
-        threads = [threading.Thread(target=work) for _ in range(2)]
-        for t in threads:
-            t.start()
+        go.wait(30)
         for t in threads:
             t.join(60)
     assert (w.observations.census_backend, len(w.calls)) == ("cupti-python", 40)
     seen = [{(r.direction, r.bytes) for r in c.records} for c in w.calls]
     assert [i for i, s in enumerate(seen) if not {("host_to_device", 512), ("device_to_host", 256)} <= s] == []
-    # a run makes 4 copies (x, the two Memcpy nodes, y); it also gets those the other thread issued while it ran,
-    # not those of the whole chain of overlapping runs (124 records a run before; 4 to 10 seen on the H200)
-    assert max(len(c.records) for c in w.calls) <= 16
+    # A run gets the records issued while it ran: its own 4 (x, the two Memcpy nodes, y) and those of the other
+    # thread's runs it overlapped, not the whole chain of overlapping runs (124 records each before). How many it
+    # overlaps is up to the scheduler (4-10 records a run, but once on the H200 one run of 83 while the other thread
+    # made 20), so the bound is the one that holds however they interleave: a thread runs one call at a time, so a
+    # record lies in at most 2 calls' windows (one per thread) and is given at most twice.
+    traced = {id(r) for c in w.calls for r in c.records}
+    assert sum(len(c.records) for c in w.calls) <= 2 * len(traced)
