@@ -2,8 +2,8 @@
 
 One LSTM (X [5, 3, 4], hidden 6, opset 14) without sequence_lens, with lengths 5,3,2 and with 5,0,2 (given with
 --inputs), each checked on the CUDA EP with the CUPTI census (`check --json --no-measure-binding`); a `watch` of 3
-plain runs of the LSTM without lengths; and Relu -> Cosh -> Relu with no node named, checked on CUDA and with
---static. Writes OUTDIR/<name>.json (gzip them into the fixture folder; its README says what each shows).
+plain runs of the LSTM without lengths; Relu -> Cosh -> Relu with no node named, and a local function of unnamed
+nodes called twice, each checked on CUDA and with --static. Writes OUTDIR/<name>.json (gzip them into the fixture folder; its README says what each shows).
 """
 
 from __future__ import annotations
@@ -48,6 +48,21 @@ def unnamed_chain() -> onnx.ModelProto:
     return model
 
 
+def function_twice() -> onnx.ModelProto:
+    """A local function Relu -> Cosh -> Neg, no body node named, called twice (Cosh has no CUDA kernel)."""
+    body = [helper.make_node("Relu", ["a"], ["t"]), helper.make_node("Cosh", ["t"], ["u"]),
+            helper.make_node("Neg", ["u"], ["b"])]
+    fn = helper.make_function("local", "Fn", ["a"], ["b"], body, [helper.make_opsetid("", 17)])
+    nodes = [helper.make_node("Fn", ["x"], ["y"], domain="local", name="call1"),
+             helper.make_node("Fn", ["y"], ["z"], domain="local", name="call2")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("z", TensorProto.FLOAT, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
+                              functions=[fn])
+    model.ir_version = 8
+    return model
+
+
 def _check(model_path: Path, json_path: Path, *extra: str) -> None:
     cmd = [sys.executable, "-m", "ortcopy_doctor", "check", str(model_path), "--json", str(json_path),
            "--no-measure-binding", "--fail-on", "never", "--no-html", *extra]
@@ -80,6 +95,9 @@ def main(out: Path) -> None:
         onnx.save(unnamed_chain(), str(work / "unnamed_chain.onnx"))
         _check(work / "unnamed_chain.onnx", out / "unnamed_chain.cuda.json")
         _check(work / "unnamed_chain.onnx", out / "unnamed_chain.static.json", "--static")
+        onnx.save(function_twice(), str(work / "fn_unnamed.onnx"))
+        _check(work / "fn_unnamed.onnx", out / "fn_unnamed.cuda.json")
+        _check(work / "fn_unnamed.onnx", out / "fn_unnamed.static.json", "--static")
 
 
 if __name__ == "__main__":

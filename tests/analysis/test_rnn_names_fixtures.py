@@ -102,3 +102,26 @@ def test_a_measured_and_a_predicted_fallback_at_an_unnamed_node_share_a_location
     predicted = _report("unnamed_chain.static", tmp_path)
     where = [[(f.rule, f.location) for f in r.findings if f.rule == "OCD002"] for r in (measured, predicted)]
     assert where == [[("OCD002", "Cosh_1")], [("OCD002", "Cosh_1")]]
+
+
+FN_NAMES = ["Relu_2", "Cosh_3", "Neg_4", "Relu_5", "Cosh_6", "Neg_7"]
+
+
+def test_an_inlined_bodys_unnamed_nodes_of_a_cuda_check_take_their_profile_names(tmp_path):
+    recorded = _raw("fn_unnamed.cuda")["evidence"]
+    assert recorded["environment"]["ort_version"] == "1.31.1"
+    report = _report("fn_unnamed.cuda", tmp_path)
+    compute = [n.name for n in report.evidence.nodes if not n.op_type.startswith("Memcpy")]
+    assert compute == FN_NAMES
+    assert {n.name for n in report.evidence.nodes} == {e.name for e in report.evidence.node_events}
+
+
+def test_the_prediction_names_an_inlined_body_as_ort_did_on_cuda(tmp_path):
+    onnx.save(record_rnn_names.function_twice(), str(tmp_path / "fn.onnx"))
+    assert hashlib.sha256((tmp_path / "fn.onnx").read_bytes()).hexdigest() == _raw("fn_unnamed.cuda")["evidence"][
+        "model"]["sha256"]
+    predicted = check(tmp_path / "fn.onnx", static=True)
+    assert [n.name for n in predicted.evidence.nodes] == FN_NAMES
+    measured = _report("fn_unnamed.cuda", tmp_path)
+    fallback = [[(f.rule, f.location) for f in r.findings if f.rule == "OCD002"] for r in (predicted, measured)]
+    assert fallback[0] == fallback[1] == [("OCD002", "Cosh_3"), ("OCD002", "Cosh_6")]
