@@ -156,3 +156,11 @@ def test_the_prediction_names_an_inlined_bodys_unnamed_nodes_as_the_profile_does
     predicted = check(path, CheckOptions(static=True))
     assert [n.name for n in predicted.evidence.nodes] == ["Relu_3", "Neg_4", "cat", "Relu_5", "Neg_6"]
     assert [n.name for n in predicted.evidence.nodes] == [n.name for n in measured.evidence.nodes]
+
+
+def test_findings_at_once_unnamed_nodes_get_one_sarif_fingerprint_each():
+    from ortcopy_doctor.render.sarif import sarif_log
+
+    _, report = _corpus_report("ml_linear_zipmap")  # three CPU-fallback findings, at nodes the model leaves unnamed
+    results = [r for r in sarif_log(report)["runs"][0]["results"] if r["ruleId"] == "OCD002"]
+    assert len({r["partialFingerprints"]["ortcopyDoctorFinding/v1"] for r in results}) == len(results) == 3
