@@ -2,7 +2,7 @@
 
 One LSTM (X [5, 3, 4], hidden 6, opset 14) without sequence_lens, with lengths 5,3,2 and with 5,0,2 (given with
 --inputs), each checked on the CUDA EP with the CUPTI census (`check --json --no-measure-binding`); a `watch` of 3
-plain runs of the LSTM without lengths; Relu -> Cosh -> Relu with no node named, and a local function of unnamed
+plain runs of the LSTM without lengths; a GRU and an RNN with lengths 5,3,2; Relu -> Cosh -> Relu with no node named, and a local function of unnamed
 nodes called twice, each checked on CUDA and with --static. Writes OUTDIR/<name>.json (gzip them into the fixture folder; its README says what each shows).
 """
 
@@ -32,6 +32,22 @@ def lstm(with_lengths: bool) -> onnx.ModelProto:
         graph_inputs.append(helper.make_tensor_value_info("lens", TensorProto.INT32, [BATCH]))
     graph = helper.make_graph([node], "g", graph_inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
                               [w, r])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 8
+    return model
+
+
+def recurrent(op_type: str) -> onnx.ModelProto:
+    """A GRU or RNN with lengths (X [5, 3, 4], hidden 6, opset 14), named as its op in lower case."""
+    gates = {"GRU": 3, "RNN": 1}[op_type]
+    w = numpy_helper.from_array(np.random.default_rng(0).standard_normal((1, gates * HIDDEN, SIZE)).astype(np.float32),
+                                "W")
+    r = numpy_helper.from_array(np.random.default_rng(1).standard_normal((1, gates * HIDDEN, HIDDEN)).astype(np.float32),
+                                "R")
+    node = helper.make_node(op_type, ["x", "W", "R", "", "lens"], ["y"], name=op_type.lower(), hidden_size=HIDDEN)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [SEQ, BATCH, SIZE]),
+                                            helper.make_tensor_value_info("lens", TensorProto.INT32, [BATCH])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w, r])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
     model.ir_version = 8
     return model
@@ -95,6 +111,13 @@ def main(out: Path) -> None:
         onnx.save(unnamed_chain(), str(work / "unnamed_chain.onnx"))
         _check(work / "unnamed_chain.onnx", out / "unnamed_chain.cuda.json")
         _check(work / "unnamed_chain.onnx", out / "unnamed_chain.static.json", "--static")
+        for op_type in ("GRU", "RNN"):
+            path = work / f"{op_type}.onnx"
+            onnx.save(recurrent(op_type), str(path))
+            x = np.random.default_rng(2).standard_normal((SEQ, BATCH, SIZE)).astype(np.float32)
+            np.savez(work / f"{op_type}.npz", x=x, lens=np.array([5, 3, 2], np.int32))
+            for suffix, extra in ((".cuda", ()), (".static", ("--static",))):
+                _check(path, out / f"{op_type.lower()}_lens{suffix}.json", "--inputs", str(work / f"{op_type}.npz"), *extra)
         onnx.save(function_twice(), str(work / "fn_unnamed.onnx"))
         _check(work / "fn_unnamed.onnx", out / "fn_unnamed.cuda.json")
         _check(work / "fn_unnamed.onnx", out / "fn_unnamed.static.json", "--static")

@@ -125,3 +125,23 @@ def test_the_prediction_names_an_inlined_body_as_ort_did_on_cuda(tmp_path):
     measured = _report("fn_unnamed.cuda", tmp_path)
     fallback = [[(f.rule, f.location) for f in r.findings if f.rule == "OCD002"] for r in (predicted, measured)]
     assert fallback[0] == fallback[1] == [("OCD002", "Cosh_3"), ("OCD002", "Cosh_6")]
+
+
+def test_an_rnns_lengths_are_not_copied_either_and_the_prediction_says_so(tmp_path):
+    onnx.save(record_rnn_names.recurrent("RNN"), str(tmp_path / "rnn.onnx"))
+    assert hashlib.sha256((tmp_path / "rnn.onnx").read_bytes()).hexdigest() == _raw("rnn_lens.cuda")["evidence"][
+        "model"]["sha256"]
+    measured = _report("rnn_lens.cuda", tmp_path)
+    assert _rows(measured) == [("feed", "host_to_device", "x", 240, 1), ("fetch", "device_to_host", "y", 360, 1),
+                               ("in_kernel", "host_to_device", "lens", 12, 1)]
+    assert _rows(check(tmp_path / "rnn.onnx", static=True)) == _rows(measured)
+
+
+def test_a_gru_of_the_default_linear_before_reset_ran_on_cpu_as_predicted(tmp_path):
+    # ORT's CUDA GRU takes linear_before_reset=1 only: this one falls back, on the H200 and in the prediction
+    measured = _report("gru_lens.cuda", tmp_path)
+    assert [(n.op_type, n.provider) for n in measured.evidence.nodes] == [("GRU", "CPUExecutionProvider")]
+    assert measured.copies == []
+    onnx.save(record_rnn_names.recurrent("GRU"), str(tmp_path / "gru.onnx"))
+    predicted = check(tmp_path / "gru.onnx", static=True)
+    assert [(n.op_type, n.provider) for n in predicted.evidence.nodes] == [("GRU", "CPUExecutionProvider")]
