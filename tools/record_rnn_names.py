@@ -21,12 +21,17 @@ from onnx import TensorProto, helper, numpy_helper
 HIDDEN, SIZE, SEQ, BATCH = 6, 4, 5, 3
 
 
-def lstm(with_lengths: bool) -> onnx.ModelProto:
-    """The LSTM of the fixtures (weights from seeded normals; tests/analysis/test_rnn_names_fixtures.py builds it too)."""
-    w = numpy_helper.from_array(np.random.default_rng(0).standard_normal((1, 4 * HIDDEN, SIZE)).astype(np.float32), "W")
-    r = numpy_helper.from_array(np.random.default_rng(1).standard_normal((1, 4 * HIDDEN, HIDDEN)).astype(np.float32), "R")
+def recurrent(op_type: str, with_lengths: bool = True) -> onnx.ModelProto:
+    """An LSTM, GRU or RNN of the fixtures (X [5, 3, 4], hidden 6, opset 14; weights from seeded normals), named as
+    its op in lower case, with the lengths input ``lens`` or without (tests/analysis/test_rnn_names_fixtures.py
+    builds them too and checks their sha256 against the recorded reports)."""
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[op_type]
+    w = numpy_helper.from_array(np.random.default_rng(0).standard_normal((1, gates * HIDDEN, SIZE)).astype(np.float32),
+                                "W")
+    r = numpy_helper.from_array(np.random.default_rng(1).standard_normal((1, gates * HIDDEN, HIDDEN)).astype(np.float32),
+                                "R")
     inputs = ["x", "W", "R", "", "lens"] if with_lengths else ["x", "W", "R"]
-    node = helper.make_node("LSTM", inputs, ["y"], name="lstm", hidden_size=HIDDEN)
+    node = helper.make_node(op_type, inputs, ["y"], name=op_type.lower(), hidden_size=HIDDEN)
     graph_inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [SEQ, BATCH, SIZE])]
     if with_lengths:
         graph_inputs.append(helper.make_tensor_value_info("lens", TensorProto.INT32, [BATCH]))
@@ -37,20 +42,9 @@ def lstm(with_lengths: bool) -> onnx.ModelProto:
     return model
 
 
-def recurrent(op_type: str) -> onnx.ModelProto:
-    """A GRU or RNN with lengths (X [5, 3, 4], hidden 6, opset 14), named as its op in lower case."""
-    gates = {"GRU": 3, "RNN": 1}[op_type]
-    w = numpy_helper.from_array(np.random.default_rng(0).standard_normal((1, gates * HIDDEN, SIZE)).astype(np.float32),
-                                "W")
-    r = numpy_helper.from_array(np.random.default_rng(1).standard_normal((1, gates * HIDDEN, HIDDEN)).astype(np.float32),
-                                "R")
-    node = helper.make_node(op_type, ["x", "W", "R", "", "lens"], ["y"], name=op_type.lower(), hidden_size=HIDDEN)
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [SEQ, BATCH, SIZE]),
-                                            helper.make_tensor_value_info("lens", TensorProto.INT32, [BATCH])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w, r])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
-    model.ir_version = 8
-    return model
+def lstm(with_lengths: bool) -> onnx.ModelProto:
+    """The LSTM of the fixtures, with or without lengths."""
+    return recurrent("LSTM", with_lengths)
 
 
 def unnamed_chain() -> onnx.ModelProto:

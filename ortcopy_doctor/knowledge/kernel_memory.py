@@ -51,7 +51,8 @@ CUDA_HOST_INPUTS: dict[tuple[str, str], list[tuple[int, frozenset[int]]]] = {
     ("", "Loop"): [(1, frozenset({0, 1}))],
     # an RNN, GRU or LSTM's sequence_lens (cuda/rnn/rnn.cc, gru.cc, lstm.cc: InputMemoryType(OrtMemTypeCPUInput,
     # sequence_lens) for every opset): fed from numpy it stays in host memory, and the kernel uploads it itself
-    # (CUDA_IN_KERNEL_RULES). Seen on the H200 with ORT 1.31.1: no copy of the lengths (tests/fixtures/rnn_names).
+    # (CUDA_IN_KERNEL_RULES). Seen on the H200 with ORT 1.31.1 for LSTM and RNN: no copy of the lengths
+    # (tests/fixtures/rnn_names); GRU from the source only (its default linear_before_reset=0 has no CUDA kernel).
     ("", "RNN"): [(1, frozenset({4}))],
     ("", "GRU"): [(1, frozenset({4}))],
     ("", "LSTM"): [(1, frozenset({4}))],

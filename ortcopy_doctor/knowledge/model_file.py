@@ -293,6 +293,12 @@ def external_data_files(path: Path) -> list[Path]:
     return [path.parent / loc for loc in sorted(locations)]
 
 
+def node_infos(graph: onnx.GraphProto) -> list[NodeInfo]:
+    """Every node of ``graph`` and of its subgraphs (``walk_nodes``' order), as the evidence records them."""
+    return [NodeInfo(name=node.name, op_type=node.op_type, domain=node.domain, inputs=list(node.input),
+                     outputs=list(node.output), graph=graph_path) for graph_path, node in walk_nodes(graph)]
+
+
 def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo:
     """Facts about the model at ``path``; raises ``ModelError`` for missing external data."""
     path = Path(path)
@@ -300,17 +306,7 @@ def inspect_model(path: Path, model: onnx.ModelProto | None = None) -> ModelInfo
         model = load_model(path)
     graph = model.graph
     initializer_names = {t.name for t in graph.initializer}
-    nodes = [
-        NodeInfo(
-            name=node.name,
-            op_type=node.op_type,
-            domain=node.domain,
-            inputs=list(node.input),
-            outputs=list(node.output),
-            graph=graph_path,
-        )
-        for graph_path, node in walk_nodes(graph)
-    ]
+    nodes = node_infos(graph)
     subgraph_infos = [
         SubgraphInfo(node=node.name, op_type=node.op_type, attribute=attr_name, node_count=sum(1 for _ in walk_nodes(sub)))
         for _, node in walk_nodes(graph)

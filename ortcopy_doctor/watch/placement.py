@@ -110,14 +110,11 @@ def predicted_placement(model: Any, provider: str, ort_version: Optional[str] = 
 def _named(nodes: list[RuntimeNode], model: Any) -> list[RuntimeNode]:
     """``nodes`` with those the model leaves unnamed named as ORT's profiler names them (analysis/node_names.py)."""
     from ortcopy_doctor.analysis.node_names import named_as_the_model
-    from ortcopy_doctor.knowledge.model_file import walk_nodes
-    from ortcopy_doctor.model.evidence import NodeInfo
+    from ortcopy_doctor.knowledge.model_file import node_infos
 
     if all(n.name for n in nodes):
         return nodes
-    model_nodes = [NodeInfo(name=n.name, op_type=n.op_type, domain=n.domain, inputs=list(n.input),
-                            outputs=list(n.output), graph=path) for path, n in walk_nodes(model.graph)]
-    return named_as_the_model(nodes, model_nodes)[0]
+    return named_as_the_model(nodes, node_infos(model.graph))[0]
 
 
 def _assignment(session: Any) -> Optional[Assignment]:
