@@ -111,9 +111,10 @@ def program(code: str) -> tuple[str, str]:
 
 def programs_in(value: Any) -> Any:
     """A report's JSON with each generated program (a string holding ``import onnxruntime as ort``) replaced by
-    ``program`` of it: compares two reports whose code differs only in layout."""
+    ``program`` of it: compares two reports whose code differs only in layout. Without the analysis seal, which
+    names the code that wrote a report (report/seal.py): the recorded files were written by older code, or unsealed."""
     if isinstance(value, dict):
-        return {k: programs_in(v) for k, v in value.items()}
+        return {k: programs_in(v) for k, v in value.items() if k != "analysis_seal"}
     if isinstance(value, list):
         return [programs_in(v) for v in value]
     if isinstance(value, str) and "import onnxruntime as ort\n" in value:
@@ -195,7 +196,7 @@ def _mask_json_value(value: Any) -> Any:
         for k, v in value.items():
             if k in _TIME_KEYS:
                 out[k] = _mask_numbers(v)
-            elif k in ("created_utc", "tool_version") and isinstance(v, str):
+            elif k in ("created_utc", "tool_version", "analysis_seal") and isinstance(v, str):
                 out[k] = f"<{k.upper()}>"
             else:
                 out[k] = _mask_json_value(v)
@@ -206,7 +207,8 @@ def _mask_json_value(value: Any) -> Any:
 
 
 def mask_json(text: str, report) -> str:
-    """Mask the timing fields, timestamps and tool version structurally, then paths etc. as in the text."""
+    """Mask the timing fields, timestamps, tool version and analysis seal (a digest of the code: it changes with
+    every edit of the analysis) structurally, then paths etc. as in the text."""
     masked = _mask_json_value(json.loads(text))
     return mask_text(json.dumps(masked, indent=1, ensure_ascii=False), report) + "\n"
 

@@ -52,11 +52,14 @@ def _c_encode() -> Any:
 _ENCODE_STRICT = _c_encode() or _ENCODER.encode
 
 
-def _encode(value: Any) -> str:
-    """One value as compact JSON; a float that is not finite (in a record that has one, which is rare) as null."""
+def _encode(value: Any, replaced: list[bool] | None = None) -> str:
+    """One value as compact JSON; a float that is not finite (in a record that has one, which is rare) as null,
+    noted in ``replaced`` where given."""
     try:
         return _ENCODE_STRICT(value)
     except ValueError:
+        if replaced is not None:
+            replaced.append(True)
         return _ENCODE_STRICT(finite(value))
 
 
@@ -83,28 +86,35 @@ def dumps_indented(value: Any, indent: int = 1) -> str:
 def dumps(value: Any) -> str:
     """``value`` as JSON text: the top two levels of objects one member per line, lists of records (objects) in
     the top three levels one record per line, each record on its line (indented by one space per level)."""
+    return dumps_exact(value)[0]
+
+
+def dumps_exact(value: Any) -> tuple[str, bool]:
+    """``dumps`` and whether the text holds ``value`` exactly: False where a float that is not finite was written
+    as null (reading the text back gives None there)."""
     out: list[str] = []
-    _write(value, 0, out)
-    return "".join(out)
+    replaced: list[bool] = []
+    _write(value, 0, out, replaced)
+    return "".join(out), not replaced
 
 
-def _write(value: Any, depth: int, out: list[str]) -> None:
+def _write(value: Any, depth: int, out: list[str], replaced: list[bool] | None = None) -> None:
     if isinstance(value, dict) and value and depth < 2:
         pad = "\n" + " " * (depth + 1)
         out.append("{")
         for i, (key, item) in enumerate(value.items()):
             out.append(("," if i else "") + pad + _encode(str(key)) + ": ")
-            _write(item, depth + 1, out)
+            _write(item, depth + 1, out, replaced)
         out.append("\n" + " " * depth + "}")
     elif isinstance(value, list) and value and depth < 3 and any(isinstance(v, dict) for v in value):
         pad = "\n" + " " * (depth + 1)
         out.append("[")
         for i, item in enumerate(value):
             out.append(("," if i else "") + pad)
-            _write(item, depth + 1, out)
+            _write(item, depth + 1, out, replaced)
         out.append("\n" + " " * depth + "]")
     else:
-        out.append(_encode(value))
+        out.append(_encode(value, replaced))
 
 
 def loads(data: bytes, text_only: bool = False) -> Any:
@@ -138,4 +148,4 @@ def _text_checked(value: Any, text_only: bool) -> Any:
     return value
 
 
-__all__ = ["dumps", "dumps_indented", "finite", "loads"]
+__all__ = ["dumps", "dumps_exact", "dumps_indented", "finite", "loads"]

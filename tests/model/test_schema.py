@@ -109,9 +109,10 @@ def test_reanalysed_binding_ab_report_validates(name, tmp_path):
 
 
 def _unmask(value):
-    """Golden JSON has timing numbers masked as "<time>": put numbers back to validate the structure."""
+    """Golden JSON has timing numbers masked as "<time>" and the analysis seal as "<ANALYSIS_SEAL>": put numbers and
+    a seal's 64 hex digits back to validate the structure."""
     if isinstance(value, dict):
-        return {k: _unmask(v) for k, v in value.items()}
+        return {k: "0" * 64 if k == "analysis_seal" and v == "<ANALYSIS_SEAL>" else _unmask(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_unmask(v) for v in value]
     return 0 if value == "<time>" else value
@@ -261,9 +262,9 @@ import typing
 from ortcopy_doctor.report.core import Report
 
 # Keys Report.to_dict and recommend.advice_json write that are no dataclass field.
-EXTRA_KEYS = {"Report": {"format", "format_version"}, "Advice": {"gain_left"}}
-# Report.to_dict writes the prediction as the nested report's verdict, summary, copies and findings only.
-PREDICTION_KEYS = {"verdict", "summary", "copies", "findings"}
+EXTRA_KEYS = {"Report": {"format", "format_version", "analysis_seal"}, "Advice": {"gain_left"}}
+# Report.to_dict writes the prediction as the nested report's verdict, summary, copies, findings and plan only.
+PREDICTION_KEYS = {"verdict", "summary", "copies", "findings", "binding"}
 # Dataclass objects the schema leaves open, with why (and the schema's description says so). None today: what is
 # genuinely open (a finding's details, maps keyed by names) is a dict, checked through its value type.
 OPEN: dict[str, str] = {}

@@ -547,7 +547,13 @@ def test_signal_mid_run_gives_one_line_and_removes_the_temporary_folder(work, si
     try:
         _wait_for_session(proc, tmp)
         proc.send_signal(signum)
-        stdout, stderr = proc.communicate(timeout=120)
+        try:
+            stdout, stderr = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:  # once under `make test`'s load (SIGHUP); what it said, to tell why
+            proc.kill()
+            stdout, stderr = proc.communicate()
+            pytest.fail(f"still running 120 s after {signum.name}; stderr: {stderr[-3000:]!r}; stdout: "
+                        f"{stdout[-1000:]!r}")
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -1,0 +1,84 @@
+"""The analysis seal: which report JSON ``report`` and ``diff`` may read as it is, instead of re-analysing it.
+
+``load_report`` re-runs the analysis over a file's evidence, so that evidence recorded by an older ortcopy-doctor
+(or on the GPU machine) is read by today's rules. Where the file was written by this very code and not changed
+since, re-analysis gives back exactly what the file holds (tests/report/test_stored.py checks this over every
+recorded report): then the file's copies, findings, plan and summary are read as they are, which is a quarter of
+the time (issue 15: loading a JSON within 10% of the check that wrote it).
+
+The seal is the document's last member, ``"analysis_seal": "<64 hex digits>"``: the SHA-256 of this code's
+``code_digest`` followed by every byte of the document before the seal's member. Any change to the file (a byte of
+its evidence, a finding edited by hand, the file re-indented) or to the code that analyses it (another version, a
+rule edited in a checkout, another Python) breaks the seal, and the file is re-analysed as before. It is a check of
+consistency, not a signature: who edits a file and seals it again with this code gets what they wrote.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import sys
+from pathlib import Path
+
+from ortcopy_doctor.model.version import __version__
+
+SEAL_KEY = "analysis_seal"
+# The packages whose code (and data: the kernel tables) decides what `analyse` makes of evidence. The layer
+# contract (pyproject.toml, import-linter) keeps `analyse` from importing anything else of the package.
+ANALYSIS_PACKAGES = ("model", "knowledge", "analysis", "rules", "report")
+_MEMBER = b',\n "' + SEAL_KEY.encode() + b'": "'
+_TAIL = re.compile(rb',\n "' + SEAL_KEY.encode() + rb'": "([0-9a-f]{64})"\n}\n?\Z')
+
+
+def code_digest(root: Path | None = None) -> bytes:
+    """SHA-256 of the tool's version, the Python version (``sum`` of floats rounds differently in 3.12) and every
+    file of ``ANALYSIS_PACKAGES`` under ``root`` (this installed package), by relative path; empty where a file
+    cannot be read (then nothing is sealed, and every file is re-analysed)."""
+    if root is None:
+        return _installed_digest()
+    digest = hashlib.sha256(f"ortcopy-doctor {__version__}\0python {sys.version_info[0]}.{sys.version_info[1]}\0"
+                            .encode())
+    try:
+        for package in ANALYSIS_PACKAGES:
+            for path in sorted((root / package).rglob("*")):
+                if "__pycache__" in path.parts or not path.is_file():
+                    continue
+                digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+                data = path.read_bytes()
+                digest.update(len(data).to_bytes(8, "little") + data)
+    except OSError:
+        return b""
+    return digest.digest()
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_digest() -> bytes:
+    return code_digest(Path(__file__).resolve().parent.parent)
+
+
+def sealed(document: str) -> str:
+    """``document`` (a report as ``jsontext.dumps`` writes it: an object ending ``\\n}``) with its seal as the last
+    member; as it is where this code cannot be read (``code_digest`` empty)."""
+    code = code_digest()
+    if not code or not document.endswith("\n}"):
+        return document
+    body = document[:-2]
+    seal = hashlib.sha256(code + body.encode("utf-8")).hexdigest()
+    return f'{body}{_MEMBER.decode()}{seal}"\n}}'
+
+
+def verified(raw: bytes) -> bool:
+    """Whether ``raw`` (a JSON file's bytes) ends with a seal that matches its bytes and this code."""
+    found = _TAIL.search(raw, max(0, len(raw) - 120))
+    if found is None:
+        return False
+    code = code_digest()
+    if not code:
+        return False
+    digest = hashlib.sha256(code)
+    digest.update(memoryview(raw)[:found.start()])  # not a copy of the 20 MB before the seal
+    return digest.hexdigest() == found.group(1).decode()
+
+
+__all__ = ["ANALYSIS_PACKAGES", "SEAL_KEY", "code_digest", "sealed", "verified"]

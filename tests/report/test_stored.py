@@ -1,0 +1,213 @@
+"""A report JSON this code wrote, unchanged, is read as it is (report/seal.py): exactly what re-analysis gives.
+
+Every recorded report (H200 fixtures, corpus, pipelines...) is re-analysed here, written sealed, and read back
+through the stored path: the same report, object for object, and the same JSON. Any change to the file, to the
+code that analysed it, or a file that does not decode, goes back to re-analysis.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import onnx
+import pytest
+
+import models
+from ortcopy_doctor.api import CheckOptions, check, load_report
+from ortcopy_doctor.report.core import _stored_report, analyse, load_report_bytes
+from ortcopy_doctor.report.seal import ANALYSIS_PACKAGES, SEAL_KEY, code_digest, sealed, verified
+from render_helpers import REPO, TESTS
+
+PACKAGE = REPO / "ortcopy_doctor"
+
+
+def _reports_in(value, found):
+    """Every report or bare evidence object in a fixture's JSON (some hold several, under keys of their own)."""
+    if isinstance(value, dict):
+        if value.get("format") == "ortcopy-doctor-report" or ("model" in value and "session" in value):
+            found.append(value)
+            return
+        for v in value.values():
+            _reports_in(v, found)
+    elif isinstance(value, list):
+        for v in value:
+            _reports_in(v, found)
+
+
+def _recorded_reports():
+    out = []
+    for path in sorted((TESTS / "fixtures").rglob("*.json*")):
+        raw = gzip.decompress(path.read_bytes()) if path.name.endswith(".gz") else path.read_bytes()
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            continue
+        found: list = []
+        _reports_in(data, found)
+        out += [pytest.param(r, id=f"{path.relative_to(TESTS / 'fixtures')}#{i}") for i, r in enumerate(found)]
+    return out
+
+
+RECORDED = _recorded_reports()
+
+
+def test_the_recorded_reports_are_many():
+    # the corpus below: every report the fixtures hold (a fixture file that moved would empty it silently)
+    assert len(RECORDED) >= 100
+
+
+@pytest.mark.parametrize("recorded", RECORDED)
+def test_a_sealed_recorded_report_reads_back_as_its_reanalysis(recorded, tmp_path):
+    path = tmp_path / "recorded.json"
+    path.write_text(json.dumps(recorded), encoding="utf-8")
+    reanalysed = load_report(path)  # written by older code, unsealed: re-analysed
+    text = reanalysed.to_json()
+    raw = text.encode("utf-8")
+    stored = _stored_report(raw)
+    assert stored is not None
+    assert stored == reanalysed
+    assert stored.to_json() == text
+
+
+def _check(tmp_path: Path, model: onnx.ModelProto, **options) -> tuple[Path, str]:
+    """A check of ``model`` here (CUDA requested: inactive on this machine, so the report holds a prediction
+    unless ``options`` say otherwise), its JSON written to a file; (the file, its text)."""
+    model_path = tmp_path / "model.onnx"
+    onnx.save(model, str(model_path))
+    text = check(model_path, CheckOptions(**options)).to_json()
+    out = tmp_path / "report.json"
+    out.write_text(text, encoding="utf-8")
+    return out, text
+
+
+@pytest.mark.parametrize("options", [{}, {"static": True}, {"providers": ["CPUExecutionProvider"]}],
+                         ids=["cuda-requested", "static", "cpu"])
+def test_a_check_json_reads_back_as_it_is_and_as_its_reanalysis(tmp_path, options):
+    path, text = _check(tmp_path, models.cpu_op_between(), **options)
+    stored = _stored_report(path.read_bytes())
+    assert stored is not None
+    assert stored.to_json() == text
+    assert stored == analyse(stored.evidence)
+
+
+def test_a_check_json_with_a_prediction_keeps_its_plan(tmp_path):
+    path, _ = _check(tmp_path, models.cpu_op_between())  # CUDA requested, CPU session: the plan is predicted
+    report = load_report(path)
+    assert report.prediction is not None and report.prediction.binding.applicable
+    assert report.shown_binding() == report.prediction.binding
+    assert json.loads(path.read_text(encoding="utf-8"))["prediction"]["binding"]["code"] == report.shown_binding().code
+
+
+def _edited(text: str, old: str, new: str) -> str:
+    assert text.count(old) >= 1
+    return text.replace(old, new)
+
+
+def _unsealed(text: str) -> str:
+    head, _, _ = text.rpartition(f',\n "{SEAL_KEY}": ')
+    return head + "\n}"
+
+
+def test_the_seal_is_the_last_member(tmp_path):
+    _, text = _check(tmp_path, models.cpu_op_between(), static=True)
+    data = json.loads(text)
+    assert list(data)[-1] == SEAL_KEY
+    assert sealed(_unsealed(text)) == text
+
+
+def test_a_resealed_edit_is_read_as_written_which_shows_no_reanalysis_ran(tmp_path):
+    path, text = _check(tmp_path, models.cpu_op_between(), static=True)
+    verdict = json.loads(text)["verdict"]
+    path.write_text(sealed(_edited(_unsealed(text), json.dumps(verdict, ensure_ascii=False), '"edited by hand"')), encoding="utf-8")
+    assert load_report(path).verdict == "edited by hand"
+
+
+def test_an_edit_without_a_new_seal_is_reanalysed(tmp_path):
+    path, text = _check(tmp_path, models.cpu_op_between(), static=True)
+    verdict = json.loads(text)["verdict"]
+    path.write_text(_edited(text, json.dumps(verdict, ensure_ascii=False), '"edited by hand"'), encoding="utf-8")
+    assert not verified(path.read_bytes())
+    assert load_report(path).verdict == verdict
+
+
+def test_a_reindented_report_is_reanalysed(tmp_path):
+    path, text = _check(tmp_path, models.cpu_op_between(), static=True)
+    path.write_text(json.dumps(json.loads(text), indent=2), encoding="utf-8")
+    assert not verified(path.read_bytes())
+    assert load_report(path).to_json() == text
+
+
+def test_a_sealed_file_that_does_not_decode_is_reanalysed(tmp_path):
+    path, text = _check(tmp_path, models.cpu_op_between(), static=True)
+    copies = json.loads(text)["copies"]
+    assert copies
+    broken = sealed(_edited(_unsealed(text), '"kind": "memcpy_node"', '"kind": "teleport"'))
+    assert verified(broken.encode("utf-8")) and _stored_report(broken.encode("utf-8")) is None
+    path.write_text(broken, encoding="utf-8")
+    assert load_report(path).to_json() == text
+
+
+def test_a_sealed_file_with_broken_evidence_gets_the_usual_error(tmp_path):
+    path, text = _check(tmp_path, models.cpu_op_between(), static=True)
+    broken = sealed(_edited(_unsealed(text), '"mode": "static"', '"mode": 7'))
+    path.write_text(broken, encoding="utf-8")
+    from ortcopy_doctor.model.errors import UsageError
+    with pytest.raises(UsageError, match="does not match the evidence format"):
+        load_report(path)
+
+
+def test_stdin_reads_a_sealed_report_as_it_is(tmp_path):
+    path, text = _check(tmp_path, models.cpu_op_between(), static=True)
+    verdict = json.loads(text)["verdict"]
+    resealed = sealed(_edited(_unsealed(text), json.dumps(verdict, ensure_ascii=False), '"edited by hand"'))
+    assert load_report_bytes(resealed.encode("utf-8")).verdict == "edited by hand"
+
+
+def test_a_float_written_as_null_leaves_the_report_unsealed(tmp_path):
+    path, _ = _check(tmp_path, models.cpu_op_between(), static=True)
+    report = load_report(path)
+    report = replace(report, summary=replace(report.summary, median_run_ms=math.nan))
+    text = report.to_json()
+    assert json.loads(text)["summary"]["median_run_ms"] is None
+    assert SEAL_KEY not in json.loads(text)
+
+
+def _package_copy(tmp_path: Path) -> Path:
+    root = tmp_path / "pkg"
+    for package in (*ANALYSIS_PACKAGES, "render"):
+        shutil.copytree(PACKAGE / package, root / package, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def test_the_code_digest_is_the_installed_packages():
+    assert code_digest() == code_digest(PACKAGE)
+    assert len(code_digest()) == 32
+
+
+@pytest.mark.parametrize("package", ANALYSIS_PACKAGES)
+def test_an_edit_of_the_analysis_code_changes_the_digest(tmp_path, package):
+    root = _package_copy(tmp_path)
+    before = code_digest(root)
+    target = sorted((root / package).glob("*.py"))[-1]
+    target.write_text(target.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert code_digest(root) != before
+
+
+def test_a_data_file_of_the_analysis_changes_the_digest(tmp_path):
+    root = _package_copy(tmp_path)
+    before = code_digest(root)
+    (root / "knowledge" / "data" / "kernels.json").write_bytes(b"{}")
+    assert code_digest(root) != before
+
+
+def test_an_edit_of_a_renderer_leaves_the_digest(tmp_path):
+    root = _package_copy(tmp_path)
+    before = code_digest(root)
+    (root / "render" / "html.py").write_text("# edited\n", encoding="utf-8")
+    assert code_digest(root) == before
+
