@@ -282,8 +282,9 @@ def _write_outputs(outputs: OutputSet, report: Any, ci: Optional[CiOptions] = No
 
 
 def _load(path: Path, command: str) -> Any:
-    """The report ``path`` holds, re-analysed; ``-`` reads it from stdin (``check --json - | ortcopy-doctor
-    report -``), which must be a pipe or a file, not a terminal nor closed."""
+    """The report ``path`` holds, re-analysed (read as it is where sealed by this code: report/seal.py); ``-``
+    reads it from stdin (``check --json - | ortcopy-doctor report -``), which must be a pipe or a file, not a
+    terminal nor closed."""
     from ortcopy_doctor.report.core import load_report, load_report_bytes
 
     if str(path) != "-":

@@ -259,7 +259,8 @@ def analyse(evidence: Evidence) -> Report:
 
 @without_cyclic_gc  # none of these objects form cycles (model/gcpause.py): a third of the load of a 10k-node report
 def load_report(path: Path | str) -> Report:
-    """Re-analyse a report or evidence JSON written by ``--json``; needs no ORT session or GPU."""
+    """Re-analyse a report or evidence JSON written by ``--json``; needs no ORT session or GPU. A report this code
+    wrote, unchanged since (its ``analysis_seal`` says so, seal.py), is read as it is: what re-analysis gives."""
     return _load_report(Path(path))
 
 
