@@ -75,8 +75,8 @@ def test_a_sealed_recorded_report_reads_back_as_its_reanalysis(recorded, tmp_pat
 
 
 def _check(tmp_path: Path, model: onnx.ModelProto, **options) -> tuple[Path, str]:
-    """A check of ``model`` here (CUDA requested: inactive on this machine, so the report holds a prediction
-    unless ``options`` say otherwise), its JSON written to a file; (the file, its text)."""
+    """A check of ``model`` here (CUDA requested: without a GPU the report holds a prediction for it, unless
+    ``options`` say otherwise), its JSON written to a file; (the file, its text)."""
     model_path = tmp_path / "model.onnx"
     onnx.save(model, str(model_path))
     text = check(model_path, CheckOptions(**options)).to_json()
@@ -95,6 +95,7 @@ def test_a_check_json_reads_back_as_it_is_and_as_its_reanalysis(tmp_path, option
     assert stored == analyse(stored.evidence)
 
 
+@pytest.mark.no_cuda  # where CUDA runs, the session's own plan is shown and there is no prediction
 def test_a_check_json_with_a_prediction_keeps_its_plan(tmp_path):
     path, _ = _check(tmp_path, models.cpu_op_between())  # CUDA requested, CPU session: the plan is predicted
     report = load_report(path)
