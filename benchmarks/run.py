@@ -452,20 +452,21 @@ def gpu(work: Path, repeats: int) -> str:
                               'providers=["CUDAExecutionProvider", "CPUExecutionProvider"]')
     assert bare_cuda != _BARE
     html = ["--html", str(work / "r.html"), "--fail-on", "never", "-q"]
+    rounds = max(repeats, C_ROUNDS)  # a few seconds a round; as on the CPU (goals()), enough for a median
     bare, ((nomeasure, nomeasure_ratio), (full, full_ratio), (bare_n, bare_n_ratio)) = _interleaved(
         [py, "-c", bare_cuda, str(small), str(CHECK_RUNS)],
         [[*doctor, "check", str(small), "--no-measure-binding", *html], [*doctor, "check", str(small), *html],
-         [py, "-c", bare_cuda, str(small), str(made)]], repeats)
+         [py, "-c", bare_cuda, str(small), str(made)]], rounds)
     rows.append(["c: small-model `check` ≤ 1.5x bare script", f"conv net 16ch, CUDA EP, `--no-measure-binding`: "
                  f"check {nomeasure:.3f} s / bare CUDA session + {CHECK_RUNS} runs {bare:.3f} s",
                  f"{nomeasure_ratio:.2f}x", f"≤ {GOAL_CHECK}x", _verdict(nomeasure_ratio <= GOAL_CHECK),
-                 "process, paired"])
+                 f"process, paired ({rounds} rounds)"])
     rows.append(["c: small-model `check` ≤ 1.5x bare script", f"the same, `check` with its defaults (binding A/B): "
                  f"{full:.3f} s / bare {CHECK_RUNS} runs {bare:.3f} s", f"{full_ratio:.2f}x", f"≤ {GOAL_CHECK}x",
-                 _verdict(full_ratio <= GOAL_CHECK), "process, paired"])
+                 _verdict(full_ratio <= GOAL_CHECK), f"process, paired ({rounds} rounds)"])
     rows.append(["c: the default check against the runs it made (not a goal)",
                  f"bare CUDA session + {made} runs (as many as that check made) {bare_n:.3f} s: check / it "
-                 f"{full / bare_n:.2f}x", f"{full_ratio / bare_n_ratio:.2f}x", "", "", "process, paired"])
+                 f"{full / bare_n:.2f}x", f"{full_ratio / bare_n_ratio:.2f}x", "", "", f"process, paired ({rounds} rounds)"])
     return table(f"Speed goals with the CUDA EP (onnxruntime {ort.__version__}; median of {repeats}, paired)",
                  ["goal", "measured", "ratio", "goal", "", "how"], rows)
 
