@@ -353,7 +353,9 @@ def _stored_report(raw: bytes) -> Report | None:
 @functools.lru_cache(maxsize=1)
 def _stored_decoder() -> Any:
     """A msgspec decoder of a sealed report straight into this format's types: as fast as parsing the JSON into
-    dicts alone (no dicts are made), a fifth of parsing and rebuilding with ``from_jsonable``."""
+    dicts alone (no dicts are made), a fifth of parsing and rebuilding with ``from_jsonable``. It reads a JSON
+    integer in a ``float`` field as a float (``from_jsonable`` keeps the int): the analysis never puts an int
+    there, which tests/report/test_stored.py checks on every recorded report and on checks of the test models."""
     import msgspec
 
     # made with the types themselves: this module's annotations are strings, which msgspec would resolve in the

@@ -7,10 +7,14 @@ code that analysed it, or a file that does not decode, goes back to re-analysis.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import gzip
 import json
 import math
 import shutil
+import types
+import typing
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,11 +23,49 @@ import pytest
 
 import models
 from ortcopy_doctor.api import CheckOptions, check, load_report
-from ortcopy_doctor.report.core import _stored_report, analyse, load_report_bytes
+from ortcopy_doctor.report.core import Report, _stored_report, analyse, load_report_bytes
 from ortcopy_doctor.report.seal import ANALYSIS_PACKAGES, SEAL_KEY, code_digest, sealed, verified
 from render_helpers import REPO, TESTS
 
 PACKAGE = REPO / "ortcopy_doctor"
+
+
+@functools.lru_cache(maxsize=None)
+def _hints(cls: type) -> dict:
+    return typing.get_type_hints(cls)
+
+
+def _ints_in_float_slots(value, annotation, where: str = "report") -> list[str]:
+    """Where ``value`` (a report) holds an int in a field, list or map annotated ``float``: msgspec reads a JSON
+    integer there as a float (2 → 2.0), re-analysis keeps the int, so a sealed file would read back as ``2.0``."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if annotation is float:
+        return [where] if type(value) is int else []
+    if origin in (typing.Union, types.UnionType):
+        if type(value) is int and float in args and int not in args:
+            return [where]
+        for arg in args:
+            base = typing.get_origin(arg) or arg
+            if arg is not type(None) and base is not float and isinstance(base, type) and isinstance(value, base):
+                return _ints_in_float_slots(value, arg, where)
+        return []
+    if origin in (list, tuple) and isinstance(value, (list, tuple)) and args:
+        if origin is tuple and args[-1] is not Ellipsis:
+            return [w for item, arg in zip(value, args) for w in _ints_in_float_slots(item, arg, f"{where}[]")]
+        return [w for item in value for w in _ints_in_float_slots(item, args[0], f"{where}[]")]
+    if origin is dict and isinstance(value, dict) and args:
+        return [w for item in value.values() for w in _ints_in_float_slots(item, args[1], f"{where}{{}}")]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        hints = _hints(type(value))
+        return [w for f in dataclasses.fields(value)
+                for w in _ints_in_float_slots(getattr(value, f.name), hints[f.name], f"{type(value).__name__}.{f.name}")]
+    return []
+
+
+def test_an_int_in_a_float_slot_is_found(tmp_path):
+    report = load_report(_check(tmp_path, models.cpu_op_between(), providers=["CPUExecutionProvider"])[0])
+    changed = replace(report, summary=replace(report.summary, median_run_ms=2))
+    assert _ints_in_float_slots(changed, Report) == ["Summary.median_run_ms"]
 
 
 def _reports_in(value, found):
@@ -70,6 +112,7 @@ def test_a_sealed_recorded_report_reads_back_as_its_reanalysis(recorded, tmp_pat
     raw = text.encode("utf-8")
     stored = _stored_report(raw)
     assert stored is not None
+    assert _ints_in_float_slots(reanalysed, Report) == []  # else the JSON text below would differ (2 vs 2.0)
     assert stored == reanalysed
     assert stored.to_json() == text
 
@@ -93,6 +136,7 @@ def test_a_check_json_reads_back_as_it_is_and_as_its_reanalysis(tmp_path, option
     assert stored is not None
     assert stored.to_json() == text
     assert stored == analyse(stored.evidence)
+    assert _ints_in_float_slots(check(path.parent / "model.onnx", CheckOptions(**options)), Report) == []
 
 
 @pytest.mark.no_cuda  # where CUDA runs, the session's own plan is shown and there is no prediction
