@@ -6,8 +6,9 @@ the n-th; Memcpy-node findings by the tensor copied, since ORT names those nodes
 host<->device bytes and copies per run, the median run time, and the environment (ORT version and package,
 opsets, active providers, model file). Where the two reports are of different model files (their sha256 differ)
 the diff says so first (``ReportDiff.model_change``): it still compares them (a new export of a model is a use),
-and ``--fail-on-model-change`` makes that exit 1. Both files are re-analysed (``load_report``), so the diff reflects the
-evidence under the current rules (a file this code wrote, unchanged, is read as it is: report/seal.py). A regression is a transfer or finding that appears in b and not in a.
+and ``--fail-on-model-change`` makes that exit 1. Both files are re-analysed (``load_report``), so the diff reflects
+the evidence under the current rules (a file this code wrote, unchanged, is read as it is: report/seal.py). A
+regression is a transfer or finding that appears in b and not in a.
 
 Rendered as text and as a self-contained HTML page by ``ortcopy_doctor.render.diff``.
 """
