@@ -12,7 +12,10 @@ import functools
 import gzip
 import json
 import math
+import os
 import shutil
+import subprocess
+import sys
 import types
 import typing
 from dataclasses import replace
@@ -256,3 +259,18 @@ def test_an_edit_of_a_renderer_leaves_the_digest(tmp_path):
     (root / "render" / "html.py").write_text("# edited\n", encoding="utf-8")
     assert code_digest(root) == before
 
+
+
+def test_a_rule_edited_while_the_process_runs_seals_nothing(tmp_path):
+    # the process analysed with the code it imported; the files now say otherwise: its JSON must not claim them
+    shutil.copytree(PACKAGE, tmp_path / "ortcopy_doctor", ignore=shutil.ignore_patterns("__pycache__"))
+    rule = tmp_path / "ortcopy_doctor" / "rules" / "cpu_fallback.py"
+    code = ("import sys\n"
+            "from pathlib import Path\n"
+            "from ortcopy_doctor.report.seal import code_digest, sealed\n"
+            "before = code_digest()\n"
+            f"rule = Path({str(rule)!r}); rule.write_text(rule.read_text() + '# edited\\n')\n"
+            "print(len(before), code_digest() == b'', sealed('{\\n}') == '{\\n}')\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert (result.returncode, result.stdout) == (0, "32 True True\n"), result.stderr
