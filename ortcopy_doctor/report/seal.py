@@ -9,7 +9,8 @@ the time (issue 15: loading a JSON within 10% of the check that wrote it).
 The seal is the document's last member, ``"analysis_seal": "<64 hex digits>"``: the SHA-256 of this code's
 ``code_digest`` followed by every byte of the document before the seal's member. Any change to the file (a byte of
 its evidence, a finding edited by hand, the file re-indented) or to the code that analyses it (another version, a
-rule edited in a checkout, another Python) breaks the seal, and the file is re-analysed as before. It is a check of
+rule edited in a checkout, another Python) breaks the seal, and the file is re-analysed as before; a process
+whose analysis files changed after it imported them writes no seal. It is a check of
 consistency, not a signature: who edits a file and seals it again with this code gets what they wrote.
 """
 
