@@ -6,16 +6,20 @@ like an error, so temporary folders (ORT's optimized model with a copy of the we
   at once instead of a traceback. Installed from the package's ``__init__`` only when the process is the CLI.
 * ``install``: from ``main()`` on, the first signal raises (``KeyboardInterrupt`` or ``Terminated``) so that
   every ``with``/``finally`` cleans up; further signals are ignored until the process exits, so the cleanup
-  itself is not cut short.
+  itself is not cut short. A signal that arrives while a finalizer runs (``__del__``, a weakref callback), whose
+  exception Python drops, is delivered again after it (``_raised_again``).
 * ``quiet_teardown``: frees what an interrupted traceback holds (an ORT session logs verbosely while it is
   destroyed) with fd 2 muted, so that nothing follows the error line.
 """
 
 from __future__ import annotations
 
+import _thread
 import os
 import signal
 import sys
+import threading
+from typing import Any
 
 SIGNALS = tuple(s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None),
                             getattr(signal, "SIGHUP", None)) if s is not None)
@@ -70,10 +74,36 @@ def _handler(signum: int, _frame: object) -> None:
 
 
 def install() -> None:
-    """From ``main()`` on: the first signal raises ``KeyboardInterrupt`` or ``Terminated``; later ones are ignored."""
+    """From ``main()`` on: the first signal raises ``KeyboardInterrupt`` or ``Terminated``; later ones are ignored.
+    One that arrives while a finalizer runs is raised again after it (``_raised_again``)."""
     for signum in SIGNALS:
         if _is_default(signum) or signal.getsignal(signum) is _startup_handler:
             signal.signal(signum, _handler)
+    if sys.unraisablehook is not _raised_again:
+        global _unraisable_before
+        _unraisable_before = sys.unraisablehook
+        sys.unraisablehook = _raised_again
+
+
+_unraisable_before = sys.unraisablehook
+
+
+def _raised_again(unraisable: Any) -> None:
+    """``sys.unraisablehook``: a signal whose exception was raised inside a finalizer (an object's ``__del__``, a
+    weakref callback), where Python prints it as "Exception ignored" and carries on, is delivered again to the main
+    thread, which then unwinds as usual. Without this the check went on with the signals ignored (a SIGHUP under
+    `make test`'s load left a check running)."""
+    exc = unraisable.exc_value
+    if isinstance(exc, (KeyboardInterrupt, Terminated)):
+        signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+        signal.signal(signum, _handler)  # _handler set every signal to SIG_IGN: armed again for this one
+        # from another thread, a moment later: raised here (in this hook) it would be lost the same way; raised
+        # in another finalizer, it comes back here
+        again = threading.Timer(0.05, _thread.interrupt_main, (signum,))
+        again.daemon = True
+        again.start()
+        return
+    _unraisable_before(unraisable)
 
 
 def quiet_teardown(exc: BaseException) -> None:
