@@ -233,7 +233,7 @@ def goals(work: Path, repeats: int) -> str:
     from ortcopy_doctor.model.gcpause import COMMAND_THRESHOLDS, for_the_command, without_cyclic_gc
     from ortcopy_doctor.render.html import render_html
     from ortcopy_doctor.report.core import _stored_decoder, _stored_report, analyse
-    from ortcopy_doctor.report.seal import verified
+    from ortcopy_doctor.report.seal import unsealed as without_seal, verified
 
     py = sys.executable
     doctor = [py, "-m", "ortcopy_doctor"]
@@ -289,7 +289,7 @@ def goals(work: Path, repeats: int) -> str:
     # from its evidence, and where that time goes.
     text = raw.decode("utf-8")
     unsealed = work / "unsealed.json"
-    unsealed.write_text(text[:text.rindex(',\n "analysis_seal"')] + "\n}", encoding="utf-8")
+    unsealed.write_text(without_seal(text), encoding="utf-8")
     reloaded = _timed(lambda: load_report(unsealed), repeats)
     raw = unsealed.read_bytes()
     parsed = jsontext.loads(raw)

@@ -76,11 +76,11 @@ def _handler(signum: int, _frame: object) -> None:
 def install() -> None:
     """From ``main()`` on: the first signal raises ``KeyboardInterrupt`` or ``Terminated``; later ones are ignored.
     One that arrives while a finalizer runs is raised again after it (``_raised_again``)."""
+    global _unraisable_before
     for signum in SIGNALS:
         if _is_default(signum) or signal.getsignal(signum) is _startup_handler:
             signal.signal(signum, _handler)
     if sys.unraisablehook is not _raised_again:
-        global _unraisable_before
         _unraisable_before = sys.unraisablehook
         sys.unraisablehook = _raised_again
 

@@ -29,8 +29,8 @@ SEAL_KEY = "analysis_seal"
 # The packages whose code (and data: the kernel tables) decides what `analyse` makes of evidence. The layer
 # contract (pyproject.toml, import-linter) keeps `analyse` from importing anything else of the package.
 ANALYSIS_PACKAGES = ("model", "knowledge", "analysis", "rules", "report")
-_MEMBER = b',\n "' + SEAL_KEY.encode() + b'": "'
-_TAIL = re.compile(rb',\n "' + SEAL_KEY.encode() + rb'": "([0-9a-f]{64})"\n}\n?\Z')
+_MEMBER = f',\n "{SEAL_KEY}": "'  # then the 64 hex digits, '"', and the document's closing "\n}"
+_TAIL = re.compile(re.escape(_MEMBER.encode()) + rb'([0-9a-f]{64})"\n}\n?\Z')
 
 
 def code_digest(root: Path | None = None) -> bytes:
@@ -102,8 +102,15 @@ def sealed(document: str) -> str:
     if not code or not document.endswith("\n}"):
         return document
     body = document[:-2]
-    seal = hashlib.sha256(code + body.encode("utf-8")).hexdigest()
-    return f'{body}{_MEMBER.decode()}{seal}"\n}}'
+    digest = hashlib.sha256(code)
+    digest.update(body.encode("utf-8"))
+    return f'{body}{_MEMBER}{digest.hexdigest()}"\n}}'
+
+
+def unsealed(document: str) -> str:
+    """``document`` without its seal, as ``jsontext.dumps`` wrote it; as it is where it has none."""
+    at = document.rfind(_MEMBER)
+    return document if at < 0 or _TAIL.search(document[at:].encode()) is None else document[:at] + "\n}"
 
 
 def verified(raw: bytes) -> bool:
@@ -119,4 +126,4 @@ def verified(raw: bytes) -> bool:
     return digest.hexdigest() == found.group(1).decode()
 
 
-__all__ = ["ANALYSIS_PACKAGES", "SEAL_KEY", "code_digest", "sealed", "verified"]
+__all__ = ["ANALYSIS_PACKAGES", "SEAL_KEY", "code_digest", "sealed", "unsealed", "verified"]

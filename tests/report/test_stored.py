@@ -26,8 +26,9 @@ import pytest
 
 import models
 from ortcopy_doctor.api import CheckOptions, check, load_report
+from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.report.core import Report, _stored_report, analyse, load_report_bytes
-from ortcopy_doctor.report.seal import ANALYSIS_PACKAGES, SEAL_KEY, code_digest, sealed, verified
+from ortcopy_doctor.report.seal import ANALYSIS_PACKAGES, SEAL_KEY, code_digest, sealed, unsealed, verified
 from render_helpers import REPO, TESTS
 
 PACKAGE = REPO / "ortcopy_doctor"
@@ -120,26 +121,33 @@ def test_a_sealed_recorded_report_reads_back_as_its_reanalysis(recorded, tmp_pat
     assert stored.to_json() == text
 
 
-def _check(tmp_path: Path, model: onnx.ModelProto, **options) -> tuple[Path, str]:
+def _checked(tmp_path: Path, model: onnx.ModelProto, **options) -> tuple[Path, Report]:
     """A check of ``model`` here (CUDA requested: without a GPU the report holds a prediction for it, unless
-    ``options`` say otherwise), its JSON written to a file; (the file, its text)."""
+    ``options`` say otherwise), its JSON written to a file; (the file, the report the check made)."""
     model_path = tmp_path / "model.onnx"
     onnx.save(model, str(model_path))
-    text = check(model_path, CheckOptions(**options)).to_json()
+    report = check(model_path, CheckOptions(**options))
     out = tmp_path / "report.json"
-    out.write_text(text, encoding="utf-8")
-    return out, text
+    out.write_text(report.to_json(), encoding="utf-8")
+    return out, report
+
+
+def _check(tmp_path: Path, model: onnx.ModelProto, **options) -> tuple[Path, str]:
+    """``_checked``: (the file, its text)."""
+    path, _ = _checked(tmp_path, model, **options)
+    return path, path.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("options", [{}, {"static": True}, {"providers": ["CPUExecutionProvider"]}],
                          ids=["cuda-requested", "static", "cpu"])
 def test_a_check_json_reads_back_as_it_is_and_as_its_reanalysis(tmp_path, options):
-    path, text = _check(tmp_path, models.cpu_op_between(), **options)
+    path, checked = _checked(tmp_path, models.cpu_op_between(), **options)
+    text = path.read_text(encoding="utf-8")
     stored = _stored_report(path.read_bytes())
     assert stored is not None
     assert stored.to_json() == text
     assert stored == analyse(stored.evidence)
-    assert _ints_in_float_slots(check(path.parent / "model.onnx", CheckOptions(**options)), Report) == []
+    assert _ints_in_float_slots(checked, Report) == []
 
 
 @pytest.mark.no_cuda  # where CUDA runs, the session's own plan is shown and there is no prediction
@@ -156,22 +164,20 @@ def _edited(text: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
-def _unsealed(text: str) -> str:
-    head, _, _ = text.rpartition(f',\n "{SEAL_KEY}": ')
-    return head + "\n}"
-
-
 def test_the_seal_is_the_last_member(tmp_path):
     _, text = _check(tmp_path, models.cpu_op_between(), static=True)
     data = json.loads(text)
     assert list(data)[-1] == SEAL_KEY
-    assert sealed(_unsealed(text)) == text
+    assert sealed(unsealed(text)) == text
+    assert unsealed(text) == jsontext.dumps({k: v for k, v in data.items() if k != SEAL_KEY})
+    assert unsealed(unsealed(text)) == unsealed(text)  # no seal: as it is
 
 
 def test_a_resealed_edit_is_read_as_written_which_shows_no_reanalysis_ran(tmp_path):
     path, text = _check(tmp_path, models.cpu_op_between(), static=True)
     verdict = json.loads(text)["verdict"]
-    path.write_text(sealed(_edited(_unsealed(text), json.dumps(verdict, ensure_ascii=False), '"edited by hand"')), encoding="utf-8")
+    edited = _edited(unsealed(text), json.dumps(verdict, ensure_ascii=False), '"edited by hand"')
+    path.write_text(sealed(edited), encoding="utf-8")
     assert load_report(path).verdict == "edited by hand"
 
 
@@ -194,7 +200,7 @@ def test_a_sealed_file_that_does_not_decode_is_reanalysed(tmp_path):
     path, text = _check(tmp_path, models.cpu_op_between(), static=True)
     copies = json.loads(text)["copies"]
     assert copies
-    broken = sealed(_edited(_unsealed(text), '"kind": "memcpy_node"', '"kind": "teleport"'))
+    broken = sealed(_edited(unsealed(text), '"kind": "memcpy_node"', '"kind": "teleport"'))
     assert verified(broken.encode("utf-8")) and _stored_report(broken.encode("utf-8")) is None
     path.write_text(broken, encoding="utf-8")
     assert load_report(path).to_json() == text
@@ -202,7 +208,7 @@ def test_a_sealed_file_that_does_not_decode_is_reanalysed(tmp_path):
 
 def test_a_sealed_file_with_broken_evidence_gets_the_usual_error(tmp_path):
     path, text = _check(tmp_path, models.cpu_op_between(), static=True)
-    broken = sealed(_edited(_unsealed(text), '"mode": "static"', '"mode": 7'))
+    broken = sealed(_edited(unsealed(text), '"mode": "static"', '"mode": 7'))
     path.write_text(broken, encoding="utf-8")
     from ortcopy_doctor.model.errors import UsageError
     with pytest.raises(UsageError, match="does not match the evidence format"):
@@ -212,7 +218,7 @@ def test_a_sealed_file_with_broken_evidence_gets_the_usual_error(tmp_path):
 def test_stdin_reads_a_sealed_report_as_it_is(tmp_path):
     path, text = _check(tmp_path, models.cpu_op_between(), static=True)
     verdict = json.loads(text)["verdict"]
-    resealed = sealed(_edited(_unsealed(text), json.dumps(verdict, ensure_ascii=False), '"edited by hand"'))
+    resealed = sealed(_edited(unsealed(text), json.dumps(verdict, ensure_ascii=False), '"edited by hand"'))
     assert load_report_bytes(resealed.encode("utf-8")).verdict == "edited by hand"
 
 
