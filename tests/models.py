@@ -259,3 +259,62 @@ def shared_input() -> onnx.ModelProto:
     return _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])],
                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8]),
                    helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 8])], name="shared_input")
+
+
+def sigmoid_in_out() -> onnx.ModelProto:
+    """One Sigmoid, image_in -> image_out, the same shape and dtype: names alike, but not state (issue 36: the code
+    once fed each run's output back as the next input, and call 2 returned sigmoid(sigmoid(x)))."""
+    return _model([helper.make_node("Sigmoid", ["image_in"], ["image_out"], name="sigmoid")],
+                  [helper.make_tensor_value_info("image_in", TensorProto.FLOAT, ["n", 3, 8, 8])],
+                  [helper.make_tensor_value_info("image_out", TensorProto.FLOAT, ["n", 3, 8, 8])], name="sigmoid")
+
+
+def streaming_state() -> onnx.ModelProto:
+    """Silero VAD's interface in small: input [batch, samples], state [2, batch, 4] and a sample-rate scalar sr in;
+    output [batch, 1] and stateN out, whose dims the exporter names anew. An If on sr == 16000 picks the branch:
+    a random sr takes the other one, which fails (its Reshape needs 8 samples) as Silero's did for sr in 0..3."""
+    then_branch = helper.make_graph(
+        [helper.make_node("ReduceMean", ["input"], ["mean"], axes=[1], keepdims=1, name="then_mean")], "then", [],
+        [helper.make_tensor_value_info("mean", TensorProto.FLOAT, ["batch", 1])])
+    else_branch = helper.make_graph(
+        [helper.make_node("Reshape", ["input", "eight"], ["mean"], name="else_reshape")], "else", [],
+        [helper.make_tensor_value_info("mean", TensorProto.FLOAT, ["batch", 1])])
+    nodes = [
+        helper.make_node("Equal", ["sr", "sixteen_k"], ["is_16k"], name="is_16k"),
+        helper.make_node("If", ["is_16k"], ["level"], then_branch=then_branch, else_branch=else_branch, name="by_rate"),
+        helper.make_node("Add", ["state", "level"], ["mixed"], name="mix"),
+        helper.make_node("Tanh", ["mixed"], ["stateN"], name="squash"),
+        helper.make_node("ReduceMean", ["stateN"], ["pooled"], axes=[0, 2], keepdims=0, name="pool"),
+        helper.make_node("Sigmoid", ["pooled"], ["probs"], name="prob"),
+        helper.make_node("Unsqueeze", ["probs", "axes1"], ["output"], name="as_column"),
+    ]
+    return _model(
+        nodes,
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", "samples"]),
+         helper.make_tensor_value_info("state", TensorProto.FLOAT, [2, "batch", 4]),
+         helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, ["batch", 1]),
+         helper.make_tensor_value_info("stateN", TensorProto.FLOAT, ["AddstateN_dim_0", "batch", "AddstateN_dim_2"])],
+        [numpy_helper.from_array(np.array(16000, np.int64), "sixteen_k"),
+         numpy_helper.from_array(np.array([1], np.int64), "axes1"),
+         numpy_helper.from_array(np.array([-1, 8], np.int64), "eight")],
+        name="streaming_state")
+
+
+def lstm_h_c() -> onnx.ModelProto:
+    """An LSTM whose initial state comes from graph inputs h and c and whose final state goes to outputs hn and cn
+    (faster-whisper's silero_vad_v6.onnx): single-letter names pair through the recurrent node, not by name."""
+    hidden, features = 4, 3
+    rng = np.random.default_rng(5)
+    w = numpy_helper.from_array((rng.standard_normal((1, 4 * hidden, features)) * 0.1).astype(np.float32), "W")
+    r = numpy_helper.from_array((rng.standard_normal((1, 4 * hidden, hidden)) * 0.1).astype(np.float32), "R")
+    nodes = [helper.make_node("LSTM", ["x", "W", "R", "", "", "h", "c"], ["y", "hn", "cn"], hidden_size=hidden,
+                              name="rnn")]
+    return _model(nodes,
+                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["steps", 1, features]),
+                   helper.make_tensor_value_info("h", TensorProto.FLOAT, [1, 1, hidden]),
+                   helper.make_tensor_value_info("c", TensorProto.FLOAT, [1, 1, hidden])],
+                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["steps", 1, 1, hidden]),
+                   helper.make_tensor_value_info("hn", TensorProto.FLOAT, [1, "LSTMhn_dim_1", hidden]),
+                   helper.make_tensor_value_info("cn", TensorProto.FLOAT, [1, "LSTMhn_dim_1", hidden])],
+                  [w, r], name="lstm_h_c")

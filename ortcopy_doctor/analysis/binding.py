@@ -15,15 +15,17 @@ Code comes in flavors, each runnable as printed: ``onnxruntime`` (numpy data, Or
 from __future__ import annotations
 
 import keyword
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import field, replace
 from typing import Optional
 
 from ortcopy_doctor.analysis.codelayout import WIDTH, fit
 from ortcopy_doctor.analysis.copies import GraphView, copied_by_memcpy_node, input_dims
-from ortcopy_doctor.model.evidence import Dim, Evidence, ValueInfo
-from ortcopy_doctor.model.vocabulary import Role, Word
+from ortcopy_doctor.model.evidence import Dim, Evidence, RuntimeNode, ValueInfo
+from ortcopy_doctor.model.format import fmt_shape
+from ortcopy_doctor.model.vocabulary import Role, StateBasis, Word
 from ortcopy_doctor.knowledge.ort_versions import has_from_dlpack
 from ortcopy_doctor.knowledge.providers import is_device
 from ortcopy_doctor.model.records import frozen
@@ -58,6 +60,8 @@ class BindingEntry:
     # State carried between runs: on an input, the output of the previous run it takes; on an output, the input
     # of the next run it becomes. Left out of the JSON when None.
     state_pair: Optional[str] = field(default=None, metadata={"omit_if_default": True})
+    # Why the state pair is taken as one (StateBasis: given, recurrent_node, convention); "" without a pair.
+    state_basis: str = field(default="", metadata={"omit_if_default": True})
 
 
 @frozen
@@ -71,6 +75,11 @@ class BindingPlan:
     applicable: bool = True
     reason: str = ""
     code: str = ""
+    # Inputs and outputs alike in name and shape only (StateBasis.GUESS): said, not carried by the code; --state
+    # IN=OUT carries one. Left out of the JSON when none.
+    possible_state: list[StateCandidate] = field(default_factory=list, metadata={"omit_if_default": True})
+    # What running ``code`` next to plain run() showed (``code_verdict``); where it failed, ``code`` is "".
+    code_check: str = field(default="", metadata={"omit_if_default": True})
 
     @property
     def inputs(self) -> list[BindingEntry]:
@@ -137,19 +146,41 @@ def _observed_output_shape(evidence: Evidence, view: GraphView, name: str) -> li
 
 
 # --- state carried between runs ---------------------------------------------------------------------------------
+#
+# An output is taken as the next run's input only on evidence (StateBasis): the user said so (--state IN=OUT), an
+# RNN/GRU/LSTM node takes the input as its initial state and gives the output as its final state, or the names
+# follow an exporter's convention for recurrent state (past/present for a KV cache, state/stateN, cache_in/cache_out)
+# with shapes that agree. Names and shapes alike without a state word (image_in/image_out of a Sigmoid) are a
+# guess: said in the plan, never carried (carrying it made call 2 return sigmoid(sigmoid(x))).
 
 # Affixes that mark the two ends of a state: stripped from the name before comparing the rest.
 _OUTPUT_AFFIXES = ("out", "output", "outputs", "new", "next", "updated", "final", "last")
 _INPUT_AFFIXES = ("in", "input", "inputs", "prev", "previous", "old", "init", "initial", "last")
-# RNN convention: h_0/c_0 in, h_n/c_n out.
-_RNN_WORDS = ("h", "c", "hidden", "cell")
-# Words that name state on their own, without an affix: "state" in, "state" ... the name must still differ.
-_STATE_WORDS = ("state", "states", "hidden", "h", "c", "cell", "cache", "past", "memory", "mem", "carry", "kv")
+# The RNN convention's ends, after a word that names state: h_0/h_n, c0/cn, state/stateN.
+_RECURRENT_WORDS = frozenset({"h", "c", "hidden", "cell", "state", "states"})
+# Words that name recurrent state by exporters' conventions. "hidden", "h", "c" and "cell" also name activations
+# (a transformer block's hidden_states in and out): they pair only through a recurrent node.
+_STATE_WORDS = frozenset({"state", "states", "cache", "past", "memory", "mem", "carry", "kv"})
+# Ops whose initial-state inputs and final-state outputs are recurrent state: input slot -> output slot.
+_RECURRENT_SLOTS = {"LSTM": {5: 1, 6: 2}, "GRU": {5: 1}, "RNN": {5: 1}}
+# How far an input or output may lie from the recurrent node's state slot (Cast, Squeeze, Transpose, Identity ...).
+_RECURRENT_HOPS = 4
+
+
+@frozen
+class StateCandidate:
+    """An input and an output that may be the same state carried from one run to the next, and on what basis."""
+
+    input: str
+    output: str
+    basis: StateBasis
+    detail: str = ""
 
 
 def _tokens(name: str) -> list[str]:
-    # "stateN", "h0" split into word + index (state1_out -> state 1 out, h0 -> h 0); "hn" and "cn" below.
-    text = re.sub(r"([a-z])([0-9]+)(?=$|[^a-z0-9])", r"\1_\2", name.lower())
+    # "stateN", "h0" split into word + index (state1_out -> state 1 out, h0 -> h 0, stateN -> state n)
+    text = re.sub(r"([a-z])([0-9]+)(?=$|[^a-z0-9])", r"\1_\2", name)
+    text = re.sub(r"([a-z])([A-Z])(?=$|[^a-z])", r"\1_\2", text).lower()  # stateN -> state_n, hN -> h_n
     parts = [p for p in re.split(r"[^a-z0-9]+", text) if p]
     if len(parts) == 1 and parts[0] in ("hn", "cn", "h0", "c0"):
         parts = [parts[0][0], parts[0][1]]
@@ -157,55 +188,139 @@ def _tokens(name: str) -> list[str]:
 
 
 def _canonical(name: str, role: str) -> tuple[tuple[str, ...], bool]:
-    """The name with its state affixes removed, and whether an affix or a state word was seen."""
-    parts = _tokens(name)
-    parts = ["past" if p == "present" else p for p in parts]
+    """The name with its state affixes removed, and whether it holds a word that names state (_STATE_WORDS)."""
+    parts = ["past" if p == "present" else p for p in _tokens(name)]
     affixes = _OUTPUT_AFFIXES if role == "output" else _INPUT_AFFIXES
-    rnn_end = "n" if role == "output" else "0"
-    if len(parts) >= 2 and parts[-1] == rnn_end and parts[-2] in _RNN_WORDS:
-        parts = parts[:-1] + ["<rnn>"]
-    marked = any(p in _STATE_WORDS for p in parts) or any(w in name.lower() for w in ("present", "past", "state", "cache"))
+    end = "n" if role == "output" else "0"
+    if len(parts) >= 2 and parts[-1] == end and parts[-2] in _RECURRENT_WORDS:
+        parts = parts[:-1]
+    # "hidden_states" is a transformer block's activation, not recurrent state
+    words = [p for i, p in enumerate(parts) if not (p == "states" and i and parts[i - 1] == "hidden")]
+    marked = any(p in _STATE_WORDS for p in words)
     # Strip affixes at either end, one at a time, keeping at least one token.
     changed = True
     while changed and len(parts) > 1:
         changed = False
         if parts[-1] in affixes:
-            parts, changed, marked = parts[:-1], True, True
+            parts, changed = parts[:-1], True
         elif parts[0] in affixes:
-            parts, changed, marked = parts[1:], True, True
+            parts, changed = parts[1:], True
     # "past_key_values.0.key" and "present.0.key": drop the "key values" words that only one side spells out.
     if len(parts) >= 3 and parts[0] == "past" and parts[1:3] == ["key", "values"]:
         parts = ["past"] + parts[3:]
     return tuple(parts), marked
 
 
-def find_state_pairs(inputs: Sequence[tuple[str, str | None, Sequence[Dim] | None]],
-                     outputs: Sequence[tuple[str, str | None, Sequence[Dim] | None]]) -> list[tuple[str, str]]:
-    """(input, output) pairs where the output of one run is the input of the next.
+def _shapes_agree(a: Sequence[Dim] | None, b: Sequence[Dim] | None, exact: bool) -> bool:
+    """Same rank and every dim the same; where not ``exact``, a symbol agrees with any dim (an exporter names the
+    output's dims anew: Silero VAD's stateN is [AddstateN_dim_0, batch, AddstateN_dim_2] for a [2, batch, 128]
+    state), a fixed size only with the same size."""
+    if a is None or b is None or len(a) != len(b):
+        return False
+    if exact:
+        return all(x == y for x, y in zip(a, b))
+    return all(x == y or not isinstance(x, int) or not isinstance(y, int) for x, y in zip(a, b))
 
-    Each side is (name, dtype, shape). Names must match once state affixes are removed (state/state_out,
-    h_0/h_n, past.0.key/present.0.key, cache_in/cache_out, state1/state1_out) and carry a state word or
-    affix; dtype and rank must be equal, and every dim must be equal (a symbol matches the same symbol).
+
+def recurrent_links(nodes: Sequence[RuntimeNode]) -> set[tuple[str, str]]:
+    """(tensor, tensor) pairs where the first reaches an RNN/GRU/LSTM node's initial state and the second comes from
+    its final state of the same slot (initial_h -> Y_h, initial_c -> Y_c), each within a few nodes
+    (``_RECURRENT_HOPS``: a Cast, Squeeze or Transpose between)."""
+    recurrent = [n for n in nodes if n.op_type in _RECURRENT_SLOTS]
+    if not recurrent:
+        return set()
+    producers: dict[str, RuntimeNode] = {}
+    consumers: dict[str, list[RuntimeNode]] = {}
+    for node in nodes:
+        for name in node.outputs:
+            if name:
+                producers[name] = node
+        for name in node.inputs:
+            if name:
+                consumers.setdefault(name, []).append(node)
+
+    def reach(tensor: str, step: Callable[[str], Iterable[str]]) -> set[str]:
+        seen, frontier = {tensor}, [tensor]
+        for _ in range(_RECURRENT_HOPS):
+            frontier = [t for f in frontier for t in step(f) if t and t not in seen]
+            seen.update(frontier)
+        return seen
+
+    def upstream(tensor: str) -> Iterable[str]:
+        node = producers.get(tensor)
+        return node.inputs if node is not None else ()
+
+    def downstream(tensor: str) -> Iterable[str]:
+        return (o for node in consumers.get(tensor, ()) for o in node.outputs)
+
+    links: set[tuple[str, str]] = set()
+    for node in recurrent:
+        for in_slot, out_slot in _RECURRENT_SLOTS[node.op_type].items():
+            if in_slot >= len(node.inputs) or out_slot >= len(node.outputs):
+                continue
+            if not node.inputs[in_slot] or not node.outputs[out_slot]:
+                continue
+            for source in reach(node.inputs[in_slot], upstream):
+                for sink in reach(node.outputs[out_slot], downstream):
+                    links.add((source, sink))
+    return links
+
+
+def find_state_pairs(inputs: Sequence[tuple[str, str | None, Sequence[Dim] | None]],
+                     outputs: Sequence[tuple[str, str | None, Sequence[Dim] | None]],
+                     given: dict[str, str] | None = None,
+                     recurrent: set[tuple[str, str]] | None = None) -> list[StateCandidate]:
+    """Inputs and outputs where the output of one run may be the input of the next, each with its basis.
+
+    Each side is (name, dtype, shape), the shapes as sized in this check where known. ``given``: --state IN=OUT
+    (input -> output), taken as the user says. ``recurrent``: (input, output) pairs linked through a recurrent node
+    (``recurrent_links``). Otherwise names must match once state affixes are removed (state/stateN, state_in/
+    state_out, past.0.key/present.0.key, cache_in/cache_out): with a word that names state (_STATE_WORDS) that is
+    the convention, and shapes must agree (a symbol with any size); without one it is a guess, and shapes must be
+    equal. dtype must be equal for all but a given pair. Each input and each output is in at most one candidate.
     """
-    pairs: list[tuple[str, str]] = []
+    given = given or {}
+    recurrent = recurrent or set()
+    found: list[StateCandidate] = []
     taken: set[str] = set()
     input_names = {name for name, _, _ in inputs}
     for in_name, in_dtype, in_shape in inputs:
-        in_key, in_marked = _canonical(in_name, "input")
-        for out_name, out_dtype, out_shape in outputs:
-            if out_name in taken or out_name == in_name or out_name in input_names:
-                continue
-            out_key, out_marked = _canonical(out_name, "output")
-            if in_key != out_key or not (in_marked or out_marked):
-                continue
-            if in_dtype != out_dtype or in_shape is None or out_shape is None or len(in_shape) != len(out_shape):
-                continue
-            if any(a != b for a, b in zip(in_shape, out_shape)):
-                continue
-            pairs.append((in_name, out_name))
+        if in_name in given:
+            out_name = given[in_name]
+            found.append(StateCandidate(in_name, out_name, StateBasis.GIVEN, f"--state {in_name}={out_name}"))
             taken.add(out_name)
-            break
-    return pairs
+            continue
+        for out_name, out_dtype, out_shape in outputs:
+            if out_name in taken or out_name == in_name or out_name in input_names or out_name in given.values():
+                continue
+            if in_dtype != out_dtype:
+                continue
+            if (in_name, out_name) in recurrent and _shapes_agree(in_shape, out_shape, exact=False):
+                found.append(StateCandidate(in_name, out_name, StateBasis.RECURRENT_NODE,
+                                            "the initial state of a recurrent node in, its final state out"))
+                taken.add(out_name)
+                break
+        else:
+            for out_name, out_dtype, out_shape in outputs:
+                if out_name in taken or out_name == in_name or out_name in input_names or in_dtype != out_dtype:
+                    continue
+                in_key, in_marked = _canonical(in_name, "input")
+                out_key, out_marked = _canonical(out_name, "output")
+                if in_key != out_key:
+                    continue
+                if in_marked or out_marked:
+                    if not _shapes_agree(in_shape, out_shape, exact=False):
+                        continue
+                    found.append(StateCandidate(in_name, out_name, StateBasis.CONVENTION,
+                                                "named as exporters name recurrent state"))
+                elif _shapes_agree(in_shape, out_shape, exact=True):
+                    found.append(StateCandidate(in_name, out_name, StateBasis.GUESS,
+                                                "names alike and the same shape and dtype, nothing more"))
+                else:
+                    continue
+                taken.add(out_name)
+                break
+    return found
 
 
 def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
@@ -268,10 +383,73 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
         else:
             plan.entries.append(BindingEntry(value.name, Role.OUTPUT, DEVICE, value.elem_type, _dynamic(value.shape),
                                              reason="produced on the device with a data-dependent shape: ORT allocates it on the device"))
-    _pair_state(evidence, plan)
+    _pair_state(evidence, plan, view)
     # No code without a device: code written for this all-host placement would bind every tensor in host memory
     # and say so in its comments, which is not where a CUDA session places them.
-    return replace(plan, code=render_code(evidence, plan)) if device_active else plan
+    if not device_active:
+        return plan
+    code = render_code(evidence, plan)
+    verdict = code_verdict(evidence, "plan", code)
+    return replace(plan, code=code if verdict.offered else "", code_check=verdict.text)
+
+
+@frozen
+class CodeVerdict:
+    """Whether a generated code block is offered, and what its check (``Evidence.code_checks``) says, in words."""
+
+    offered: bool
+    text: str
+    status: str = ""  # the check's status; "" where none ran for this code
+
+
+def code_verdict(evidence: Evidence, block: str, code: str) -> CodeVerdict:
+    """Whether ``code`` (block ``block``: plan, plan_torch, plan_cupy, all_device, cuda_graph) is offered: not where
+    its check ran this very code and it raised or gave other outputs than plain run(). Unchecked code (a static
+    prediction, evidence recorded before the checks, a library missing where the check ran) is shown, saying so."""
+    import hashlib
+
+    digest = hashlib.sha256(code.encode("utf-8")).hexdigest()
+    check = next((c for c in evidence.code_checks if c.block == block), None)
+    if check is None:
+        if evidence.mode == "static":
+            return CodeVerdict(True, "not run: a static prediction runs nothing (check where the model runs checks it)")
+        return CodeVerdict(True, "not run next to plain run(): the evidence holds no check of it (recorded before "
+                                 "ortcopy-doctor ran its code, or the check could not run)")
+    if check.status == "not_run":
+        return CodeVerdict(True, f"not run: {check.detail}", check.status)
+    if check.code_sha256 != digest:
+        return CodeVerdict(True, "not run next to plain run(): the code checked was generated differently (another "
+                                 "ortcopy-doctor version)")
+    if check.status == "matched":
+        where = "on the CUDA EP" if check.device == "cuda" else "on CPU OrtValues ('cpu' for 'cuda'; no GPU here)"
+        random = f"; {', '.join(check.nondeterministic)} vary by run: compared by shape" if check.nondeterministic else ""
+        return CodeVerdict(True, f"checked {where}: run as printed for {check.calls} calls with different inputs, the "
+                                 f"same outputs as plain run(){random}", check.status)
+    what = "raised" if check.status == "failed" else "gave other outputs than plain run()"
+    return CodeVerdict(False, f"not offered: run as printed, it {what}: {check.detail}", check.status)
+
+
+def all_device_plan(evidence: Evidence, plan: BindingPlan) -> BindingPlan | str:
+    """The "everything bound on the device" variant of ``plan``, with its code: every input a device OrtValue and
+    every output bound on the device, the tensors the plan keeps on the host too (ORT then copies them for the CPU
+    nodes that read or write them); state carried as the plan carries it. Or why it cannot be bound so: a sequence
+    or map output, a string input."""
+    if not plan.applicable:
+        return plan.reason
+    entries: list[BindingEntry] = []
+    for entry in plan.entries:
+        if entry.place == UNBOUND:
+            value = next((v for v in (*evidence.model.inputs, *evidence.model.outputs) if v.name == entry.name), None)
+            kind = value.type_string if value is not None else entry.dtype
+            return f"{entry.role} '{entry.name}' ({kind}) cannot be bound on the device: {entry.reason}"
+        if entry.place == HOST:
+            where = "read" if entry.role == "input" else "produced"
+            entry = replace(entry, place=DEVICE, preallocate=False,
+                            reason=f"bound on the device although {where} in host memory (everything-bound variant: "
+                                   "ORT copies it for the CPU node)")
+        entries.append(entry)
+    everything = replace(plan, entries=entries, possible_state=[])
+    return replace(everything, code=render_code(evidence, everything))
 
 
 def _not_applicable(evidence: Evidence) -> str:
@@ -298,29 +476,59 @@ def _dynamic(shape: list[Dim] | None) -> list[Dim] | None:
     return [d if not isinstance(d, int) or d > 0 else None for d in shape]
 
 
-def _pair_state(evidence: Evidence, plan: BindingPlan) -> None:
-    """Mark state outputs that feed the next run's inputs; both ends stay on the device."""
-    declared = {v.name: v for v in evidence.model.inputs}
-    # Compare declared shapes (symbols included) so a pairing does not depend on the sizes of this check;
-    # fall back to the fed shape where the model declares none.
-    inputs = [(e.name, e.dtype, declared[e.name].shape if declared.get(e.name) and declared[e.name].shape is not None
-               else e.shape) for e in plan.inputs if e.place == DEVICE]
-    outputs_declared = {v.name: v for v in evidence.model.outputs}
-    outputs = [(e.name, e.dtype, outputs_declared[e.name].shape if e.name in outputs_declared else e.shape)
-               for e in plan.outputs if e.place == DEVICE and e.preallocate]
-    for in_name, out_name in find_state_pairs(inputs, outputs):
-        entry_in = plan.entry(in_name, "input")
-        entry_out = plan.entry(out_name, "output")
+def _state_shape(evidence: Evidence, entry: BindingEntry, declared: dict[str, ValueInfo]) -> list[Dim] | None:
+    """The shape of a planned input or output as this check sized it (fed, observed or resolved), else as declared."""
+    if entry.shape is not None and all(isinstance(d, int) and d >= 0 for d in entry.shape):
+        return entry.shape
+    value = declared.get(entry.name)
+    return value.shape if value is not None and value.shape is not None else entry.shape
+
+
+def _pair_state(evidence: Evidence, plan: BindingPlan, view: GraphView) -> None:
+    """Mark state outputs that feed the next run's inputs, on evidence only (``find_state_pairs``); both ends stay
+    on the device. A guess goes to ``plan.possible_state`` and the code does not carry it."""
+    declared = {v.name: v for v in (*evidence.model.inputs, *evidence.model.outputs)}
+    inputs = [(e.name, e.dtype, _state_shape(evidence, e, declared)) for e in plan.inputs if e.place == DEVICE]
+    outputs = [(e.name, e.dtype, _state_shape(evidence, e, declared)) for e in plan.outputs if e.place == DEVICE]
+    given = {i: o for i, o in evidence.given_state.items()}
+    recurrent = recurrent_links(evidence.nodes)
+    for candidate in find_state_pairs(inputs, outputs, given, recurrent):
+        entry_in = plan.entry(candidate.input, "input")
+        entry_out = plan.entry(candidate.output, "output")
         if entry_in is None or entry_out is None:
             continue
+        if candidate.basis == StateBasis.GUESS:
+            plan.possible_state.append(candidate)
+            continue
+        if not entry_out.preallocate:
+            # The state out has the state in's shape (it is the next run's input): pre-allocated at that shape
+            # where this check sized the input and no run produced another (an exporter names the output's dims
+            # anew, so its declaration alone does not size it).
+            shape = entry_in.shape
+            if shape is None or not all(isinstance(d, int) and d >= 0 for d in shape):
+                plan.possible_state.append(replace(candidate, detail=(
+                    f"{candidate.detail}; its size is not known here ({fmt_shape(entry_in.shape)}), so the code "
+                    "cannot pre-allocate it: size the dims (--dim) for code that carries it")))
+                continue
+            observed = _observed_output_shape(evidence, view, entry_out.name)
+            if observed is not None and list(observed) != list(shape):
+                plan.possible_state.append(replace(candidate, detail=(
+                    f"{candidate.detail}; the run produced {fmt_shape(observed)} for an input of "
+                    f"{fmt_shape(shape)}, so it is not the same tensor")))
+                continue
+            entry_out = replace(entry_out, shape=list(shape), preallocate=True)
+            _replace_entry(plan, plan.entry(candidate.output, "output"), entry_out)  # type: ignore[arg-type]
+        why = {StateBasis.GIVEN: f"as --state {candidate.input}={candidate.output} says",
+               StateBasis.RECURRENT_NODE: "a recurrent node's initial state in, its final state out",
+               StateBasis.CONVENTION: "named as exporters name recurrent state"}[candidate.basis]
         _replace_entry(plan, entry_in, replace(
-            entry_in, state_pair=out_name,
-            reason=(f"state: the previous run's output '{out_name}' (same shape and dtype); {entry_in.reason}; "
+            entry_in, state_pair=candidate.output, state_basis=candidate.basis,
+            reason=(f"state: the previous run's output '{candidate.output}' ({why}); {entry_in.reason}; "
                     "kept on the device and swapped with it between runs, never copied")))
         _replace_entry(plan, entry_out, replace(
-            entry_out, state_pair=in_name,
-            reason=(f"state for the next run's input '{in_name}': pre-allocated on the device and swapped "
-                    "with it between runs, never copied to host")))
+            entry_out, state_pair=candidate.input, state_basis=candidate.basis,
+            reason=(f"state for the next run's input '{candidate.input}' ({why}): pre-allocated on the device and "
+                    "swapped with it between runs, never copied to host")))
 
 
 def _replace_entry(plan: BindingPlan, old: BindingEntry, new: BindingEntry) -> None:
@@ -375,21 +583,136 @@ def _np_dtype(dtype: str | None) -> str:
     return f"np.{dtype}" if dtype != "bool" else "np.bool_"
 
 
-def _array_expr(entry: BindingEntry, evidence: Evidence) -> str:
+def value_literal(dtype: str, text: str) -> str:
+    """A Python literal of ``--value``'s text as the check parsed it for ``dtype`` (collect/feeds.value_array)."""
+    if dtype == "bool":
+        return "True" if text.strip().lower() in ("true", "1") else "False"
+    if dtype == "str":
+        return repr(text)
+    if dtype.startswith(("int", "uint")):
+        return str(int(text))
+    number = float(text)
+    return repr(number) if math.isfinite(number) else f"float({text.strip()!r})"
+
+
+@frozen
+class DimConstant:
+    """A dynamic dim of the inputs, named in the generated code: its size as this check fed it, and why."""
+
+    name: str  # the Python constant (BATCH)
+    size: int
+    symbol: str  # the model's symbol, or "" for a dim the model leaves unnamed (-1, 0, none)
+    comment: str
+
+
+@frozen
+class CodeSizes:
+    """The sizes the generated code feeds: one constant per dynamic dim, each input's shape written with them."""
+
+    constants: list[DimConstant]
+    shapes: dict[str, str]  # input -> "(BATCH, 3, HEIGHT, WIDTH)"
+    by_symbol: dict[str, str]  # symbol -> constant
+
+    def shape_text(self, shape: Sequence[Dim] | None, declared: Sequence[Dim] | None) -> str:
+        """``shape`` (a concrete shape) as a list, a dim the model declares as a symbol of a constant written as it."""
+        dims = list(shape or [])
+        if declared is None or len(declared) != len(dims):
+            return repr(dims)
+        return "[" + ", ".join(self.by_symbol.get(d, repr(s)) if isinstance(d, str) else repr(s)
+                               for s, d in zip(dims, declared)) + "]"
+
+
+def code_sizes(evidence: Evidence, plan: BindingPlan) -> CodeSizes:
+    """The constants for the dynamic dims of the synthesized inputs (one per symbol, in the inputs' order) and each
+    synthesized input's shape written with them, so a user sets a size in one place; the comment says where each
+    size came from (taken as 1 since nothing sized it, or as the check was told)."""
+    feeds = {f.name: f for f in evidence.feeds}
+    declared = {v.name: v for v in evidence.model.inputs}
+    assumed = {(a.input, a.axis): a for a in evidence.assumed_dims}
+    used = set(_RESERVED) | {"MODEL", "INPUTS_FILE"}
+    constants: list[DimConstant] = []
+    by_symbol: dict[str, str] = {}
+    shapes: dict[str, str] = {}
+    for entry in plan.inputs:
+        feed = feeds.get(entry.name)
+        value = declared.get(entry.name)
+        if feed is None or feed.source != "synthesized":
+            continue
+        dims = value.shape if value is not None and value.shape is not None and len(value.shape) == len(feed.shape) \
+            else None
+        parts: list[str] = []
+        for axis, size in enumerate(feed.shape):
+            d = dims[axis] if dims is not None else size
+            if isinstance(d, int) and d > 0:
+                parts.append(repr(size))
+                continue
+            symbol = d if isinstance(d, str) and d else ""
+            if symbol and symbol in by_symbol:
+                parts.append(by_symbol[symbol])
+                continue
+            base = re.sub(r"[^A-Za-z0-9]+", "_", symbol).strip("_").upper()[:_MAX_IDENTIFIER] if symbol else \
+                f"{code_identifier(entry.name, set()).upper()}_DIM{axis}"
+            if not base or base[0].isdigit():
+                base = f"DIM_{base}"
+            name, n = base, 2
+            while name in used:
+                name, n = f"{base}_{n}", n + 1
+            used.add(name)
+            guess = assumed.get((entry.name, axis))
+            what = f"'{symbol}'" if symbol else f"dim {axis} of '{entry.name}' (declared {d!r})"
+            if guess is not None:
+                why = f"{what} taken as {size}: nothing sized it ({guess.flag})"
+            else:
+                why = f"{what} as this check fed it"
+            constants.append(DimConstant(name, int(size), symbol, why))
+            if symbol:
+                by_symbol[symbol] = name
+            parts.append(name)
+        shapes[entry.name] = "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    return CodeSizes(constants, shapes, by_symbol)
+
+
+def _array_expr(entry: BindingEntry, evidence: Evidence, sizes: CodeSizes) -> str:
+    """The array the generated code feeds ``entry``: what the check fed, as it fed it (the --inputs file loaded,
+    the --value literally, a synthesized one from the same seed at the sizes of ``sizes``' constants)."""
     feeds = {f.name: f for f in evidence.feeds}
     feed = feeds.get(entry.name)
     shape = tuple(feed.shape) if feed else tuple(entry.shape or ())
+    shape_text = sizes.shapes.get(entry.name, repr(shape))
     dtype = feed.dtype if feed else (entry.dtype or "float32")
     if feed is not None and feed.source == "file":
         return f"np.load(INPUTS_FILE)[{entry.name!r}]"
+    if feed is not None and feed.source == "value" and feed.value is not None:
+        # the value given with --value, as the check fed it (a random one failed: Silero VAD's sr)
+        return f"np.full({shape!r}, {value_literal(dtype, feed.value)}, dtype={_np_dtype(dtype)})"
     if dtype.startswith("float"):
-        return f"rng.standard_normal({shape!r}).astype({_np_dtype(dtype)})"
+        return f"rng.standard_normal({shape_text}).astype({_np_dtype(dtype)})"
     if dtype == "bool":
-        return f"rng.integers(0, 2, size={shape!r}).astype(np.bool_)"
+        return f"rng.integers(0, 2, size={shape_text}).astype(np.bool_)"
     if dtype == "str":
-        return f"np.full({shape!r}, 'a', dtype=object)"
+        return f"np.full({shape_text}, 'a', dtype=object)"
     high = feed.high if feed is not None and feed.high else 4  # below the rows of a table the input indexes
-    return f"rng.integers(0, {high}, size={shape!r}).astype({_np_dtype(dtype)})"
+    return f"rng.integers(0, {high}, size={shape_text}).astype({_np_dtype(dtype)})"
+
+
+def _declared_output_shapes(evidence: Evidence, plan: BindingPlan) -> dict[str, list[Dim] | None]:
+    """Each output's declared shape, a state output's as its input declares it (it is the next run's input; an
+    exporter names the output's dims anew)."""
+    shapes = {v.name: v.shape for v in evidence.model.outputs}
+    inputs = {v.name: v.shape for v in evidence.model.inputs}
+    for entry in plan.outputs:
+        if entry.state_pair and entry.state_pair in inputs:
+            shapes[entry.name] = inputs[entry.state_pair]
+    return shapes
+
+
+def _size_lines(sizes: CodeSizes) -> list[str]:
+    """The constants' lines (none where every dim is fixed)."""
+    if not sizes.constants:
+        return []
+    lines = ["# Sizes of the dynamic dims, as this check fed them: set yours here."]
+    lines += [f"{c.name} = {c.size}  # {code_comment(c.comment)}" for c in sizes.constants]
+    return lines + [""]
 
 
 _RESERVED = {"np", "ort", "session", "binding", "rng", "outputs", "MODEL", "INPUTS_FILE", "infer", "torch", "cp",
@@ -465,6 +788,29 @@ def _run_instead(plan: BindingPlan, then: str) -> str:
     return f"# No output can be bound (sequence/map outputs): IO binding needs at least one, so {then}"
 
 
+def _rebind_lines(plan: BindingPlan, evidence: Evidence, device: str, dev: int) -> list[str]:
+    """infer()'s first lines: every output ORT allocates whose shape is not fixed, bound again before each run. The
+    binding keeps the buffer ORT allocated in the last run, and a run whose output has another shape then fails
+    ("The output OrtValue provided for output 'idx' ... has shape {1,2} but the computed output shape for this run is
+    {1,3}", onnxruntime 1.31.1, seen on CPU); bound again, ORT allocates it anew."""
+    declared = {v.name: v.shape for v in evidence.model.outputs}
+    dims = input_dims(evidence)
+    lines = []
+    for entry in plan.outputs:
+        if entry.place == UNBOUND or entry.preallocate:
+            continue
+        shape = declared.get(entry.name)
+        if shape is not None and all((isinstance(d, int) and d > 0) or (isinstance(d, str) and d in dims)
+                                     for d in shape):
+            continue  # fixed by the inputs' shapes: the buffer of the last run fits
+        if entry.place == HOST:
+            lines.append(f"    binding.bind_output({entry.name!r})  # its shape varies: ORT allocates it anew each run")
+        else:
+            lines.append(f"    binding.bind_output({entry.name!r}, {device!r}, {dev})  "
+                         "# its shape varies: ORT allocates it anew each run")
+    return lines
+
+
 def _global_lines(pairs: list[tuple[str, str]], indent: str = "    ") -> list[str]:
     """The ``global`` statements of a function that swaps each pair of variables: one statement where it fits
     within the line width (``codelayout.WIDTH``), else as many as the pairs need, each holding whole pairs while
@@ -497,13 +843,15 @@ def _render_ort(evidence: Evidence, plan: BindingPlan) -> str:
     device = plan.device_type
     dev = plan.device_id
     names = code_names(plan)
-    lines = _header(evidence, plan, "IO binding", [])
+    sizes = code_sizes(evidence, plan)
+    outputs_declared = _declared_output_shapes(evidence, plan)
+    lines = _header(evidence, plan, "IO binding", []) + _size_lines(sizes)
     lines.append("# Inputs: replace these arrays with your data.")
     input_vars: dict[str, str] = {}
     for entry in plan.inputs:
         var = names.inputs[entry.name]
         input_vars[entry.name] = f"{var}_on_device" if entry.place == DEVICE else var
-        lines.append(f"{var} = {_array_expr(entry, evidence)}")
+        lines.append(f"{var} = {_array_expr(entry, evidence, sizes)}")
         if entry.place == DEVICE:
             copy_note = ("the initial state: one copy; later runs take the previous run's output" if entry.state_pair
                          else "one copy, reusable across runs")
@@ -537,7 +885,8 @@ def _render_ort(evidence: Evidence, plan: BindingPlan) -> str:
             lines.append(f"binding.bind_output({entry.name!r})  # {code_comment(entry.reason)}")
         elif entry.preallocate:
             var = names.outputs[entry.name]
-            lines.append(f"{var}_on_device = ort.OrtValue.ortvalue_from_shape_and_type({list(entry.shape or [])!r}, "
+            shape = sizes.shape_text(entry.shape, outputs_declared.get(entry.name))
+            lines.append(f"{var}_on_device = ort.OrtValue.ortvalue_from_shape_and_type({shape}, "
                          f"{_np_dtype(entry.dtype)}, {device!r}, {dev})")
             lines.append(f"binding.bind_ortvalue_output({entry.name!r}, {var}_on_device)  "
                          f"# {code_comment(entry.reason)}")
@@ -547,6 +896,7 @@ def _render_ort(evidence: Evidence, plan: BindingPlan) -> str:
     lines += ["", "def infer():"]
     if pairs:
         lines += _global_lines([(f"{names.inputs[i]}_on_device", f"{names.outputs[o]}_on_device") for i, o in pairs])
+    lines += _rebind_lines(plan, evidence, device, dev)
     lines.append("    session.run_with_iobinding(binding)  # no copies for what is bound on the device")
     if not pairs:
         lines.append("    return binding.get_outputs()  # OrtValues; .device_name() says where each one lives")
@@ -596,7 +946,9 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
     else:
         imports = ["import cupy as cp"]
         device_expr = ""
-    lines = _header(evidence, plan, f"IO binding with {lib} tensors", imports)
+    sizes = code_sizes(evidence, plan)
+    outputs_declared = _declared_output_shapes(evidence, plan)
+    lines = _header(evidence, plan, f"IO binding with {lib} tensors", imports) + _size_lines(sizes)
     if not torch:
         lines.append(f"cp.cuda.Device({dev}).use()  # cupy allocates on the GPU the session runs on")
     lines.append(f"# Inputs: your {lib} tensors on the GPU (here made from numpy); the host-only ones stay numpy.")
@@ -625,12 +977,12 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
     for entry in plan.inputs:
         var = names.inputs[entry.name]
         if entry.place == DEVICE and entry.dtype != "str":
-            lines.append(f"{var}_host = {_array_expr(entry, evidence)}")
+            lines.append(f"{var}_host = {_array_expr(entry, evidence, sizes)}")
             lines.append(f"{var} = {to_device(var)}  # one copy here; in your code the tensor is already on the GPU")
             lines.append(bind_input_line(entry, var))
             feed_exprs[entry.name] = var
         else:
-            lines.append(f"{var} = {_array_expr(entry, evidence)}")
+            lines.append(f"{var} = {_array_expr(entry, evidence, sizes)}")
             if entry.place == UNBOUND:
                 lines.append(code_comment(f"# {entry.name!r} is not bound: {entry.reason}"))
             else:
@@ -671,12 +1023,13 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
             result.append((f"{entry.name!r}: {conv}", "already in host memory"))
         elif entry.preallocate:
             var = names.outputs[entry.name]
-            # make_plan preallocates only an output whose every dim is a known int; the field's type (Dim) cannot say so
-            shape = tuple(int(d) for d in (entry.shape or []))  # type: ignore[arg-type]
+            # make_plan preallocates only an output whose every dim is a known int
+            shape = sizes.shape_text(entry.shape, outputs_declared.get(entry.name))
+            shape = f"({shape[1:-1]}{',' if len(entry.shape or []) == 1 else ''})"  # a tuple, as torch and cupy print it
             if torch:
-                lines.append(f"{var} = torch.empty({shape!r}, dtype=torch.{_torch_dtype(entry.dtype)}, device={device_expr})")
+                lines.append(f"{var} = torch.empty({shape}, dtype=torch.{_torch_dtype(entry.dtype)}, device={device_expr})")
             else:
-                lines.append(f"{var} = cp.empty({shape!r}, dtype={_np_dtype(entry.dtype)})")
+                lines.append(f"{var} = cp.empty({shape}, dtype={_np_dtype(entry.dtype)})")
             lines.append(bind_output_line(entry, var))
             result.append((f"{entry.name!r}: {var}", "ORT wrote into this tensor"))
         else:
@@ -694,6 +1047,7 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
         lines.append("    torch.cuda.synchronize()  # ORT runs on its own CUDA stream: finish torch's writes to the inputs first")
     else:
         lines.append("    cp.cuda.get_current_stream().synchronize()  # ORT runs on its own CUDA stream: finish cupy's writes first")
+    lines += _rebind_lines(plan, evidence, "cuda", dev)
     lines.append("    session.run_with_iobinding(binding)  # no copies for what is bound on the device")
     lines.append("    values = binding.get_outputs()")
     lines.append("    result = {")
@@ -743,17 +1097,20 @@ def render_cuda_graph_code(evidence: Evidence, plan: BindingPlan) -> str:
     dev = plan.device_id
     names = code_names(plan)
     used = set(_RESERVED) | {v + s for v in (*names.inputs.values(), *names.outputs.values()) for s in _VAR_SUFFIXES}
-    lines = _header(evidence, plan, "CUDA graph", [], provider_options=", 'enable_cuda_graph': '1'")
+    sizes = code_sizes(evidence, plan)
+    outputs_declared = _declared_output_shapes(evidence, plan)
+    lines = _header(evidence, plan, "CUDA graph", [], provider_options=", 'enable_cuda_graph': '1'") + _size_lines(sizes)
     lines.append("# Every input and output lives at a fixed device address: the captured graph replays with these "
                  "buffers. Give new data with <name>_on_device.update_inplace(array); never rebind.")
     for entry in plan.inputs:
         var = names.inputs[entry.name]
-        lines.append(f"{var} = {_array_expr(entry, evidence)}")
+        lines.append(f"{var} = {_array_expr(entry, evidence, sizes)}")
         lines.append(f"{var}_on_device = ort.OrtValue.ortvalue_from_numpy({var}, {device!r}, {dev})  # fixed address")
         lines.append(f"binding.bind_ortvalue_input({entry.name!r}, {var}_on_device)  # {code_comment(entry.reason)}")
     for entry in plan.outputs:
         var = names.outputs.get(entry.name) or code_identifier(entry.name, used)
-        lines.append(f"{var}_on_device = ort.OrtValue.ortvalue_from_shape_and_type({list(entry.shape or [])!r}, "
+        lines.append(f"{var}_on_device = ort.OrtValue.ortvalue_from_shape_and_type("
+                     f"{sizes.shape_text(entry.shape, outputs_declared.get(entry.name))}, "
                      f"{_np_dtype(entry.dtype)}, {device!r}, {dev})  # fixed address")
         lines.append(f"binding.bind_ortvalue_output({entry.name!r}, {var}_on_device)")
     lines += ["", "def infer():",

@@ -329,6 +329,7 @@ def check(
     inputs: Optional[Path] = typer.Option(None, "--inputs", help="An .npz file with real inputs, by input name."),
     value: list[str] = typer.Option([], "--value", help="NAME=V: value of a scalar (or one-element) input, e.g. --value sample_rate=16000, in the model's dtype (repeatable)."),
     strict_shapes: bool = typer.Option(False, "--strict-shapes", help="Refuse dynamic dims no --dim/--shape sizes (exit 2) instead of taking them as 1."),
+    state: list[str] = typer.Option([], "--state", help="IN=OUT: output OUT of one run is input IN of the next (recurrent state); the generated code keeps it on the device (repeatable)."),
     warmup: int = typer.Option(2, "--warmup", min=0, max=10_000, help="Warm-up runs, excluded from the evidence."),
     runs: int = typer.Option(3, "--runs", min=1, max=1_000, help="Profiled runs that give the evidence."),
     timed_runs: int = typer.Option(20, "--timed-runs", min=1, max=1_000_000, help="Unprofiled runs that give the timings."),
@@ -379,7 +380,7 @@ def check(
         options = CheckOptions(
             providers=providers, provider_options=_parse_kv(provider_option, "--provider-option"),
             device_id=device_id, dims=parse_dims(dim), shapes=parse_shapes(shape), inputs_file=inputs,
-            values=parse_values(value), strict_shapes=strict_shapes,
+            values=parse_values(value), strict_shapes=strict_shapes, state=_parse_kv(state, "--state"),
             warmup_runs=warmup, profiled_runs=runs, timed_runs=timed_runs, custom_op_libraries=list(custom_op_library),
             static=static,
             measure_binding=measure_binding, measure_runs=measure_runs, measure_budget_s=measure_budget,

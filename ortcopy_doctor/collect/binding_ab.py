@@ -15,10 +15,8 @@ plan promises (advice.promised_transfers); ``transfer_source`` says which.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import gc
-import io
 import time
 from dataclasses import replace
 from collections.abc import Callable
@@ -27,12 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ortcopy_doctor.collect import ortlog
 from ortcopy_doctor.report.variants import VARIANT_LABELS, cuda_graph_blockers, promised_transfers
 from ortcopy_doctor.analysis.copies import find_copies
-from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND, BindingPlan, code_names, make_plan, render_code, render_cuda_graph_code
-from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, PhaseTiming, PinnedTiming, VariantTiming
-from ortcopy_doctor.model.vocabulary import MeasurementStatus
+from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND, BindingPlan, code_names, make_plan
+from ortcopy_doctor.collect.code_check import BLOCK_LABELS, Block, check_code, quiet
+from ortcopy_doctor.model.evidence import BindingMeasurement, CodeCheck, Evidence, PhaseTiming, PinnedTiming, VariantTiming
+from ortcopy_doctor.model.vocabulary import CodeCheckStatus, MeasurementStatus
 from ortcopy_doctor.analysis.stats import Sampler, median
 from ortcopy_doctor.collect.procmaps import MAPS, first_library
 from ortcopy_doctor.collect.session import provider_list, session_options
@@ -222,50 +220,9 @@ def gpu_event_timer(device_id: int = 0, runtime: CudaRuntime | None = None
     return "", _host_timer
 
 
-@contextlib.contextmanager
 def _quiet() -> Any:
     """ORT's native log (fd 2) and the generated code's prints (stdout) stay out of the user's terminal."""
-    with ortlog.capture_native_stderr(), contextlib.redirect_stdout(io.StringIO()):
-        yield
-
-
-def split_code(code: str) -> tuple[str, str]:
-    """The generated code as (setup, rest): rest starts at ``def infer():`` and ends with its first call."""
-    marker = "\ndef infer():"
-    head, sep, tail = code.partition(marker)
-    if not sep:
-        return code, ""
-    return head + "\n", marker.lstrip("\n") + tail
-
-
-def run_generated(code: str, label: str, inputs_file: Path | None) -> tuple[dict[str, Any], float, float]:
-    """Execute generated code as printed; return its namespace, the setup time and the first ``infer()`` time (ms)."""
-    if inputs_file is not None:
-        code = code.replace("INPUTS_FILE = 'inputs.npz'", f"INPUTS_FILE = {str(inputs_file)!r}")
-    setup, rest = split_code(code)
-    namespace: dict[str, Any] = {"__name__": f"ortcopy_doctor_generated_{label}"}
-    setup_ms = _timed(lambda: exec(compile(setup, f"<{label} code: setup>", "exec"), namespace))  # noqa: S102 - our generated code
-    first_ms = _timed(lambda: exec(compile(rest, f"<{label} code: infer>", "exec"), namespace))  # noqa: S102
-    return namespace, setup_ms, first_ms
-
-
-def _align_inputs(namespace: dict[str, Any], plan: BindingPlan, arrays: dict[str, np.ndarray]) -> None:
-    """Give the generated code exactly the arrays the other variants get (it synthesizes the same ones with seed 0)."""
-    names = code_names(plan)
-    binding = namespace.get("binding")
-    for entry in plan.inputs:
-        var = names.inputs[entry.name]
-        ours = arrays.get(entry.name)
-        theirs = namespace.get(var)
-        if ours is None or (isinstance(theirs, np.ndarray) and theirs.shape == ours.shape and theirs.dtype == ours.dtype
-                            and np.array_equal(theirs, ours)):
-            continue
-        on_device = namespace.get(f"{var}_on_device")
-        if entry.place == DEVICE and on_device is not None:
-            on_device.update_inplace(np.ascontiguousarray(ours))
-        elif binding is not None and entry.place != UNBOUND:  # an unbound (string) input goes to run() as it is
-            binding.bind_cpu_input(entry.name, ours)
-        namespace[var] = ours
+    return quiet()
 
 
 class _Census:
@@ -312,29 +269,13 @@ def _with_transfers(v: VariantTiming, totals: dict[str, tuple[int, int]], source
                    transfer_source=source)
 
 
-def _all_device_binding(session: Any, ort: Any, evidence: Evidence, arrays: dict[str, np.ndarray], device_id: int,
-                        device_type: str = "cuda") -> tuple[Any, dict[str, Any]] | str:
-    """Every input as a CUDA OrtValue, every output bound on CUDA; or why that cannot run."""
-    for value in evidence.model.outputs:
-        if value.kind != "tensor":
-            return (f"output '{value.name}' is a {value.type_string}: it cannot be bound on the device "
-                    "(run_with_iobinding fails with 'Unsupported OrtValue type')")
-    for value in evidence.model.inputs:
-        if value.kind != "tensor" or value.elem_type == "str":
-            return f"input '{value.name}' ({value.type_string}) cannot live in device memory"
-    binding = session.io_binding()
-    on_device: dict[str, Any] = {}
-    for name, array in arrays.items():
-        on_device[name] = ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(array), device_type, device_id)
-        binding.bind_ortvalue_input(name, on_device[name])
-    for value in evidence.model.outputs:
-        binding.bind_output(value.name, device_type, device_id)
-    return binding, on_device
-
-
 def measure_binding(evidence: Evidence, model_path: Path | str, arrays: dict[str, np.ndarray],
-                    options: CheckOptions, progress: Callable[[str], None] | None = None) -> BindingMeasurement:
-    """The A/B record for the evidence; never raises (a failure is a record with status "failed")."""
+                    options: CheckOptions, progress: Callable[[str], None] | None = None,
+                    blocks: dict[str, Block] | None = None) -> BindingMeasurement:
+    """The A/B record for the evidence; never raises (a failure is a record with status "failed").
+
+    ``blocks``: the generated code blocks that ran and matched plain run() (code_check.check_code), timed as they
+    are; None runs that check here first. A block that did not match is not timed: its variant says why."""
     why_not = decide(evidence, options.measure_binding)
     if why_not is not None:
         status = MeasurementStatus.OFF if options.measure_binding is False else MeasurementStatus.SKIPPED
@@ -343,7 +284,7 @@ def measure_binding(evidence: Evidence, model_path: Path | str, arrays: dict[str
     say("measuring binding variants")
     try:
         with _quiet():
-            return _measure(evidence, Path(model_path), arrays, options)
+            return _measure(evidence, Path(model_path), arrays, options, blocks=blocks)
     except Exception as exc:  # noqa: BLE001 - the measurement is an extra: the check itself stands
         first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
         failed = BindingMeasurement(status=MeasurementStatus.FAILED, reason=f"{type(exc).__name__}: {first}")
@@ -358,20 +299,23 @@ def measure_binding(evidence: Evidence, model_path: Path | str, arrays: dict[str
 
 
 def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray], options: CheckOptions,
-             device_type: str = "cuda") -> BindingMeasurement:
+             device_type: str = "cuda", blocks: dict[str, Block] | None = None) -> BindingMeasurement:
     """The measurement. ``device_type="cpu"`` is a dry run of the same machinery on CPU OrtValues (for tests on
     machines without a GPU): no CUDA graph, no pinned staging, and the timings mean nothing."""
     import onnxruntime as ort
 
     runs = max(5, int(getattr(options, "measure_runs", DEFAULT_RUNS) or DEFAULT_RUNS))
     warmup = max(3, options.warmup_runs)
-    plan = make_plan(evidence)
-    if device_type != plan.device_type:
-        plan = replace(plan, device_type=device_type)
-        plan = replace(plan, code=render_code(evidence, plan))
     dry_run = device_type != "cuda"
+    checks: dict[str, CodeCheck] = {}
+    if blocks is None:
+        found, blocks = check_code(evidence, model_path, arrays, options, dry_run=dry_run)
+        checks = {c.block: c for c in found}
+    else:
+        checks = {c.block: c for c in evidence.code_checks}
+    plan = blocks["plan"].plan if "plan" in blocks else make_plan(evidence)
     copies = find_copies(evidence)
-    blockers = cuda_graph_blockers(evidence, plan, copies)
+    blockers = cuda_graph_blockers(evidence, make_plan(evidence), copies)
     device_id = plan.device_id
     result = BindingMeasurement(status=MeasurementStatus.MEASURED, runs=runs, warmup_runs=warmup,
                                 cuda_graph_blockers=[b.text() for b in blockers])
@@ -379,59 +323,52 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
                 for name in ("plain", "plan", "all_device", "cuda_graph")}
     calls: dict[str, Callable[[], Any]] = {}
 
-    # (b) the plan: its generated code, executed as printed.
-    session = None
-    namespace: dict[str, Any] = {}
-    try:
-        namespace, setup_ms, first_ms = run_generated(plan.code, "plan", options.inputs_file)
-        _align_inputs(namespace, plan, arrays)
-        session = namespace["session"]
-        calls["plan"] = namespace["infer"]
-        variants["plan"] = replace(variants["plan"], session_create_ms=setup_ms, first_run_ms=first_ms)
-    except Exception as exc:  # noqa: BLE001 - recorded as the variant's result
-        variants["plan"] = replace(variants["plan"], skipped_reason=f"the generated code failed: {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}")
+    def unchecked(name: str) -> str:
+        """Why the variant's code is not timed: its check did not match plain run(), or it did not run."""
+        check = checks.get(name)
+        if check is None:
+            return "its code was not run"
+        if check.status == CodeCheckStatus.NOT_RUN:
+            return check.detail
+        return f"{BLOCK_LABELS[name]} {_check_words(check)}"
+
+    # (b) the plan, (c) everything on the device, (d) the CUDA graph: each its generated code, as printed, run and
+    # compared with plain run() first (code_check).
+    for name in ("plan", "all_device", "cuda_graph"):
+        if name == "cuda_graph" and dry_run:
+            variants[name] = replace(variants[name], skipped_reason=f"dry run on {device_type}: no CUDA graph")
+        elif name == "cuda_graph" and blockers:
+            variants[name] = replace(variants[name], skipped_reason=f"{len(blockers)} blocker(s): " + "; ".join(
+                b.text() for b in blockers[:3]) + (" …" if len(blockers) > 3 else ""))
+        elif name in blocks:
+            block = blocks[name]
+            calls[name] = block.namespace["infer"]
+            variants[name] = replace(variants[name], session_create_ms=block.setup_ms, first_run_ms=block.first_ms)
+        else:
+            failed = checks.get(name) is not None and checks[name].status in (CodeCheckStatus.FAILED,
+                                                                              CodeCheckStatus.DIFFERS)
+            variants[name] = replace(variants[name], skipped_reason=unchecked(name), failed=failed)
+    session = blocks["plan"].namespace["session"] if "plan" in blocks else None
     if session is None:
         so = session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
         session = ort.InferenceSession(str(model_path), so, providers=provider_list(options))
-        result.notes.append("plain run() and everything-bound ran in a session of their own, since the plan's code failed")
+        result.notes.append("plain run() ran in a session of its own, since the plan's code did not run")
     if CUDA not in session.get_providers() and not dry_run:
         return BindingMeasurement(status=MeasurementStatus.SKIPPED,
                                   reason="the measurement session did not get the CUDA EP")
 
-    # (a) plain run() with numpy, on the same session.
-    calls["plain"] = lambda: session.run(None, arrays)
-
-    # (c) everything bound on the device.
-    built = _all_device_binding(session, ort, evidence, arrays, device_id, device_type)
-    all_binding = None
+    # (a) plain run() with numpy, on the plan's session.
+    calls = {"plain": lambda: session.run(None, arrays), **calls}
+    all_binding = all_session = None
     all_inputs: dict[str, Any] = {}
-    if isinstance(built, str):
-        variants["all_device"] = replace(variants["all_device"], skipped_reason=built)
-    else:
-        all_binding, all_inputs = built
-        try:
-            session.run_with_iobinding(all_binding)
-            calls["all_device"] = lambda: session.run_with_iobinding(all_binding)
-        except Exception as exc:  # noqa: BLE001
-            variants["all_device"] = replace(variants["all_device"], skipped_reason=f"run_with_iobinding failed: {str(exc).splitlines()[0][:300]}")
-            all_binding = None
-
-    # (d) the CUDA graph, where nothing blocks capture.
-    graph_ns: dict[str, Any] = {}
-    if dry_run:
-        variants["cuda_graph"] = replace(variants["cuda_graph"], skipped_reason=f"dry run on {device_type}: no CUDA graph")
-    elif blockers:
-        variants["cuda_graph"] = replace(variants["cuda_graph"], skipped_reason=f"{len(blockers)} blocker(s): " + "; ".join(b.text() for b in blockers[:3]) + (
-            " …" if len(blockers) > 3 else ""))
-    else:
-        try:
-            graph_ns, setup_ms, first_ms = run_generated(render_cuda_graph_code(evidence, plan), "cuda_graph",
-                                                         options.inputs_file)
-            _align_inputs(graph_ns, plan, arrays)
-            calls["cuda_graph"] = graph_ns["infer"]
-            variants["cuda_graph"] = replace(variants["cuda_graph"], session_create_ms=setup_ms, first_run_ms=first_ms)
-        except Exception as exc:  # noqa: BLE001
-            variants["cuda_graph"] = replace(variants["cuda_graph"], skipped_reason=f"the CUDA graph code failed: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}")
+    if "all_device" in blocks:
+        everything = blocks["all_device"]
+        all_session = everything.namespace.get("session")
+        names = code_names(everything.plan)
+        all_binding = everything.namespace.get("binding")
+        all_inputs = {e.name: everything.namespace[f"{names.inputs[e.name]}_on_device"] for e in everything.plan.inputs
+                      if f"{names.inputs[e.name]}_on_device" in everything.namespace}
+    namespace = blocks["plan"].namespace if "plan" in blocks else {}
 
     # Warm-up, then interleaved timed rounds: the calibration (runs rounds), then more until every speed-up
     # interval is within ±3% or the budget is spent (stats.Sampler).
@@ -475,8 +412,8 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
         result.notes.append(f"transfers are what the plan promises, not counted: CUPTI is not usable here ({census.reason})")
 
     # Phases: upload, inference, download, on the everything-bound binding (else the plan's).
-    phases, phase_binding = _phases(ort, session, plan, namespace, arrays, all_binding, all_inputs, runs, warmup,
-                                    device_id)
+    phases, phase_binding = _phases(ort, all_session or session, plan, namespace, arrays, all_binding, all_inputs,
+                                    runs, warmup, device_id)
     result = replace(result, phases=phases, phase_binding=phase_binding,
                      pinned=None if dry_run else _pinned(ort, plan, arrays, runs, warmup, device_id, runtime))
     if dry_run:
@@ -484,9 +421,17 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
     result = replace(result, variants=[variants[n] for n in ("plain", "plan", "all_device", "cuda_graph")])
     # Release the sessions inside the stderr capture.
     calls.clear()
-    namespace.clear()
-    graph_ns.clear()
+    for block in blocks.values():
+        block.namespace.clear()
     return result
+
+
+def _check_words(check: CodeCheck) -> str:
+    """What a check that did not match found, as a clause: "failed: call 2 raised ..." / "gave other outputs than
+    plain run(): ..."."""
+    if check.status == CodeCheckStatus.FAILED:
+        return f"failed: {check.detail}"
+    return f"gave other outputs than plain run(): {check.detail}"
 
 
 def _phase(phase: str, what: str, values: list[float], nbytes: int | None) -> PhaseTiming:

@@ -39,7 +39,7 @@ from ortcopy_doctor.model.evidence import AssumedDim, Environment, Evidence, Run
 from ortcopy_doctor.model.vocabulary import EvidenceMode
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
-from ortcopy_doctor.collect.feeds import build_feeds, check_names, index_bounds, value_names
+from ortcopy_doctor.collect.feeds import build_feeds, check_names, check_state, index_bounds, value_names
 from ortcopy_doctor.collect.session import (
     OPTIMIZED_MODEL_MAX_WEIGHT_BYTES,
     CheckOptions,
@@ -336,6 +336,7 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
     model = load_model(model_path)
     info = inspect_model(model_path, model)
     options = replace(options, values=value_names(options.values, info.inputs))  # an input named "a=b"
+    check_state(info.inputs, info.outputs, options.state)
     notes: list[str] = []
     if options.static:
         check_names(info.inputs, options.dims, options.shapes, options.values)  # a flag naming nothing: refused
@@ -434,7 +435,7 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
                 environment=environment, feeds=feeds,
                 nodes=_runtime_nodes(graph_model, assignment, facts, active) if active else [],
                 memcpy_insertions=facts.memcpy, mode=EvidenceMode.MEASURED, notes=notes, failure=failure.message,
-                tool_version=__version__, created_utc=_now(), assumed_dims=assumed,
+                tool_version=__version__, created_utc=_now(), assumed_dims=assumed, given_state=dict(options.state),
             )
             raise failure
         try:
@@ -512,18 +513,36 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
         tool_version=__version__,
         created_utc=_now(),
         assumed_dims=assumed,
+        given_state=dict(options.state),
     )
     if ep_failure is not None and any(provider_names.is_device(p) for p in options.providers):
         say("predicting the requested provider's placement")
         try:
-            evidence = replace(evidence, predicted=static_evidence(model, info, feeds, options, environment))
+            predicted = replace(static_evidence(model, info, feeds, options, environment), assumed_dims=assumed)
+            evidence = replace(evidence, predicted=predicted)
             evidence.notes.append(
                 f"{options.providers[0]} was not active: the predicted section shows what static analysis expects it to do")
         except UsageError as exc:  # no kernel table for this provider: the prediction is an extra, not the check
             evidence.notes.append(f"no prediction for {options.providers[0]}: {exc.message}")
     from ortcopy_doctor.collect.binding_ab import measure_binding
+    from ortcopy_doctor.collect.code_check import check_code, not_run
 
-    return replace(evidence, binding_measurement=measure_binding(evidence, model_path, arrays, options, say))
+    try:
+        checks, blocks = check_code(evidence, model_path, arrays, options, say)
+    except Exception as exc:  # noqa: BLE001 - the check of the code is an extra: the check itself stands
+        first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
+        checks, blocks = [not_run("plan", f"the generated code could not be checked here: {first}")], {}
+    if evidence.predicted is not None and not provider_names.is_device(active[0] if active else ""):
+        # the code shown is the prediction's (Report.shown_binding): its checks go with it
+        evidence = replace(evidence, predicted=replace(evidence.predicted, code_checks=checks))
+    else:
+        evidence = replace(evidence, code_checks=checks)
+    try:
+        return replace(evidence, binding_measurement=measure_binding(evidence, model_path, arrays, options, say, blocks))
+    finally:
+        with ortlog.capture_native_stderr():  # the blocks' sessions (a cycle through infer()'s globals) go now
+            for block in blocks.values():
+                block.namespace.clear()
 
 
 def _now() -> str:
@@ -577,4 +596,5 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
             placement_source="predicted", graph_source="original_model"),
         environment=environment, feeds=feeds, nodes=nodes, memcpy_insertions=insertions, mode=EvidenceMode.STATIC,
         notes=notes, value_infos=inferred, tool_version=__version__, created_utc=_now(),
+        given_state=dict(options.state),
     )

@@ -416,6 +416,28 @@ def check_names(inputs: Sequence[ValueInfo], dims: dict[str, int], shapes: dict[
                 raise UsageError(f"{flag} names '{name}', which is not an input of the model (inputs: {_names(inputs)})")
 
 
+def check_state(inputs: Sequence[ValueInfo], outputs: Sequence[ValueInfo], state: dict[str, str]) -> None:
+    """Refuse a --state IN=OUT whose IN is no input or OUT no output of the model, an output named twice, or two
+    ends whose declared element types differ (they cannot hold the same state)."""
+    ins = {v.name: v for v in inputs}
+    outs = {v.name: v for v in outputs}
+    seen: dict[str, str] = {}
+    for name, output in state.items():
+        if name not in ins:
+            raise UsageError(f"--state {name}={output}: '{name}' is not an input of the model (inputs: {_names(inputs)})")
+        if output not in outs:
+            raise UsageError(f"--state {name}={output}: '{output}' is not an output of the model "
+                             f"(outputs: {_names(outputs)})")
+        if output in seen:
+            raise UsageError(f"--state {name}={output}: '{output}' already carries '{seen[output]}': give each output "
+                             "to one input")
+        seen[output] = name
+        a, b = ins[name].elem_type, outs[output].elem_type
+        if a and b and a != b:
+            raise UsageError(f"--state {name}={output}: '{name}' is {a} and '{output}' is {b}: an output can be the next "
+                             "run's input only with the same element type")
+
+
 def build_feeds(
     inputs: Sequence[ValueInfo],
     dims: dict[str, int] | None = None,
@@ -475,7 +497,8 @@ def build_feeds(
         feeds.append(
             Feed(name=value.name, dtype=str(array.dtype) if array.dtype != object else "str",
                  shape=[int(d) for d in array.shape], bytes=int(array.nbytes) if array.dtype != object else 0,
-                 source=source, high=high if source == FeedSource.SYNTHESIZED else None)
+                 source=source, high=high if source == FeedSource.SYNTHESIZED else None,
+                 value=values[value.name] if source == FeedSource.VALUE else None)
         )
     return arrays, feeds
 

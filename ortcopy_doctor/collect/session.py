@@ -24,6 +24,8 @@ class CheckOptions:
     shapes: dict[str, list[int]] = field(default_factory=dict)
     inputs_file: Path | None = None
     values: dict[str, str] = field(default_factory=dict)  # --value NAME=V: scalar inputs, in the model's dtype
+    # --state IN=OUT: output OUT of one run is input IN of the next (the generated code carries it on the device)
+    state: dict[str, str] = field(default_factory=dict)
     strict_shapes: bool = False  # refuse dynamic dims no --dim/--shape sizes, instead of taking them as 1
     static: bool = False  # predict from the model alone; create no session
     warmup_runs: int = 2
@@ -82,7 +84,8 @@ def validated(options: CheckOptions) -> CheckOptions:
             resolved.append(full)
     for name, mapping, kind in (("dims", options.dims, "a size"), ("shapes", options.shapes, "a shape"),
                                 ("values", options.values, "a value"), ("provider_options", options.provider_options,
-                                                                        "a value")):
+                                                                        "a value"),
+                                ("state", options.state, "the output that carries it")):
         if not isinstance(mapping, dict) or not all(isinstance(k, str) for k in mapping):
             raise bad(name, mapping, f"give a dict from each name to {kind}")
     for name, size in options.dims.items():
@@ -93,13 +96,16 @@ def validated(options: CheckOptions) -> CheckOptions:
             raise bad("shapes", {name: shape}, f"give each input a list of sizes from 0 to {MAX_DIM:,}")
     if not all(isinstance(v, str) for v in [*options.values.values(), *options.provider_options.values()]):
         raise bad("values", options.values, "give each value as text, e.g. {'sample_rate': '16000'}")
+    if not all(isinstance(v, str) for v in options.state.values()):
+        raise bad("state", options.state, "give each state input the name of the output that carries it, e.g. "
+                                          "{'state': 'stateN'}")
     if options.device_id and resolved[0] == provider_names.CPU:
         raise bad("device_id", options.device_id, "it picks a GPU, and the first provider is the CPU: drop it, or "
                                                   "put a GPU provider first")
     if options.provider_options and resolved[0] == provider_names.CPU:
         raise bad("provider_options", options.provider_options, "they are for the first provider, and the CPU "
                                                                 "provider has none")
-    return replace(options, providers=resolved, dims=dict(options.dims),
+    return replace(options, providers=resolved, dims=dict(options.dims), state=dict(options.state),
                    shapes={k: list(v) for k, v in options.shapes.items()})
 
 

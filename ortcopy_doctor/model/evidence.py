@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 from ortcopy_doctor.model.census import TransferRecord
-from ortcopy_doctor.model.vocabulary import EvidenceMode, FeedSource, MeasurementStatus, MemcpyOp, ValueKind
+from ortcopy_doctor.model.vocabulary import CodeCheckStatus, EvidenceMode, FeedSource, MeasurementStatus, MemcpyOp, ValueKind
 from ortcopy_doctor.model.records import frozen
 
 FORMAT_VERSION = 1
@@ -98,6 +98,9 @@ class Feed:
     # Synthesized integers are drawn from 0..3; below 4, the rows of the smallest Gather table the input indexes
     # (BERT's token_type_ids: 2), so every id is valid. Left out of the JSON when None.
     high: Optional[int] = field(default=None, metadata={"omit_if_default": True})
+    # The text of --value NAME=V as given (source "value"): the generated code feeds this value, not a random one.
+    # Left out of the JSON when None.
+    value: Optional[str] = field(default=None, metadata={"omit_if_default": True})
 
 
 @frozen
@@ -291,6 +294,9 @@ class VariantTiming:
     # The same calls timed on the GPU clock with CUDA events (torch or cupy), where one is importable.
     gpu_samples_ms: Optional[list[float]] = field(default=None, metadata={"omit_if_default": True})
     gpu_median_ms: Optional[float] = field(default=None, metadata={"omit_if_default": True})
+    # The variant's code raised or gave other outputs than plain run() (skipped_reason says which): not a blocker
+    # or a library missing here but a defect, reported as a finding. Left out of the JSON when False.
+    failed: bool = field(default=False, metadata={"omit_if_default": True})
 
 
 @frozen
@@ -317,6 +323,27 @@ class PinnedTiming:
     pinned_ms: Optional[float] = None
     staging_ms: Optional[float] = None  # copying the numpy data into the pinned buffer (host to host)
     skipped_reason: str = ""
+
+
+@frozen
+class CodeCheck:
+    """One generated code block run as printed next to plain ``run()`` (collect/code_check.py): ``calls`` calls with
+    different inputs (state carried as the code carries it), every output compared; a block that does not match is
+    not offered."""
+
+    block: str  # plan, plan_torch, plan_cupy, all_device, cuda_graph
+    status: CodeCheckStatus  # matched, differs, failed, not_run
+    # Where it ran: "cuda"; or "cpu" where no CUDA EP is active here: the same code with 'cpu' for 'cuda' and CPU
+    # OrtValues, which checks its logic (inputs, state, outputs) but not the device.
+    device: str = ""
+    calls: int = 0
+    detail: str = ""  # what differed, the error, or why it did not run
+    tolerance: str = ""  # how floats were compared
+    # SHA-256 of the code text the check ran (as printed: with 'cuda' where device is "cpu"): a report offers a
+    # block only where the code it shows is the code that was checked.
+    code_sha256: str = ""
+    # Outputs that differ between two plain runs on the same inputs (random ops): compared by dtype and shape only.
+    nondeterministic: list[str] = field(default_factory=list, metadata={"omit_if_default": True})
 
 
 @frozen
@@ -372,6 +399,10 @@ class Evidence:
     assumed_dims: list[AssumedDim] = field(default_factory=list, metadata={"omit_if_default": True})
     # The .npz passed to --inputs, as given (the generated code loads it); left out of the JSON when none.
     inputs_file: Optional[str] = field(default=None, metadata={"omit_if_default": True})
+    # State the user named with --state IN=OUT: output OUT of one run is input IN of the next. Left out when none.
+    given_state: dict[str, str] = field(default_factory=dict, metadata={"omit_if_default": True})
+    # Every generated code block run next to plain run() (collect/code_check.py); left out of the JSON when none.
+    code_checks: list[CodeCheck] = field(default_factory=list, metadata={"omit_if_default": True})
     tool_version: str = ""
     created_utc: str = ""
     format_version: int = FORMAT_VERSION

@@ -73,6 +73,32 @@ class FeedSource(Word):
     VALUE = "value"  # --value NAME=V
 
 
+class StateBasis(Word):
+    """Why an output is taken as the next run's input (``BindingEntry.state_basis``): only evidence pairs them.
+
+    A pair seen only in names and shapes alike (``image_in``/``image_out``) is a guess: said, never carried."""
+
+    GIVEN = "given"  # check --state IN=OUT
+    RECURRENT_NODE = "recurrent_node"  # the initial state of an RNN/GRU/LSTM node in, its final state out
+    CONVENTION = "convention"  # an exporter's naming of recurrent state: past/present, state/stateN, cache_in/out
+    GUESS = "guess"  # names and shapes alike, nothing more: not carried
+
+
+class CodeCheckStatus(Word):
+    """What became of running a generated code block next to plain ``run()`` (``CodeCheck.status``)."""
+
+    MATCHED = "matched"  # every call's outputs equal plain run()'s (floats within the stated tolerance)
+    DIFFERS = "differs"  # a call's outputs differ from plain run()'s
+    FAILED = "failed"  # the code raised
+    NOT_RUN = "not_run"  # it could not run here (the detail says why)
+
+
+# The generated code blocks a report may offer (``CodeCheck.block``), as the report names them.
+CODE_BLOCK_LABELS = {"plan": "the binding plan's code", "plan_torch": "the plan's torch code",
+                     "plan_cupy": "the plan's cupy code", "all_device": "the everything-on-the-device code",
+                     "cuda_graph": "the CUDA-graph code"}
+
+
 class MeasurementStatus(Word):
     """What became of the A/B measurement of binding variants (``BindingMeasurement.status``)."""
 
@@ -134,7 +160,7 @@ UNEXPLAINED = CopyKind.UNEXPLAINED
 
 MEMCPY_OPS = (MemcpyOp.TO_HOST, MemcpyOp.FROM_HOST)
 
-__all__ = ["BETWEEN_NODES", "CENSUS_CLASSES", "COPY_KINDS", "CensusClass", "CopyKind", "DEVICE_TO_DEVICE",
+__all__ = ["BETWEEN_NODES", "CENSUS_CLASSES", "CODE_BLOCK_LABELS", "COPY_KINDS", "CensusClass", "CodeCheckStatus", "CopyKind", "DEVICE_TO_DEVICE",
            "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "HOST_DEVICE",
            "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "MemcpyOp", "OTHER_COPY", "OUTSIDE",
-           "Role", "UNEXPLAINED", "ValueKind", "Word", "same_name"]
+           "Role", "StateBasis", "UNEXPLAINED", "ValueKind", "Word", "same_name"]

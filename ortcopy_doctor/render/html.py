@@ -309,24 +309,28 @@ def census_view(report: Report) -> dict[str, Any] | None:
 
 
 def _binding_code(report: Report) -> dict[str, str]:
-    """The first code block: the recommended code (the CUDA graph's where it wins), the plan's otherwise (the
-    predicted plan's where the requested device provider was not active)."""
+    """The first code block: the recommended code (the CUDA graph's or everything bound's where it wins), the plan's
+    otherwise (the predicted plan's where the requested device provider was not active); with what running it next
+    to plain run() showed."""
     shown = report.shown_binding()
     if shown is not report.binding:
-        return {"binding_code": shown.code, "binding_plan_code": "",
+        return {"binding_code": shown.code, "binding_plan_code": "", "binding_code_check": shown.code_check,
                 "binding_code_note": "Predicted: this code binds for the placement static analysis predicts for the "
-                                     "requested provider; it was not run or measured here."}
+                                     "requested provider; it was not measured here."}
     advice = report.advice
-    if advice is None or advice.recommended != "cuda_graph" or not advice.code:
+    if advice is None or advice.recommended not in ("cuda_graph", "all_device") or not advice.code:
         note = ""
         if advice is not None and advice.recommended == "plan" and advice.speedup is not None:
             note = (f"Recommended: this plan, {advice.speedup:.2f}x faster than plain run() (95% CI "
                     f"{advice.speedup_ci_low:.2f}–{advice.speedup_ci_high:.2f}).")
-        return {"binding_code": report.binding.code, "binding_code_note": note, "binding_plan_code": ""}
-    note = (f"Recommended: the CUDA graph, {advice.speedup:.2f}x faster than plain run() (95% CI "
+        return {"binding_code": report.binding.code, "binding_code_note": note, "binding_plan_code": "",
+                "binding_code_check": report.binding.code_check}
+    what = "the CUDA graph" if advice.recommended == "cuda_graph" else "everything bound on the device"
+    note = (f"Recommended: {what}, {advice.speedup:.2f}x faster than plain run() (95% CI "
             f"{advice.speedup_ci_low:.2f}–{advice.speedup_ci_high:.2f}). Keep fixed: "
             + "; ".join(advice.needs) + ".")
-    return {"binding_code": advice.code, "binding_code_note": note, "binding_plan_code": report.binding.code}
+    return {"binding_code": advice.code, "binding_code_note": note, "binding_plan_code": report.binding.code,
+            "binding_code_check": advice.code_check}
 
 
 def _binding_measured(report: Report) -> Any:

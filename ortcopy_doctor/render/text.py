@@ -79,6 +79,8 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
     if predicted:
         placed = ", ".join(f"{k}: {v}" for k, v in s.nodes_by_provider.items())
         console.print(f"Nodes by provider (predicted): {_escape(placed)}")
+        if report.binding.code_check:
+            console.print(f"Binding code (in the HTML and JSON): {_escape(report.binding.code_check)}")
         if details:
             shown = [f for f in report.findings
                      if f.severity in ("error", "warning") and f.slug in ("cpu-fallback", "memcpy-node")]
@@ -103,6 +105,8 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
                 console.print(f"  needs: {_escape(need)}")
             if measured.host_jitter:
                 console.print(f"  host jitter explains it? {_escape(measured.host_jitter)}")
+    if report.binding.code_check:
+        console.print(f"Binding code (in the HTML and JSON): {_escape(report.binding.code_check)}")
     if details and report.findings:
         console.print(f"\nFindings ({len(report.findings)}):")
         for f in report.findings[:TERMINAL_LIMIT]:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, MeasurementStatus
-from ortcopy_doctor.analysis.binding import HOST, UNBOUND, BindingPlan, render_code, render_cuda_graph_code
+from ortcopy_doctor.analysis.binding import HOST, UNBOUND, BindingPlan, code_verdict, render_code, render_cuda_graph_code
 from ortcopy_doctor.model.evidence import Evidence, VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.report.recommend import advise
@@ -65,10 +65,12 @@ class BindingView:
     graph_blockers: list[str] = field(default_factory=list)
     graph_text: str = ""
     graph_code: str = ""
+    graph_code_check: str = ""  # what running the CUDA-graph code next to plain run() showed (code_verdict)
     pinned: str = ""
     all_cpu: bool = False
     all_cpu_advice: str = ""
-    code_variants: list[tuple[str, str]] = field(default_factory=list)  # (flavor, code)
+    # (flavor, code, what running it next to plain run() showed): the code is "" where it is not offered
+    code_variants: list[tuple[str, str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # The recommendation (recommend.py): the winning variant, why, what it needs from the caller, its code.
     recommended: str = ""
@@ -172,14 +174,19 @@ def binding_view(report: Report) -> BindingView | None:
     view = replace(view, all_cpu=is_all_cpu(evidence))
     blockers = cuda_graph_blockers(evidence, plan, copies)
     if plan.applicable:  # without a device there is nothing to copy back, capture or bind
+        variants = []
+        for flavor, block in (("onnxruntime", "plan"), ("torch", "plan_torch"), ("cupy", "plan_cupy")):
+            code = render_code(evidence, plan, flavor)
+            checked = code_verdict(evidence, block, code)
+            variants.append((flavor, code if checked.offered else "", checked.text))
         view = replace(view, graph_blockers=[b.text() for b in blockers], graph_ready=not blockers,
-                       copy_guidance=_copy_guidance(evidence, plan, copies),
-                       code_variants=[(flavor, render_code(evidence, plan, flavor))
-                                      for flavor in ("onnxruntime", "torch", "cupy")])
+                       copy_guidance=_copy_guidance(evidence, plan, copies), code_variants=variants)
         if blockers:
             view = replace(view, graph_text=f"{len(blockers)} blocker(s) keep this model from a CUDA graph (all listed):")
         else:
-            view = replace(view, graph_code=render_cuda_graph_code(evidence, plan),
+            graph_code = render_cuda_graph_code(evidence, plan)
+            checked = code_verdict(evidence, "cuda_graph", graph_code)
+            view = replace(view, graph_code=graph_code if checked.offered else "", graph_code_check=checked.text,
                            graph_text="No blocker: the model can run as a captured CUDA graph (code below); not measured.")
     if m.status != "measured":
         view = replace(view, one_line=f"Binding not measured: {m.reason}")

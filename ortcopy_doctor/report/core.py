@@ -244,8 +244,8 @@ def analyse(evidence: Evidence) -> Report:
         copies, notes = reconcile(copies, census)  # the table equals the census per run
         census.notes.extend(notes)
         copies = mark_confirmed(copies, census)
-    findings = run_rules(RuleContext(evidence=evidence, copies=copies, graph=graph, census=census))
     plan = make_plan(evidence, graph)
+    findings = run_rules(RuleContext(evidence=evidence, copies=copies, graph=graph, census=census, binding=plan))
     summary = _summary(evidence, copies, findings)
     prediction = analyse(evidence.predicted) if evidence.predicted is not None else None
     report = Report(evidence=evidence, copies=copies, findings=findings, binding=plan, summary=summary,

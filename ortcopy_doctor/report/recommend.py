@@ -2,15 +2,17 @@
 
 Pure (reads the report; no onnxruntime), so recorded evidence gives the same advice anywhere. Rules:
 
-* the candidates are the variants with code of their own: the binding plan (``infer()``) and the CUDA graph;
-  "everything bound on the device" is a diagnostic variant (it binds tensors that CPU nodes read) and is never
-  recommended, but where it is measurably faster than the plan the advice says so;
+* the candidates are the variants with code of their own, each run as printed next to plain run() first
+  (collect/code_check.py): the binding plan (``infer()``), everything bound on the device, and the CUDA graph. A
+  variant whose code raised or gave other outputs did not run: it is never recommended (a finding says so,
+  rules/generated_code.py), and never silently replaced by plain run() while another variant ran faster;
 * a variant is faster or slower than another only where the 95% interval of the ratio of their medians excludes
   1 (stats.py); otherwise within noise;
-* the plan is recommended where it is measurably faster than plain run(); the CUDA graph where it is ready (it
-  ran: no blocker) and measurably faster than what would be recommended otherwise (the plan, else plain run());
-  where nothing is measurably faster, plain run() (no change), with the reason. Never a variant slower than
-  plain run();
+* the plan is recommended where it is measurably faster than plain run(); everything bound on the device where
+  measurably faster than plain run() and than the plan (it binds tensors that CPU nodes read, which the plan keeps
+  on the host); the CUDA graph where it is ready (it ran: no blocker) and measurably faster than what would be
+  recommended otherwise; where nothing is measurably faster, plain run() (no change), with the reason. Never a
+  variant slower than plain run();
 * what a variant needs from the caller (fixed shapes, reused device buffers, ``update_inplace``) is listed with
   the gain.
 
@@ -43,7 +45,8 @@ from ortcopy_doctor.model.records import frozen
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
 
-CANDIDATES = ("plan", "cuda_graph")
+CANDIDATES = ("plan", "all_device", "cuda_graph")
+LEGACY_CANDIDATES = ("plan", "cuda_graph")
 HEAD_LABELS = {"plain": "plain run()", "plan": "the binding plan", "all_device": "everything bound on the device",
                "cuda_graph": "the CUDA graph"}
 
@@ -96,7 +99,8 @@ class Advice:
     cuda_graph_blockers: list[str] = field(default_factory=list)
     cuda_graph_vs_plan: str = ""  # faster, slower, within_noise, not_compared ("" where the graph did not run)
     host_jitter: str = ""  # whether the GPU clock (CUDA events) confirms the difference
-    code: str = ""  # the recommended code: the CUDA graph's or the plan's ("" for plain run())
+    code: str = ""  # the recommended code: the plan's, everything bound's or the CUDA graph's ("" for plain run())
+    code_check: str = ""  # what running that code next to plain run() showed (analysis/binding.code_verdict)
     notes: list[str] = field(default_factory=list)
     runs: int = 0
     stop_reason: str = ""
@@ -209,50 +213,61 @@ def _advise(report: Report) -> Advice | None:
         return replace(advice, status="not_measured", reason=reason,
                        headline=f"Best attainable latency not measured: {reason}")
 
-    planned, graph, everything = _variant(m, "plan"), _variant(m, "cuda_graph"), _variant(m, "all_device")
+    planned, graph = _variant(m, "plan"), _variant(m, "cuda_graph")
     plan_vs_plain = compare(plain, planned)
     graph_vs_plain = compare(plain, graph)
     graph_vs_plan = compare(planned, graph) if planned is not None and planned.ran else graph_vs_plain
     if graph is not None and graph.ran:
         advice = replace(advice, cuda_graph_vs_plan=graph_vs_plan.verdict)
-    # The choice: the plan where measurably faster than plain; the graph where measurably faster than that choice.
-    choice, choice_cmp = ("plan", plan_vs_plain) if plan_vs_plain.verdict == "faster" else ("plain", None)
-    if graph is not None and graph.ran:
-        against = graph_vs_plan if choice == "plan" else graph_vs_plain
-        if against.verdict == "faster" and graph_vs_plain.verdict == "faster":
-            choice, choice_cmp = "cuda_graph", graph_vs_plain
+    # The choice, candidate by candidate: each measurably faster than plain run() and than the choice so far.
+    choice, choice_cmp = "plain", None
+    weighed: list[str] = []  # how each candidate faster than plain run() fared against the choice before it
+    # Evidence recorded before the code blocks were run next to plain run() timed "everything bound" with a binding
+    # of its own, not with code a report offers: there it stays a diagnostic variant.
+    candidates = CANDIDATES if report.evidence.code_checks else LEGACY_CANDIDATES
+    for name in candidates:
+        candidate = _variant(m, name)
+        if candidate is None or not candidate.ran:
+            continue
+        over_plain = compare(plain, candidate)
+        if over_plain.verdict != "faster":
+            continue
+        if choice != "plain":
+            over_choice = compare(_variant(m, choice), candidate)
+            if over_choice.verdict != "faster":
+                weighed.append(f"{HEAD_LABELS[name]} is not measurably faster than {HEAD_LABELS[choice]}: "
+                               f"{over_choice.text}")
+                continue
+            weighed.append(f"{HEAD_LABELS[name]} is measurably faster than {HEAD_LABELS[choice]}: {over_choice.text}")
+        choice, choice_cmp = name, over_plain
     advice = replace(advice, recommended=choice, recommended_label=VARIANT_LABELS[choice], current_ms=plain.median_ms,
                      needs=needs_of(report, choice))
     reasons = []
-    if choice == "cuda_graph":
-        over_plan = plan_vs_plain.verdict == "faster"
-        reasons.append(f"the CUDA graph is ready (no blocker) and measurably faster than "
-                       f"{'the plan' if over_plan else 'plain run()'}: "
-                       f"{(graph_vs_plan if over_plan else graph_vs_plain).text}")
-    elif choice == "plan":
-        reasons.append(f"the plan is measurably faster than plain run() ({planned.median_ms:.3f} ms vs "  # type: ignore[union-attr]
-                       f"{plain.median_ms:.3f} ms)")
-        if graph is not None and graph.ran:
-            reasons.append(f"the CUDA graph is not measurably faster than the plan: {graph_vs_plan.text}")
-        elif blockers:
-            reasons.append(f"the CUDA graph is blocked ({len(blockers)} blocker(s), listed under CUDA-graph readiness)")
-    else:
+    if choice == "plain":
         said = []
-        for name, cmp in (("plan", plan_vs_plain), ("cuda_graph", graph_vs_plain)):
+        for name in CANDIDATES:
             tried = _variant(m, name)
+            cmp = compare(plain, tried)
             if tried is not None and tried.ran and cmp.ci is not None:
                 said.append(f"{SHORT_LABELS[name]} {cmp.ci.text()}")
-            elif tried is not None and not tried.ran and name == "plan":
-                said.append(f"the plan did not run ({tried.skipped_reason})")
+            elif tried is not None and not tried.ran and (name == "plan" or tried.failed):
+                said.append(f"{SHORT_LABELS[name]} did not run ({tried.skipped_reason})")
         reasons.append("no variant is measurably faster than plain run()" + (f": {'; '.join(said)}" if said else ""))
+    else:
+        chosen = _variant(m, choice)
+        reasons.append(f"{HEAD_LABELS[choice]} is measurably faster than plain run() ({chosen.median_ms:.3f} ms vs "  # type: ignore[union-attr]
+                       f"{plain.median_ms:.3f} ms)")
+        reasons.extend(weighed)
+        if choice == "all_device":
+            reasons.append("it binds on the device tensors that CPU nodes read or write (ORT copies them for those "
+                           "nodes), which the plan keeps on the host, and still measured faster")
+        if choice != "cuda_graph" and (graph is None or not graph.ran) and blockers:
+            reasons.append(f"the CUDA graph is blocked ({len(blockers)} blocker(s), listed under CUDA-graph readiness)")
+    for name in CANDIDATES:
+        tried = _variant(m, name)
+        if tried is not None and tried.failed:
+            reasons.append(f"{HEAD_LABELS[name]} is not offered: {tried.skipped_reason}")
     advice = replace(advice, reason="; ".join(reasons))
-    if everything is not None and everything.ran and choice in ("plan", "plain"):
-        base = planned if choice == "plan" else plain
-        ev = compare(base, everything)
-        if ev.verdict == "faster":
-            advice.notes.append(f"Everything bound on the device measured faster than {HEAD_LABELS[choice]} "
-                                f"({ev.text}); it is not recommended: it binds on the device tensors that CPU nodes "
-                                "read or produce, which the plan keeps on the host for the reasons in its table.")
 
     best = _variant(m, choice)
     advice = replace(advice, best_ms=best.median_ms if best is not None else None)
@@ -266,11 +281,19 @@ def _advise(report: Report) -> Advice | None:
         advice = replace(advice, copies_removed=cur_n - best_n, bytes_removed=cur_b - best_b)
     advice = replace(advice, host_jitter=_host_jitter(plain, best, choice, choice_cmp))
     if choice == "cuda_graph":
-        from ortcopy_doctor.analysis.binding import render_cuda_graph_code
+        from ortcopy_doctor.analysis.binding import code_verdict, render_cuda_graph_code
 
-        advice = replace(advice, code=render_cuda_graph_code(report.evidence, report.binding))
+        graph_code = render_cuda_graph_code(report.evidence, report.binding)
+        advice = replace(advice, code=graph_code,
+                         code_check=code_verdict(report.evidence, "cuda_graph", graph_code).text)
+    elif choice == "all_device":
+        from ortcopy_doctor.analysis.binding import all_device_plan, code_verdict
+
+        everything_plan = all_device_plan(report.evidence, report.binding)
+        code = "" if isinstance(everything_plan, str) else everything_plan.code
+        advice = replace(advice, code=code, code_check=code_verdict(report.evidence, "all_device", code).text)
     elif choice == "plan":
-        advice = replace(advice, code=report.binding.code)
+        advice = replace(advice, code=report.binding.code, code_check=report.binding.code_check)
     return replace(advice, headline=_headline(advice, choice_cmp, plan_vs_plain))
 
 

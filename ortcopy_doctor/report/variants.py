@@ -31,6 +31,7 @@ VARIANT_LABELS = {
 }
 
 RECOMMENDED_LABELS = {"plan": "the binding plan (its code under Binding code)",
+                      "all_device": "everything bound on the device (its code under Binding code)",
                       "cuda_graph": "the CUDA graph (enable_cuda_graph=1; its code under Binding code)"}
 
 SHORT_LABELS = {"plain": "plain", "plan": "plan", "all_device": "all on device", "cuda_graph": "CUDA graph"}

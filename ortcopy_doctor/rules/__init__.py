@@ -18,6 +18,8 @@ from ortcopy_doctor.rules import cpu_preferred_node
 from ortcopy_doctor.rules import in_kernel_transfer
 from ortcopy_doctor.rules import unexplained_transfer
 from ortcopy_doctor.rules import census_mismatch
+from ortcopy_doctor.rules import state_carried
+from ortcopy_doctor.rules import generated_code
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.rules.registry import (
     PROJECT_URL,
@@ -42,6 +44,8 @@ CPU_PREFERRED = cpu_preferred_node.RULE
 IN_KERNEL_TRANSFER = in_kernel_transfer.RULE
 UNEXPLAINED_TRANSFER = unexplained_transfer.RULE
 CENSUS_MISMATCH = census_mismatch.RULE
+STATE_CARRIED = state_carried.RULE
+GENERATED_CODE_FAILED = generated_code.RULE
 
 RULES: list[Rule] = registered()
 
@@ -70,4 +74,6 @@ __all__ = [
     "IN_KERNEL_TRANSFER",
     "UNEXPLAINED_TRANSFER",
     "CENSUS_MISMATCH",
+    "STATE_CARRIED",
+    "GENERATED_CODE_FAILED",
 ]

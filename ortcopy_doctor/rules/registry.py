@@ -15,6 +15,7 @@ from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.analysis.attribution import CensusReport
+    from ortcopy_doctor.analysis.binding import BindingPlan
     from ortcopy_doctor.analysis.copies import GraphView
     from ortcopy_doctor.model.copies import Copy
     from ortcopy_doctor.model.evidence import Evidence
@@ -47,6 +48,7 @@ class RuleContext:
     copies: list[Copy]
     graph: GraphView
     census: Optional[CensusReport] = None
+    binding: Optional[BindingPlan] = None  # the binding plan (analysis/binding.make_plan)
 
 
 Check = Callable[[RuleContext], list[Finding]]

@@ -87,8 +87,12 @@ def test_a_failed_cuda_session_html_shows_the_predicted_code(failed_cuda_report)
 
 @pytest.mark.no_cuda
 def test_a_failed_cuda_session_html_marks_the_code_predicted(failed_cuda_report):
+    page = render_html(failed_cuda_report)
     assert ('<p id="binding-code-note"><b>Predicted: this code binds for the placement static analysis predicts for '
-            'the requested provider; it was not run or measured here.</b></p>') in render_html(failed_cuda_report)
+            'the requested provider; it was not measured here.</b></p>') in page
+    # ... and it ran, as printed with 'cpu' for 'cuda', next to plain run() (collect/code_check.py)
+    assert ('<p class="muted" id="binding-code-check">checked on CPU OrtValues (&#39;cpu&#39; for &#39;cuda&#39;; no '
+            'GPU here): run as printed for 4 calls with different inputs, the same outputs as plain run()</p>') in page
 
 
 @pytest.mark.no_cuda

@@ -146,7 +146,7 @@ def test_a_long_name_stays_whole_and_its_variable_is_cut_to_24_characters(tmp_pa
     code = render_code(report.evidence, report.binding)
     assert program(code) == program(binding_module._render_ort(report.evidence, report.binding))
     assert [line for line in code.splitlines() if len(line) > WIDTH] == [f"    {long_name!r},"]
-    assert "encoder_layers_0_self_at = rng.standard_normal((32, 256)).astype(np.float32)\n" in code
+    assert "encoder_layers_0_self_at = rng.standard_normal((BATCH, 256)).astype(np.float32)\n" in code
     assert "encoder_layers_0_self_at_on_device = ort.OrtValue.ortvalue_from_numpy(\n" in code
 
 

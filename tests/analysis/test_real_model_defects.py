@@ -18,7 +18,7 @@ import models
 from fixture_loader import recorded_report
 from transfer_checks import add_transfer
 from ortcopy_doctor.analysis.binding import make_plan, render_code, render_cuda_graph_code
-from ortcopy_doctor.collect.binding_ab import _quiet, run_generated
+from ortcopy_doctor.collect.code_check import quiet as _quiet, run_generated
 
 
 def _minus_one_conv_net() -> onnx.ModelProto:

@@ -42,8 +42,8 @@ def test_a_check_runs_with_ids_inside_the_small_table(tmp_path):
 def test_the_binding_code_draws_the_ids_below_the_tables_rows(tmp_path):
     onnx.save(_embeddings(), str(tmp_path / "emb.onnx"))
     code = check(tmp_path / "emb.onnx", static=True, dims={"batch": 2, "seq": 16}).binding.code
-    assert "rng.integers(0, 2, size=(2, 16)).astype(np.int32)" in code
-    assert "rng.integers(0, 4, size=(2, 16)).astype(np.int64)" in code
+    assert "rng.integers(0, 2, size=(BATCH, SEQ)).astype(np.int32)" in code
+    assert "rng.integers(0, 4, size=(BATCH, SEQ)).astype(np.int64)" in code
 
 
 def test_the_binding_code_loads_the_inputs_file_that_was_passed(tmp_path):

@@ -30,7 +30,8 @@ from ortcopy_doctor.collect.demo_model import build_demo_model
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, from_jsonable, to_jsonable
 from ortcopy_doctor.collect.feeds import build_feeds
 from ortcopy_doctor.collect.binding_ab import CudaRuntime
-from ortcopy_doctor.collect.binding_ab import _measure, _quiet, decide, split_code, stats
+from ortcopy_doctor.collect.binding_ab import _measure, _quiet, decide, stats
+from ortcopy_doctor.collect.code_check import split_code
 from ortcopy_doctor.report.core import analyse
 from ortcopy_doctor.render.html import render_html
 from ortcopy_doctor.render.text import render_text
@@ -140,7 +141,8 @@ def test_cli_flags(tmp_path):
 # --- dry run of the whole machinery on CPU, over the evidence recorded on the H200 -------------------------------
 
 
-def _dry_run(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0) -> Evidence:
+def _dry_evidence(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0):
+    """(evidence recorded on the H200 pointing at the model saved here, its path, the arrays, the options)."""
     report = recorded_report(name, tmp_path)
     evidence = copy.deepcopy(report.evidence)
     model = build_demo_model() if name == "demo" else models.ALL[name]()
@@ -152,10 +154,14 @@ def _dry_run(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0) -> E
         inputs_file = tmp_path / "inputs.npz"
         np.savez(inputs_file, target_shape=np.array([4, 8], np.int64))
     arrays, _ = build_feeds(evidence.model.inputs, dims, {}, inputs_file)
+    options = CheckOptions(dims=dims, measure_runs=runs, inputs_file=inputs_file, measure_budget_s=budget)
+    return evidence, path, arrays, options
+
+
+def _dry_run(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0) -> Evidence:
+    evidence, path, arrays, options = _dry_evidence(tmp_path, name, runs, budget)
     with _quiet():
-        measured = _measure(evidence, path, arrays,
-                            CheckOptions(dims=dims, measure_runs=runs, inputs_file=inputs_file, measure_budget_s=budget),
-                            device_type="cpu")
+        measured = _measure(evidence, path, arrays, options, device_type="cpu")
     return dataclasses.replace(evidence, binding_measurement=measured)
 
 
@@ -244,7 +250,7 @@ def test_dry_run_skips_everything_bound_for_non_tensor_outputs(tmp_path, name):
 
 def test_dry_run_plan_code_gets_the_same_inputs(tmp_path):
     """The generated code synthesizes the inputs with the same generator as check: identical arrays."""
-    from ortcopy_doctor.collect.binding_ab import run_generated
+    from ortcopy_doctor.collect.code_check import execute
 
     report = recorded_report("demo", tmp_path)
     evidence = copy.deepcopy(report.evidence)
@@ -254,15 +260,18 @@ def test_dry_run_plan_code_gets_the_same_inputs(tmp_path):
 
     plan = make_plan(evidence)
     plan = dataclasses.replace(plan, device_type="cpu")
+    plan = dataclasses.replace(plan, code=render_code(evidence, plan))
     with _quiet():
-        namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
+        block = execute("plan", plan.code, plan, None)
     arrays, _ = build_feeds(evidence.model.inputs, {"batch": 32})
-    assert np.array_equal(namespace["features"], arrays["features"])
+    assert np.array_equal(block.namespace["features"], arrays["features"])
+    assert np.array_equal(block.first_inputs["features"], arrays["features"])
+    block.namespace.clear()
 
 
 def test_stateful_plan_swaps_buffers_between_runs(tmp_path):
     from ortcopy_doctor.analysis.binding import make_plan, render_code
-    from ortcopy_doctor.collect.binding_ab import run_generated
+    from ortcopy_doctor.collect.code_check import execute
 
     report = recorded_report("stateful", tmp_path)
     evidence = copy.deepcopy(report.evidence)
@@ -271,7 +280,7 @@ def test_stateful_plan_swaps_buffers_between_runs(tmp_path):
     plan = make_plan(evidence)
     plan = dataclasses.replace(plan, device_type="cpu")
     with _quiet():
-        ns, _, _ = run_generated(render_code(evidence, plan), "plan", None)
+        ns = execute("plan", render_code(evidence, plan), plan, None).namespace
         first_state = ns["state_on_device"]  # after the printed first call: the output of run 1
         y2, state2 = (v.numpy() for v in ns["infer"]())
     import onnxruntime as ort
@@ -316,8 +325,6 @@ def test_gpu_measurement_runs_and_every_flavor_runs_as_printed(tmp_path, name):
     if "CUDAExecutionProvider" not in ort.get_available_providers():
         pytest.skip("no CUDA EP in this onnxruntime")
     from ortcopy_doctor import check
-    from ortcopy_doctor.analysis.binding import render_code
-    from ortcopy_doctor.collect.binding_ab import run_generated
 
     path = _save(tmp_path, name, build_demo_model() if name == "demo" else models.ALL[name]())
     report = check(path, dims={"batch": 32} if name == "demo" else {"batch": 2}, timed_runs=3, measure_runs=10)
@@ -334,12 +341,14 @@ def test_gpu_measurement_runs_and_every_flavor_runs_as_printed(tmp_path, name):
     assert {len(v.gpu_samples_ms) for v in ran} == {m.runs}
     assert all(v.gpu_median_ms > 0 for v in ran)
     assert report.to_dict()["advice"]["status"] == "measured"
-    for flavor in ("onnxruntime", "torch", "cupy"):
-        if flavor != "onnxruntime" and importlib.util.find_spec(flavor) is None:
-            continue
-        with _quiet():
-            namespace, _, _ = run_generated(render_code(report.evidence, report.binding, flavor), flavor, None)
-            namespace["infer"]()
+    # Every block was run as printed next to plain run() on the CUDA EP (collect/code_check.py): each matched, or
+    # could not run here (a library missing, a CUDA-graph blocker) and says why.
+    checks = {c.block: c for c in report.evidence.code_checks}
+    assert set(checks) == {"plan", "plan_torch", "plan_cupy", "all_device", "cuda_graph"}
+    for block, c in checks.items():
+        assert c.status in ("matched", "not_run"), (block, c.status, c.detail)
+        assert c.status == "not_run" or (c.device, c.calls) == ("cuda", 3)
+    assert checks["plan"].status == "matched"
 
 
 _NO_TORCH_SCRIPT = """

@@ -34,6 +34,7 @@ MUTABLE = {
     ("knowledge/prediction.py", "_NodeFacts"): "working state of the placement prediction, one node",
     ("render/svg.py", "_Box"): "working state of the graph layout (depth, row, x, y set by its passes)",
     ("render/output.py", "_Output"): "an output file being written (its temporary path, its text)",
+    ("collect/code_check.py", "Block"): "a generated code block being run: its namespace, the inputs it read",
 }
 
 

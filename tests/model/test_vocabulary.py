@@ -22,6 +22,7 @@ from ortcopy_doctor.model.vocabulary import (
     OUTSIDE,
     UNEXPLAINED,
     CensusClass,
+    CodeCheckStatus,
     CopyKind,
     Direction,
     EvidenceMode,
@@ -29,6 +30,7 @@ from ortcopy_doctor.model.vocabulary import (
     MeasurementStatus,
     MemcpyOp,
     Role,
+    StateBasis,
     ValueKind,
     Word,
     same_name,
@@ -38,7 +40,7 @@ from ortcopy_doctor.watch.observations import Basis, PlacementSource
 from render_helpers import fixture_report_dict, write_report_json
 
 CLOSED_SETS = [CopyKind, Direction, CensusClass, EvidenceMode, FeedSource, MeasurementStatus, ValueKind, MemcpyOp,
-               Role, Severity, DiffStatus, BindingPlace, PlacementSource, Basis]
+               Role, Severity, DiffStatus, BindingPlace, PlacementSource, Basis, StateBasis, CodeCheckStatus]
 MEMBERS = [member for closed in CLOSED_SETS for member in closed]
 
 

@@ -45,39 +45,74 @@ BINDING_FIXTURES = TESTS / "fixtures" / "binding"
 # --- state carried between runs ----------------------------------------------------------------------------------
 
 
-def _pairs(inputs, outputs):
-    return find_state_pairs([(n, "float32", s) for n, s in inputs], [(n, "float32", s) for n, s in outputs])
+def _candidates(inputs, outputs, **kwargs):
+    return [(c.input, c.output, str(c.basis)) for c in find_state_pairs(
+        [(n, "float32", s) for n, s in inputs], [(n, "float32", s) for n, s in outputs], **kwargs)]
+
+
+def _pairs(inputs, outputs, **kwargs):
+    """The pairs the code carries: every basis but a guess."""
+    return [(i, o) for i, o, basis in _candidates(inputs, outputs, **kwargs) if basis != "guess"]
 
 
 @pytest.mark.parametrize("inp, out", [
     ("state", "state_out"),
+    ("state", "stateN"),  # Silero VAD
     ("state_in", "state_out"),
     ("state1", "state1_out"),
-    ("h_0", "h_n"),
-    ("c0", "cn"),
-    ("hidden_in", "hidden_out"),
     ("past.0.key", "present.0.key"),
     ("past_key_values.0.value", "present.0.value"),
     ("cache_in", "cache_out"),
     ("memory", "new_memory"),
-    ("foo_in", "foo_out"),
 ])
-def test_state_names_pair(inp, out):
-    assert _pairs([(inp, ["b", 4])], [(out, ["b", 4]), ("logits", ["b", 4])]) == [(inp, out)]
+def test_state_names_of_exporters_pair_by_convention(inp, out):
+    assert _candidates([(inp, ["b", 4])], [(out, ["b", 4]), ("logits", ["b", 4])]) == [(inp, out, "convention")]
 
 
-def test_state_pairing_needs_equal_shape_and_dtype():
+@pytest.mark.parametrize("inp, out", [
+    ("image_in", "image_out"),  # a one-node Sigmoid: pairing it made call 2 return sigmoid(sigmoid(x))
+    ("in_0", "out_0"),
+    ("foo_in", "foo_out"),
+    ("hidden_in", "hidden_out"),  # "hidden", "h", "c" pair only through a recurrent node
+    ("h_0", "h_n"),
+    ("c0", "cn"),
+    ("hidden_states", "hidden_states_out"),  # a transformer block's activations
+])
+def test_names_alike_without_a_state_word_are_only_a_guess(inp, out):
+    assert _candidates([(inp, ["b", 4])], [(out, ["b", 4])]) == [(inp, out, "guess")]
+    assert _pairs([(inp, ["b", 4])], [(out, ["b", 4])]) == []
+
+
+def test_a_guess_needs_the_same_shape_a_convention_agreeing_dims():
+    assert _candidates([("image_in", [1, 4])], [("image_out", ["n", 4])]) == []
+    # an exporter names the state output's dims anew (Silero VAD: stateN is [AddstateN_dim_0, batch, AddstateN_dim_2])
+    assert _pairs([("state", [2, "batch", 128])], [("stateN", ["d0", "batch", "d2"])]) == [("state", "stateN")]
+    assert _pairs([("state", [2, "batch", 128])], [("stateN", [2, "batch", 64])]) == []
+
+
+def test_recurrent_node_links_pair_whatever_the_names():
+    recurrent = {("h", "hn"), ("c", "cn")}
+    assert _candidates([("h", [1, 1, 128]), ("c", [1, 1, 128])], [("hn", [1, "d", 128]), ("cn", [1, "d", 128])],
+                       recurrent=recurrent) == [("h", "hn", "recurrent_node"), ("c", "cn", "recurrent_node")]
+
+
+def test_given_state_pairs_as_the_user_says():
+    assert _candidates([("image_in", [2, 4])], [("image_out", [2, 4])], given={"image_in": "image_out"}) == [
+        ("image_in", "image_out", "given")]
+    assert _candidates([("a", [2, 4])], [("z", [2, 4])], given={"a": "z"}) == [("a", "z", "given")]
+
+
+def test_state_pairing_needs_agreeing_shape_and_equal_dtype():
     assert _pairs([("state", ["b", 64])], [("state_out", ["b", 32])]) == []
     assert _pairs([("state", ["b", 64])], [("state_out", ["b", 64, 1])]) == []
-    assert _pairs([("state", ["b", 64])], [("state_out", ["t", 64])]) == []
     assert find_state_pairs([("state", "float32", [2, 64])], [("state_out", "float16", [2, 64])]) == []
 
 
 def test_unrelated_names_do_not_pair():
-    assert _pairs([("x", [2, 4])], [("y", [2, 4])]) == []
-    assert _pairs([("image", [2, 4])], [("image_features", [2, 4])]) == []
+    assert _candidates([("x", [2, 4])], [("y", [2, 4])]) == []
+    assert _candidates([("image", [2, 4])], [("image_features", [2, 4])]) == []
     # Same name on both sides is a pass-through, not state.
-    assert _pairs([("state", [2, 4])], [("state", [2, 4])]) == []
+    assert _candidates([("state", [2, 4])], [("state", [2, 4])]) == []
 
 
 def test_each_output_pairs_with_one_input():
@@ -282,7 +317,7 @@ def test_many_state_pairs_swap_as_run_does(tmp_path):
     import onnxruntime as ort
 
     from ortcopy_doctor.analysis.binding import code_names, make_plan
-    from ortcopy_doctor.collect.binding_ab import _quiet, split_code
+    from ortcopy_doctor.collect.code_check import quiet as _quiet, split_code
 
     evidence, path = _kv_cache_report(tmp_path)
     plan = dataclasses.replace(make_plan(evidence), device_type="cpu")
@@ -636,10 +671,20 @@ def test_replay_recorded_on_cuda(ab):
     assert m is not None and m.status == "measured", m and m.reason
 
 
+def _without_state_reasons(entries):
+    """The entries with the reason of a state pair left out: recorded before a pair said its basis (StateBasis)."""
+    return [{k: v for k, v in e.items() if not (e.get("state_pair") and k in ("reason", "state_basis"))}
+            for e in entries]
+
+
 def test_replay_plan_equals_the_recorded_plan(ab):
     data, report = ab
-    assert json.loads(json.dumps(data["report"]["binding"]["entries"])) == \
-        json.loads(report.to_json())["binding"]["entries"]
+    now = json.loads(report.to_json())["binding"]["entries"]
+    assert _without_state_reasons(json.loads(json.dumps(data["report"]["binding"]["entries"]))) == \
+        _without_state_reasons(now)
+    for e in now:
+        if e.get("state_pair"):
+            assert e["state_basis"] == "convention" and "(named as exporters name recurrent state)" in e["reason"]
 
 
 # Recorded before the generated code of a stateful model returned the state buffer itself (2026-12-01 evening,

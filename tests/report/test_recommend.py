@@ -88,7 +88,7 @@ def test_plan_is_recommended_where_the_graph_is_not_faster(tmp_path):
     advice = advise(report)
     assert advice.recommended == "plan"
     assert advice.cuda_graph_vs_plan == "within_noise"
-    assert "the CUDA graph is not measurably faster than the plan" in advice.reason
+    assert "the CUDA graph is not measurably faster than the binding plan: 0.700 ms vs 0.700 ms" in advice.reason
     assert advice.headline.startswith("Latency 1.000 ms now (plain run()) → 0.700 ms with the binding plan: 1.43x faster")
 
 
@@ -396,3 +396,78 @@ def test_a_median_interval_from_a_wide_spread_stops_at_zero(tmp_path):
     data = json.loads(_wide_report_json(tmp_path))
     plan = next(v for v in data["advice"]["variants"] if v["variant"] == "plan")
     assert (plan["median_ci_low_ms"], round(plan["median_ci_high_ms"], 3)) == (0.0, 25752.332)
+
+
+# --- the fastest variant that ran correctly (issue 36) --------------------------------------------------------------
+
+
+def _checked(name, tmp_path, variants, failed_check=None) -> Report:
+    """A measured report whose evidence says every code block was run next to plain run() (code_checks), as a
+    check does now: every candidate, everything bound on the device too, is recommended on its measurement."""
+    from ortcopy_doctor.model.evidence import CodeCheck
+
+    report = recorded_report(name, tmp_path)
+    checks = [CodeCheck(block=b, status="matched", device="cuda", calls=4) for b in ("plan", "all_device")]
+    if failed_check is not None:
+        checks.append(failed_check)
+    evidence = dataclasses.replace(copy.deepcopy(report.evidence), code_checks=checks, binding_measurement=(
+        BindingMeasurement(status="measured", runs=101, warmup_runs=3, transfer_source="census", variants=variants)))
+    return analyse(evidence)
+
+
+def test_everything_bound_is_recommended_where_it_is_the_fastest_variant_that_ran(tmp_path):
+    """Issue 36: the VAD's plan code failed (a random sr), and the recommendation fell back to plain run() although
+    everything bound on the device had run 1.06-1.13x faster. Now the fastest variant that ran is recommended, the
+    failure is a finding, and the code offered is everything bound's."""
+    failed = VariantTiming(variant="plan", label="plan", ran=False, failed=True,
+                           skipped_reason="the binding plan's code failed: call 1 raised RuntimeError: Pad reflect")
+    report = _checked("conv_net", tmp_path, [_v("plain", 1.10, h2d=1, d2h=1), failed, _v("all_device", 1.0)])
+    advice = report.advice
+    assert advice.recommended == "all_device"
+    assert advice.speedup == pytest.approx(1.10, rel=1e-6) and advice.speedup_ci_low > 1.0
+    assert advice.reason.startswith("everything bound on the device is measurably faster than plain run() (1.000 ms "
+                                    "vs 1.100 ms)")
+    assert ("the binding plan is not offered: the binding plan's code failed: call 1 raised RuntimeError: Pad "
+            "reflect") in advice.reason
+    from ortcopy_doctor.analysis.binding import all_device_plan
+
+    assert advice.code == all_device_plan(report.evidence, report.binding).code
+    assert "bind_cpu_input" not in advice.code and "bind_ortvalue_input" in advice.code
+    assert [f.rule for f in report.findings if f.rule == "OCD013"] == ["OCD013"]
+    assert "<b>Recommended: everything bound on the device, 1.10x faster than plain run()" in render_html(report)
+
+
+def test_everything_bound_must_beat_the_plan_too(tmp_path):
+    report = _checked("conv_net", tmp_path, [_v("plain", 1.2, h2d=1, d2h=1), _v("plan", 1.0), _v("all_device", 1.0)])
+    assert report.advice.recommended == "plan"
+    assert ("everything bound on the device is not measurably faster than the binding plan: 1.000 ms vs 1.000 ms"
+            in report.advice.reason)
+
+
+def test_legacy_evidence_keeps_everything_bound_a_diagnostic(tmp_path):
+    """Evidence recorded before the code blocks were run timed "everything bound" with a binding of its own, not
+    code a report offers: there it is never recommended."""
+    report = _measured("conv_net", tmp_path, [_v("plain", 1.2, h2d=1, d2h=1), _v("plan", 1.19), _v("all_device", 0.9)])
+    assert report.evidence.code_checks == []
+    assert report.advice.recommended == "plain"
+
+
+def test_a_block_that_gave_other_outputs_is_not_offered_and_is_a_finding(tmp_path):
+    from ortcopy_doctor.analysis.binding import render_code
+    from ortcopy_doctor.collect.code_check import code_sha256
+    from ortcopy_doctor.model.evidence import CodeCheck
+
+    recorded = recorded_report("conv_net", tmp_path)
+    torch_code = render_code(recorded.evidence, recorded.binding, "torch")
+    differs = CodeCheck(block="plan_torch", status="differs", device="cuda", calls=4,
+                        detail="call 2: output 'logits': values differ (largest difference 3.1)",
+                        code_sha256=code_sha256(torch_code))
+    report = _checked("conv_net", tmp_path, [_v("plain", 1.2, h2d=1, d2h=1), _v("plan", 1.0)], failed_check=differs)
+    flavors = {flavor: (code, note) for flavor, code, note in report.measured.code_variants}
+    assert flavors["torch"] == ("", "not offered: run as printed, it gave other outputs than plain run(): call 2: "
+                                    "output 'logits': values differ (largest difference 3.1)")
+    assert flavors["onnxruntime"][0]  # the plan's own code stays: its check matched
+    (finding,) = [f for f in report.findings if f.rule == "OCD013"]
+    assert finding.details["block"] == "plan_torch"
+    html = render_html(report)
+    assert "not offered: run as printed, it gave other outputs than plain run()" in html

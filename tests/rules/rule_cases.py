@@ -45,7 +45,7 @@ def findings_of(rule: Rule, evidence: Evidence) -> list[Finding]:
     report = analyse(copy.deepcopy(evidence))
     check = dict((r.id, c) for r, c in checks())[rule.id]
     context = RuleContext(evidence=report.evidence, copies=report.copies, graph=GraphView.of(report.evidence),
-                          census=report.census)
+                          census=report.census, binding=report.binding)
     found = check(context)
     assert [f for f in report.findings if f.rule == rule.id] == found, "analyse ran the rule differently"
     assert all((f.rule, f.slug, f.severity, f.title) == (rule.id, rule.slug, rule.severity.value, rule.title)
