@@ -630,6 +630,16 @@ def code_sizes(evidence: Evidence, plan: BindingPlan) -> CodeSizes:
     declared = {v.name: v for v in evidence.model.inputs}
     assumed = {(a.input, a.axis): a for a in evidence.assumed_dims}
     used = set(_RESERVED) | {"MODEL", "INPUTS_FILE"}
+    # A symbol is one size only where every dim it names was fed that size: paddle2onnx writes '?' for every
+    # unknown dim (PP-OCR's classifier: [-1, 3, '?', '?'] fed 48 x 192), which is no name of one dim.
+    sizes_of: dict[str, set[int]] = {}
+    for entry in plan.inputs:
+        feed, value = feeds.get(entry.name), declared.get(entry.name)
+        if feed is not None and value is not None and value.shape is not None and len(value.shape) == len(feed.shape):
+            for d, size in zip(value.shape, feed.shape):
+                if isinstance(d, str):
+                    sizes_of.setdefault(d, set()).add(int(size))
+    shared = {d for d, found in sizes_of.items() if len(found) == 1 and d.strip("?")}
     constants: list[DimConstant] = []
     by_symbol: dict[str, str] = {}
     shapes: dict[str, str] = {}
@@ -646,7 +656,7 @@ def code_sizes(evidence: Evidence, plan: BindingPlan) -> CodeSizes:
             if isinstance(d, int) and d > 0:
                 parts.append(repr(size))
                 continue
-            symbol = d if isinstance(d, str) and d else ""
+            symbol = d if isinstance(d, str) and d in shared else ""
             if symbol and symbol in by_symbol:
                 parts.append(by_symbol[symbol])
                 continue

@@ -269,23 +269,32 @@ def check_block(block: Block, reference: Reference, later: list[dict[str, np.nda
     pairs = block.plan.state_pairs
     carried = frozenset(i for i, _ in pairs)
     feeds = dict(block.first_inputs)
+    base = CodeCheck(block=block.name, status=CodeCheckStatus.MATCHED, device=device, calls=1 + len(later),
+                     tolerance=TOLERANCE_TEXT, code_sha256=code_sha256(block.code))
+    fed = later[0] if later and later[0] is not None else {}
+    for name, array in feeds.items():  # the code feeds what the check fed: the same shapes and dtypes
+        want = fed.get(name)
+        if isinstance(array, np.ndarray) and isinstance(want, np.ndarray) and (
+                array.shape != want.shape or array.dtype != want.dtype):
+            return replace(base, status=CodeCheckStatus.DIFFERS, calls=1, detail=(
+                f"the code feeds '{name}' as {array.dtype}{list(array.shape)} where the check fed "
+                f"{want.dtype}{list(want.shape)}"))
     expected = reference.run(feeds)
     again = reference.run(feeds)
     random = [name for name in expected if _changed(expected[name], again[name])]
-    base = CodeCheck(block=block.name, status=CodeCheckStatus.MATCHED, device=device, calls=1 + len(later),
-                     tolerance=TOLERANCE_TEXT, code_sha256=code_sha256(block.code), nondeterministic=random)
+    base = replace(base, nondeterministic=random)
     got = outputs_of(block, block.namespace["outputs"], reference.output_names)
     for call in range(1 + len(later)):
         if call:
             for i, o in pairs:
                 feeds[i] = expected[o]
             written = later[call - 1]
-            if written is not None:
-                for name, array in written.items():
-                    if name not in carried:
-                        feeds[name] = array
-                give_inputs(block, feeds, carried)
             try:
+                if written is not None:
+                    for name, array in written.items():
+                        if name not in carried:
+                            feeds[name] = array
+                    give_inputs(block, feeds, carried)  # as the code's comments tell a user to
                 got = outputs_of(block, block.namespace["infer"](), reference.output_names)
             except Exception as exc:  # noqa: BLE001 - the block's failure is the result
                 return replace(base, status=CodeCheckStatus.FAILED, calls=call + 1,

@@ -188,3 +188,20 @@ def test_the_dry_run_checks_the_plan_and_everything_bound(tmp_path, name):
     assert {c.block: (c.status, c.device, c.calls) for c in checks} == {
         "plan": ("matched", "cpu", 4), "all_device": ("matched", "cpu", 4)}
     assert isinstance(options, CheckOptions)
+
+
+def test_a_symbol_naming_dims_of_other_sizes_is_no_constant(tmp_path):
+    """paddle2onnx names every unknown dim '?' (PP-OCR's classifier: x is [-1, 3, '?', '?']): one constant for both
+    fed 48 x 192 made the code's image 48 x 48, and its calls failed. Each such dim is its own constant now."""
+    from onnx import TensorProto, helper
+
+    model = models._model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [-1, 3, "?", "?"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [-1, 3, "?", "?"])])
+    report = check(_save(model, tmp_path), shapes={"x": [2, 3, 48, 192]}, timed_runs=1)
+    code = report.shown_binding().code
+    assert ("X_DIM0 = 2  # dim 0 of 'x' (declared -1) as this check fed it\n"
+            "X_DIM2 = 48  # dim 2 of 'x' (declared '?') as this check fed it\n"
+            "X_DIM3 = 192  # dim 3 of 'x' (declared '?') as this check fed it\n") in code
+    assert "x = rng.standard_normal((X_DIM0, 3, X_DIM2, X_DIM3)).astype(np.float32)" in code
+    assert _predicted_checks(report)["plan"].status == "matched"
