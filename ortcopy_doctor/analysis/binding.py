@@ -670,7 +670,9 @@ def code_sizes(evidence: Evidence, plan: BindingPlan) -> CodeSizes:
             used.add(name)
             guess = assumed.get((entry.name, axis))
             what = f"'{symbol}'" if symbol else f"dim {axis} of '{entry.name}' (declared {d!r})"
-            if guess is not None:
+            if guess is not None and guess.reason:
+                why = f"{what} chosen as {size}: {guess.reason} ({guess.flag})"
+            elif guess is not None:
                 why = f"{what} taken as {size}: nothing sized it ({guess.flag})"
             else:
                 why = f"{what} as this check fed it"

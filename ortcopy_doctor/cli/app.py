@@ -298,24 +298,41 @@ def _load(path: Path, command: str) -> Any:
 
 
 def _keep_partial_evidence(exc: DoctorError, outputs: OutputSet) -> None:
-    """On a failure after the session existed (e.g. out of device memory), keep what was gathered: the JSON
-    report of the partial evidence, marked incomplete, where --json asked for one. No other output is written."""
-    # Only environment failures (exit 3): bad input (exit 2) leaves no file behind.
-    if exc.partial_evidence is None or not outputs.asked("--json") or exc.exit_code != ExitCode.ENVIRONMENT:
+    """Where nothing ran to the end (ORT could not create the session, a run failed at every size tried, the
+    device ran out of memory), keep what was gathered: its verdict "Incomplete: ..." with the error, and the static
+    prediction ``collect`` added where it could make one, as the JSON and HTML reports asked for (the HTML by
+    default). Without a prediction (a model ORT rejects) only an environment failure (exit 3) keeps its JSON, as
+    before. No other output is written, and the exit code stays the error's. A report that cannot be rendered is
+    left out: the error is what the user must see."""
+    predicted = getattr(exc.partial_evidence, "predicted", None) is not None
+    if exc.partial_evidence is None or not (predicted or exc.exit_code == ExitCode.ENVIRONMENT):
+        return  # a model ORT rejects, with nothing predicted of it: bad input (exit 2) leaves no file behind
+    kept = ("--json", "--html") if predicted else ("--json",)
+    if not any(outputs.asked(flag) for flag in kept):
         return
     from ortcopy_doctor.report.core import analyse
 
-    partial = analyse(exc.partial_evidence)  # type: ignore[arg-type]
     try:
-        outputs.stage("--json", partial.to_json())
+        partial = analyse(exc.partial_evidence)  # type: ignore[arg-type]
+        texts = [("--json", partial.to_json())] if outputs.asked("--json") else []
+        if outputs.asked("--html") and predicted:
+            from ortcopy_doctor.render.html import render_html
+
+            texts.append(("--html", render_html(partial)))
+    except Exception:  # noqa: BLE001 - a report of a partial record that fails to render is not a second error
+        return
+    try:
+        for flag, text in texts:
+            outputs.stage(flag, text)
         for out in outputs.outputs:
-            if out.flag != "--json":
+            if out.flag not in kept:
                 out.text = None
                 outputs._drop_tmp(out)
         written = outputs.commit()
     finally:
         outputs.discard()
-    exc.message = f"{exc.message} (evidence gathered so far: {written[0] if written else 'stdout'})"
+    what = "evidence gathered so far, with the static prediction" if predicted else "evidence gathered so far"
+    exc.message = f"{exc.message} ({what}: {', '.join(str(p) for p in written) if written else 'stdout'})"
 
 
 @app.command(short_help="Run the model and report every host<->device copy.")

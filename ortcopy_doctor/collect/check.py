@@ -40,6 +40,7 @@ from ortcopy_doctor.model.vocabulary import EvidenceMode
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.collect.feeds import build_feeds, check_names, check_state, index_bounds, value_names
+from ortcopy_doctor.collect.sizes import MAX_PROBE_RUNS, ModelGraph, RunFailure, Sizing, choose, find_sizes, suggestion
 from ortcopy_doctor.collect.session import (
     OPTIMIZED_MODEL_MAX_WEIGHT_BYTES,
     CheckOptions,
@@ -66,6 +67,32 @@ def _whole(reason: str) -> str:
     if len(reason) <= ORT_REASON_MAX_CHARS:
         return reason
     return f"{reason[:ORT_REASON_MAX_CHARS]}... ({len(reason) - ORT_REASON_MAX_CHARS} more characters)"
+
+
+class RunRejected(ModelError):
+    """ORT refused to run the model on the inputs fed (exit 2, as any ``ModelError``): ``reason``, ORT's whole
+    reason without its C++ locations; ``ort_text``, its error as raised, which names the failing node (for the
+    sizes chosen after it, collect/sizes.py)."""
+
+    def __init__(self, reason: str, ort_text: str, sizes: str = "") -> None:
+        self.reason = reason
+        self.ort_text = ort_text
+        super().__init__(self._text(sizes))
+
+    def _text(self, sizes: str) -> str:
+        tried = f"; {sizes}" if sizes else ""
+        return (f"the model failed to run on the given inputs: {self.reason}{tried}; give real values: --value NAME=V "
+                "for a scalar input, --inputs FILE.npz for tensors, --dim/--shape for sizes")
+
+    def with_sizes(self, sizes: str) -> str:
+        """The message with what was run (the dims no flag sized, and a flag that would get past it) before the
+        advice."""
+        return self._text(sizes)
+
+    def reason_line(self) -> str:
+        """ORT's failing node and its message, short."""
+        failure = RunFailure.parse(self.ort_text)
+        return f"{failure.where()}: {failure.short()}"
 
 
 def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exception:
@@ -153,8 +180,7 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
         # ORT's whole reason (e.g. which input an LSTM node rejected and why): it is what says which input to set.
         reason = " ".join(line.strip() for line in text.splitlines() if line.strip())
         reason = re.sub(r"/\S+\.(?:h|cc|cpp|cu|cuh):\d+ (?:[^()]*\([^)]*\)\s*)?", "", reason).strip()
-        return ModelError(f"the model failed to run on the given inputs: {_whole(reason.rstrip('.'))}; give real values: "
-                          "--value NAME=V for a scalar input, --inputs FILE.npz for tensors, --dim/--shape for sizes")
+        return RunRejected(_whole(reason.rstrip('.')), text)
     return ModelError(f"onnxruntime refused {model_path.name} during {stage}: {_whole(first)}")
 
 
@@ -358,9 +384,142 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
         except UsageError:
             feeds = []  # sizes stay symbolic in a prediction; --dim makes them concrete
         return static_evidence(model, info, feeds, options, collect_environment(listing))
+    bounds = index_bounds(model)
+    sizing = Sizing() if options.strict_shapes else choose(model, info.inputs, info.outputs, options.dims,
+                                                           options.shapes, options.values)
+    try:
+        return _measure(ort, model_path, model, info, options, say, listing, load_ahead, list(notes), sizing, bounds)
+    except RunRejected as exc:
+        error: DoctorError = exc
+        if not options.strict_shapes:
+            again = _sized_again(ort, model_path, model, info, options, say, listing, load_ahead, notes, sizing,
+                                 bounds, exc)
+            if isinstance(again, Evidence):
+                return again
+            error = again
+    except DoctorError as exc:
+        error = exc
+    _with_prediction(error, model, info, options, listing)
+    raise error
+
+
+def _sized_again(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, options: CheckOptions, say: Progress,
+                 listing: GpuListing, load_ahead: tuple[str, ...], notes: list[str], sizing: Sizing,
+                 bounds: dict[str, int], failure: RunRejected) -> Evidence | DoctorError:
+    """After the evidence session's run failed at the sizes first taken (``failure``): probe runs on the CPU EP for
+    sizes that run (collect/sizes.py), then the whole measurement again at those sizes: its evidence. Where no
+    sizes run, the error to give: ``failure``, its message naming the sizes tried and, where the error says, the
+    flag that would get past it. An error of the measurement again is returned as it is."""
+    partial = failure.partial_evidence
+    assumed = list(getattr(partial, "assumed_dims", []) or [])
+    graph = ModelGraph(model)
+    found: Sizing | None = None
+    ran: list[AssumedDim] = assumed
+    probes = 0
+    if assumed:
+        say("looking for input sizes that run")
+        found, ran, probes = _probe(ort, model_path, info, options, graph, sizing, assumed, failure.ort_text, bounds)
+    if found is not None:
+        notes = [*notes, f"the first run failed at the sizes first taken ({failure.reason_line()}); probe runs on the "
+                         f"CPU EP found sizes that run ({probes} of at most {MAX_PROBE_RUNS}): the dims chosen are "
+                         "listed with why"]
+        try:
+            return _measure(ort, model_path, model, info, options, say, listing, load_ahead, notes, found, bounds)
+        except DoctorError as exc:
+            return exc
+    tried = _sizes_tried(ran, probes)
+    hint = suggestion(info.inputs, graph, RunFailure.parse(failure.ort_text), options.dims)
+    failure.message = failure.with_sizes("; ".join(part for part in (tried, hint) if part))
+    if isinstance(partial, Evidence):
+        failure.partial_evidence = replace(partial, assumed_dims=ran, failure=failure.message)
+    return failure
+
+
+def _probe(ort: Any, model_path: Path, info: Any, options: CheckOptions, graph: ModelGraph, sizing: Sizing,
+           assumed: list[AssumedDim], failure_text: str,
+           bounds: dict[str, int]) -> tuple[Sizing | None, list[AssumedDim], int]:
+    """``find_sizes`` with runs of one CPU-EP session (no profiling, ORT's log off): the sizing that ran, the dims
+    as last run, and how many probe runs there were."""
+    so = session_options(ort, replace(options, providers=[provider_names.CPU]), verbose=False, profile_prefix=None,
+                         optimized_path=None)
+    so.log_severity_level = 4  # a failed run logs its error at level 3: the probe's failures are expected
+    probes = 0
+    with ortlog.capture_native_stderr():
+        try:
+            session = ort.InferenceSession(str(model_path), so, providers=[provider_names.CPU])
+        except Exception:  # noqa: BLE001 - no CPU session: nothing to probe with, the first error stands
+            return None, assumed, 0
+
+        def run(step: Sizing) -> tuple[str | None, list[AssumedDim]]:
+            nonlocal probes
+            dims: list[AssumedDim] = []
+            try:
+                arrays, _ = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,
+                                        values=options.values, assumed=dims, bounds=bounds, chosen=step.dims,
+                                        chosen_values=step.values)
+            except UsageError as exc:  # e.g. an input grown past the size limit
+                return exc.message, dims
+            probes += 1
+            try:
+                session.run(None, arrays)
+            except Exception as exc:  # noqa: BLE001 - ORT's error is what the next sizes are chosen from
+                return str(exc), dims
+            return None, dims
+
+        try:
+            found, ran, _ = find_sizes(info.inputs, graph, sizing, assumed, failure_text, run)
+        finally:
+            session = None
+            gc.collect()  # a failed run's traceback may hold the session: free it inside the capture
+    return found, ran, probes
+
+
+def _sizes_tried(ran: list[AssumedDim], probes: int) -> str:
+    """"sizes run for dims no flag sizes: 'samples' (input 'x' axis 1) 1, 32, 64, 128, 256 (4 probe runs on the CPU
+    EP after the first, at most 4)", for the error of a run that failed at every size tried."""
+    if not ran:
+        return ""
+    parts = []
+    for a in ran:
+        what = f"'{a.declared}' (input '{a.input}' axis {a.axis})" if a.declared not in ("", "?") and \
+            not a.declared.lstrip("-").isdigit() else f"input '{a.input}' axis {a.axis}"
+        parts.append(f"{what} {', '.join(str(v) for v in [*a.tried, a.value])}")
+    runs = (f" ({probes} probe run{'s' if probes != 1 else ''} on the CPU EP after the first, at most "
+            f"{MAX_PROBE_RUNS})" if probes else "")
+    return "sizes run for dims no flag sizes: " + "; ".join(parts) + runs
+
+
+def _with_prediction(error: DoctorError, model: onnx.ModelProto, info: Any, options: CheckOptions,
+                     listing: GpuListing) -> None:
+    """Where nothing ran (every run failed, or the session could not be made or run here: exit 3), the static
+    prediction joins what was gathered (``partial_evidence.predicted``), so the JSON and HTML reports written
+    beside the error still say what the requested provider is predicted to do. Not for a model ORT refuses
+    (invalid, an unknown op, a bad option: exit 2 at session creation), whose prediction would be of nothing ORT
+    runs. A prediction that fails adds nothing."""
+    partial = error.partial_evidence
+    if not isinstance(error, (RunRejected, EnvironmentProblem)) or not isinstance(partial, Evidence) \
+            or partial.predicted is not None:
+        return
+    from ortcopy_doctor.knowledge.validity import rejection
+
+    try:
+        if rejection(model):  # ORT rejects the model: a prediction of it would be of nothing ORT runs
+            return
+        predicted = static_evidence(model, info, list(partial.feeds), options, partial.environment)
+    except Exception:  # noqa: BLE001 - the prediction is an extra beside the error, never a second error
+        return
+    error.partial_evidence = replace(partial, predicted=predicted)
+
+
+def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, options: CheckOptions, say: Progress,
+             listing: GpuListing, load_ahead: tuple[str, ...], notes: list[str], sizing: Sizing,
+             bounds: dict[str, int]) -> Evidence:
+    """The evidence session, the timing session and the binding A/B at the sizes of ``sizing`` (and 1 for every
+    other dim no flag sizes)."""
     assumed: list[AssumedDim] | None = None if options.strict_shapes else []
     arrays, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,
-                                values=options.values, assumed=assumed, bounds=index_bounds(model))
+                                values=options.values, assumed=assumed, bounds=bounds, chosen=sizing.dims,
+                                chosen_values=sizing.values)
     assumed = assumed or []
 
     with tempfile.TemporaryDirectory(prefix="ortcopy-doctor-") as tmp:

@@ -22,6 +22,7 @@ import numpy as np
 from ortcopy_doctor.analysis.dimexpr import SymbolSizes
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.evidence import AssumedDim, Feed, ValueInfo
+from ortcopy_doctor.model.records import frozen
 from ortcopy_doctor.model.vocabulary import FeedSource
 
 _DIM_RE = re.compile(r"^(.+)=(\d+)$")
@@ -33,6 +34,24 @@ MAX_SYNTHESIZED_ELEMENTS = 1 << 31
 MAX_INPUT_BYTES = 4 << 30
 # Largest value of one --dim or --shape dim (ORT's dims are int64; anything near this is a typo).
 MAX_DIM = 1 << 40
+
+
+@frozen
+class ChosenDim:
+    """A size check chose for a dynamic dim no flag sizes (collect/sizes.py): the value, why, and the sizes that
+    failed before it."""
+
+    value: int
+    reason: str
+    tried: tuple[int, ...] = ()
+
+
+@frozen
+class ChosenValue:
+    """A value check chose for a scalar input no flag gives, as the text a ``--value`` would hold, and why."""
+
+    text: str
+    reason: str
 
 
 def parse_dims(values: Sequence[str]) -> dict[str, int]:
@@ -88,11 +107,12 @@ def parse_values(values: Sequence[str]) -> dict[str, str]:
 
 
 def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list[int]],
-                  assumed: list[AssumedDim] | None = None, unused: Sequence[str] = ()) -> list[int]:
-    """The concrete shape of one input. A dim nothing sizes is 1 and appended to ``assumed``; where ``assumed``
-    is None (--strict-shapes) it is a ``UsageError`` naming the flag that would resolve it. ``unused``: the --dim
-    symbols that size no input of the model (``unused_dims``); one spelled like an unsized symbol is named as a
-    likely typo."""
+                  assumed: list[AssumedDim] | None = None, unused: Sequence[str] = (),
+                  chosen: Mapping[tuple[str, int], ChosenDim] | None = None) -> list[int]:
+    """The concrete shape of one input. A dim nothing sizes is 1, or the size ``chosen`` holds for it (input name,
+    axis; collect/sizes.py), and appended to ``assumed``; where ``assumed`` is None (--strict-shapes) it is a
+    ``UsageError`` naming the flag that would resolve it. ``unused``: the --dim symbols that size no input of the
+    model (``unused_dims``); one spelled like an unsized symbol is named as a likely typo."""
     if value.name in shapes:
         shape = shapes[value.name]
         if value.shape is not None:
@@ -119,12 +139,15 @@ def resolve_shape(value: ValueInfo, dims: dict[str, int], shapes: dict[str, list
         elif isinstance(dim, str) and dim in dims:
             resolved.append(dims[dim])
         elif assumed is not None:
+            pick = (chosen or {}).get((value.name, i))
+            size, reason, tried = (pick.value, pick.reason, list(pick.tried)) if pick else (1, "", [])
             if isinstance(dim, str):
-                assumed.append(AssumedDim(value.name, i, dim, 1, f"--dim {dim}=N", near=_near(dim, unused)))
+                assumed.append(AssumedDim(value.name, i, dim, size, f"--dim {dim}=N", near=_near(dim, unused),
+                                          reason=reason, tried=tried))
             else:
-                assumed.append(AssumedDim(value.name, i, "" if dim is None else str(dim), 1,
-                                          f"--shape {value.name}=AxBxC"))
-            resolved.append(1)
+                assumed.append(AssumedDim(value.name, i, "" if dim is None else str(dim), size,
+                                          f"--shape {value.name}=AxBxC", reason=reason, tried=tried))
+            resolved.append(size)
         elif isinstance(dim, int):
             raise UsageError(
                 f"input '{value.name}' dim {i} is declared as {dim} in the model, which is not a size: "
@@ -449,17 +472,21 @@ def build_feeds(
     values: dict[str, str] | None = None,
     assumed: list[AssumedDim] | None = None,
     bounds: dict[str, int] | None = None,
+    chosen: Mapping[tuple[str, int], ChosenDim] | None = None,
+    chosen_values: Mapping[str, ChosenValue] | None = None,
 ) -> tuple[dict[str, np.ndarray], list[Feed]]:
     """Arrays to feed and their descriptions. Inputs missing from ``inputs_file`` and ``values`` (--value) are
-    synthesized; a dynamic dim nothing sizes is 1 and appended to ``assumed``, or an error where ``assumed`` is
-    None (the default here; ``check`` passes a list unless --strict-shapes). With ``make_arrays=False``
-    (``--static``, which runs nothing) synthesized inputs are only described, never allocated. An input dim that
-    is an expression of symbols (``past + 1``) is sized from them (``dimexpr.SymbolSizes``). ``bounds``
-    (``index_bounds``): synthesized integers of those inputs stay below their table's rows."""
+    synthesized; a dynamic dim nothing sizes is 1 (or its size in ``chosen``) and appended to ``assumed``, or an
+    error where ``assumed`` is None (the default here; ``check`` passes a list unless --strict-shapes). With
+    ``make_arrays=False`` (``--static``, which runs nothing) synthesized inputs are only described, never
+    allocated. An input dim that is an expression of symbols (``past + 1``) is sized from them
+    (``dimexpr.SymbolSizes``). ``bounds`` (``index_bounds``): synthesized integers of those inputs stay below their
+    table's rows. ``chosen_values``: values check chose (collect/sizes.py) for inputs neither ``values`` nor
+    ``inputs_file`` gives; they are fed as a --value would be (source "value"), with ``Feed.chosen`` saying why."""
     dims = SymbolSizes(dims or {})
     bounds = bounds or {}
     shapes = shapes or {}
-    values = values or {}
+    values = dict(values or {})
     by_name = {v.name: v for v in inputs}
     check_names(inputs, dims, shapes, values)
     unused = unused_dims(inputs, dims)
@@ -469,6 +496,11 @@ def build_feeds(
             raise UsageError(f"--inputs has '{name}', which is not an input of the model (inputs: {_names(inputs)})")
         if name in values:
             raise UsageError(f"'{name}' is given twice, by --inputs and by --value: drop one")
+    why: dict[str, str] = {}  # the inputs whose value check chose: why (Feed.chosen)
+    for name, pick in (chosen_values or {}).items():
+        if name in by_name and name not in given and name not in values and name not in shapes:
+            values[name] = pick.text  # the --value path: the same conversion, the same Feed source
+            why[name] = f"{pick.text}, {pick.reason}"
     rng = np.random.default_rng(seed)
     arrays: dict[str, np.ndarray] = {}
     feeds: list[Feed] = []
@@ -482,7 +514,7 @@ def build_feeds(
             source = FeedSource.VALUE
         else:
             # a non-tensor input has no shape to resolve: synthesize() says why it cannot be made
-            shape = resolve_shape(value, dims, shapes, assumed, unused) if value.kind == "tensor" else []
+            shape = resolve_shape(value, dims, shapes, assumed, unused, chosen) if value.kind == "tensor" else []
             high = bounds.get(value.name) if value.elem_type in _INTEGERS else None
             if not make_arrays:
                 _check_synthesizable(value)
@@ -498,7 +530,8 @@ def build_feeds(
             Feed(name=value.name, dtype=str(array.dtype) if array.dtype != object else "str",
                  shape=[int(d) for d in array.shape], bytes=int(array.nbytes) if array.dtype != object else 0,
                  source=source, high=high if source == FeedSource.SYNTHESIZED else None,
-                 value=values[value.name] if source == FeedSource.VALUE else None)
+                 value=values[value.name] if source == FeedSource.VALUE else None,
+                 chosen=why.get(value.name, ""))
         )
     return arrays, feeds
 

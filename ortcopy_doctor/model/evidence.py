@@ -98,15 +98,20 @@ class Feed:
     # Synthesized integers are drawn from 0..3; below 4, the rows of the smallest Gather table the input indexes
     # (BERT's token_type_ids: 2), so every id is valid. Left out of the JSON when None.
     high: Optional[int] = field(default=None, metadata={"omit_if_default": True})
-    # The text of --value NAME=V as given (source "value"): the generated code feeds this value, not a random one.
-    # Left out of the JSON when None.
+    # The text of --value NAME=V as given, or as check chose it (source "value"): the generated code feeds this
+    # value, not a random one. Left out of the JSON when None.
     value: Optional[str] = field(default=None, metadata={"omit_if_default": True})
+    # A value check chose for an input no flag gives (source "value", as --value NAME=V would give it), and why:
+    # "16000: named like a sample rate; ...". "" where the value was given or the input synthesized as usual.
+    chosen: str = field(default="", metadata={"omit_if_default": True})
 
 
 @frozen
 class AssumedDim:
-    """A dim of a synthesized input that neither the model nor --dim/--shape sized, taken as ``value`` (1, the
-    convention of Polygraphy and trtexec for dynamic dims); ``flag`` is the option that sets it."""
+    """A dim of a synthesized input that neither the model nor --dim/--shape sized, taken as ``value``: 1, the
+    convention of Polygraphy and trtexec for dynamic dims, or a size check chose for a model of its kind (an image's
+    height, an audio chunk's samples) or after a run at 1 failed (``reason`` says which and why; ``tried``, the
+    sizes that failed before it). ``flag`` is the option that sets it."""
 
     input: str
     axis: int
@@ -116,14 +121,26 @@ class AssumedDim:
     # A --dim given that sizes no dim of the model's inputs and is spelled like this symbol (a likely typo:
     # --dim bacth=8 for 'batch'); "" where none is.
     near: str = field(default="", metadata={"omit_if_default": True})
+    # Why check chose ``value`` rather than 1 ("" where the dim is 1 by the convention above), and the sizes it ran
+    # before that failed, in order.
+    reason: str = field(default="", metadata={"omit_if_default": True})
+    tried: list[int] = field(default_factory=list, metadata={"omit_if_default": True})
 
 
 ASSUMED_DIMS_TITLE = "Dynamic dims taken as 1 (no --dim or --shape sizes them; --strict-shapes refuses instead):"
+CHOSEN_DIMS_TITLE = ("Dynamic dims no --dim or --shape sizes (taken as 1, or chosen as said; --strict-shapes refuses "
+                     "instead):")
+
+
+def assumed_dims_title(assumed: list[AssumedDim]) -> str:
+    """The heading of the lines ``describe_assumed_dims`` gives: ``ASSUMED_DIMS_TITLE`` where every dim is 1 by
+    convention, ``CHOSEN_DIMS_TITLE`` where check chose a size for one."""
+    return CHOSEN_DIMS_TITLE if any(a.reason for a in assumed) else ASSUMED_DIMS_TITLE
 
 
 def describe_assumed_dims(assumed: list[AssumedDim]) -> list[str]:
-    """One line per symbol (its inputs together), then one per unnamed dim: the value assumed and the flag that
-    changes it."""
+    """One line per symbol (its inputs together), then one per unnamed dim: the value taken (and, where chosen,
+    why and what was tried first) and the flag that changes it."""
     by_symbol: dict[str, list[AssumedDim]] = {}
     unnamed: list[str] = []
     for a in assumed:
@@ -131,14 +148,45 @@ def describe_assumed_dims(assumed: list[AssumedDim]) -> list[str]:
             by_symbol.setdefault(a.declared, []).append(a)
         else:
             what = f"declared {a.declared}" if a.declared else "no size or name"
-            unnamed.append(f"input '{a.input}' axis {a.axis} ({what}) assumed {a.value}: set it with {a.flag}")
+            unnamed.append(f"input '{a.input}' axis {a.axis} ({what}) {_taken(a)}: set it with {a.flag}")
     named = []
     for symbol, items in by_symbol.items():
         where = ", ".join(f"'{a.input}' axis {a.axis}" for a in items)
         near = (f" (--dim {items[0].near}=... was given, which sizes no dim of the model: a typo?)"
                 if items[0].near else "")
-        named.append(f"dim '{symbol}' (input {where}) assumed {items[0].value}: set it with {items[0].flag}{near}")
-    return named + unnamed
+        named.append(f"dim '{symbol}' (input {where}) {_taken(items[0])}: set it with {items[0].flag}{near}")
+    return _once_each(named + unnamed, assumed)
+
+
+def _taken(dim: AssumedDim) -> str:
+    if not dim.reason:
+        return f"assumed {dim.value}"
+    tried = f"; tried first: {', '.join(str(t) for t in dim.tried)}" if dim.tried else ""
+    return f"chosen {dim.value} ({dim.reason}{tried})"
+
+
+def _once_each(lines: list[str], assumed: list[AssumedDim]) -> list[str]:
+    """A reason said on an earlier line is "as above" on a later one (an image's height and width share one)."""
+    said: set[str] = set()
+    result = []
+    for line in lines:
+        for reason in dict.fromkeys(a.reason for a in assumed if a.reason):
+            for end in (")", "; tried first: "):
+                if f"({reason}{end}" not in line:
+                    continue
+                if reason in said:
+                    line = line.replace(f"({reason}{end}", f"(as above{end}", 1)
+                said.add(reason)
+        result.append(line)
+    return result
+
+
+CHOSEN_VALUES_TITLE = "Values chosen for inputs no --value or --inputs gives (--strict-shapes chooses none):"
+
+
+def describe_chosen_values(feeds: list[Feed]) -> list[str]:
+    """One line per input whose value check chose (``Feed.chosen``), with the flag that sets it instead."""
+    return [f"input '{f.name}' = {f.chosen}: set it with --value {f.name}=V" for f in feeds if f.chosen]
 
 
 @frozen

@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from markupsafe import Markup
 
-from ortcopy_doctor.model.evidence import ASSUMED_DIMS_TITLE, describe_assumed_dims
+from ortcopy_doctor.model.evidence import (
+    CHOSEN_VALUES_TITLE,
+    assumed_dims_title,
+    describe_assumed_dims,
+    describe_chosen_values,
+)
 from ortcopy_doctor.knowledge.providers import short
 from ortcopy_doctor.model.format import active_providers, fmt_bytes, fmt_total_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
@@ -122,6 +127,27 @@ def _finding_blocks(findings: Iterable[Finding], tag_all: bool = False) -> Marku
     return Markup("".join(blocks))
 
 
+def _grouped_finding_blocks(findings: Iterable[Finding]) -> Markup:
+    """``_finding_blocks``, but findings alike (render/groups.py) in one block: their count, every location, and
+    the first one's message and fix as the example."""
+    from ortcopy_doctor.render.groups import group_findings
+
+    blocks: list[str] = []
+    for g in group_findings(findings):
+        if g.count == 1:
+            blocks.append(_finding_blocks([g.first]))
+            continue
+        f = g.first
+        severity = _esc(f.severity)
+        where = ", ".join(f"<code>{_esc(location)}</code>" for location in g.locations)
+        blocks.append(
+            f'<div class="finding"><span class="sev {severity}">{severity}</span> <b>{_esc(f.rule)}</b> '
+            f'{_esc(f.title)} <span class="count">{g.count} alike, at</span> {where}{_TAG if f.predicted else ""}'
+            f"<div>{g.example(f.message)}{_esc(f.message)}</div>\n"
+            f'<div class="fix">{g.example(f.fix)}{_esc(f.fix)}</div></div>\n')
+    return Markup("".join(blocks))
+
+
 def _node_rows(nodes: Iterable[RuntimeNode]) -> Markup:
     """The ``<tr>`` rows of the placement table (CPU rows classed ``cpu``), each ending in a newline."""
     rows = []
@@ -219,7 +245,7 @@ def view_model(report: Report) -> dict[str, Any]:
         "copies": _copy_rows(report),
         "prediction": prediction,
         "nodes": _node_rows(ev.nodes),
-        "findings": _finding_blocks(report.findings) or Markup("<p>No findings.</p>\n"),
+        "findings": _grouped_finding_blocks(report.findings) or Markup("<p>No findings.</p>\n"),
         "binding_applicable": report.binding.applicable,
         "binding_reason": report.binding.reason,
         "binding_entries": [
@@ -236,7 +262,9 @@ def view_model(report: Report) -> dict[str, Any]:
         "log": [f"[{line.severity}] {line.message}" for line in ev.session.log],
         "notes": ev.notes,
         "assumed_dims": describe_assumed_dims(ev.assumed_dims),
-        "assumed_dims_title": ASSUMED_DIMS_TITLE,
+        "assumed_dims_title": assumed_dims_title(ev.assumed_dims),
+        "chosen_values": describe_chosen_values(ev.feeds),
+        "chosen_values_title": CHOSEN_VALUES_TITLE,
         "ep_failure": ev.session.ep_failure,
         "census": census_view(report),
         "timeline": _figure(svg.timeline_figure(report)),

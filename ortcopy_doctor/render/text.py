@@ -51,17 +51,44 @@ def print_report(report: Report, console: Console, details: bool = True) -> None
         _print_one(p, console, details, predicted=True)
 
 
+class _StatedOnce:
+    """ORT's reason why the requested provider is not active (a 220-character library error on a machine without
+    CUDA) as the first line that holds it says it; every later line that would repeat it refers back instead."""
+
+    def __init__(self, reason: str | None) -> None:
+        self.reason = (reason or "").strip().splitlines()[0] if reason and reason.strip() else ""
+        self.stated = False
+
+    def __call__(self, text: str) -> str:
+        reason = self.reason
+        if not reason or reason not in text:
+            return text
+        if not self.stated:
+            self.stated = True
+            return text
+        return text.replace(f" ({reason})", " (reason above)").replace(f": {reason}", " (reason above)").replace(
+            reason, "(reason above)")
+
+
 def _print_one(report: Report, console: Console, details: bool, predicted: bool = False) -> None:
+    once = _StatedOnce(None if predicted else report.evidence.session.ep_failure)
     style = "bold red" if report.worst_severity() == "error" else ("yellow" if report.copies else "green")
-    console.print(f"[{style}]{_escape(report.verdict)}[/]")
+    console.print(f"[{style}]{_escape(once(report.verdict))}[/]")
     headline = "" if predicted else report.headline()  # current latency → best attainable, with the variant
     if headline:
-        console.print(_escape(headline))
+        console.print(_escape(once(headline)))
     if not predicted and report.evidence.assumed_dims:
-        from ortcopy_doctor.model.evidence import ASSUMED_DIMS_TITLE, describe_assumed_dims
+        from ortcopy_doctor.model.evidence import assumed_dims_title, describe_assumed_dims
 
-        console.print(f"[yellow]{_escape(ASSUMED_DIMS_TITLE)}[/]")
+        console.print(f"[yellow]{_escape(assumed_dims_title(report.evidence.assumed_dims))}[/]")
         for line in describe_assumed_dims(report.evidence.assumed_dims):
+            console.print(f"  {_escape(line)}")
+    chosen = [] if predicted else [f for f in report.evidence.feeds if f.chosen]
+    if chosen:
+        from ortcopy_doctor.model.evidence import CHOSEN_VALUES_TITLE, describe_chosen_values
+
+        console.print(f"[yellow]{_escape(CHOSEN_VALUES_TITLE)}[/]")
+        for line in describe_chosen_values(chosen):
             console.print(f"  {_escape(line)}")
     if report.copies:
         table = Table(title="Host↔device copies per run", title_justify="left")
@@ -98,7 +125,7 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
         console.print(f"Transfer census: {_escape(report.evidence.census_status)}")
     measured = report.measured  # one line: the A/B measurement of IO binding, or why it was not run
     if measured is not None:
-        console.print(_escape(measured.one_line))
+        console.print(_escape(once(measured.one_line)))
         if measured.recommendation and details:
             console.print(_escape(measured.recommendation))
             for need in measured.needs:
@@ -108,14 +135,21 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
     if report.binding.code_check:
         console.print(f"Binding code (in the HTML and JSON): {_escape(report.binding.code_check)}")
     if details and report.findings:
-        console.print(f"\nFindings ({len(report.findings)}):")
-        for f in report.findings[:TERMINAL_LIMIT]:
+        from ortcopy_doctor.render.groups import compact_locations, group_findings
+
+        groups = group_findings(report.findings)
+        alike = "" if len(groups) == len(report.findings) else f"; alike ones together, {len(groups)} entries"
+        console.print(f"\nFindings ({len(report.findings)}{alike}):")
+        for g in groups[:TERMINAL_LIMIT]:
+            f = g.first
             tag = " (predicted)" if f.predicted else ""
-            console.print(f"[{SEVERITY_STYLE[f.severity]}]{f.severity:<7}[/] {f.rule} {f.slug}{tag} at {_escape(f.location)}")
-            console.print(f"        {_escape(f.message)}")
-            console.print(f"        [bold]fix:[/] {_escape(f.fix)}")
-        if len(report.findings) > TERMINAL_LIMIT:
-            console.print(_more(len(report.findings) - TERMINAL_LIMIT, "findings"))
+            where = (_escape(f.location) if g.count == 1
+                     else f"{g.count} locations alike: {_escape(compact_locations(g.locations))}")
+            console.print(f"[{SEVERITY_STYLE[f.severity]}]{f.severity:<7}[/] {f.rule} {f.slug}{tag} at {where}")
+            console.print(f"        {g.example(f.message)}{_escape(once(f.message))}")
+            console.print(f"        [bold]fix:[/] {g.example(f.fix)}{_escape(f.fix)}")
+        if len(groups) > TERMINAL_LIMIT:
+            console.print(_more(sum(g.count for g in groups[TERMINAL_LIMIT:]), "findings"))
 
 
 def _escape(text: str) -> str:

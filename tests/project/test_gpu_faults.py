@@ -69,9 +69,11 @@ def test_out_of_device_memory_is_exit_3_with_evidence_kept(cuda):
     assert "Traceback" not in result.stderr + result.stdout
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: the device ran out of memory")
-    assert not (tmp_path / "report.html").exists()
+    assert lines[0].endswith("(evidence gathered so far, with the static prediction: partial.json, report.html)")
+    assert (tmp_path / "report.html").exists()  # with the static prediction (issue 36)
     partial = json.loads((tmp_path / "partial.json").read_text())
     assert partial["verdict"].startswith("Incomplete: the check stopped early: the device ran out of memory")
+    assert partial["evidence"]["predicted"]["mode"] == "static"
     assert partial["evidence"]["session"]["active_providers"][0] == "CUDAExecutionProvider"
     assert [n["name"] for n in partial["evidence"]["nodes"]] == ["fill", "relu"]
 
