@@ -259,3 +259,24 @@ def shared_input() -> onnx.ModelProto:
     return _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])],
                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8]),
                    helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 8])], name="shared_input")
+
+
+def if_branch_transfers() -> onnx.ModelProto:
+    """If on a host condition ``cond`` whose branches make different copies on CUDA: then_branch chains three
+    NonZero (each reads its count back: 3 in-kernel copies of 4 B); else_branch is Neg -> Celu (no CUDA kernel:
+    CPU) -> Cast, so its Celu's input goes device->host and its output host->device (2 Memcpy nodes of 16 B)."""
+    then_g = helper.make_graph(
+        [helper.make_node("NonZero", ["x"], ["idx1"], name="then_nonzero1"),
+         helper.make_node("NonZero", ["idx1"], ["idx2"], name="then_nonzero2"),
+         helper.make_node("NonZero", ["idx2"], ["then_out"], name="then_nonzero3")],
+        "then_branch", [], [helper.make_tensor_value_info("then_out", TensorProto.INT64, [2, None])])
+    else_g = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["negated"], name="else_neg"),
+         helper.make_node("Celu", ["negated"], ["activated"], name="else_celu"),
+         helper.make_node("Cast", ["activated"], ["else_out"], name="else_cast", to=TensorProto.INT64)],
+        "else_branch", [], [helper.make_tensor_value_info("else_out", TensorProto.INT64, [4])])
+    nodes = [helper.make_node("If", ["cond"], ["y"], name="branch", then_branch=then_g, else_branch=else_g)]
+    return _model(nodes,
+                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4]),
+                   helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+                  [helper.make_tensor_value_info("y", TensorProto.INT64, None)], name="if_branch_transfers")

@@ -265,17 +265,18 @@ def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]
     by_type: dict[str, list[str]] = defaultdict(list)
     for name, op_type in memcpy_node_names(evidence):
         by_type[op_type].append(name)
-    inserted: dict[str, list[str]] = defaultdict(list)
+    inserted: dict[str, list[MemcpyInsertion]] = defaultdict(list)
     for insertion in evidence.memcpy_insertions:
-        inserted[insertion.op_type].append(insertion.tensor)
+        inserted[insertion.op_type].append(insertion)
     for op_type in ("MemcpyToHost", "MemcpyFromHost"):
         names = by_type.get(op_type, [])
-        tensors = inserted.get(op_type, [])
-        for k in range(max(len(names), len(tensors))):
+        insertions = inserted.get(op_type, [])
+        for k in range(max(len(names), len(insertions))):
             name = names[k] if k < len(names) else ""
-            tensor = tensors[k] if k < len(tensors) else ""
+            tensor = insertions[k].tensor if k < len(insertions) else ""
             copies.append(_memcpy_copy(op_type, name, tensor, view, by_name, profiled_runs, evidence, (known, dims),
-                                       feed=feeds.get(tensor)))
+                                       feed=feeds.get(tensor),
+                                       branch=insertions[k].graph if k < len(insertions) else ""))
     return copies + _in_kernel(evidence, events, profiled_runs)
 
 
@@ -316,7 +317,7 @@ def _in_kernel(evidence: Evidence, events: list[NodeEvent], profiled_runs: int) 
                 tensor=kernel_memory.transfer_tensor(rule, node.inputs, node.outputs),
                 bytes_per_run=nbytes, count_per_run=count, node=node.name,
                 cause=f"{node.op_type} '{node.name}' {rule.reason}",
-                removable_by_binding=False, source="placement"))
+                removable_by_binding=False, source="placement", branch=node.graph))
     return copies
 
 
@@ -359,7 +360,7 @@ def _batch_of_x(shape: Sequence[Dim] | None) -> int | None:
 def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, by_name: dict[str, list[NodeEvent]],
                  profiled_runs: int, evidence: Evidence,
                  declarations: tuple[dict[str, ValueInfo], dict[str, int]],
-                 graph_node: RuntimeNode | None = None, feed: Feed | None = None) -> Copy:
+                 graph_node: RuntimeNode | None = None, feed: Feed | None = None, branch: str = "") -> Copy:
     direction = DEVICE_TO_HOST if op_type == "MemcpyToHost" else HOST_TO_DEVICE
     own = by_name.get(name, []) if name else []
     shape = dtype = None
@@ -404,7 +405,8 @@ def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, by_name:
                 count_per_run=count, shape=shape, dtype=dtype, node=name or op_type, producers=_describe(producers),
                 consumers=_describe(consumers), cause=cause, removable_by_binding=False,
                 source="predicted" if evidence.mode == "static" else
-                ("profile+log" if name and tensor else ("profile" if name else "log")))
+                ("profile+log" if name and tensor else ("profile" if name else "log")),
+                branch=graph_node.graph if graph_node is not None else branch)
 
 
 def _fallback_text(node: RuntimeNode) -> str:
