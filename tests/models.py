@@ -280,3 +280,22 @@ def if_branch_transfers() -> onnx.ModelProto:
                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4]),
                    helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
                   [helper.make_tensor_value_info("y", TensorProto.INT64, None)], name="if_branch_transfers")
+
+
+def symbolic_output() -> onnx.ModelProto:
+    """Relu whose output declares dims of its own symbols (as paddle2onnx names them apart from the input's): shape
+    inference cannot size y from the input, a run does."""
+    return _model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16])],
+                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["out_batch", "out_width"])],
+                  name="symbolic_output")
+
+
+def data_dependent_memcpy() -> onnx.ModelProto:
+    """NonZero -> Cast on the device -> Celu (no CUDA kernel): the Cast's output, of a size only the data decides,
+    goes device->host through a MemcpyToHost node."""
+    nodes = [helper.make_node("NonZero", ["x"], ["nz"], name="nonzero"),
+             helper.make_node("Cast", ["nz"], ["positions"], name="cast", to=TensorProto.FLOAT),
+             helper.make_node("Celu", ["positions"], ["y"], name="celu")]
+    return _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8])],
+                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], name="data_dependent_memcpy")

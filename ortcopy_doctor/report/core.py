@@ -13,7 +13,7 @@ from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, Optional
 
-from ortcopy_doctor.analysis.copies import GraphView, find_copies
+from ortcopy_doctor.analysis.copies import GraphView, find_copies, measured_sizes
 from ortcopy_doctor.analysis.branches import heaviest_branches, split_conditional
 from ortcopy_doctor.analysis.node_names import with_profiler_names
 from ortcopy_doctor.analysis.stats import list_median, list_quantiles
@@ -272,11 +272,14 @@ def _verdict_text(evidence: Evidence, summary: Summary, findings: list[Finding],
 
 
 @without_cyclic_gc  # 15,000 findings and their messages, no cycles (model/gcpause.py)
-def analyse(evidence: Evidence) -> Report:
-    """Rules and plan over the evidence; no onnxruntime needed."""
+def analyse(evidence: Evidence, *, measured: Evidence | None = None) -> Report:
+    """Rules and plan over the evidence; no onnxruntime needed. ``measured``: for the prediction of a check whose
+    requested provider did not load, that check's own run, whose sizes size the copies the prediction leaves
+    unknown (``analysis.copies.measured_sizes``)."""
     evidence = with_profiler_names(evidence)  # a node the model leaves unnamed: as ORT's profile names it
     graph = GraphView.of(evidence)  # once: the copies, the rules and the plan read the same view
-    copies = drop_empty(find_copies(evidence, graph))
+    sizes = measured_sizes(measured, evidence) if measured is not None else None
+    copies = drop_empty(find_copies(evidence, graph, sizes))
     # copies of If branches and loop bodies that do not happen on this run (or, predicted, are another branch's)
     copies, conditional = split_conditional(evidence, copies)
     census = census_report(evidence, copies)  # the transfer census makes the copies ground truth
@@ -293,7 +296,7 @@ def analyse(evidence: Evidence) -> Report:
     plan = make_plan(evidence, graph)
     # bytes per run: of a prediction, the run whose If branches make the most bytes (the most copies may be fewer)
     summary = _summary(evidence, copies, findings, heaviest_branches(evidence, copies, conditional))
-    prediction = analyse(evidence.predicted) if evidence.predicted is not None else None
+    prediction = analyse(evidence.predicted, measured=evidence) if evidence.predicted is not None else None
     report = Report(evidence=evidence, copies=copies, findings=findings, binding=plan, summary=summary,
                     verdict=_verdict(evidence, summary, findings,
                                      sum(1 for c in copies if c.kind == UNEXPLAINED_KIND and c.count_per_run),
