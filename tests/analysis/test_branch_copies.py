@@ -18,7 +18,7 @@ import models
 from ortcopy_doctor import check
 from ortcopy_doctor.analysis.branches import heaviest_branches, split_conditional
 from ortcopy_doctor.model.copies import Copy
-from ortcopy_doctor.model.evidence import Evidence, RuntimeNode
+from ortcopy_doctor.model.evidence import CensusEvidence, Evidence, RuntimeNode
 from ortcopy_doctor.model.vocabulary import EvidenceMode
 from ortcopy_doctor.render.html import render_html
 from ortcopy_doctor.render.text import render_text
@@ -62,6 +62,19 @@ def test_a_measured_table_leaves_out_the_copies_of_the_branch_that_did_not_run(t
     assert report.verdict.startswith("2 host↔device copies per run (48 B): 1 feed, 1 fetch; ")
     assert report.verdict.endswith("; 3 copies of If branches or loop bodies that did not run not counted "
                                    "(listed apart).")
+
+
+def test_a_census_never_sees_the_branch_that_did_not_run(tmp_path):
+    # With a census the table equals what was traced, and a predicted row no traced run shows stayed in it with a
+    # count of 0 ("unknown size" in the table): so did the untaken branch's. The census here traced nothing at all
+    # (no records): the feed and the fetch keep their rows at 0 per run, as before; the branch's are apart.
+    evidence = _placed_on_cuda(_cpu_run(tmp_path, "0"))
+    runs = sorted({e.run for e in evidence.run_events if not e.warmup})
+    census = CensusEvidence(backend="cupti-python", backend_version="13.4.0", traced_runs=runs, clock_pairs=[[0, 0]])
+    report = analyse(dataclasses.replace(evidence, census=census))
+    assert [(c.kind, c.count_per_run) for c in report.copies] == [("feed", 0), ("fetch", 0)]
+    assert [c.node for c in report.conditional_copies] == ["then_nonzero1", "then_nonzero2", "then_nonzero3"]
+    assert not any("then_nonzero" in note for note in report.census.notes)
 
 
 def test_a_measured_table_counts_the_branch_that_ran(tmp_path):
