@@ -195,6 +195,12 @@ def measured_sizes(measured: Evidence, predicted: Evidence) -> dict[str, Measure
     return sizes
 
 
+def _measured(size: MeasuredSize) -> MeasuredSize:
+    """A measured size for one copy: its shape a list of its own."""
+    shape, dtype, nbytes = size
+    return list(shape), dtype, nbytes
+
+
 def _feed_key(evidence: Evidence) -> list[tuple[str, str, list[int]]]:
     return [(f.name, f.dtype, list(f.shape)) for f in evidence.feeds]
 
@@ -286,7 +292,7 @@ def find_copies(evidence: Evidence, view: GraphView | None = None,
             shape, dtype, nbytes = _shape_and_bytes(event.output_shapes[producer.index])
         note = ""
         if nbytes is None and value.name in sizes:
-            (shape, dtype, nbytes), note = sizes[value.name], MEASURED_SIZE_NOTE
+            (shape, dtype, nbytes), note = _measured(sizes[value.name]), MEASURED_SIZE_NOTE
         copies.append(Copy(
             kind=FETCH, direction=DEVICE_TO_HOST, tensor=value.name, bytes_per_run=nbytes,
             shape=shape if shape is not None else value.shape, dtype=dtype or value.elem_type,
@@ -429,7 +435,7 @@ def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, by_name:
         shape, dtype, nbytes = _declared(*declarations, tensor)
     note = ""
     if nbytes is None and tensor and sizes and tensor in sizes:
-        (shape, dtype, nbytes), note = sizes[tensor], MEASURED_SIZE_NOTE
+        (shape, dtype, nbytes), note = _measured(sizes[tensor]), MEASURED_SIZE_NOTE
     producer = view.producers.get(tensor) if tensor else None
     uses = view.consumers.get(tensor, []) if tensor else []
     if graph_node is not None:
