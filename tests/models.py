@@ -318,3 +318,43 @@ def lstm_h_c() -> onnx.ModelProto:
                    helper.make_tensor_value_info("hn", TensorProto.FLOAT, [1, "LSTMhn_dim_1", hidden]),
                    helper.make_tensor_value_info("cn", TensorProto.FLOAT, [1, "LSTMhn_dim_1", hidden])],
                   [w, r], name="lstm_h_c")
+
+
+def if_branch_transfers() -> onnx.ModelProto:
+    """If on a host condition ``cond`` whose branches make different copies on CUDA: then_branch chains three
+    NonZero (each reads its count back: 3 in-kernel copies of 4 B); else_branch is Neg -> Celu (no CUDA kernel:
+    CPU) -> Cast, so its Celu's input goes device->host and its output host->device (2 Memcpy nodes of 16 B)."""
+    then_g = helper.make_graph(
+        [helper.make_node("NonZero", ["x"], ["idx1"], name="then_nonzero1"),
+         helper.make_node("NonZero", ["idx1"], ["idx2"], name="then_nonzero2"),
+         helper.make_node("NonZero", ["idx2"], ["then_out"], name="then_nonzero3")],
+        "then_branch", [], [helper.make_tensor_value_info("then_out", TensorProto.INT64, [2, None])])
+    else_g = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["negated"], name="else_neg"),
+         helper.make_node("Celu", ["negated"], ["activated"], name="else_celu"),
+         helper.make_node("Cast", ["activated"], ["else_out"], name="else_cast", to=TensorProto.INT64)],
+        "else_branch", [], [helper.make_tensor_value_info("else_out", TensorProto.INT64, [4])])
+    nodes = [helper.make_node("If", ["cond"], ["y"], name="branch", then_branch=then_g, else_branch=else_g)]
+    return _model(nodes,
+                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4]),
+                   helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+                  [helper.make_tensor_value_info("y", TensorProto.INT64, None)], name="if_branch_transfers")
+
+
+def symbolic_output() -> onnx.ModelProto:
+    """Relu whose output declares dims of its own symbols (as paddle2onnx names them apart from the input's): shape
+    inference cannot size y from the input, a run does."""
+    return _model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16])],
+                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["out_batch", "out_width"])],
+                  name="symbolic_output")
+
+
+def data_dependent_memcpy() -> onnx.ModelProto:
+    """NonZero -> Cast on the device -> Celu (no CUDA kernel): the Cast's output, of a size only the data decides,
+    goes device->host through a MemcpyToHost node."""
+    nodes = [helper.make_node("NonZero", ["x"], ["nz"], name="nonzero"),
+             helper.make_node("Cast", ["nz"], ["positions"], name="cast", to=TensorProto.FLOAT),
+             helper.make_node("Celu", ["positions"], ["y"], name="celu")]
+    return _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8])],
+                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], name="data_dependent_memcpy")

@@ -67,7 +67,8 @@ def explain_in_kernel(evidence: Evidence, copies: list[Copy], census: CensusRepo
             kind=IN_KERNEL, direction=Direction(direction),
             tensor=kernel_memory.transfer_tensor(rule, node.inputs, node.outputs),
             bytes_per_run=round(sum(t.bytes for t in items) / n), count_per_run=max(1, round(len(items) / n)), node=name,
-            cause=f"{op_type} '{name}' {rule.reason}; {rule.when}: count and size as traced", removable_by_binding=False, source="census"))
+            cause=f"{op_type} '{name}' {rule.reason}; {rule.when}: count and size as traced", removable_by_binding=False,
+            source="census", branch=node.graph))
     return added
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Container, Iterable, Sequence
+from typing import Optional
 
 from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.copies import Copy
@@ -167,6 +168,47 @@ def _declared(known: dict[str, ValueInfo], dims: dict[str, int],
     return shape, value.elem_type, element_bytes(value.elem_type, shape)
 
 
+# What a run measured of a tensor: shape, dtype and bytes (``measured_sizes``).
+MeasuredSize = tuple[list[Dim], Optional[str], Optional[int]]
+
+
+def measured_sizes(measured: Evidence, predicted: Evidence) -> dict[str, MeasuredSize]:
+    """Tensor -> (shape, dtype, bytes) as the run of ``measured`` (a check whose requested provider did not load:
+    it ran on CPU) gave them, for the prediction ``predicted`` of the same check: the outputs of its main graph's
+    nodes in the last profiled run. Only where both were made for the same inputs (the same feeds: names, dtypes,
+    shapes): then a tensor of the same name is the same value at the same size, whichever provider computes it.
+    Subgraph tensors are left out (a loop body's change from one iteration to the next). {} otherwise."""
+    if measured.mode == "static" or _feed_key(measured) != _feed_key(predicted):
+        return {}
+    main = {n.name: n for n in measured.nodes if not n.graph}
+    last: dict[str, NodeEvent] = {}
+    for event in measured_events(measured):
+        if event.name in main:
+            last[event.name] = event
+    sizes: dict[str, MeasuredSize] = {}
+    for name, event in last.items():
+        for i, tensor in enumerate(main[name].outputs):
+            if tensor and i < len(event.output_shapes):
+                shape, dtype, nbytes = _shape_and_bytes(event.output_shapes[i])
+                if shape is not None and nbytes is not None:
+                    sizes[tensor] = (shape, dtype, nbytes)
+    return sizes
+
+
+def _measured(size: MeasuredSize) -> MeasuredSize:
+    """A measured size for one copy: its shape a list of its own."""
+    shape, dtype, nbytes = size
+    return list(shape), dtype, nbytes
+
+
+def _feed_key(evidence: Evidence) -> list[tuple[str, str, list[int]]]:
+    return [(f.name, f.dtype, list(f.shape)) for f in evidence.feeds]
+
+
+# Said of a copy a prediction sizes from the check's own run (``measured_sizes``).
+MEASURED_SIZE_NOTE = "; its size as this check's run on CPU measured it, at the same inputs"
+
+
 def measured_events(evidence: Evidence) -> list[NodeEvent]:
     """Node events of the profiled (not warm-up) runs."""
     warm = {r.run for r in evidence.run_events if r.warmup}
@@ -200,8 +242,12 @@ def copied_by_memcpy_node(nodes: Sequence[RuntimeNode], insertions: Iterable[Mem
     return {m.tensor for m in insertions if m.op_type == "MemcpyFromHost"}
 
 
-def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]:
-    """Every host<->device copy of one run that the evidence shows or implies."""
+def find_copies(evidence: Evidence, view: GraphView | None = None,
+                sizes: dict[str, MeasuredSize] | None = None) -> list[Copy]:
+    """Every host<->device copy of one run that the evidence shows or implies; ``sizes`` (of a prediction: what the
+    check's own run measured, ``measured_sizes``) size those that the declarations and shape inference leave
+    unknown."""
+    sizes = sizes or {}
     view = view if view is not None else GraphView.of(evidence)
     events = measured_events(evidence)
     profiled_runs = len({e.run for e in events}) or 1
@@ -244,11 +290,15 @@ def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]
         shape, dtype, nbytes = _declared(known, dims, value.name)
         if event is not None and producer.index < len(event.output_shapes):
             shape, dtype, nbytes = _shape_and_bytes(event.output_shapes[producer.index])
+        note = ""
+        if nbytes is None and value.name in sizes:
+            (shape, dtype, nbytes), note = _measured(sizes[value.name]), MEASURED_SIZE_NOTE
         copies.append(Copy(
             kind=FETCH, direction=DEVICE_TO_HOST, tensor=value.name, bytes_per_run=nbytes,
             shape=shape if shape is not None else value.shape, dtype=dtype or value.elem_type,
             producers=_describe([producer.node]),
-            cause=f"'{value.name}' is produced on the device by {_describe([producer.node])[0]} and returned to the caller as numpy",
+            cause=f"'{value.name}' is produced on the device by {_describe([producer.node])[0]} and returned to the "
+                  f"caller as numpy{note}",
             removable_by_binding=value.kind == "tensor", source="placement"))
 
     # Memcpy nodes. ORT 1.31.1 keeps them in the optimized model it saves (seen on the H200), which
@@ -259,27 +309,29 @@ def find_copies(evidence: Evidence, view: GraphView | None = None) -> list[Copy]
         for node in in_graph:
             host_name = node.outputs[0] if node.op_type == "MemcpyToHost" else node.inputs[0]
             copies.append(_memcpy_copy(node.op_type, node.name, host_name, view, by_name, profiled_runs, evidence,
-                                       (known, dims), graph_node=node))
+                                       (known, dims), graph_node=node, sizes=sizes))
         copies.sort(key=lambda c: (c.kind != FEED, c.kind != FETCH, c.kind == MEMCPY_NODE and c.direction != DEVICE_TO_HOST))
-        return copies + _in_kernel(evidence, events, profiled_runs)
+        return copies + _in_kernel(evidence, events, profiled_runs, sizes)
     by_type: dict[str, list[str]] = defaultdict(list)
     for name, op_type in memcpy_node_names(evidence):
         by_type[op_type].append(name)
-    inserted: dict[str, list[str]] = defaultdict(list)
+    inserted: dict[str, list[MemcpyInsertion]] = defaultdict(list)
     for insertion in evidence.memcpy_insertions:
-        inserted[insertion.op_type].append(insertion.tensor)
+        inserted[insertion.op_type].append(insertion)
     for op_type in ("MemcpyToHost", "MemcpyFromHost"):
         names = by_type.get(op_type, [])
-        tensors = inserted.get(op_type, [])
-        for k in range(max(len(names), len(tensors))):
+        insertions = inserted.get(op_type, [])
+        for k in range(max(len(names), len(insertions))):
             name = names[k] if k < len(names) else ""
-            tensor = tensors[k] if k < len(tensors) else ""
+            tensor = insertions[k].tensor if k < len(insertions) else ""
             copies.append(_memcpy_copy(op_type, name, tensor, view, by_name, profiled_runs, evidence, (known, dims),
-                                       feed=feeds.get(tensor)))
-    return copies + _in_kernel(evidence, events, profiled_runs)
+                                       feed=feeds.get(tensor),
+                                       branch=insertions[k].graph if k < len(insertions) else "", sizes=sizes))
+    return copies + _in_kernel(evidence, events, profiled_runs, sizes)
 
 
-def _in_kernel(evidence: Evidence, events: list[NodeEvent], profiled_runs: int) -> list[Copy]:
+def _in_kernel(evidence: Evidence, events: list[NodeEvent], profiled_runs: int,
+               sizes: dict[str, MeasuredSize] | None = None) -> list[Copy]:
     """Transfers inside kernels that happen on every call (kernel_memory.CUDA_IN_KERNEL_RULES, size fixed or per
     batch): NonZero reads its count back, cuDNN RNNs upload their sequence lengths. Sizes come from the profiled
     runs where they depend on the data: a NonZero over an empty input makes no transfer."""
@@ -302,12 +354,15 @@ def _in_kernel(evidence: Evidence, events: list[NodeEvent], profiled_runs: int) 
                 continue  # explained from a census only (census_table.explain_in_kernel)
             nbytes: int | None = None
             count = calls
+            note = ""
             if rule.size == "fixed":
                 if own and node.op_type == "NonZero":
                     count = sum(1 for e in own if _input_elements(e) != 0) // profiled_runs
                 nbytes = None if rule.bytes is None else rule.bytes * count
             elif rule.size == "per_batch":
-                batch = _rnn_batch(node, own[-1]) if own else _declared_rnn_batch(evidence, node)
+                batch, from_run = (_rnn_batch(node, own[-1]), False) if own else _declared_rnn_batch(
+                    evidence, node, sizes or {})
+                note = MEASURED_SIZE_NOTE if from_run and batch is not None else ""
                 nbytes = None if batch is None or rule.bytes is None else rule.bytes * batch * count
             if count == 0:
                 continue  # the data made it not happen (an empty NonZero input)
@@ -315,8 +370,8 @@ def _in_kernel(evidence: Evidence, events: list[NodeEvent], profiled_runs: int) 
                 kind=IN_KERNEL, direction=rule.direction,
                 tensor=kernel_memory.transfer_tensor(rule, node.inputs, node.outputs),
                 bytes_per_run=nbytes, count_per_run=count, node=node.name,
-                cause=f"{node.op_type} '{node.name}' {rule.reason}",
-                removable_by_binding=False, source="placement"))
+                cause=f"{node.op_type} '{node.name}' {rule.reason}{note}",
+                removable_by_binding=False, source="placement", branch=node.graph))
     return copies
 
 
@@ -342,11 +397,16 @@ def _rnn_batch(node: RuntimeNode, event: NodeEvent) -> int | None:
     return _batch_of_x(shape)
 
 
-def _declared_rnn_batch(evidence: Evidence, node: RuntimeNode) -> int | None:
-    """The batch of an RNN/GRU/LSTM from X's declared (or fed) shape, where no profiled call says: a prediction."""
+def _declared_rnn_batch(evidence: Evidence, node: RuntimeNode,
+                        sizes: dict[str, MeasuredSize]) -> tuple[int | None, bool]:
+    """The batch of an RNN/GRU/LSTM from X's declared (or fed) shape, where no profiled call says: a prediction;
+    from ``sizes`` (the check's own run) where the declarations leave it unknown. (batch, whether from ``sizes``)"""
     x = node.inputs[0] if node.inputs else ""
     feed = next((f for f in evidence.feeds if f.name == x), None)
-    return _batch_of_x(feed.shape if feed is not None else declared_size(evidence, x)[0])
+    batch = _batch_of_x(feed.shape if feed is not None else declared_size(evidence, x)[0])
+    if batch is None and x in sizes:
+        return _batch_of_x(sizes[x][0]), True
+    return batch, False
 
 
 def _batch_of_x(shape: Sequence[Dim] | None) -> int | None:
@@ -359,7 +419,8 @@ def _batch_of_x(shape: Sequence[Dim] | None) -> int | None:
 def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, by_name: dict[str, list[NodeEvent]],
                  profiled_runs: int, evidence: Evidence,
                  declarations: tuple[dict[str, ValueInfo], dict[str, int]],
-                 graph_node: RuntimeNode | None = None, feed: Feed | None = None) -> Copy:
+                 graph_node: RuntimeNode | None = None, feed: Feed | None = None, branch: str = "",
+                 sizes: dict[str, MeasuredSize] | None = None) -> Copy:
     direction = DEVICE_TO_HOST if op_type == "MemcpyToHost" else HOST_TO_DEVICE
     own = by_name.get(name, []) if name else []
     shape = dtype = None
@@ -372,6 +433,9 @@ def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, by_name:
         shape, dtype, nbytes = list(feed.shape), feed.dtype, feed.bytes
     elif tensor:
         shape, dtype, nbytes = _declared(*declarations, tensor)
+    note = ""
+    if nbytes is None and tensor and sizes and tensor in sizes:
+        (shape, dtype, nbytes), note = _measured(sizes[tensor]), MEASURED_SIZE_NOTE
     producer = view.producers.get(tensor) if tensor else None
     uses = view.consumers.get(tensor, []) if tensor else []
     if graph_node is not None:
@@ -400,11 +464,13 @@ def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, by_name:
         cause = f"'{tensor}' is produced on the host ({origin}) and read on the device"
         consumers = [u.node for u in readers]
     count = max(1, len(own) // profiled_runs) if own else 1
+    cause += note
     return Copy(kind=MEMCPY_NODE, direction=direction, tensor=tensor, bytes_per_run=(nbytes * count) if nbytes is not None else None,
                 count_per_run=count, shape=shape, dtype=dtype, node=name or op_type, producers=_describe(producers),
                 consumers=_describe(consumers), cause=cause, removable_by_binding=False,
                 source="predicted" if evidence.mode == "static" else
-                ("profile+log" if name and tensor else ("profile" if name else "log")))
+                ("profile+log" if name and tensor else ("profile" if name else "log")),
+                branch=graph_node.graph if graph_node is not None else branch)
 
 
 def _fallback_text(node: RuntimeNode) -> str:

@@ -712,7 +712,7 @@ def _now() -> str:
 def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options: CheckOptions,
                     environment: Any) -> Evidence:
     """Evidence predicted from the model alone (no session): placement, Memcpy nodes, shapes."""
-    from ortcopy_doctor.knowledge.model_file import value_info
+    from ortcopy_doctor.knowledge.model_file import inferred_values
     from ortcopy_doctor.knowledge.prediction import predict
 
     provider = next((p for p in options.providers if provider_names.is_device(p)), provider_names.CPU)
@@ -732,7 +732,7 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
         shaped = prediction.shaped_model
     inferred: list[Any] = []
     if shaped is not None:  # the shapes of the nodes as placed (functions inlined), inferred once
-        inferred = [value_info(v) for v in list(shaped.graph.value_info) + list(shaped.graph.output)]
+        inferred = inferred_values(shaped)
     elif info.file_bytes < 2_000_000_000:  # a CPU prediction (no inference), or the prediction's failed (data_prop)
         import onnx  # a static check only: a measured one never imports onnx (knowledge/onnx_proto.py); a broken
         # onnx install fails here, as itself, not as a shape inference that found nothing
@@ -742,7 +742,7 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
 
             # the shapes of the nodes placed: the bodies of local functions inlined, as the prediction places them
             shaped = onnx.shape_inference.infer_shapes(with_local_functions_inlined(model, []), strict_mode=False)
-            inferred = [value_info(v) for v in list(shaped.graph.value_info) + list(shaped.graph.output)]
+            inferred = inferred_values(shaped)
         except Exception:  # noqa: BLE001 - shapes are a nicety here
             notes.append("onnx shape inference failed: sizes of inner tensors are unknown")
     return Evidence(

@@ -142,6 +142,17 @@ def walk_nodes(graph: onnx.GraphProto, path: str = "") -> Iterator[tuple[str, on
             yield from walk_nodes(sub, sub_path)
 
 
+def inferred_values(model: onnx.ModelProto) -> list[ValueInfo]:
+    """The shapes shape inference wrote into ``model``: the main graph's values and outputs, then those of every
+    subgraph (If branches, Loop/Scan bodies: the sizes of copies made there), depth first."""
+    graph = model.graph
+    values = [value_info(v) for v in list(graph.value_info) + list(graph.output)]
+    for _, node in walk_nodes(graph):
+        for _, sub in subgraphs(node):
+            values.extend(value_info(v) for v in list(sub.value_info) + list(sub.output))
+    return values
+
+
 def _tensor_bytes(t: onnx.TensorProto) -> int:
     count = 1
     for d in t.dims:

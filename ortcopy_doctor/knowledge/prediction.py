@@ -747,7 +747,7 @@ class _Predictor:
                     if transfer:
                         self.notes.append(f"{f.node.name or f.node.op_type} ({f.node.op_type}) {transfer}")
 
-        insertions = self._memcpy(facts, input_order, parent_implicit) if on_device else []
+        insertions = self._memcpy(facts, input_order, parent_implicit, path) if on_device else []
 
         nodes: list[RuntimeNode] = []
         sub_insertions: list[MemcpyInsertion] = []
@@ -847,9 +847,10 @@ class _Predictor:
         return size is not None and size <= SMALL_INITIALIZER_ELEMENTS
 
     def _memcpy(
-        self, facts: list[_NodeFacts], graph_inputs: list[str], parent_implicit: Optional[set[str]]
+        self, facts: list[_NodeFacts], graph_inputs: list[str], parent_implicit: Optional[set[str]], path: str = ""
     ) -> list[MemcpyInsertion]:
-        """ORT's TransformerMemcpyImpl::ModifyGraph for one graph, in its order."""
+        """ORT's TransformerMemcpyImpl::ModifyGraph for one graph (``path``, as the nodes' ``graph`` names it), in
+        its order."""
         device_in: set[str] = set()  # read in device memory by a device node
         host_in: set[str] = set()  # read in host memory (CPU node, or a device kernel's host input)
         device_out: set[str] = set()
@@ -868,16 +869,16 @@ class _Predictor:
         out: list[MemcpyInsertion] = []
         for name in graph_inputs:  # ORT walks the graph's input list
             if name in device_in and name in host_in:
-                out.append(MemcpyInsertion(MemcpyOp.FROM_HOST, name, self.provider))
+                out.append(MemcpyInsertion(MemcpyOp.FROM_HOST, name, self.provider, path))
         for name in sorted(host_out):  # ORT's sets are ordered by name
             if name in device_in:
-                out.append(MemcpyInsertion(MemcpyOp.FROM_HOST, name, self.provider))
+                out.append(MemcpyInsertion(MemcpyOp.FROM_HOST, name, self.provider, path))
         for name in sorted(device_out):
             if name in host_in:
-                out.append(MemcpyInsertion(MemcpyOp.TO_HOST, name, self.provider))
+                out.append(MemcpyInsertion(MemcpyOp.TO_HOST, name, self.provider, path))
         for name in sorted(parent_implicit or ()):
             if name in device_in and name in host_in:
-                out.append(MemcpyInsertion(MemcpyOp.FROM_HOST, name, self.provider))
+                out.append(MemcpyInsertion(MemcpyOp.FROM_HOST, name, self.provider, path))
         return out
 
 

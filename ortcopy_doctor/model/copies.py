@@ -1,4 +1,8 @@
-"""A copy: one host<->device transfer that happens on every run, with its cause (what ``analyse`` reports)."""
+"""A copy: one host<->device transfer that happens on every run, with its cause (what ``analyse`` reports).
+
+A copy made by a node inside an If branch or a Loop/Scan body (``branch``) happens only when that graph runs:
+``analyse`` lists one that did not run in the profiled runs, and in a prediction one of an If branch other than
+the one counted, apart from the copies per run (``Report.conditional_copies``)."""
 
 from __future__ import annotations
 
@@ -28,6 +32,10 @@ class Copy:
     # Transfer census (CUPTI): True where every traced run shows this copy with this count and bytes, False where
     # it does not, None without a census.
     confirmed: bool | None = None
+    # The subgraph of the node that makes the copy (``If_0.then_branch``, ``Loop_3.body``, nested ones joined by
+    # "/"), as ``RuntimeNode.graph`` names it; "" for the main graph, and for feeds and fetches (ORT makes those on
+    # every run whatever branch reads or writes the tensor). Left out of the JSON when "".
+    branch: str = field(default="", metadata={"omit_if_default": True})
 
 
 __all__ = ["Copy"]

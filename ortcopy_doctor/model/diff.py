@@ -60,6 +60,9 @@ class Delta:
     before: float | None
     after: float | None
     unit: str = ""  # "bytes", "ms", ""
+    # Copies of unknown size in a and in b: not in ``before``/``after`` (never counted as 0 B), counted apart.
+    before_unknown: int = 0
+    after_unknown: int = 0
 
     @property
     def change(self) -> float | None:
@@ -75,28 +78,46 @@ class Delta:
             return None
         return 100.0 * self.change / self.before
 
-    def fmt(self, value: float | None) -> str:
-        """``value`` in this delta's unit; "n/a" where None."""
+    def fmt(self, value: float | None, unknown: int = 0) -> str:
+        """``value`` in this delta's unit; "n/a" where None; with ``unknown`` copies of unknown size, said apart
+        ("12 B + 1 of unknown size"; "2 of unknown size" where no size is known)."""
         if value is None:
             return "n/a"
         if self.unit == "bytes":
+            if unknown:
+                return f"{fmt_bytes(int(value)) + ' + ' if value else ''}{unknown} of unknown size"
             return fmt_bytes(int(value))
         if self.unit == "ms":
             return f"{value:.3f} ms"
         return f"{value:g}"
 
     def text(self) -> str:
-        """``a → b (+change, +percent%)``, or ``(no change)``."""
-        result = f"{self.fmt(self.before)} → {self.fmt(self.after)}"
+        """``a → b (+change, +percent%)``, or ``(no change)``; where copies of unknown size are on either side, the
+        change of the known sizes, and the unknown ones counted apart."""
+        result = f"{self.fmt(self.before, self.before_unknown)} → {self.fmt(self.after, self.after_unknown)}"
         change = self.change
         if change is None:
             return result
+        unknown = self.before_unknown or self.after_unknown
+        apart = f"; of unknown size: {self.before_unknown} → {self.after_unknown}" if unknown else ""
+        known = "known sizes: " if unknown else ""
         if change == 0:
-            return result + " (no change)"
+            return result + f" ({known}no change{apart})"
         sign = "+" if change > 0 else "-"
         magnitude = self.fmt(abs(change)) if self.unit else f"{abs(change):g}"
         pct = f", {sign}{abs(self.percent):.1f}%" if self.percent is not None else ""
-        return f"{result} ({sign}{magnitude}{pct})"
+        return f"{result} ({known}{sign}{magnitude}{pct}{apart})"
+
+
+@frozen
+class PredictedDiff:
+    """The predictions of a and b compared (each for a requested provider that did not load, or ``--static``):
+    their transfers and findings matched as the measured ones are, and their per-run numbers."""
+
+    provider: str
+    copies: list[Change[Copy]]
+    findings: list[Change[Finding]]
+    deltas: list[Delta]  # bytes per run, copies per run (predicted)
 
 
 @frozen
@@ -112,6 +133,12 @@ class ReportDiff:
     findings: list[Change[Finding]]
     deltas: list[Delta]  # bytes per run, copies per run, median run
     environment: list[tuple[str, str, str]]  # (what, in a, in b), only what differs
+    # How the inputs of the two checks differ ("x 1x3x320x320 → 1x3x640x640"): what the copies' sizes follow.
+    inputs: list[str] = field(default_factory=list)
+    # The predictions compared, where a and b each have one and they are not the reports themselves (--static);
+    # ``predicted_note`` says why not, where only one of them has one.
+    predicted: PredictedDiff | None = None
+    predicted_note: str = ""
 
     @property
     def model_change(self) -> str | None:
@@ -136,8 +163,27 @@ class ReportDiff:
 
     @property
     def regressions(self) -> list[Change[Any]]:
-        """Transfers and findings that appear in b and not in a."""
-        return [c for c in self.copies if c.status == ADDED] + [f for f in self.findings if f.status == ADDED]
+        """Transfers and findings that appear in b and not in a, predicted ones included."""
+        changes: list[Change[Any]] = [*self.copies, *self.findings]
+        if self.predicted is not None:
+            changes += [*self.predicted.copies, *self.predicted.findings]
+        return [c for c in changes if c.status == ADDED]
+
+    @property
+    def headline(self) -> str:
+        """``Regression: ... added.`` (measured, then predicted), or that nothing was added."""
+        def added(changes: Sequence[Change[Any]]) -> int:
+            return sum(1 for c in changes if c.status == ADDED)
+
+        predicted = self.predicted
+        if not self.regressions:
+            return ("No new transfers or findings." if predicted is None
+                    else "No new transfers or findings, measured or predicted.")
+        text = f"Regression: {added(self.copies)} transfer(s) and {added(self.findings)} finding(s) added"
+        if predicted is not None:
+            text += (f"; predicted for {predicted.provider}: {added(predicted.copies)} transfer(s) and "
+                     f"{added(predicted.findings)} finding(s) added")
+        return text + "."
 
     def counts(self, changes: Sequence[Change[Any]]) -> dict[str, int]:
         """How many of ``changes`` are added, removed, changed and unchanged."""
@@ -147,5 +193,5 @@ class ReportDiff:
         return result
 
 
-__all__ = ["ADDED", "CHANGED", "Change", "Delta", "DiffStatus", "REMOVED", "ReportDiff", "SIGN", "STATUS_ORDER",
-           "UNCHANGED"]
+__all__ = ["ADDED", "CHANGED", "Change", "Delta", "DiffStatus", "PredictedDiff", "REMOVED", "ReportDiff", "SIGN",
+           "STATUS_ORDER", "UNCHANGED"]

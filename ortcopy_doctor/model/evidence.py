@@ -212,6 +212,9 @@ class MemcpyInsertion:
     op_type: MemcpyOp  # MemcpyToHost, MemcpyFromHost
     tensor: str  # the host-side name of the tensor
     provider: str
+    # The graph ORT inserts it in, as ``RuntimeNode.graph`` names it ("" for the main graph): a prediction knows it;
+    # ORT's log line does not say. Left out of the JSON when "".
+    graph: str = field(default="", metadata={"omit_if_default": True})
 
 
 @frozen

@@ -33,6 +33,16 @@ def fmt_total_bytes(sizes: list[int | None]) -> str:
     return f"{fmt_bytes(sum(known))} + {unknown} of unknown size"
 
 
+def fmt_run_bytes(bytes_per_run: int, sizes: list[int | None]) -> str:
+    """The bytes of one run's copies: ``fmt_total_bytes(sizes)`` of the copies counted, where ``bytes_per_run``
+    (the summary's) is their known sum. Where it is more (a prediction: its If branches with the most bytes are not
+    those with the most copies), ``bytes_per_run`` and the unknown sizes, saying which branches it counts."""
+    if sum(n for n in sizes if n is not None) == bytes_per_run:
+        return fmt_total_bytes(sizes)
+    return (fmt_total_bytes([bytes_per_run] + [n for n in sizes if n is None])
+            + ", each If by its branch of the most bytes")
+
+
 def fmt_shape(shape: Sequence[int | str | None] | None) -> str:
     """``[32, 512]``; "unknown" where no shape is known (never "None")."""
     return "unknown" if shape is None else str(list(shape))

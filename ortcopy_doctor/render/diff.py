@@ -14,7 +14,7 @@ from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.render.html import environment
 from ortcopy_doctor.render.terminal import safe
-from ortcopy_doctor.model.diff import _ARROW, _KIND, ADDED, CHANGED, SIGN, UNCHANGED, Change, ReportDiff
+from ortcopy_doctor.model.diff import _ARROW, _KIND, CHANGED, SIGN, UNCHANGED, Change, Delta, ReportDiff
 
 DIFF_TEMPLATE = "diff.html.j2"
 
@@ -26,7 +26,7 @@ def _copy_line(c: Change[Copy]) -> str:
     if c.status == CHANGED:
         where = f" (node {copy.node})" if copy.node and not copy.tensor else ""  # a kernel's transfer: its node
         return f"{text}{where}: {'; '.join(c.what)}"
-    text += f", {fmt_bytes(copy.bytes_per_run)} per run"
+    text += ", unknown size" if copy.bytes_per_run is None else f", {fmt_bytes(copy.bytes_per_run)} per run"
     if copy.node:
         text += f" (node {copy.node})"
     return text
@@ -57,26 +57,33 @@ def render_diff_text(d: ReportDiff, show_unchanged: bool = False) -> str:
         out.write(lead + safe(body) + trail)
 
     w(f"ortcopy-doctor diff: {d.a_name} → {d.b_name}\n")
+    # first what the two checks were of: the models (where they differ), the inputs (every size follows them)
     if d.model_change:
         w(f"warning: {d.model_change}\n")
-    regressions = d.regressions
-    if regressions:
-        n_copies = sum(1 for c in d.copies if c.status == ADDED)
-        n_findings = sum(1 for c in d.findings if c.status == ADDED)
-        w(f"Regression: {n_copies} transfer(s) and {n_findings} finding(s) added.\n")
-    else:
-        w("No new transfers or findings.\n")
+    if d.inputs:
+        w(f"{inputs_line(d)}\n")
+    w(f"{d.headline}\n")
     w(f"a: {d.a.verdict}\n")
     w(f"b: {d.b.verdict}\n")
+    p = d.predicted
+    if p is not None:
+        for name, report in (("a", d.a), ("b", d.b)):
+            if report.prediction is not None:
+                w(f"{name} predicted for {p.provider}: {report.prediction.verdict}\n")
     w("\n")
-    for delta in d.deltas:
+    for delta in d.deltas + (p.deltas if p is not None else []):
         w(f"{delta.label}: {delta.text()}\n")
+    if d.predicted_note:
+        w(f"{d.predicted_note}\n")
     w("\nEnvironment:" + ("\n" if d.environment else " no differences\n"))
     for what, x, y in d.environment:
         w(f"  {what}: {x or '-'} → {y or '-'}\n")
     # Change[Any]: each section's line function takes the changes of its own section (copies, findings)
     sections: tuple[tuple[str, list[Change[Any]], Callable[[Change[Any]], str]], ...] = (
         ("Transfers per run", d.copies, _copy_line), ("Findings", d.findings, _finding_line))
+    if p is not None:
+        sections = (sections[0], (f"Predicted transfers per run, {p.provider}", p.copies, _copy_line),
+                    sections[1], (f"Predicted findings, {p.provider}", p.findings, _finding_line))
     for title, changes, line in sections:
         w(f"\n{title} ({_counts_text(d.counts(changes))}):\n")
         shown = [c for c in changes if show_unchanged or c.status != UNCHANGED]
@@ -88,6 +95,14 @@ def render_diff_text(d: ReportDiff, show_unchanged: bool = False) -> str:
 
 
 # --- HTML ---------------------------------------------------------------------------------------------------------
+
+
+def inputs_line(d: ReportDiff) -> str:
+    """``Inputs differ: x 1x3x320x320 → 1x3x640x640: ...``: the first thing a diff of two checks at other inputs
+    says; "" where the inputs are the same."""
+    if not d.inputs:
+        return ""
+    return f"Inputs differ: {'; '.join(d.inputs)}. What follows compares runs at different inputs."
 
 
 def _copy_row(c: Change[Copy]) -> dict[str, Any]:
@@ -107,9 +122,15 @@ def _finding_row(c: Change[Finding]) -> dict[str, Any]:
             "title": f.title, "location": f.location, "message": f.message, "what": "; ".join(c.what)}
 
 
+def _delta_row(x: Delta) -> dict[str, Any]:
+    return {"label": x.label, "before": x.fmt(x.before, x.before_unknown), "after": x.fmt(x.after, x.after_unknown),
+            "text": x.text(), "direction": ("" if not x.change else ("up" if x.change > 0 else "down"))}
+
+
 def diff_view_model(d: ReportDiff) -> dict[str, Any]:
     """The values the HTML diff template shows."""
     regressions = d.regressions
+    p = d.predicted
     return {
         "title": f"ortcopy-doctor diff: {Path(d.a_name).name} → {Path(d.b_name).name}",
         "a_name": d.a_name,
@@ -118,11 +139,17 @@ def diff_view_model(d: ReportDiff) -> dict[str, Any]:
         "b_verdict": d.b.verdict,
         "regression": bool(regressions),
         "model_change": d.model_change or "",
-        "headline": (f"Regression: {sum(1 for c in d.copies if c.status == ADDED)} transfer(s) and "
-                     f"{sum(1 for c in d.findings if c.status == ADDED)} finding(s) added."
-                     if regressions else "No new transfers or findings."),
-        "deltas": [{"label": x.label, "before": x.fmt(x.before), "after": x.fmt(x.after), "text": x.text(),
-                    "direction": ("" if not x.change else ("up" if x.change > 0 else "down"))} for x in d.deltas],
+        "headline": d.headline,
+        "inputs": inputs_line(d),
+        "deltas": [_delta_row(x) for x in d.deltas + (p.deltas if p is not None else [])],
+        "predicted_note": d.predicted_note,
+        "predicted": None if p is None else {
+            "provider": p.provider,
+            "a_verdict": d.a.prediction.verdict if d.a.prediction is not None else "",
+            "b_verdict": d.b.prediction.verdict if d.b.prediction is not None else "",
+            "copies": [_copy_row(c) for c in p.copies], "copy_counts": d.counts(p.copies),
+            "findings": [_finding_row(c) for c in p.findings], "finding_counts": d.counts(p.findings),
+        },
         "environment": [{"what": w, "before": x or "-", "after": y or "-"} for w, x, y in d.environment],
         "copies": [_copy_row(c) for c in d.copies],
         "copy_counts": d.counts(d.copies),

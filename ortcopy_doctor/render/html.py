@@ -25,10 +25,10 @@ from ortcopy_doctor.model.evidence import (
     describe_chosen_values,
 )
 from ortcopy_doctor.knowledge.providers import short
-from ortcopy_doctor.model.format import active_providers, fmt_bytes, fmt_total_bytes
+from ortcopy_doctor.model.format import active_providers, fmt_bytes, fmt_run_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.render import svg
-from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL
+from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL, conditional_line, conditional_title
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.evidence import RuntimeNode
@@ -177,6 +177,8 @@ def view_model(report: Report) -> dict[str, Any]:
             "provider": p.evidence.session.active_providers[0] if p.evidence.session.active_providers else "?",
             "verdict": p.verdict,
             "copies": _copy_rows(p),
+            "conditional": [conditional_line(c) for c in p.conditional_copies],
+            "conditional_title": conditional_title(True),
             "findings": _finding_blocks((f for f in p.findings if f.slug in _PREDICTED_SLUGS), tag_all=True),
             "nodes_by_provider": ", ".join(f"{k} {v}" for k, v in p.summary.nodes_by_provider.items()),
         }
@@ -236,13 +238,15 @@ def view_model(report: Report) -> dict[str, Any]:
         "mode": ev.mode,
         "summary_rows": [
             ("copies per run", str(s.copies_per_run)),
-            ("bytes per run", fmt_total_bytes([c.bytes_per_run for c in report.copies if c.count_per_run])),
+            ("bytes per run", fmt_run_bytes(s.bytes_per_run, [c.bytes_per_run for c in report.copies if c.count_per_run])),
             ("removable by IO binding", str(s.removable_by_binding)),
             ("CPU fallback nodes", str(s.fallback_nodes)),
             ("nodes by provider", ", ".join(f"{k} {v}" for k, v in s.nodes_by_provider.items()) or "none"),
             ("median run", f"{s.median_run_ms:.3f} ms" if s.median_run_ms is not None else "n/a"),
         ],
         "copies": _copy_rows(report),
+        "conditional": [conditional_line(c) for c in report.conditional_copies],
+        "conditional_title": conditional_title(ev.mode == "static"),
         "prediction": prediction,
         "nodes": _node_rows(ev.nodes),
         "findings": _grouped_finding_blocks(report.findings) or Markup("<p>No findings.</p>\n"),

@@ -22,7 +22,7 @@ from ortcopy_doctor.model.vocabulary import (
     OTHER_COPY,
     OUTSIDE,
 )
-from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL
+from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL, conditional_line, conditional_title
 from ortcopy_doctor.render.terminal import safe
 
 if TYPE_CHECKING:
@@ -102,6 +102,12 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
         console.print(table)
         if len(report.copies) > TERMINAL_LIMIT:
             console.print(_more(len(report.copies) - TERMINAL_LIMIT, "copies"))
+    if report.conditional_copies:
+        console.print(_escape(conditional_title(report.evidence.mode == "static")))
+        for c in report.conditional_copies[:TERMINAL_LIMIT]:
+            console.print(f"  - {_escape(conditional_line(c))}")
+        if len(report.conditional_copies) > TERMINAL_LIMIT:
+            console.print(_more(len(report.conditional_copies) - TERMINAL_LIMIT, "copies"))
     s = report.summary
     if predicted:
         placed = ", ".join(f"{k}: {v}" for k, v in s.nodes_by_provider.items())

@@ -13,7 +13,8 @@ from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, Optional
 
-from ortcopy_doctor.analysis.copies import GraphView, find_copies
+from ortcopy_doctor.analysis.copies import GraphView, find_copies, measured_sizes
+from ortcopy_doctor.analysis.branches import heaviest_branches, split_conditional
 from ortcopy_doctor.analysis.node_names import with_profiler_names
 from ortcopy_doctor.analysis.stats import list_median, list_quantiles
 from ortcopy_doctor.model.copies import Copy
@@ -30,7 +31,7 @@ from ortcopy_doctor.model.evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERS
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.rules import RuleContext, run_rules
-from ortcopy_doctor.model.format import fmt_bytes, fmt_total_bytes
+from ortcopy_doctor.model.format import fmt_bytes, fmt_run_bytes
 from ortcopy_doctor.analysis.attribution import CensusReport, census_report, mark_confirmed
 from ortcopy_doctor.model.records import frozen
 
@@ -74,6 +75,9 @@ class Report:
     # "Binding: measured" view the renderers show. Renderers read these and compute nothing.
     advice: Advice | None = None
     measured: BindingView | None = None
+    # Copies of If branches and Loop/Scan bodies left out of ``copies`` and every count: measured, ones that did not
+    # run in the profiled runs; predicted, those of the If branches not counted (analysis/branches.py).
+    conditional_copies: list[Copy] = field(default_factory=list)
 
     def shown_binding(self) -> BindingPlan:
         """The plan whose code the report shows: the session's, or, where no device provider was active and the
@@ -99,7 +103,17 @@ class Report:
         return any(Severity(f.severity).rank >= rank for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
-        """The report as the JSON-able dict ``--json`` writes (the evidence included)."""
+        """The report as the JSON-able dict ``--json`` writes (the evidence included); ``conditional_copies`` (of
+        the report and of its prediction) only where there are some."""
+        data = self._to_dict()
+        if self.conditional_copies:
+            data = _after(data, "copies", "conditional_copies", to_jsonable(self.conditional_copies))
+        if self.prediction is not None and self.prediction.conditional_copies:
+            data["prediction"] = _after(data["prediction"], "copies", "conditional_copies",
+                                        to_jsonable(self.prediction.conditional_copies))
+        return data
+
+    def _to_dict(self) -> dict[str, Any]:
         return {
             "format": REPORT_FORMAT,
             "format_version": REPORT_FORMAT_VERSION,
@@ -137,7 +151,20 @@ class Report:
         return sealed(text) if exact else text
 
 
-def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) -> Summary:
+def _after(data: dict[str, Any], key: str, new_key: str, value: Any) -> dict[str, Any]:
+    """``data`` with ``new_key`` put right after ``key`` (the JSON keeps the copies together)."""
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        out[k] = v
+        if k == key:
+            out[new_key] = value
+    return out
+
+
+def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding],
+             weighed: list[Copy] | None = None) -> Summary:
+    """The numbers of ``copies`` (those per run); the bytes of ``weighed`` where given (a prediction's run with
+    each If's heaviest branch, analysis/branches.py)."""
     by_provider: dict[str, int] = {}
     for node in evidence.nodes:
         if node.op_type in ("MemcpyToHost", "MemcpyFromHost"):
@@ -160,7 +187,7 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
     copies = [c for c in copies if c.count_per_run]  # a predicted copy the census did not see counts as nothing
     return Summary(
         copies_per_run=sum(c.count_per_run for c in copies),
-        bytes_per_run=sum(c.bytes_per_run or 0 for c in copies),
+        bytes_per_run=sum(c.bytes_per_run or 0 for c in (copies if weighed is None else weighed) if c.count_per_run),
         # per run, as copies_per_run counts them: the verdict's parts add up to its total (an LSTM with a zero
         # length makes 2 in-kernel uploads per run, one row of the table)
         feed_copies=sum(c.count_per_run for c in copies if c.kind == FEED),
@@ -180,7 +207,23 @@ def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding]) ->
 
 
 def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], unexplained: int = 0,
-             copies: list[Copy] | None = None) -> str:
+             copies: list[Copy] | None = None, conditional: list[Copy] | None = None) -> str:
+    """The one-line verdict; ``copies`` the rows it counts (their sizes, where some are unknown), ``conditional``
+    the copies of If branches and loop bodies it does not count (said at its end)."""
+    text = _verdict_text(evidence, summary, findings, unexplained, copies)
+    if not conditional or evidence.failure or not text.endswith("."):
+        return text
+    n = len(conditional)
+    rows = f"{n} cop{'y' if n == 1 else 'ies'}"
+    if evidence.mode == "static":
+        clause = f"; each If counted by its branch with the most copies ({rows} of other branches listed apart)"
+    else:
+        clause = f"; {rows} of If branches or loop bodies that did not run not counted (listed apart)"
+    return text[:-1] + clause + "."
+
+
+def _verdict_text(evidence: Evidence, summary: Summary, findings: list[Finding], unexplained: int,
+                  copies: list[Copy] | None) -> str:
     if evidence.failure:
         return f"Incomplete: the check stopped early: {evidence.failure}"
     predicted = " (predicted)" if evidence.mode == "static" else ""
@@ -222,18 +265,23 @@ def _verdict(evidence: Evidence, summary: Summary, findings: list[Finding], unex
     fallback = f"; {summary.fallback_nodes} node(s) fall back to CPU" if summary.fallback_nodes else ""
     removable = (f"; IO binding removes {summary.removable_by_binding}" if summary.removable_by_binding else "")
     # where sizes are unknown the verdict says so, rather than counting them as 0 B
-    total = (fmt_total_bytes([c.bytes_per_run for c in copies if c.count_per_run]) if copies is not None
-             else fmt_bytes(summary.bytes_per_run))
+    total = (fmt_run_bytes(summary.bytes_per_run, [c.bytes_per_run for c in copies if c.count_per_run])
+             if copies is not None else fmt_bytes(summary.bytes_per_run))
     return (f"{summary.copies_per_run} host↔device copies per run{predicted} ({total}): "
             f"{', '.join(parts)}{fallback}{removable}.")
 
 
 @without_cyclic_gc  # 15,000 findings and their messages, no cycles (model/gcpause.py)
-def analyse(evidence: Evidence) -> Report:
-    """Rules and plan over the evidence; no onnxruntime needed."""
+def analyse(evidence: Evidence, *, measured: Evidence | None = None) -> Report:
+    """Rules and plan over the evidence; no onnxruntime needed. ``measured``: for the prediction of a check whose
+    requested provider did not load, that check's own run, whose sizes size the copies the prediction leaves
+    unknown (``analysis.copies.measured_sizes``)."""
     evidence = with_profiler_names(evidence)  # a node the model leaves unnamed: as ORT's profile names it
     graph = GraphView.of(evidence)  # once: the copies, the rules and the plan read the same view
-    copies = drop_empty(find_copies(evidence, graph))
+    sizes = measured_sizes(measured, evidence) if measured is not None else None
+    copies = drop_empty(find_copies(evidence, graph, sizes))
+    # copies of If branches and loop bodies that do not happen on this run (or, predicted, are another branch's)
+    copies, conditional = split_conditional(evidence, copies)
     census = census_report(evidence, copies)  # the transfer census makes the copies ground truth
     if census is not None:
         explained = explain_in_kernel(evidence, copies, census)
@@ -246,13 +294,14 @@ def analyse(evidence: Evidence) -> Report:
         copies = mark_confirmed(copies, census)
     plan = make_plan(evidence, graph)
     findings = run_rules(RuleContext(evidence=evidence, copies=copies, graph=graph, census=census, binding=plan))
-    summary = _summary(evidence, copies, findings)
-    prediction = analyse(evidence.predicted) if evidence.predicted is not None else None
+    # bytes per run: of a prediction, the run whose If branches make the most bytes (the most copies may be fewer)
+    summary = _summary(evidence, copies, findings, heaviest_branches(evidence, copies, conditional))
+    prediction = analyse(evidence.predicted, measured=evidence) if evidence.predicted is not None else None
     report = Report(evidence=evidence, copies=copies, findings=findings, binding=plan, summary=summary,
                     verdict=_verdict(evidence, summary, findings,
                                      sum(1 for c in copies if c.kind == UNEXPLAINED_KIND and c.count_per_run),
-                                     copies=copies),
-                    prediction=prediction, census=census)
+                                     copies=copies, conditional=conditional),
+                    prediction=prediction, census=census, conditional_copies=conditional)
     report = replace(report, advice=advise(report))
     return replace(report, measured=binding_view(report))
 
@@ -342,12 +391,13 @@ def _stored_report(raw: bytes) -> Report | None:
             return None
         p = stored.prediction
         prediction = Report(evidence=with_profiler_names(predicted), copies=p.copies, findings=p.findings,
-                            binding=p.binding, summary=p.summary, verdict=p.verdict)
+                            binding=p.binding, summary=p.summary, verdict=p.verdict,
+                            conditional_copies=p.conditional_copies)
     elif evidence.predicted is not None:
         return None
     return Report(evidence=evidence, copies=stored.copies, findings=stored.findings, binding=stored.binding,
                   summary=stored.summary, verdict=stored.verdict, prediction=prediction, census=stored.census,
-                  advice=stored.advice, measured=stored.measured)
+                  advice=stored.advice, measured=stored.measured, conditional_copies=stored.conditional_copies)
 
 
 @functools.lru_cache(maxsize=1)
@@ -362,10 +412,11 @@ def _stored_decoder() -> Any:
     # module, where these classes are not
     prediction = msgspec.defstruct("StoredPrediction", [
         ("verdict", str), ("summary", Summary), ("copies", list[Copy]), ("findings", list[Finding]),
-        ("binding", BindingPlan)])
+        ("binding", BindingPlan), ("conditional_copies", list[Copy], [])])
     report = msgspec.defstruct("StoredReport", [
         ("format", str), ("format_version", int), ("verdict", str), ("summary", Summary), ("copies", list[Copy]),
         ("findings", list[Finding]), ("binding", BindingPlan), ("evidence", Evidence),
         ("prediction", Optional[prediction], None), ("census", Optional[CensusReport], None),
-        ("advice", Optional[Advice], None), ("measured", Optional[BindingView], None)])
+        ("advice", Optional[Advice], None), ("measured", Optional[BindingView], None),
+        ("conditional_copies", list[Copy], [])])
     return msgspec.json.Decoder(report)

@@ -22,7 +22,10 @@ from typing import TYPE_CHECKING, TypeVar
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import IN_KERNEL
 from ortcopy_doctor.model.findings import Finding
-from ortcopy_doctor.model.diff import ADDED, CHANGED, REMOVED, STATUS_ORDER, UNCHANGED, Change, Delta, ReportDiff
+from ortcopy_doctor.model.diff import (
+    ADDED, CHANGED, REMOVED, STATUS_ORDER, UNCHANGED, Change, Delta, PredictedDiff, ReportDiff,
+)
+from ortcopy_doctor.model.evidence import Evidence, Feed
 from ortcopy_doctor.model.format import active_providers, fmt_bytes
 
 if TYPE_CHECKING:
@@ -117,20 +120,100 @@ def _environment(a: Report, b: Report) -> list[tuple[str, str, str]]:
     return [(what, x, y) for what, x, y in rows if x != y]
 
 
+def _unknown(report: Report) -> int:
+    """Copies per run of unknown size: not in ``summary.bytes_per_run``, counted apart rather than as 0 B."""
+    return sum(1 for c in report.copies if c.count_per_run and c.bytes_per_run is None)
+
+
+_SOURCE = {"synthesized": "synthesized", "file": "from --inputs", "value": "from --value"}
+
+
+def _shape_text(feed: Feed) -> str:
+    return "x".join(str(d) for d in feed.shape) or "scalar"
+
+
+def _assumed(evidence: Evidence) -> list[str]:
+    return [f"{d.declared or f'{d.input}[{d.axis}]'}={d.value}" for d in evidence.assumed_dims]
+
+
+def _inputs(a: Evidence, b: Evidence) -> list[str]:
+    """How the inputs of the checks of a and b differ, one part each: a feed's shape or dtype, a feed only one has,
+    where its values came from, the dims taken as 1, the --inputs file. [] where they are the same."""
+    fa, fb = {f.name: f for f in a.feeds}, {f.name: f for f in b.feeds}
+    parts: list[str] = []
+    for name in [*fa, *(n for n in fb if n not in fa)]:
+        x, y = fa.get(name), fb.get(name)
+        if x is None or y is None:
+            feed = x or y
+            assert feed is not None
+            parts.append(f"{name} only in {'a' if y is None else 'b'} ({feed.dtype} {_shape_text(feed)})")
+            continue
+        if x.dtype != y.dtype:
+            parts.append(f"{name} {x.dtype} {_shape_text(x)} → {y.dtype} {_shape_text(y)}")
+        elif x.shape != y.shape:
+            parts.append(f"{name} {_shape_text(x)} → {_shape_text(y)}")
+        if x.source != y.source:
+            parts.append(f"{name} {_SOURCE.get(x.source, x.source)} → {_SOURCE.get(y.source, y.source)}")
+    assumed_a, assumed_b = _assumed(a), _assumed(b)
+    if assumed_a != assumed_b:
+        parts.append(f"dims taken as 1 (no --dim): {', '.join(assumed_a) or 'none'} → {', '.join(assumed_b) or 'none'}")
+    if a.inputs_file != b.inputs_file:
+        parts.append(f"--inputs {a.inputs_file or 'none'} → {b.inputs_file or 'none'}")
+    return parts
+
+
+def _predicted_view(report: Report) -> Report | None:
+    """What ``report`` predicts: its prediction for a requested provider that did not load, or itself (--static)."""
+    if report.prediction is not None:
+        return report.prediction
+    return report if report.evidence.mode == "static" else None
+
+
+def _provider(report: Report) -> str:
+    active = report.evidence.session.active_providers
+    return active[0] if active else "?"
+
+
+def _predicted(a: Report, b: Report) -> tuple[PredictedDiff | None, str]:
+    """The predictions of a and b compared, where both have one and one of them is not the report itself (two
+    --static reports are compared as they are); else None and, where only one has one, why they are not."""
+    pa, pb = _predicted_view(a), _predicted_view(b)
+    if a.prediction is None and b.prediction is None:
+        return None, ""
+    if pa is None or pb is None:
+        which, other, one = ("a", "b", pa) if pa is not None else ("b", "a", pb)
+        assert one is not None
+        return None, (f"Predicted transfers: only {which} has a prediction (for {_provider(one)}, which did not load "
+                      f"there); {other} measured its session: not compared")
+    provider = _provider(pa) if _provider(pa) == _provider(pb) else f"{_provider(pa)} → {_provider(pb)}"
+    sa, sb = pa.summary, pb.summary
+    deltas = [
+        Delta("host↔device bytes per run (predicted)", sa.bytes_per_run, sb.bytes_per_run, "bytes",
+              _unknown(pa), _unknown(pb)),
+        Delta("host↔device copies per run (predicted)", sa.copies_per_run, sb.copies_per_run),
+    ]
+    return PredictedDiff(provider=provider, copies=_match(pa.copies, pb.copies, _copy_key, _compare_copies),
+                         findings=_match(pa.findings, pb.findings, _finding_key, _compare_findings),
+                         deltas=deltas), ""
+
+
 def diff_reports(a: Report, b: Report, a_name: str = "a", b_name: str = "b") -> ReportDiff:
-    """Compare two reports: transfers and findings matched by key, the main numbers and the environment."""
+    """Compare two reports: how their inputs differ, transfers and findings matched by key (of their predictions
+    too), the main numbers and the environment."""
     sa, sb = a.summary, b.summary
     deltas = [
-        Delta("host↔device bytes per run", sa.bytes_per_run, sb.bytes_per_run, "bytes"),
+        Delta("host↔device bytes per run", sa.bytes_per_run, sb.bytes_per_run, "bytes", _unknown(a), _unknown(b)),
         Delta("host↔device copies per run", sa.copies_per_run, sb.copies_per_run),
         Delta("median run", sa.median_run_ms, sb.median_run_ms, "ms"),
         Delta("CPU fallback nodes", sa.fallback_nodes, sb.fallback_nodes),
     ]
+    predicted, note = _predicted(a, b)
     return ReportDiff(
         a_name=a_name, b_name=b_name, a=a, b=b,
         copies=_match(a.copies, b.copies, _copy_key, _compare_copies),
         findings=_match(a.findings, b.findings, _finding_key, _compare_findings),
-        deltas=deltas, environment=_environment(a, b),
+        deltas=deltas, environment=_environment(a, b), inputs=_inputs(a.evidence, b.evidence),
+        predicted=predicted, predicted_note=note,
     )
 
 

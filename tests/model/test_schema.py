@@ -263,8 +263,9 @@ from ortcopy_doctor.report.core import Report
 
 # Keys Report.to_dict and recommend.advice_json write that are no dataclass field.
 EXTRA_KEYS = {"Report": {"format", "format_version", "analysis_seal"}, "Advice": {"gain_left"}}
-# Report.to_dict writes the prediction as the nested report's verdict, summary, copies, findings and plan only.
-PREDICTION_KEYS = {"verdict", "summary", "copies", "findings", "binding"}
+# Report.to_dict writes the prediction as the nested report's verdict, summary, copies (and conditional copies),
+# findings and plan only.
+PREDICTION_KEYS = {"verdict", "summary", "copies", "conditional_copies", "findings", "binding"}
 # Dataclass objects the schema leaves open, with why (and the schema's description says so). None today: what is
 # genuinely open (a finding's details, maps keyed by names) is a dict, checked through its value type.
 OPEN: dict[str, str] = {}
@@ -433,7 +434,8 @@ def _report_problems(schema: dict) -> list[str]:
         problems.append(f"<root> (Report): schema property {extra!r} is no field")
     if schema.get("additionalProperties") is not False:
         problems.append("<root> (Report): not closed with additionalProperties: false")
-    for name in sorted(root_fields & set(props)):
+    # the conditional copies share the copies' definition: checked (and named in a problem) as the copies
+    for name in sorted(root_fields & set(props), key=lambda n: (n == "conditional_copies", n)):
         if name == "prediction":
             inner, nullable = _non_null(schema, props[name])
             assert nullable

@@ -93,7 +93,9 @@ def test_different_models_added_and_removed(pair):
     assert {"model file", "model sha256"} <= envs
     text = render_diff_text(d)
     assert text.splitlines()[1].startswith("warning: Different models: ")
-    assert text.splitlines()[2] == f"Regression: {len(b.copies)} transfer(s) and {len(b.findings)} finding(s) added."
+    assert text.splitlines()[2] == ("Inputs differ: x only in a (float32 2x64); image only in b (float32 2x3x32x32). "
+                                    "What follows compares runs at different inputs.")
+    assert text.splitlines()[3] == f"Regression: {len(b.copies)} transfer(s) and {len(b.findings)} finding(s) added."
     for c in b.copies:
         assert f"+ {c.tensor}" in text.replace("feed copy host→device ", "").replace("fetch copy device→host ", "")
 
@@ -248,7 +250,8 @@ def test_diff_html_in_headless_chromium(pair, tmp_path):
     assert console_problems(proc.stderr) == []
     dom = proc.stdout
     assert dom.lstrip().startswith("<!DOCTYPE html>")
-    assert text_of(dom, "headline") == render_diff_text(d).splitlines()[2]
+    assert text_of(dom, "inputs-differ") == render_diff_text(d).splitlines()[2]
+    assert text_of(dom, "headline") == render_diff_text(d).splitlines()[3]
     assert "warning: " + text_of(dom, "model-change") == render_diff_text(d).splitlines()[1]
     assert len(tbody_rows(dom, "copies-diff")) == len(d.copies)
     assert len(tbody_rows(dom, "findings-diff")) == len(d.findings)

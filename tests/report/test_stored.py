@@ -150,6 +150,18 @@ def test_a_check_json_reads_back_as_it_is_and_as_its_reanalysis(tmp_path, option
     assert _ints_in_float_slots(checked, Report) == []
 
 
+@pytest.mark.parametrize("options", [{"static": True},
+                                     pytest.param({"values": {"cond": "1"}}, marks=pytest.mark.no_cuda)],
+                         ids=["static", "cuda-requested"])
+def test_a_sealed_report_keeps_its_conditional_copies(tmp_path, options):
+    path, _ = _checked(tmp_path, models.if_branch_transfers(), **options)
+    stored = _stored_report(path.read_bytes())
+    assert stored is not None
+    predicted = stored if stored.prediction is None else stored.prediction
+    assert [c.branch for c in predicted.conditional_copies] == ["branch.else_branch"] * 2
+    assert stored == analyse(stored.evidence)
+
+
 @pytest.mark.no_cuda  # where CUDA runs, the session's own plan is shown and there is no prediction
 def test_a_check_json_with_a_prediction_keeps_its_plan(tmp_path):
     path, _ = _check(tmp_path, models.cpu_op_between())  # CUDA requested, CPU session: the plan is predicted
