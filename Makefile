@@ -46,7 +46,7 @@ test-full: $(STAMP) chromium
 	$(MAKE) test-backend-full
 
 # The test suite on the oldest onnxruntime-gpu that pyproject.toml accepts, in a venv of its own (not part of
-# `make test` or CI; a few minutes more than `make test`). Runs on CPU here; README "onnxruntime versions" says
+# `make test` or CI; a few minutes more than `make test`). Runs on CPU here; docs/verification.md "onnxruntime versions" says
 # what differs and why the tests that assert newer behaviour skip there.
 ORT_OLDEST ?= 1.20.2
 VENV_OLDEST ?= .venv-ort-oldest

@@ -358,3 +358,37 @@ def data_dependent_memcpy() -> onnx.ModelProto:
              helper.make_node("Celu", ["positions"], ["y"], name="celu")]
     return _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8])],
                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], name="data_dependent_memcpy")
+
+
+# Names as real exporters write them (issue 36: the HTML report wrapped them over 9 lines, split `active_indices`
+# mid-word, and a long symbolic shape pushed the cause column off the screen).
+LSTM_NODE = "If_0_else_branch__Inline_0__/decoder/rnn/LSTM"  # an If branch inlined by ORT's exporter
+LAYER_PATH = "/encoder/layers.11/self_attention/output_projection/MatMul_1"  # 60 characters, as torch names them
+# The output shape nudenet's 320n.onnx declares (YOLO: three strided heads of a height x width image).
+NUDENET_DIM = ("(floor(floor(floor(height/2 - 1/2)/2)/2) + 1)*(floor(floor(floor(width/2 - 1/2)/2)/2) + 1) + "
+               "(floor(floor(floor(floor(height/2 - 1/2)/2)/2)/2) + 1)*(floor(floor(floor(floor(width/2 - 1/2)/2)/2)/2)"
+               " + 1) + (floor(floor(floor(floor(floor(height/2 - 1/2)/2)/2)/2)/2) + 1)*(floor(floor(floor(floor(floor("
+               "width/2 - 1/2)/2)/2)/2)/2) + 1)")
+
+
+def long_names() -> onnx.ModelProto:
+    """cpu_op_between's MatMul -> Celu (CPU) -> Relu -> NonZero with real exporters' long names: the MatMul a
+    60-character layer path, the Celu an inlined If branch's LSTM, the output `active_indices`, and an input and
+    output of the symbolic shape nudenet declares."""
+    nodes = [
+        helper.make_node("MatMul", ["features", "w1"], ["encoder/hidden_states"], name=LAYER_PATH),
+        helper.make_node("Celu", ["encoder/hidden_states"], ["activated"], name=LSTM_NODE, alpha=1.0),
+        helper.make_node("Relu", ["activated"], ["scores"], name="relu"),
+        helper.make_node("NonZero", ["scores"], ["active_indices"], name="find_active"),
+        helper.make_node("Relu", ["images"], ["detections"], name="/model.22/Concat_25"),
+    ]
+    return _model(
+        nodes,
+        [helper.make_tensor_value_info("features", TensorProto.FLOAT, ["batch", 64]),
+         helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 22, NUDENET_DIM])],
+        [helper.make_tensor_value_info("scores", TensorProto.FLOAT, ["batch", 32]),
+         helper.make_tensor_value_info("active_indices", TensorProto.INT64, [2, "active_count"]),
+         helper.make_tensor_value_info("detections", TensorProto.FLOAT, ["batch", 22, NUDENET_DIM])],
+        [_weights("w1", (64, 32), 11)],
+        name="long_names",
+    )

@@ -133,6 +133,11 @@ def _hash_number(m: re.Match[str]) -> str:
     return "#" + ("." + "#" * len(frac) if frac else "")
 
 
+def _wbr_tolerant(literal: str) -> str:
+    """A pattern for ``literal`` as the HTML report writes it, with a <wbr> where a long name may break."""
+    return "(?:<wbr>)?".join(re.escape(c) for c in literal)
+
+
 def mask_text(text: str, report) -> str:
     """Mask what differs between recordings but not in what the renderers do with it.
 
@@ -142,15 +147,15 @@ def mask_text(text: str, report) -> str:
     ev = report.evidence
     model_dir = os.path.dirname(ev.model.path)
     if model_dir:
-        text = text.replace(model_dir, "<MODEL_DIR>")
-    text = re.sub(r"/tmp/[^\s/'\"<>]+/", "<TMP>/", text)
+        text = re.sub(_wbr_tolerant(model_dir), "<MODEL_DIR>", text)
+    text = re.sub(r"/tmp/(?:<wbr>)?(?:[^\s/'\"<>]|<wbr>)+/(?:<wbr>)?", "<TMP>/", text)
     if ev.created_utc:
-        text = text.replace(ev.created_utc, "<CREATED_UTC>")
+        text = re.sub(_wbr_tolerant(ev.created_utc), "<CREATED_UTC>", text)
     text = re.sub(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z", "<UTC>", text)
     text = re.sub(r"(ortcopy-doctor )\d+\.\d+\.\d+\S*?(?=[\s,<'\"]|$)", r"\1<VERSION>", text)
     text = re.sub(r"\d+(?:\.\d+)?" + _TIME_UNIT, _hash_number, text)
     text = re.sub(r"(?<=\bp10 )\d+(?:\.\d+)?|(?<=\bp90 )\d+(?:\.\d+)?", _hash_number, text)
-    text = re.sub(r"\d+\.\d+(?= – )", _hash_number, text)  # "0.223 – 0.259 ms" in the HTML
+    text = re.sub(r"\d+\.\d+(?= – | –</span>)", _hash_number, text)  # "0.223 – 0.259 ms" in the HTML
     # Measured in the census and binding sections: "IQR 0.062–0.067 vs", "0.32 %" of run time, "µs, -24%; IQR",
     # "Tracing overhead: +64 %", "0.18 GB/s", "(0.8×, pinned", "= -2992 ns".
     text = re.sub(r"\d+\.\d+(?=–)|(?<=–)\d+\.\d+", _hash_number, text)

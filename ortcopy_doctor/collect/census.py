@@ -1,12 +1,12 @@
 """Transfer census with CUPTI: every memcpy the CUDA driver performs while a block of code runs.
 
-Backend: ``cupti-python`` (``pip install ortcopy-doctor[cupti]``). MEMCPY activity records give
-direction, bytes, memory kinds and device timestamps; RUNTIME/DRIVER records with the same
-correlation id give the host time the copy was issued, which is what places it on ORT's timeline
-(docs/ort-notes.md). CUPTI and ``time.time_ns()`` clocks are sampled together so one
-can be mapped onto the other: several times at the start and at the end of tracing, each CUPTI sample bracketed by
-two ``time.time_ns()`` reads; the tightest bracket at each end is kept, and half its width plus half the spread of
-the two offsets bounds the mapping error (``Census.clock_error_ns``).
+Backend: ``cupti-python`` (``CUPTI_INSTALL`` says how: ortcopy-doctor is not on PyPI). MEMCPY activity records give
+direction, bytes, memory kinds and device timestamps; RUNTIME/DRIVER records with the same correlation id give the
+host time the copy was issued, which is what places it on ORT's timeline (docs/ort-notes.md). CUPTI and
+``time.time_ns()`` clocks are sampled together so one can be mapped onto the other: several times at the start and
+at the end of tracing, each CUPTI sample bracketed by two ``time.time_ns()`` reads; the tightest bracket at each end
+is kept, and half its width plus half the spread of the two offsets bounds the mapping error
+(``Census.clock_error_ns``).
 
 Second backend: the PyTorch profiler (Kineto). Its chrome trace's ``ts`` are µs since ``baseTimeNanoseconds``
 (epoch ns floored to libkineto's ~3-month interval), i.e. ``time.time_ns()``'s clock shifted by a whole number of
@@ -33,6 +33,11 @@ from ortcopy_doctor.model.census import (  # noqa: F401 - the census types, re-r
 class CuptiUnavailable(RuntimeError):
     """cupti-python is not installed or CUPTI cannot run here; the message says why."""
 
+# How to get cupti-python where ortcopy-doctor runs. ortcopy-doctor itself is not published on PyPI, so the
+# `cupti` extra is installed from the checkout, or its two packages by name.
+CUPTI_INSTALL = ("in the ortcopy-doctor checkout `.venv/bin/pip install -e '.[cupti]'`, or `pip install "
+                 "'cupti-python>=13' pyelftools` in the environment it runs in")
+
 
 class CuptiTracer:
     """``with CuptiTracer() as tracer: ...`` then ``tracer.census``. One tracer at a time per process."""
@@ -47,7 +52,7 @@ class CuptiTracer:
             from cupti import cupti
         except Exception as exc:  # ImportError, or a missing libcupti / pyelftools
             raise CuptiUnavailable(f"cupti-python is not usable here ({type(exc).__name__}: {exc}); "
-                                   "install it with `pip install ortcopy-doctor[cupti]`") from None
+                                   f"install it: {CUPTI_INSTALL}") from None
         self._cupti = cupti
         self.census = Census()
         self._raw: list[Any] = []
@@ -238,7 +243,7 @@ def start_tracer() -> tuple[Any | None, list[str]]:
     if only == "torch-profiler":
         reasons.append(f"cupti-python not tried ({BACKEND_ENV}=torch-profiler)")
     elif importlib.util.find_spec("cupti") is None:
-        reasons.append("cupti-python is not installed (pip install ortcopy-doctor[cupti])")
+        reasons.append(f"cupti-python is not installed ({CUPTI_INSTALL})")
     else:
         tracer: Any = None
         try:

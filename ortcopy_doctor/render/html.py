@@ -5,11 +5,16 @@ and are untrusted text. The template only loops and prints; this module prepares
 CPU islands) are inline SVG built by svg.py, which escapes every name itself; they reach the template as markup. So do
 the rows of the three tables that grow with the model (copies, placement, findings), written here with every value
 escaped as the template's autoescape would (``_esc``).
+
+Names, shapes and the sentences that quote them go through ``breakable``: escaped as autoescape would, with a
+``<wbr>`` where a line may break (after ``/ _ . : - , × * +`` and inside camelCase), so a long name wraps at its
+separators and never mid-word, and no table column is pushed off the screen (issue 36).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -55,7 +60,7 @@ def environment() -> jinja2.Environment:
     template takes ~100x longer than rendering it from the cache). Across processes, jinja2's bytecode cache
     (a private folder of the user's under the temp dir, keyed by the template's checksum) saves the ~120 ms
     compile of every ``check``."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_dir())),
         bytecode_cache=_bytecode_cache(),
         autoescape=True,
@@ -63,6 +68,9 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["breakable"] = breakable
+    env.filters["dash_range"] = dash_range
+    return env
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
@@ -89,6 +97,63 @@ def _esc(value: object) -> str:
     return _escape_text(value if type(value) is str else str(value))
 
 
+# Where a name may break. A word of up to 16 characters (`active_indices`, `MemcpyToHost`, `MatMul`) stays whole: it
+# fits any column. A longer one breaks after a run of up to three separators (`/ _ . : , × * + ( -`) that follows a
+# letter, digit or closing bracket (so `-1` stays whole; a space breaks already), and a part of it between
+# separators that is still longer than 16 characters also between a lower-case and an upper-case letter. A path
+# (`/decoder/rnn/LSTM`), an ORT name (`If_0_else_branch__Inline_0__`), an op (`com.microsoft:SkipLayerNormalization`)
+# and a symbolic shape (`batch×(floor(height/2 - 1/2) + 1)*(...)`) wrap at their joints, never mid-word. A part still
+# longer than 30 characters (a hash) may break anywhere, and only where its column is narrower than it (CSS `.long`,
+# `overflow-wrap: anywhere`): the last resort.
+_WHOLE = 16
+_LONG = 30
+_LONG_WORD = re.compile(rf"\S{{{_WHOLE + 1},}}")
+_SEPARATORS = "/_.:,×*+(\\-"
+_AFTER_SEPARATORS = re.compile(
+    "(?:" + "|".join(rf"(?<=(?:[^\W_]|[)\]])[{_SEPARATORS}]{{{n}}})" for n in (1, 2, 3)) + rf")(?=[^{_SEPARATORS}])")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_QUOTES = "'\"`()[]{},;:."  # around a name in a sentence: not counted in its length
+
+
+def _part(text: str) -> str:
+    """One part of a long word between separators, escaped, with its camelCase breaks where it is long itself."""
+    if len(text) <= _WHOLE:
+        return _escape_text(text)
+    return "<wbr>".join(f'<span class="long">{_escape_text(p)}</span>' if len(p) > _LONG else _escape_text(p)
+                        for p in _CAMEL.split(text))
+
+
+def breakable(value: object) -> Markup:
+    """``value`` escaped as autoescape writes it, with ``<wbr>`` where a long word may break (see ``_WHOLE``).
+
+    The text is split first and every piece escaped, so the pieces are exactly the escaped text and only ``<wbr>``
+    (and the ``long`` span) is added: the cell's text (its ``textContent``, which the page's filter and sort read,
+    and what copy and paste gives) is the value itself."""
+    text = value if type(value) is str else str(value)
+    words = list(_LONG_WORD.finditer(text))
+    if not words:  # most names: one call, no list of pieces
+        return Markup(_escape_text(text))
+    out, at = [], 0
+    for word in words:
+        if len(word.group().strip(_QUOTES)) <= _WHOLE:  # `'celu_activation';` in a sentence is one word too
+            continue
+        out.append(_escape_text(text[at:word.start()]))
+        out.append("<wbr>".join(_part(p) for p in _AFTER_SEPARATORS.split(word.group())))
+        at = word.end()
+    out.append(_escape_text(text[at:]))
+    return Markup("".join(out))
+
+
+def dash_range(value: object) -> Markup:
+    """A range such as ``0.191 – 0.288 ms``, escaped, that may wrap after its dash and nowhere else (each side in a
+    ``nowrap`` span; the text is unchanged)."""
+    sides = (value if type(value) is str else str(value)).split(" – ")
+    if len(sides) == 1:
+        return Markup(_escape_text(sides[0]))
+    return Markup(" ".join(f'<span class="nowrap">{_escape_text(side)}{"" if i == len(sides) - 1 else " –"}</span>'
+                           for i, side in enumerate(sides)))
+
+
 # The three tables that grow with the model (copies, nodes, findings: 10,000 nodes make 35,000 rows) are written
 # here rather than looped over in the template: jinja2 spends ~5 µs per cell on attribute lookup and escaping, and
 # this ~0.5 µs. The rest of the page stays in reports/templates/report.html.j2; tests/render/test_html_rows.py
@@ -102,10 +167,10 @@ def _copy_rows(report: Report) -> Markup:
         shape = "" if c.shape is None else "×".join(str(d) for d in c.shape) or "scalar"
         rows.append(
             f"<tr><td>{_esc(KIND_LABEL[c.kind])}</td><td>{_esc(DIRECTION_LABEL[c.direction])}</td>"
-            f"<td><code>{_esc(c.tensor)}</code></td><td>{_esc(shape)}</td><td>{_esc(c.dtype or '')}</td>"
+            f"<td><code>{breakable(c.tensor)}</code></td><td>{breakable(shape)}</td><td>{_esc(c.dtype or '')}</td>"
             f'<td class="num" data-sort="{_esc(c.bytes_per_run or 0)}">{_esc(fmt_bytes(c.bytes_per_run))}</td>'
-            f"<td><code>{_esc(c.node)}</code></td><td>{'yes' if c.removable_by_binding else 'no'}</td>"
-            f"<td>{_esc(c.cause)}</td></tr>\n")
+            f"<td><code>{breakable(c.node)}</code></td><td>{'yes' if c.removable_by_binding else 'no'}</td>"
+            f'<td class="why">{breakable(c.cause)}</td></tr>\n')
     return Markup("".join(rows))
 
 
@@ -122,8 +187,8 @@ def _finding_blocks(findings: Iterable[Finding], tag_all: bool = False) -> Marku
         tag = _TAG_LINE if tag_all else (_TAG if f.predicted else "")
         blocks.append(
             f'<div class="finding"><span class="sev {severity}">{severity}</span> <b>{_esc(f.rule)}</b> '
-            f"{_esc(f.title)} <code>{_esc(f.location)}</code>{tag}<div>{_esc(f.message)}</div>\n"
-            f'<div class="fix">{_esc(f.fix)}</div></div>\n')
+            f"{_esc(f.title)} <code>{breakable(f.location)}</code>{tag}<div>{breakable(f.message)}</div>\n"
+            f'<div class="fix">{breakable(f.fix)}</div></div>\n')
     return Markup("".join(blocks))
 
 
@@ -157,8 +222,8 @@ def _node_rows(nodes: Iterable[RuntimeNode]) -> Markup:
         reason = n.fallback_detail if n.fallback_reason else ""
         cpu = ' class="cpu"' if n.provider == "CPUExecutionProvider" else ""
         rows.append(
-            f"<tr{cpu}><td><code>{_esc(n.name)}</code></td><td>{_esc(op)}</td><td>{_esc(provider)}</td>"
-            f"<td>{_esc(n.graph or 'main')}</td><td>{_esc(reason)}</td></tr>\n")
+            f"<tr{cpu}><td><code>{breakable(n.name)}</code></td><td>{breakable(op)}</td><td>{_esc(provider)}</td>"
+            f'<td>{breakable(n.graph or "main")}</td><td class="why">{breakable(reason)}</td></tr>\n')
     return Markup("".join(rows))
 
 

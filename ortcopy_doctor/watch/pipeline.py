@@ -988,27 +988,31 @@ def render_text(report: PipelineReport) -> str:
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}td.n{text-align:right}
-.rt{color:#a00}.ok{color:#070}pre{background:#f4f4f4;padding:1em;overflow-x:auto}code{background:#f4f4f4}"""
+.rt{color:#a00}.ok{color:#070}pre{background:#f4f4f4;padding:1em;overflow-x:auto}code{background:#f4f4f4}
+.long{overflow-wrap:anywhere}"""
 
 
 def render_html(report: PipelineReport) -> str:
-    """One self-contained HTML page (no network references); every name is escaped."""
+    """One self-contained HTML page (no network references); every name is escaped, and breaks at its separators
+    (``breakable``, as in the check report) so that a long model or tensor name wraps instead of widening the page."""
+    from ortcopy_doctor.render.html import breakable as b  # jinja2 loads only where a page is written
+
     e = html_lib.escape
     out = ["<!doctype html><html><head><meta charset='utf-8'><title>ortcopy-doctor run</title>",
            f"<style>{_CSS}</style></head><body>",
-           f"<h1>ortcopy-doctor run</h1><p><code>{e(' '.join(report.program))}</code> &mdash; ended by {e(report.ended_by)}, "
+           f"<h1>ortcopy-doctor run</h1><p><code>{b(' '.join(report.program))}</code> &mdash; ended by {e(report.ended_by)}, "
            f"exit code {report.exit_code}</p>",
-           f"<p class='{'rt' if report.round_trips else 'ok'}'><b>{e(report.verdict)}</b></p>",
+           f"<p class='{'rt' if report.round_trips else 'ok'}'><b>{b(report.verdict)}</b></p>",
            "<h2>Sessions</h2><table><tr><th>session</th><th>providers</th><th>calls</th><th>placement</th><th>census</th></tr>"]
     for s in report.sessions:
-        out.append(f"<tr><td>{e(s.label)}</td><td>{e(', '.join(short(p) for p in s.providers))}</td><td class='n'>{s.calls}</td>"
-                   f"<td>{e(s.placement)}</td><td>{e(s.census)}</td></tr>")
+        out.append(f"<tr><td>{b(s.label)}</td><td>{e(', '.join(short(p) for p in s.providers))}</td><td class='n'>{s.calls}</td>"
+                   f"<td>{b(s.placement)}</td><td>{b(s.census)}</td></tr>")
     out.append("</table><ul>")
-    out += [f"<li>observed: {e(o)}</li>" for o in report.observed]
-    out += [f"<li>not observed: {e(o)}</li>" for o in report.not_observed]
+    out += [f"<li>observed: {b(o)}</li>" for o in report.observed]
+    out += [f"<li>not observed: {b(o)}</li>" for o in report.not_observed]
     out.append("</ul>")
     for n, p in enumerate(report.pipelines, 1):
-        out.append(f"<h2>Pipeline {n}: {e(' → '.join(p.sessions))}</h2><p>{p.iterations} iteration(s)</p>")
+        out.append(f"<h2>Pipeline {n}: {b(' → '.join(p.sessions))}</h2><p>{p.iterations} iteration(s)</p>")
         items = [("rt", h.message + f" [{h.basis}]", h.fix) for h in p.round_trips]
         items += [({ROUND_TRIP: "rt", POSSIBLE_ROUND_TRIP: ""}.get(h.kind, "ok"), h.message + f" [{h.basis}]", h.fix)
                   for h in p.state]
@@ -1017,19 +1021,19 @@ def render_html(report: PipelineReport) -> str:
         if items:
             out.append("<h3>Hand-offs between stages</h3><ul>")
             for cls, message, fix in items:
-                out.append(f"<li class='{cls}'>{e(message)}" + (f"<br>fix: {e(fix)}" if fix else "") + "</li>")
+                out.append(f"<li class='{cls}'>{b(message)}" + (f"<br>fix: {b(fix)}" if fix else "") + "</li>")
             out.append("</ul>")
         out.append("<h3>Stage table</h3>")
         if p.timing_note:
             out.append(f"<p>{e(p.timing_note)}</p>")
         out.append("<table><tr><th>stage</th><th>ms/call (median)</th><th>calls</th><th>total ms</th><th>what</th></tr>")
         for r in p.stages:
-            out.append(f"<tr><td>{e(r.stage)}</td><td class='n'>{_fmt_ms(r.median_ms)}</td><td class='n'>{r.calls}</td>"
-                       f"<td class='n'>{_fmt_ms(r.total_ms)}</td><td>{e(r.note)}</td></tr>")
+            out.append(f"<tr><td>{b(r.stage)}</td><td class='n'>{_fmt_ms(r.median_ms)}</td><td class='n'>{r.calls}</td>"
+                       f"<td class='n'>{_fmt_ms(r.total_ms)}</td><td>{b(r.note)}</td></tr>")
         out.append("</table>")
         if p.code:
             out.append(f"<h3>Code for the hand-offs</h3><pre>{e(p.code)}</pre>")
-    out += [f"<p>note: {e(n)}</p>" for n in report.notes]
+    out += [f"<p>note: {b(n)}</p>" for n in report.notes]
     out.append("</body></html>")
     return "\n".join(out)
 

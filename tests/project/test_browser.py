@@ -35,9 +35,11 @@ from render_helpers import (
     load_fixture,
     network_references,
     page_url,
+    renamed,
     run_chromium,
     tbody_rows,
     text_of,
+    write_report_json,
 )
 from ortcopy_doctor.render.html import render_html
 
@@ -256,3 +258,199 @@ def test_big_report_sorts_and_filters(tmp_path):
     assert result["unfiltered"] == 500 and result["shownAll"] == n
     for svg_id in ("timeline-svg", "islands-svg"):
         assert re.search(rf'<svg [^>]*\bid="{svg_id}"', proc.stdout)
+
+
+# --- long names and shapes at a laptop's viewport (issue 36) ---------------------------------------------------------
+
+# What the page looks like at 1280x800: for every table on screen, how wide it is against the box it sits in and
+# how far right its cells reach; and every line break inside a name (a <code> in a cell or a finding) or a cause
+# that falls inside one text node rather than at a <wbr>, a space or after a hyphen or dash, i.e. mid-word. A break is a change of line between two
+# adjacent characters (their client rects' tops). Text in a `.long` span (a token of over 30 characters with no
+# separator, which may break anywhere as a last resort) is not checked.
+LAYOUT_HARNESS = r"""
+<script>
+(function () {
+  var out = {errors: [], viewport: window.innerWidth, tables: [], midWord: [], lines: {}};
+  window.addEventListener("error", function (e) { out.errors.push(String(e.message)); });
+  try {
+    var screen = document.documentElement.clientWidth;
+    out.page = {scrollWidth: document.documentElement.scrollWidth, clientWidth: screen};
+    Array.prototype.forEach.call(document.querySelectorAll("table"), function (table, i) {
+      if (!table.getClientRects().length) { return; }  // not on screen (a closed <details>)
+      var right = 0;
+      Array.prototype.forEach.call(table.querySelectorAll("td, th"), function (cell) {
+        var r = cell.getBoundingClientRect();
+        if (r.width) { right = Math.max(right, r.right); }
+      });
+      var box = table.parentElement, style = getComputedStyle(box);  // the width the table may take
+      var room = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      out.tables.push({table: table.id || "table " + i, scrollWidth: table.scrollWidth, containerWidth: room,
+                       right: right, screen: screen});
+    });
+    var lineTops = function (el) {  // the distinct tops of the lines an element's text takes
+      var tops = [];
+      Array.prototype.forEach.call(el.getClientRects(), function (r) {
+        if (r.width && tops.indexOf(Math.round(r.top)) === -1) { tops.push(Math.round(r.top)); }
+      });
+      return tops.length;
+    };
+    var range = document.createRange();
+    var top = function (node, i) {
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      var r = range.getClientRects();
+      return r.length ? r[0].top : null;
+    };
+    Array.prototype.forEach.call(document.querySelectorAll("__NAMES__"), function (el) {
+      if (!el.getClientRects().length) { return; }
+      var walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (node.parentElement.closest(".long")) { continue; }
+        var text = node.data, before = top(node, 0);
+        for (var i = 1; i < text.length; i++) {
+          var at = top(node, i);
+          if (at === null) { continue; }
+          if (before !== null && at > before + 2 && !/[\s\-\u2013\u2014]/.test(text[i - 1]) && !/\s/.test(text[i])) {
+            out.midWord.push(el.textContent + " | at " + JSON.stringify(text.slice(0, i) + "|" + text.slice(i)));
+          }
+          before = at;
+        }
+      }
+      if (el.tagName === "CODE") { out.lines[el.textContent] = Math.max(out.lines[el.textContent] || 0, lineTops(el)); }
+    });
+""" + HARNESS_END
+
+
+def _layout(page: Path, tmp_path: Path, tag: str, names: str = "td code, .finding code, td.why") -> dict:
+    """The layout harness's findings on ``page`` at 1280x800; ``names`` selects the elements whose line breaks are
+    checked."""
+    harnessed = page.with_name(page.stem + "-layout.html")
+    harness = LAYOUT_HARNESS.replace("__NAMES__", names)
+    harnessed.write_text(page.read_text(encoding="utf-8").replace("</body>", harness + "</body>"), encoding="utf-8")
+    proc = run_chromium(["--window-size=1280,800", "--dump-dom", page_url(harnessed)], tmp_path, tag)
+    assert console_problems(proc.stderr) == []
+    result = json.loads(text_of(proc.stdout, "harness-result"))
+    assert result["errors"] == []
+    assert result["viewport"] == 1280
+    return result
+
+
+def _overflowing(result: dict) -> list[dict]:
+    """The tables wider than their box or reaching past the screen, and the page itself where it scrolls sideways."""
+    page = [result["page"]] if result["page"]["scrollWidth"] > result["page"]["clientWidth"] else []
+    return page + [t for t in result["tables"] if t["scrollWidth"] > t["containerWidth"] or t["right"] > t["screen"]]
+
+
+@pytest.fixture(scope="module")
+def long_names_pages(tmp_path_factory) -> dict[str, Path]:
+    """Two reports with exporters' long names: the static prediction of a model built in code (copies with the
+    nudenet shape, placement, findings, binding plan), and the H200 demo recording renamed (census, measured
+    binding), both rendered as `check` writes them; and the diff page of the recording against its renamed copy."""
+    import onnx
+    from models import LAYER_PATH, LSTM_NODE, NUDENET_DIM, long_names
+    from render_helpers import fixture_report_dict
+
+    from ortcopy_doctor import check
+    from ortcopy_doctor.render.diff import render_diff_html
+    from ortcopy_doctor.report.core import load_report
+    from ortcopy_doctor.report.diff import diff_reports
+
+    folder = tmp_path_factory.mktemp("long-names")
+    model = folder / "long_names.onnx"
+    onnx.save(long_names(), model)
+    static = check(model, static=True)
+    mapping = {"encoder_matmul": LAYER_PATH, "celu_activation": LSTM_NODE, "hidden": "encoder/hidden_states",
+               "active_count": NUDENET_DIM}
+    data = fixture_report_dict("demo")
+    measured = load_report(write_report_json(renamed(data["evidence"], mapping), folder / "measured.json"))
+    pages = {}
+    for name, report in (("static", static), ("measured", measured)):
+        pages[name] = folder / f"{name}.html"
+        pages[name].write_text(render_html(report), encoding="utf-8")
+    # The diff page of the recording against its renamed copy: every copy and finding added or removed.
+    original = load_report(write_report_json(data, folder / "demo.json"))
+    pages["diff"] = folder / "diff.html"
+    pages["diff"].write_text(render_diff_html(diff_reports(original, measured, "demo.json", "measured.json")),
+                             encoding="utf-8")
+    return pages
+
+
+@pytest.mark.parametrize("name", ["static", "measured", "diff"])
+def test_long_names_fit_the_screen(long_names_pages, name, tmp_path):
+    """At 1280x800 no table is wider than the page; the tables with names are among those measured."""
+    result = _layout(long_names_pages[name], tmp_path, f"layout-{name}")
+    tables = {t["table"] for t in result["tables"]}
+    expected = {"static": {"copies-table", "nodes-table"},
+                "measured": {"copies-table", "nodes-table", "census-table", "binding-ab-table"},
+                "diff": {"copies-diff", "findings-diff"}}[name]
+    assert expected <= tables
+    assert _overflowing(result) == []
+
+
+@pytest.mark.parametrize("name", ["static", "measured", "diff"])
+def test_long_names_break_only_between_words(long_names_pages, name, tmp_path):
+    """A name wraps at its separators (`/`, `_`, `.`, camelCase), never inside a word: `active_indices` is never
+    `active_i|ndices`, and the inlined LSTM's name takes at most 3 lines (it took 9)."""
+    from models import LAYER_PATH, LSTM_NODE
+
+    result = _layout(long_names_pages[name], tmp_path, f"words-{name}")
+    assert result["midWord"] == []
+    assert result["lines"]["active_indices"] == 1
+    assert 1 <= result["lines"][LSTM_NODE] <= 3
+    assert 1 <= result["lines"].get(LAYER_PATH, 1) <= 3  # (in the diff page only inside sentences)
+
+
+def test_names_keep_their_text_for_filter_sort_and_copy(long_names_pages):
+    """The <wbr> are markup only: each cell's text is the name itself, which the page's filter and sort read and
+    copy and paste gives."""
+    from models import LAYER_PATH, LSTM_NODE
+
+    html = long_names_pages["static"].read_text(encoding="utf-8")
+    assert "If_<wbr>0_<wbr>else_<wbr>branch__<wbr>Inline_<wbr>0__/<wbr>decoder/<wbr>rnn/<wbr>LSTM" in html
+    cells = [htmllib.unescape(re.sub(r"<[^>]+>", "", c)) for row in tbody_rows(html, "nodes-table")
+             for c in re.findall(r"<td>(.*?)</td>", row)]
+    assert LSTM_NODE in cells and LAYER_PATH in cells
+    assert "<code>active_indices</code>" in html  # 16 characters or fewer: one word, never broken
+
+
+@pytest.mark.parametrize("name", GOLDEN_FIXTURES)
+def test_recorded_reports_fit_the_screen(name, tmp_path):
+    report = load_fixture(name, tmp_path)
+    path = tmp_path / f"{name}.html"
+    path.write_text(render_html(report), encoding="utf-8")
+    result = _layout(path, tmp_path, f"fit-{name}")
+    assert result["tables"] and _overflowing(result) == []
+    assert result["midWord"] == []
+
+
+def test_long_names_screenshot(long_names_pages, tmp_path):
+    """A screenshot of each page at 1280x800 in tests/artifacts/ to look at."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for name, page in long_names_pages.items():
+        png = ARTIFACTS / f"long-names-{name}.png"
+        png.unlink(missing_ok=True)
+        proc = run_chromium([f"--screenshot={png}", "--window-size=1280,800", page_url(page)], tmp_path, f"shot-{name}")
+        assert png_size(png) == (1280, 800)
+        assert console_problems(proc.stderr) == []
+
+
+def test_pipeline_page_with_long_names_fits_the_screen(tmp_path):
+    """The `run` page (watch/pipeline.py) of the recorded detect -> classify pipeline with a 90-character model name
+    and long tensor names: no table or line widens the page, and names break only at their separators."""
+    import gzip
+
+    from render_helpers import TESTS
+
+    from ortcopy_doctor.watch.pipeline import analyse_pipeline, load_pipeline_observations
+    from ortcopy_doctor.watch.pipeline import render_html as render_pipeline_html
+
+    with gzip.open(TESTS / "fixtures" / "pipelines" / "detect_crop_classify.json.gz", "rt", encoding="utf-8") as f:
+        observations = json.load(f)["report"]["observations"]
+    model = "If_0_else_branch__Inline_0__decoder_rnn_lstm_exported_model_v2_with_past_key_values.onnx"
+    mapping = {"det.onnx": model, "features": "encoder/layers.11/self_attention/output_projection/MatMul_1_output_0",
+               "boxes": "active_indices"}
+    report = analyse_pipeline(load_pipeline_observations(renamed(observations, mapping)))
+    page = tmp_path / "run.html"
+    page.write_text(render_pipeline_html(report), encoding="utf-8")
+    result = _layout(page, tmp_path, "pipeline", names="td, li")
+    assert len(result["tables"]) == 2 and _overflowing(result) == []
+    assert result["midWord"] == []

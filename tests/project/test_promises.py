@@ -1,4 +1,4 @@
-"""The README's promises under hostile input (issue 13), one class of attack per section.
+"""The promises of docs/guarantees.md under hostile input (issue 13), one class of attack per section.
 
 Every refusal is exit 2 (3 for a full disk) with exactly one ``error:`` line on stderr, no traceback, no output file
 and no temporary file left, and every input unchanged. The CLI runs as a real subprocess; signals are real signals,

@@ -1,11 +1,13 @@
 """The HTML rows render/html.py writes itself (copies, placement, findings) are byte for byte what the template
 wrote when it looped over them with jinja2's autoescape: the reference markup below is the template's old loop
 bodies, rendered here by jinja2 with the report template's settings, for hostile names and every branch (None
-fields, a domain op, CPU and device nodes, predicted and measured findings, empty lists)."""
+fields, a domain op, CPU and device nodes, predicted and measured findings, empty lists). And ``breakable``, which
+writes names with a <wbr> at each place they may break (issue 36), escapes exactly as autoescape does."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import jinja2
 import pytest
@@ -16,30 +18,41 @@ from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import CopyKind, Direction
-from ortcopy_doctor.render.html import _copy_rows, _esc, _escape_text_py, _finding_blocks, _node_rows
+from ortcopy_doctor.render.html import (
+    _copy_rows,
+    _esc,
+    _escape_text_py,
+    _finding_blocks,
+    _node_rows,
+    breakable,
+    dash_range,
+    environment,
+)
 from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL
 
 _ENV = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+_ENV.filters["breakable"] = breakable  # as the report's environment has it (render/html.py)
 
 COPY_LOOP = _ENV.from_string(
     "{% for c in copies %}\n"
-    '<tr><td>{{ c.kind }}</td><td>{{ c.direction }}</td><td><code>{{ c.tensor }}</code></td><td>{{ c.shape }}</td>'
-    '<td>{{ c.dtype }}</td><td class="num" data-sort="{{ c.bytes_sort }}">{{ c.bytes }}</td><td><code>{{ c.node }}'
-    "</code></td><td>{{ c.removable }}</td><td>{{ c.cause }}</td></tr>\n"
+    '<tr><td>{{ c.kind }}</td><td>{{ c.direction }}</td><td><code>{{ c.tensor|breakable }}</code></td>'
+    '<td>{{ c.shape|breakable }}</td><td>{{ c.dtype }}</td><td class="num" data-sort="{{ c.bytes_sort }}">{{ c.bytes }}'
+    '</td><td><code>{{ c.node|breakable }}</code></td><td>{{ c.removable }}</td><td class="why">{{ c.cause|breakable }}'
+    "</td></tr>\n"
     "{% endfor %}\n")
 
 NODE_LOOP = _ENV.from_string(
     "{% for n in nodes %}\n"
-    '<tr{% if n.cpu %} class="cpu"{% endif %}><td><code>{{ n.name }}</code></td><td>{{ n.op }}</td>'
-    "<td>{{ n.provider }}</td><td>{{ n.graph }}</td><td>{{ n.reason }}</td></tr>\n"
+    '<tr{% if n.cpu %} class="cpu"{% endif %}><td><code>{{ n.name|breakable }}</code></td><td>{{ n.op|breakable }}</td>'
+    '<td>{{ n.provider }}</td><td>{{ n.graph|breakable }}</td><td class="why">{{ n.reason|breakable }}</td></tr>\n'
     "{% endfor %}\n")
 
 FINDING_LOOP = _ENV.from_string(
     "{% for f in findings %}\n"
     '<div class="finding"><span class="sev {{ f.severity }}">{{ f.severity }}</span> <b>{{ f.rule }}</b> {{ f.title }} '
-    '<code>{{ f.location }}</code>{% if f.predicted %}<span class="tag">predicted</span>{% endif %}\n'
-    "<div>{{ f.message }}</div>\n"
-    '<div class="fix">{{ f.fix }}</div></div>\n'
+    '<code>{{ f.location|breakable }}</code>{% if f.predicted %}<span class="tag">predicted</span>{% endif %}\n'
+    "<div>{{ f.message|breakable }}</div>\n"
+    '<div class="fix">{{ f.fix|breakable }}</div></div>\n'
     "{% else %}\n"
     "<p>No findings.</p>\n"
     "{% endfor %}\n")
@@ -47,9 +60,9 @@ FINDING_LOOP = _ENV.from_string(
 PREDICTED_FINDING_LOOP = _ENV.from_string(
     "{% for f in findings %}\n"
     '<div class="finding"><span class="sev {{ f.severity }}">{{ f.severity }}</span> <b>{{ f.rule }}</b> {{ f.title }} '
-    '<code>{{ f.location }}</code><span class="tag">predicted</span>\n'
-    "<div>{{ f.message }}</div>\n"
-    '<div class="fix">{{ f.fix }}</div></div>\n'
+    '<code>{{ f.location|breakable }}</code><span class="tag">predicted</span>\n'
+    "<div>{{ f.message|breakable }}</div>\n"
+    '<div class="fix">{{ f.fix|breakable }}</div></div>\n'
     "{% endfor %}\n")
 
 
@@ -130,3 +143,49 @@ def test_python_fallback_escapes_as_markupsafe(value):
     import markupsafe
 
     assert _escape_text_py(value) == str(markupsafe.escape(value))
+
+
+# --- breakable: where a name may wrap ------------------------------------------------------------------------------
+
+BREAKS = {
+    "active_indices": "active_indices",  # 16 characters or fewer: one word
+    "MemcpyToHost": "MemcpyToHost",
+    "If_0_else_branch__Inline_0__/decoder/rnn/LSTM":
+        "If_<wbr>0_<wbr>else_<wbr>branch__<wbr>Inline_<wbr>0__/<wbr>decoder/<wbr>rnn/<wbr>LSTM",
+    "/encoder/layers.11/self_attention/output_projection/MatMul_1":
+        "/encoder/<wbr>layers.<wbr>11/<wbr>self_<wbr>attention/<wbr>output_<wbr>projection/<wbr>MatMul_<wbr>1",
+    "com.microsoft:SkipLayerNormalization": "com.<wbr>microsoft:<wbr>Skip<wbr>Layer<wbr>Normalization",
+    "batch×22×(floor(floor(height/2 - 1/2)/2) + 1)*(floor(width/2 - 1/2) + 1)":
+        "batch×<wbr>22×(<wbr>floor(<wbr>floor(<wbr>height/<wbr>2 - 1/2)/2) + 1)*(<wbr>floor(<wbr>width/<wbr>2 - 1/2) + 1)",
+    "[batch, -1, 3]": "[batch, -1, 3]",  # a minus sign is not a separator
+    "by MatMul '/a/long_layer/path' (CUDA)": "by MatMul &#39;/a/<wbr>long_<wbr>layer/<wbr>path&#39; (CUDA)",
+    "sha256_0123456789abcdef0123456789abcdef0123":  # no break for 36 characters: the last resort, anywhere
+        'sha256_<wbr><span class="long">0123456789abcdef0123456789abcdef0123</span>',
+}
+
+
+@pytest.mark.parametrize("name", BREAKS)
+def test_breakable_breaks_long_names_at_their_separators(name):
+    assert str(breakable(name)) == BREAKS[name]
+
+
+@pytest.mark.parametrize("value", [*ESCAPE_CASES, EVIL_NODE, EVIL_TENSOR, *BREAKS,
+                                   "<script>/*_a_*/</script>_" * 3, "&amp;_&lt;_" * 5 + "x" * 40])
+def test_breakable_adds_only_break_markup_to_the_escaped_text(value):
+    """The text of the markup (what the page's filter, sort and copy read) is the value, escaped as autoescape
+    does; the only tags are <wbr> and the long-word span."""
+    import markupsafe
+
+    marked = str(breakable(value))
+    assert re.sub(r'<wbr>|<span class="long">|</span>', "", marked) == str(markupsafe.escape(value))
+    assert set(re.findall(r"<[^>]*>", marked)) <= {"<wbr>", '<span class="long">', "</span>"}
+
+
+def test_dash_range_wraps_only_after_its_dash():
+    assert str(dash_range("0.191 – 0.288 ms")) == ('<span class="nowrap">0.191 –</span> '
+                                                    '<span class="nowrap">0.288 ms</span>')
+    assert str(dash_range("<b>")) == "&lt;b&gt;"
+
+
+def test_the_report_templates_have_the_filters():
+    assert environment().filters["breakable"] is breakable and environment().filters["dash_range"] is dash_range

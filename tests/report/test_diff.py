@@ -186,7 +186,8 @@ def test_diff_html_is_self_contained_and_escapes_names(tmp_path):
     assert html.startswith("<!DOCTYPE html>")
     assert network_references(html) == [] and script_tags(html) == []
     assert "<script>alert" not in html and "<img src=x" not in html
-    assert str(escape(EVIL_NODE)) in html and str(escape(EVIL_TENSOR)) in html
+    text = html.replace("<wbr>", "")  # where a long name may break (render/html.py: breakable)
+    assert str(escape(EVIL_NODE)) in text and str(escape(EVIL_TENSOR)) in text
     assert "&lt;a&gt;.json" in html
 
 

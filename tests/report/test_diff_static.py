@@ -20,4 +20,5 @@ def test_a_static_prediction_is_not_said_to_have_active_providers(tmp_path):
     assert active_providers(measured.evidence) == "CPUExecutionProvider"
     rows = {row[0]: row[1:] for row in diff_reports(static, measured).environment}
     assert rows["providers active"] == ("no session: predicted for CUDAExecutionProvider", "CPUExecutionProvider")
-    assert "no session: predicted for CUDAExecutionProvider" in render_html(static)
+    page_text = render_html(static).replace("<wbr>", "")  # where a long name may wrap (render/html.py: breakable)
+    assert "no session: predicted for CUDAExecutionProvider" in page_text

@@ -337,9 +337,10 @@ def test_zero_or_missing_timings_give_no_interval_rather_than_a_crash(tmp_path):
     assert json.loads(report.to_json())["advice"]["variants"][1]["verdict"] == "not_compared"
 
 
-def test_readme_states_the_recommendation_for_every_binding_fixture(tmp_path):
-    """The README's A/B table (recorded with raw samples, tests/fixtures/binding_ab) says what the replay says."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def test_docs_state_the_recommendation_for_every_binding_fixture(tmp_path):
+    """The A/B table of docs/verification.md (recorded with raw samples, tests/fixtures/binding_ab) says what the
+    replay says."""
+    text = (REPO / "docs" / "verification.md").read_text(encoding="utf-8")
     labels = {"plan": "plan", "cuda_graph": "CUDA graph", "plain": "plain run()"}
     fixtures = sorted((TESTS / "fixtures" / "binding_ab").glob("*.json.gz"))
     assert len(fixtures) == 11
