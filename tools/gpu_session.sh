@@ -26,4 +26,17 @@ case "$part" in
               > "$out/record2.log" 2>&1
             mkdir -p "$out/models2"; mv "$out"/rec/models/*.json.gz "$out/models2/"; rm -rf "$out/rec" ;;
   cli)      python3 -m ortcopy_doctor env; python3 -m ortcopy_doctor demo --html "$out/demo.html" ;;
+  checkjson) # the check --json files replayed byte for byte (tests/fixtures/check_json, tests/fixtures/scale)
+            python3 tools/record_check_json.py "$out/check_json" ;;
+  realmodels) # issue 36: real models (carried in .gpu/models, never committed) checked with no flags on CUDA;
+            # every code block's check, per model (tools/code_check_table.py)
+            python3 tools/real_corpus.py "${MODELS:-/root/models}" --out /tmp/real > "$out/real_corpus.md" 2>&1
+            python3 tools/code_check_table.py /tmp/real --json "$out/real_code_checks.json" > "$out/real_code_checks.md" 2>&1
+            tar czf "$out/real_reports.tar.gz" -C /tmp/real . ;;
+  codecorpus) # issue 36: the corpus exported and recorded (every code block run next to plain run() inside check)
+            python3 tools/export_corpus.py /tmp/corpus --jobs 12 --timeout 150 --deadline 170 > "$out/export.log" 2>&1
+            python3 tools/record_corpus.py /tmp/corpus /tmp/rec --timeout 90 --runs 10 --parallel 2 --budget 300 \
+              > "$out/record.log" 2>&1
+            python3 tools/code_check_table.py /tmp/rec --json "$out/corpus_code_checks.json" \
+              > "$out/corpus_code_checks.md" 2>&1 ;;
 esac

@@ -194,7 +194,7 @@ def test_torch_flavor_binds_through_dlpack_or_data_ptr(tmp_path):
             "    'features', 'cuda', 0, np.float32, tuple(features.shape), features.data_ptr()\n"
             ")" in raw)
     # Pre-allocated output written in place; the data-dependent one viewed through DLPack.
-    assert "scores = torch.empty((32, 128), dtype=torch.float32, device='cuda:0')" in raw
+    assert "scores = torch.empty((BATCH, 128), dtype=torch.float32, device='cuda:0')" in raw
     assert "'active_indices': torch.from_dlpack(values[1])," in raw
     cupy = render_code(report.evidence, report.binding, "cupy")
     assert ("binding.bind_input(\n"
