@@ -145,6 +145,13 @@ def _inputs_of(block: Block) -> dict[str, Any]:
     return result
 
 
+def _contiguous(array: np.ndarray) -> np.ndarray:
+    """``array`` in C order, its shape kept: ``np.ascontiguousarray`` makes a 0-d array 1-d (a scalar input of shape
+    [] became [1], and torch's ``copy_`` refused it: "output with shape [] doesn't match the broadcast shape [1]",
+    Silero VAD's sr on the H200)."""
+    return array if array.flags.c_contiguous else np.ascontiguousarray(array).reshape(array.shape)
+
+
 def give_inputs(block: Block, arrays: dict[str, np.ndarray], carried: frozenset[str] = frozenset()) -> None:
     """Write ``arrays`` into the block's inputs as its comments tell a user to: into the bound device buffers in
     place (``update_inplace``, torch's ``copy_``, cupy's slice assignment), a host input bound again
@@ -162,7 +169,7 @@ def give_inputs(block: Block, arrays: dict[str, np.ndarray], carried: frozenset[
             if block.flavor == "torch":
                 import torch
 
-                tensor.copy_(torch.from_numpy(np.ascontiguousarray(new)).to(tensor.device))
+                tensor.copy_(torch.from_numpy(_contiguous(new)).to(tensor.device))
             else:
                 import cupy
 
@@ -171,7 +178,7 @@ def give_inputs(block: Block, arrays: dict[str, np.ndarray], carried: frozenset[
             continue
         on_device = ns.get(f"{var}_on_device")
         if on_device is not None:
-            on_device.update_inplace(np.ascontiguousarray(new))
+            on_device.update_inplace(_contiguous(new))
         elif binding is not None and entry.place == HOST:
             binding.bind_cpu_input(entry.name, new)
         ns[var] = new

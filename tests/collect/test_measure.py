@@ -347,19 +347,21 @@ def test_gpu_measurement_runs_and_every_flavor_runs_as_printed(tmp_path, name):
     assert set(checks) == {"plan", "plan_torch", "plan_cupy", "all_device", "cuda_graph"}
     for block, c in checks.items():
         assert c.status in ("matched", "not_run"), (block, c.status, c.detail)
-        assert c.status == "not_run" or (c.device, c.calls) == ("cuda", 3)
+        assert c.status == "not_run" or (c.device, c.calls) == ("cuda", 4)
     assert checks["plan"].status == "matched"
 
 
 _NO_TORCH_SCRIPT = """
 import json, sys
+sys.modules["torch"] = sys.modules["cupy"] = None  # as where neither is installed: an import of either fails
 from ortcopy_doctor import check
 report = check(sys.argv[1], timed_runs=3, measure_runs=10)
 m = report.evidence.binding_measurement
 print(json.dumps({"providers": report.evidence.session.active_providers, "status": m.status, "timer": m.gpu_timer,
                   "gpu": [v.gpu_median_ms for v in m.variants if v.ran],
                   "pinned": m.pinned and [m.pinned.method, m.pinned.pinned_ms, m.pinned.pageable_ms],
-                  "loaded": sorted(name for name in ("torch", "cupy") if name in sys.modules)}))
+                  "loaded": sorted(name for name in ("torch", "cupy") if sys.modules.get(name) is not None),
+                  "checks": {c.block: c.status for c in report.evidence.code_checks}}))
 """
 
 
@@ -377,6 +379,9 @@ def test_gpu_events_and_pinned_buffers_need_neither_torch_nor_cupy(tmp_path):
     if result["providers"][0] != "CUDAExecutionProvider":
         pytest.skip("the CUDA EP did not load here")
     assert (result["status"], result["timer"], result["loaded"]) == ("measured", CudaRuntime.TIMER, [])
+    # the torch and cupy code could not run without them, and says so; the others ran on the device
+    assert result["checks"] == {"plan": "matched", "plan_torch": "not_run", "plan_cupy": "not_run",
+                                "all_device": "matched", "cuda_graph": "matched"}
     assert result["gpu"] and all(ms > 0 for ms in result["gpu"])
     method, pinned_ms, pageable_ms = result["pinned"]
     assert method == CudaRuntime.ALLOCATOR and pinned_ms > 0 and pageable_ms > 0
