@@ -62,6 +62,9 @@ class BindingEntry:
     state_pair: Optional[str] = field(default=None, metadata={"omit_if_default": True})
     # Why the state pair is taken as one (StateBasis: given, recurrent_node, convention); "" without a pair.
     state_basis: str = field(default="", metadata={"omit_if_default": True})
+    # A device input that a CPU node reads too: ORT copies it to host when it is bound, so the code binds it again
+    # before each run (new data written in place would not reach the CPU node). Left out of the JSON when False.
+    rebind: bool = field(default=False, metadata={"omit_if_default": True})
 
 
 @frozen
@@ -349,13 +352,17 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
             place, reason = UNBOUND, "a string tensor, which onnxruntime does not bind: run() takes it as numpy"
         elif on_device:
             place, reason = DEVICE, f"read on the device by {on_device[0].node.op_type} '{on_device[0].node.name}'"
+            if host_uses:
+                reason += (f" and in host memory by {host_uses[0].node.op_type} '{host_uses[0].node.name}': bound "
+                           "again before each run, since ORT copies it to host when it is bound")
         elif uses:
             reader = (host_uses or uses)[0].node
             place, reason = HOST, f"read only in host memory (by {reader.op_type} '{reader.name}'): binding it on the device would add a copy"
         else:
             place, reason = HOST, "not read by any node"
         plan.entries.append(BindingEntry(value.name, Role.INPUT, place, dtype,
-                                         list(feed.shape) if feed else value.shape, reason=reason))
+                                         list(feed.shape) if feed else value.shape, reason=reason,
+                                         rebind=place == DEVICE and bool(host_uses)))
     host_side = {m.tensor for m in evidence.memcpy_insertions}
     dims = input_dims(evidence)
     for value in evidence.model.outputs:
@@ -377,6 +384,12 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
                 value.name, Role.OUTPUT, DEVICE, value.elem_type, _dynamic(value.shape),
                 reason=f"produced on the device; its declared shape {value.shape} gives {shape} for these inputs but "
                        f"the profiled run produced {seen}: ORT allocates it on the device"))
+        elif shape is not None and 0 in shape:
+            # an empty result (no detections): its size depends on the data, and torch and cupy give an empty
+            # tensor no address, which bind_output refuses ("data_ptr != 0 was false", fasterrcnn on the H200)
+            plan.entries.append(BindingEntry(value.name, Role.OUTPUT, DEVICE, value.elem_type, _dynamic(value.shape),
+                                             reason=f"produced on the device, empty in the profiled run ({shape}): its "
+                                                    "size depends on the data, so ORT allocates it on the device"))
         elif shape is not None:
             plan.entries.append(BindingEntry(value.name, Role.OUTPUT, DEVICE, value.elem_type, list(shape), preallocate=True,
                                              reason="produced on the device with a shape known before the run: pre-allocated once"))
@@ -444,9 +457,10 @@ def all_device_plan(evidence: Evidence, plan: BindingPlan) -> BindingPlan | str:
             return f"{entry.role} '{entry.name}' ({kind}) cannot be bound on the device: {entry.reason}"
         if entry.place == HOST:
             where = "read" if entry.role == "input" else "produced"
-            entry = replace(entry, place=DEVICE, preallocate=False,
+            entry = replace(entry, place=DEVICE, preallocate=False, rebind=entry.role == "input",
                             reason=f"bound on the device although {where} in host memory (everything-bound variant: "
-                                   "ORT copies it for the CPU node)")
+                                   "ORT copies it for the CPU node" + (", when it is bound: bound again before each run)"
+                                                                      if entry.role == "input" else ")"))
         entries.append(entry)
     everything = replace(plan, entries=entries, possible_state=[])
     return replace(everything, code=render_code(evidence, everything))
@@ -800,6 +814,18 @@ def _run_instead(plan: BindingPlan, then: str) -> str:
     return f"# No output can be bound (sequence/map outputs): IO binding needs at least one, so {then}"
 
 
+def _input_rebind_lines(plan: BindingPlan, bind: Callable[[BindingEntry], str]) -> list[str]:
+    """infer()'s lines that bind again each device input a CPU node reads (``BindingEntry.rebind``): ORT copies such
+    an input to host when it is bound, so data written into its device buffer after the bind would not reach the
+    CPU node (on the H200, everything bound on the device gave other outputs than plain run() from the second call
+    of an all-CPU ai.onnx.ml model: its inputs were written with update_inplace and not bound again)."""
+    lines = []
+    for entry in plan.inputs:
+        if entry.rebind and entry.place == DEVICE and not entry.state_pair:
+            lines.append(f"    {bind(entry)}  # a CPU node reads it: ORT copies it to host as it is bound")
+    return lines
+
+
 def _rebind_lines(plan: BindingPlan, evidence: Evidence, device: str, dev: int) -> list[str]:
     """infer()'s first lines: every output ORT allocates whose shape is not fixed, bound again before each run. The
     binding keeps the buffer ORT allocated in the last run, and a run whose output has another shape then fails
@@ -908,6 +934,8 @@ def _render_ort(evidence: Evidence, plan: BindingPlan) -> str:
     lines += ["", "def infer():"]
     if pairs:
         lines += _global_lines([(f"{names.inputs[i]}_on_device", f"{names.outputs[o]}_on_device") for i, o in pairs])
+    lines += _input_rebind_lines(plan, lambda e: f"binding.bind_ortvalue_input({e.name!r}, "
+                                                 f"{names.inputs[e.name]}_on_device)")
     lines += _rebind_lines(plan, evidence, device, dev)
     lines.append("    session.run_with_iobinding(binding)  # no copies for what is bound on the device")
     if not pairs:
@@ -1059,6 +1087,7 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
         lines.append("    torch.cuda.synchronize()  # ORT runs on its own CUDA stream: finish torch's writes to the inputs first")
     else:
         lines.append("    cp.cuda.get_current_stream().synchronize()  # ORT runs on its own CUDA stream: finish cupy's writes first")
+    lines += _input_rebind_lines(plan, lambda e: bind_input_line(e, names.inputs[e.name]).split("  #")[0])
     lines += _rebind_lines(plan, evidence, "cuda", dev)
     lines.append("    session.run_with_iobinding(binding)  # no copies for what is bound on the device")
     lines.append("    values = binding.get_outputs()")
