@@ -119,7 +119,7 @@ def promised_transfers(evidence: Evidence, plan: BindingPlan, copies: list[Copy]
     An input bound on CUDA that a CPU node reads is copied back to host once, when it is bound
     (``IOBinding::BindInput`` copies a bound input across devices, read from source), not in each run: those
     copies are ``bind_transfers``. They recur per call only where ``infer()`` rebinds the input, as it does for
-    state swapped between runs. Seen with CUPTI on ORT 1.31.1 (tests/fixtures/binding): all_cpu_ml and
+    state swapped between runs and for a device input a CPU node reads (bound again so that new data reaches it). Seen with CUPTI on ORT 1.31.1 (tests/fixtures/binding): all_cpu_ml and
     cpu_only_inputs bound everything on CUDA and made no device→host copy in the run, only the host→device
     copies of their CPU-produced outputs.
     """
@@ -131,18 +131,19 @@ def promised_transfers(evidence: Evidence, plan: BindingPlan, copies: list[Copy]
     for c in copies:
         if not c.removable_by_binding:
             _add(totals, c.direction, c.count_per_run, c.bytes_per_run)
-    if variant in ("plan", "torch", "cupy"):
-        # State inputs are rebound inside infer() (the swap): their bind-time copy is paid in every call.
+    if variant in ("plan", "torch", "cupy", "all_device"):
+        # Inputs bound again inside infer() pay their bind-time copy in every call: state (the swap), and a device
+        # input a CPU node reads (BindingEntry.rebind; in all_device every input a CPU node reads).
         for direction, (count, nbytes) in _bind_copies(evidence, plan, variant, rebound_only=True).items():
             _add(totals, direction, count, nbytes)
-    elif variant == "all_device":
+    if variant == "all_device":
         for e in plan.outputs:
             if e.place == HOST:
                 size = next((c.bytes_per_run for c in copies if c.tensor == e.name and c.kind == MEMCPY_NODE), None)
                 if size is None:
                     size = declared_size(evidence, e.name)[2]
                 _add(totals, H2D, 1, size)
-    elif variant != "cuda_graph":
+    elif variant not in ("plan", "torch", "cupy", "cuda_graph"):
         raise ValueError(f"unknown variant {variant!r}")
     return {k: (v[0], v[1]) for k, v in totals.items() if v[0]}
 
@@ -167,7 +168,8 @@ def _bind_copies(evidence: Evidence, plan: BindingPlan, variant: str, rebound_on
     totals: dict[str, list[int]] = {}
     for e in plan.inputs:
         on_device = e.place == DEVICE or variant == "all_device"
-        if not on_device or (rebound_only and not e.state_pair):
+        rebound = bool(e.state_pair) or e.rebind or (variant == "all_device" and e.place == HOST)
+        if not on_device or (rebound_only and not rebound):
             continue
         # An input a CPU node reads lives in host memory in the session: bound on CUDA, it is copied back.
         if any(not view.reads_on_device(u) for u in view.consumers.get(e.name, [])):

@@ -341,7 +341,7 @@ def test_docs_state_the_recommendation_for_every_binding_fixture(tmp_path):
     """The A/B table of docs/verification.md (recorded with raw samples, tests/fixtures/binding_ab) says what the
     replay says."""
     text = (REPO / "docs" / "verification.md").read_text(encoding="utf-8")
-    labels = {"plan": "plan", "cuda_graph": "CUDA graph", "plain": "plain run()"}
+    labels = {"plan": "plan", "cuda_graph": "CUDA graph", "plain": "plain run()", "all_device": "all on device"}
     fixtures = sorted((TESTS / "fixtures" / "binding_ab").glob("*.json.gz"))
     assert len(fixtures) == 11
     for path in fixtures:
