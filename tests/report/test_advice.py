@@ -900,3 +900,39 @@ def test_replay_covers_every_model():
     expected = set(models.ALL) | {"demo", "all_cpu_ml"}
     assert {p.name.split(".")[0] for p in fixtures} == expected
     assert all(_load(p)["format_version"] <= _record_tool().FORMAT_VERSION for p in fixtures)
+
+
+# --- defects the code check found on the H200 (issue 36) -----------------------------------------------------------
+
+
+def test_an_output_empty_in_the_profiled_run_is_not_preallocated(tmp_path):
+    """fasterrcnn with -1 dims on the H200: its detections were empty in the profiled run, the plan pre-allocated
+    them at [0, 4], and the torch and cupy code failed (an empty tensor has no address: "data_ptr != 0 was false").
+    An output empty in the profiled run depends on the data: ORT allocates it."""
+    evidence = copy.deepcopy(recorded_report("conv_net", tmp_path).evidence)
+    evidence.model.outputs[0] = dataclasses.replace(evidence.model.outputs[0], shape=[-1, 10])
+    evidence.node_events[:] = [dataclasses.replace(e, output_shapes=[{"float": [0, 10]}]) if e.name == "fc" else e
+                               for e in evidence.node_events]
+    (logits,) = make_plan(evidence).outputs
+    assert (logits.place, logits.preallocate, logits.shape) == ("device", False, [None, 10])
+    assert logits.reason == ("produced on the device, empty in the profiled run ([0, 10]): its size depends on the "
+                             "data, so ORT allocates it on the device")
+    assert "torch.empty" not in render_code(evidence, make_plan(evidence), "torch")
+
+
+def test_device_inputs_a_cpu_node_reads_are_bound_again_before_each_call(tmp_path):
+    """ORT copies a device input a CPU node reads to host as it is bound: data written into its buffer afterwards
+    never reaches the CPU node. On the H200 the everything-bound code of two all-CPU ai.onnx.ml models gave other
+    outputs than plain run() from call 2 (update_inplace after the bind). The code binds such inputs again in infer()."""
+    from ortcopy_doctor.analysis.binding import all_device_plan
+
+    report = recorded_report("cpu_only_inputs", tmp_path)
+    everything = all_device_plan(report.evidence, report.binding)
+    rebound = [e.name for e in everything.inputs if e.rebind]
+    assert rebound == ["target_shape", "bits", "amount"]
+    infer = everything.code[everything.code.index("def infer():"):]
+    for name in rebound:
+        assert (f"    # a CPU node reads it: ORT copies it to host as it is bound\n"
+                f"    binding.bind_ortvalue_input({name!r}, {name}_on_device)\n") in infer
+    # the plan keeps them on the host: nothing to bind again
+    assert [e.name for e in report.binding.inputs if e.rebind] == []
