@@ -404,3 +404,16 @@ def test_a_signal_ignored_at_start_stays_ignored(work, signum, at):
     assert (result.returncode, result.stdout, result.stderr) == (0, VERDICT, "")
     assert sorted(os.listdir(work)) == ["model.onnx", "out.html", "out.json"]
 
+
+@pytest.mark.parametrize("mode", [[], ["--subprocess"]], ids=["in-process", "subprocess"])
+@pytest.mark.parametrize("ignored", [False, True])
+def test_the_program_run_watches_inherits_an_ignored_sigint(work, mode, ignored):
+    # `run` started as a background job: the program ignores Ctrl-C too, as it would started from that shell (under
+    # --subprocess, `run` made the child's SIGINT the default while it waited for it)
+    (work / "prog.py").write_text("import signal\nprint(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)\n",
+                                  encoding="utf-8")
+    result = subprocess.run([*_command(work, "script"), "run", *mode, "--no-html", "-q", "--", "python", "prog.py"],
+                            cwd=work, env=_env(work), capture_output=True, text=True, timeout=300, check=False,
+                            stdin=subprocess.DEVNULL,
+                            preexec_fn=ignoring(signal.SIGINT) if ignored else default_signals)
+    assert (result.returncode, result.stdout.splitlines()[0]) == (0, str(ignored)), result.stderr
