@@ -27,7 +27,7 @@ What no code of the package can cover: Python's own start-up (before ``site`` it
 the signal with no output; during ``site``, "Fatal Python error: init_import_site" and a traceback; for ``python
 -m``, the import of runpy), then the package's ``__init__`` and this module's imports, until ``install_startup``.
 This module and the package's ``__init__`` import no more than that needs (no typing, no threading), so that last
-part is short: tests/cli/test_ctrl_c.py says how short.
+part is short: ~3.5 ms on the 2-CPU machine, most of it ``import signal`` (tests/cli/test_ctrl_c.py).
 """
 
 from __future__ import annotations

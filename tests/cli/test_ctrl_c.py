@@ -11,12 +11,14 @@ writes, `from ortcopy_doctor.cli.app import main`) and `python -m ortcopy_doctor
   Nothing depends on timing;
 * after a sweep of delays, counted from the moment the command's start-up handler is installed.
 
-What no code can cover, measured on the 2-CPU machine (Python 3.11, idle; under load all of it takes longer):
-Python's own start-up, ~10-15 ms (before `site` a SIGINT kills the process silently, during `site` Python prints
-"Fatal Python error: init_import_site" and a traceback; `python -m` then imports runpy, ~2 ms), then the package's
-`__init__` and cli/interrupts.py up to `install_startup`, ~3 ms (of which `signal`'s import of enum is most). The
+What no handler covers, measured on the 2-CPU machine (Python 3.11, idle; two to three times as long under load):
+Python's own start-up, ~8 ms (`python -c pass`, exit included; before `site` a SIGINT kills the process silently,
+during `site` Python prints "Fatal Python error: init_import_site" and a traceback; `python -m` then imports runpy),
+then ~3.5 ms of ours until `install_startup`: `import signal` ~3 ms (it loads enum), the package's __init__ and
+cli/interrupts.py under 1 ms. Before, the handler came after the package's __init__ had also imported typing and
+importlib: ~8 ms of ours, where a Ctrl-C printed a traceback through typing (seen 10-25 ms after the start). The
 sweep therefore starts once the handler is in place: /proc/PID/status lists SIGHUP as caught, which Python never
-does by itself. tests `test_the_modules_before_the_handler_are_few` keeps that last part short.
+does by itself. `test_the_modules_before_the_handler_are_few` keeps that part short.
 """
 
 from __future__ import annotations
