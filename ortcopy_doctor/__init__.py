@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
-from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.model.version import __version__
-from ortcopy_doctor.cli import interrupts as _interrupts
 
-if _interrupts.is_cli_process():  # Ctrl-C while the modules load: one line and exit 130, no traceback
-    _interrupts.install_startup()
-    from ortcopy_doctor.model.gcpause import for_the_command as _for_the_command
-
-    _for_the_command()  # fewer garbage collections over the modules the command loads (model/gcpause.py)
-
+# The command's entry points (cli/app.py, __main__.py) import this first, before they can install their Ctrl-C
+# handler: so it loads no more than it needs (not typing, not importlib: milliseconds of a start-up where Ctrl-C
+# would still print a traceback; cli/interrupts.py).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ortcopy_doctor.api import CheckOptions, Report, analyse, check, load_report
     from ortcopy_doctor.render.html import render_html
     from ortcopy_doctor.render.text import render_text
@@ -32,7 +29,9 @@ _LAZY = {"CheckOptions": ".api", "Report": ".api", "analyse": ".api", "check": "
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        from importlib import import_module
+
+        value = getattr(import_module(_LAZY[name], __name__), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

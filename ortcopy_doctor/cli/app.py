@@ -7,6 +7,17 @@ Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or model error; 3
 
 from __future__ import annotations
 
+# First of all, as the ``ortcopy-doctor`` script (which imports this module, then calls main): Ctrl-C while the
+# modules load prints one line and exits 130, and the command collects garbage less often (model/gcpause.py).
+# ``python -m ortcopy_doctor`` does the same in __main__.py; the library (importing this module) does neither.
+from ortcopy_doctor.cli import interrupts as _interrupts
+
+if _interrupts.is_console_script():
+    _interrupts.install_startup()
+    from ortcopy_doctor.model.gcpause import for_the_command as _for_the_command
+
+    _for_the_command()
+
 import contextlib
 import copy
 import io
@@ -225,17 +236,30 @@ def _guard(func: Callable[[], int]) -> None:
     except DoctorError as exc:
         _fail(exc.message, int(exc.exit_code))
     except KeyboardInterrupt as exc:
-        from ortcopy_doctor.cli.interrupts import quiet_teardown
-
-        quiet_teardown(exc)  # an ORT session freed now logs nothing after the error line
-        _fail("interrupted", int(ExitCode.INTERRUPTED))
+        _interrupted(exc)
     except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks
+        from ortcopy_doctor.cli.interrupts import as_exception, received
+
+        signum = received()
+        if signum is not None:  # it took the place of a signal's exception (interrupts.received): end as the signal
+            instead = as_exception(signum)
+            if isinstance(instead, KeyboardInterrupt):
+                _interrupted(exc)
+            raise instead from exc
         if debug:
             raise
         first = str(exc).splitlines()[0] if str(exc) else ""
         _fail(f"internal error: {type(exc).__name__}: {first[:300]} (set ORTCOPY_DOCTOR_DEBUG=1 for the traceback "
               "and report it)", int(ExitCode.INTERNAL))
     raise typer.Exit(code)
+
+
+def _interrupted(exc: BaseException) -> None:
+    """Ctrl-C in a command body: its one line and exit 130."""
+    from ortcopy_doctor.cli.interrupts import quiet_teardown
+
+    quiet_teardown(exc)  # an ORT session freed now logs nothing after the error line
+    _fail("interrupted", int(ExitCode.INTERRUPTED))
 
 
 def _parse_kv(values: list[str], flag: str) -> dict[str, str]:
@@ -818,17 +842,23 @@ def _fill_closed_streams() -> frozenset[str]:
 
 def main(args: Optional[list[str]] = None) -> None:
     """The ``ortcopy-doctor`` command: every outcome is an exit code with at most one ``error:`` line."""
-    from ortcopy_doctor.cli.interrupts import Terminated, install, quiet_teardown
+    from ortcopy_doctor.cli.interrupts import Terminated, as_exception, ending, install, quiet_teardown, received
 
     global _ERROR_PRINTED, _CLOSED_STREAMS
     _ERROR_PRINTED = False
     _STREAM_ERRORS.clear()
     _CLOSED_STREAMS = _fill_closed_streams()
-    install()
     click_exc = _click_exceptions()
     no_args_is_help: Any = getattr(click_exc, "NoArgsIsHelpError", _Never)  # an exception class, with .show()
     try:
-        code = app_for(sys.argv[1:] if args is None else args)(args=args, standalone_mode=False)
+        install()  # inside the try: from here on a signal's exception is one of those caught below
+        try:
+            code = app_for(sys.argv[1:] if args is None else args)(args=args, standalone_mode=False)
+        except Exception as exc:  # what took the place of a signal's exception on its way up (interrupts.received)
+            signum = received()
+            if signum is None:
+                raise
+            raise as_exception(signum) from exc
     except Terminated as exc:  # SIGTERM/SIGHUP: every with/finally has run (temporary folders removed)
         quiet_teardown(exc)
         _print_error(exc.message)
@@ -852,6 +882,8 @@ def main(args: Optional[list[str]] = None) -> None:
     except OSError as exc:  # click's own printing (--help) refused by stdout; every command body is guarded
         _stream_failed("stdout", exc)
         code = 0
+    if args is None:  # the command line: the outcome is decided; a signal now prints its line and exits at once
+        ending()
     if code is None:
         code = 0
     code = _stream_error_code(int(code))

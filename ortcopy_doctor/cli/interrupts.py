@@ -2,14 +2,32 @@
 like an error, so temporary folders (ORT's optimized model with a copy of the weights) are removed, and exit
 128 + the signal number (143, 129).
 
-* ``install_startup``: while the modules load (nothing to clean up yet), a signal prints the line and exits
-  at once instead of a traceback. Installed from the package's ``__init__`` only when the process is the CLI.
+* ``install_startup``: from the first line of the entry point (``cli.app`` for the ``ortcopy-doctor`` script,
+  ``__main__`` for ``python -m ortcopy_doctor``), while the modules load (nothing to clean up yet), a signal prints
+  the line and exits at once instead of a traceback. The library (``import ortcopy_doctor``) installs nothing.
 * ``install``: from ``main()`` on, the first signal raises (``KeyboardInterrupt`` or ``Terminated``) so that
   every ``with``/``finally`` cleans up; further signals are ignored until the process exits, so the cleanup
   itself is not cut short. A signal that arrives while a finalizer runs (``__del__``, a weakref callback), whose
-  exception Python drops, is delivered again after it (``_raised_again``).
+  exception Python drops, is delivered again after it (``_raised_again``). One handled where its exception must not
+  be raised (as a context manager's ``__exit__`` starts, in importlib's own code, inside a C extension's
+  initialisation) is delivered again 50 ms later (``_again``). Where code the signal's exception passed through
+  raised another one instead (pybind11 turns what a module's init raised into ``ImportError: initialization
+  failed``, Python 3.11 what a ``__set_name__`` raised into ``RuntimeError``), ``received`` still names the signal,
+  and the command ends as that signal.
+* ``ending``: once the command's outcome is decided (its outputs written, its line printed), a signal prints its
+  line and exits at once: the exit (flushing stdout into a pipe, the ``atexit`` handlers) is not cut into a
+  traceback.
 * ``quiet_teardown``: frees what an interrupted traceback holds (an ORT session logs verbosely while it is
   destroyed) with fd 2 muted, so that nothing follows the error line.
+
+A signal that was ignored when the process started (a shell's background job ignores SIGINT, ``nohup`` SIGHUP) stays
+ignored, as Python and the shells leave it: no handler replaces ``SIG_IGN``.
+
+What no code of the package can cover: Python's own start-up (before ``site`` it is the default action, death by
+the signal with no output; during ``site``, "Fatal Python error: init_import_site" and a traceback; for ``python
+-m``, the import of runpy), then the package's ``__init__`` and this module's imports, until ``install_startup``.
+This module and the package's ``__init__`` import no more than that needs (no typing, no threading), so that last
+part is short: ~3.5 ms on the 2-CPU machine, most of it ``import signal`` (tests/cli/test_ctrl_c.py).
 """
 
 from __future__ import annotations
@@ -18,8 +36,11 @@ import _thread
 import os
 import signal
 import sys
-import threading
-from typing import Any
+
+# Not typing's: this module loads before the command installs its start-up handler, and typing takes milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SIGNALS = tuple(s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None),
                             getattr(signal, "SIGHUP", None)) if s is not None)
@@ -40,13 +61,19 @@ class Terminated(BaseException):
     @property
     def message(self) -> str:
         """The error line's text, e.g. ``terminated by SIGTERM``."""
-        return f"terminated by {signal.Signals(self.signum).name}"
+        return _line(self.signum)
 
 
-def _startup_handler(signum: int, _frame: object) -> None:
-    text = "interrupted" if signum == signal.SIGINT else f"terminated by {signal.Signals(signum).name}"
+def _line(signum: int) -> str:
+    """The error line's text for ``signum``: ``interrupted`` for SIGINT, ``terminated by SIGTERM`` otherwise."""
+    return "interrupted" if signum == signal.SIGINT else f"terminated by {signal.Signals(signum).name}"
+
+
+def _at_once(signum: int, _frame: object) -> None:
+    """While the modules load and once the command's outcome is decided: nothing to clean up, so the line and the
+    exit code now (``os._exit``: no traceback, no second signal in the middle of an exit)."""
     try:
-        os.write(2, f"error: {text}\n".encode())
+        os.write(2, f"error: {_line(signum)}\n".encode())
     finally:
         os._exit(128 + signum)
 
@@ -61,16 +88,87 @@ def install_startup() -> None:
     them, SIG_IGN included, are kept)."""
     for signum in SIGNALS:
         if _is_default(signum):
-            signal.signal(signum, _startup_handler)
+            signal.signal(signum, _at_once)
 
 
-def _handler(signum: int, _frame: object) -> None:
+# The signal whose exception ``_handler`` raised (the first one; later ones are ignored), None before any.
+_received: int | None = None
+
+
+def _handler(signum: int, frame: Any) -> None:
+    global _received
+    if _in_exit(frame) or _in_import_machinery(frame) or _in_extension_init(frame):  # again a moment later
+        _again(signum)
+        return
     for s in SIGNALS:
         if signal.getsignal(s) is _handler:
             signal.signal(s, signal.SIG_IGN)
+    if _received is None:
+        _received = signum
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
     raise Terminated(signum)
+
+
+def _in_exit(frame: Any) -> bool:
+    """Whether ``frame`` is a context manager's ``__exit__``, the cleanup of a ``with`` block. Raised as it starts, a
+    KeyboardInterrupt kept contextlib's ``__exit__`` from resuming its generator, so its ``finally`` did not run:
+    fd 2 stayed in ORT's log capture (collect/ortlog.py), and the error line went into that temporary file instead
+    of the terminal (exit 130 with nothing said; tests/cli/test_ctrl_c.py)."""
+    return frame is not None and frame.f_code.co_name in ("__exit__", "__aexit__")
+
+
+def _in_import_machinery(frame: Any) -> bool:
+    """Whether ``frame`` is the import system's own code (importlib's bootstrap: its locks, finders and loaders),
+    which is not written to be interrupted between taking a lock and releasing it. A KeyboardInterrupt raised there
+    (as ``_ImportLockContext.__exit__`` started) left the import lock held: the thread importing the renderers
+    meanwhile (collect.check._Ahead) waited for it, the check waited for that thread, and the process hung with
+    every signal ignored (tests/cli/test_ctrl_c.py). Raised in a module's own code, it fails that import cleanly."""
+    return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib._bootstrap")
+
+
+def _in_extension_init(frame: Any) -> bool:
+    """Whether ``frame`` runs inside the initialisation of a C extension module: Python code it calls (onnx's
+    nanobind module makes its enums with enum.py), or a check for signals from its C code. An exception raised
+    there is often not one that module expects: nanobind called std::terminate (the process aborted with a core
+    dump, "terminate called after throwing an instance of 'nanobind::python_error'"), and onnxruntime's import
+    failed with pybind11's ``ImportError: initialization failed`` (onnx 1.23.2, onnxruntime 1.31.1, a sweep of real
+    Ctrl-C; tests/cli/test_ctrl_c.py)."""
+    from importlib.machinery import ExtensionFileLoader
+
+    while frame is not None:
+        if (frame.f_code.co_name in ("create_module", "exec_module")
+                and isinstance(frame.f_locals.get("self"), ExtensionFileLoader)):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _again(signum: int) -> None:
+    """Deliver ``signum`` to the main thread again a moment later (its handler is left as it is meanwhile), from
+    another thread: handled here and now, it would land in the same place. A real signal, sent to the main thread:
+    it also ends a wait of the main thread in a system call (a sleep, a read), which ``_thread.interrupt_main``
+    would leave to finish first."""
+    import threading
+
+    main = threading.main_thread().ident
+    if hasattr(signal, "pthread_kill") and main is not None:
+        again = threading.Timer(0.05, signal.pthread_kill, (main, signum))
+    else:  # pragma: no cover - no pthread_kill (Windows)
+        again = threading.Timer(0.05, _thread.interrupt_main, (signum,))
+    again.daemon = True
+    again.start()
+
+
+def received() -> int | None:
+    """The signal whose exception the command raised, or None: an exception that took its place on the way up (a
+    C extension's init, a ``__set_name__``) is a consequence of it, and the command ends as the signal."""
+    return _received
+
+
+def as_exception(signum: int) -> BaseException:
+    """The exception ``signum`` raises in the command: ``KeyboardInterrupt`` for SIGINT, ``Terminated`` otherwise."""
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
 def install() -> None:
@@ -78,11 +176,19 @@ def install() -> None:
     One that arrives while a finalizer runs is raised again after it (``_raised_again``)."""
     global _unraisable_before
     for signum in SIGNALS:
-        if _is_default(signum) or signal.getsignal(signum) is _startup_handler:
+        if _is_default(signum) or signal.getsignal(signum) is _at_once:
             signal.signal(signum, _handler)
     if sys.unraisablehook is not _raised_again:
         _unraisable_before = sys.unraisablehook
         sys.unraisablehook = _raised_again
+
+
+def ending() -> None:
+    """The command's outcome is decided: a signal from now on prints its line and exits at once. Signals already
+    ignored (one was received, or they were ignored at start) stay ignored."""
+    for signum in SIGNALS:
+        if signal.getsignal(signum) is _handler:
+            signal.signal(signum, _at_once)
 
 
 _unraisable_before = sys.unraisablehook
@@ -97,11 +203,9 @@ def _raised_again(unraisable: Any) -> None:
     if isinstance(exc, (KeyboardInterrupt, Terminated)):
         signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
         signal.signal(signum, _handler)  # _handler set every signal to SIG_IGN: armed again for this one
-        # from another thread, a moment later: raised here (in this hook) it would be lost the same way; raised
-        # in another finalizer, it comes back here
-        again = threading.Timer(0.05, _thread.interrupt_main, (signum,))
-        again.daemon = True
-        again.start()
+        # a moment later: raised here (in this hook) it would be lost the same way; raised in another finalizer, it
+        # comes back here
+        _again(signum)
         return
     _unraisable_before(unraisable)
 
@@ -134,24 +238,12 @@ def quiet_teardown(exc: BaseException) -> None:
         os.close(devnull)
 
 
-def is_cli_process() -> bool:
-    """True while Python starts the ``ortcopy-doctor`` script or ``python -m ortcopy_doctor``; not for ``python -m``
-    of another module that imports ortcopy_doctor as it starts (``sys.argv`` is ``['-m']`` then too)."""
-    argv0 = sys.argv[0] if sys.argv else ""
-    if argv0 == "-m":
-        return _module_run() in ("ortcopy_doctor", "ortcopy_doctor.__main__")
-    return os.path.basename(argv0) == "ortcopy-doctor"
+def is_console_script() -> bool:
+    """True in the ``ortcopy-doctor`` script that pip writes (``from ortcopy_doctor.cli.app import main``), as
+    ``cli.app`` starts to load; ``python -m ortcopy_doctor`` installs its handler in ``__main__``."""
+    argv0 = os.path.basename(sys.argv[0]) if sys.argv else ""
+    return argv0 in ("ortcopy-doctor", "ortcopy-doctor.exe")
 
 
-def _module_run() -> str:
-    """The module of ``python -m MODULE`` (or ``-mMODULE``) on the interpreter's original command line; "" if none."""
-    args = [str(arg) for arg in getattr(sys, "orig_argv", [])][1:]
-    for i, arg in enumerate(args):
-        if arg == "-m":
-            return args[i + 1] if i + 1 < len(args) else ""
-        if arg.startswith("-m") and not arg.startswith("--"):
-            return arg[2:]
-    return ""
-
-
-__all__ = ["Terminated", "install", "install_startup", "is_cli_process", "quiet_teardown"]
+__all__ = ["Terminated", "as_exception", "ending", "install", "install_startup", "is_console_script", "quiet_teardown",
+           "received"]

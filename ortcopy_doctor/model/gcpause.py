@@ -7,7 +7,7 @@ third to a half of the time of these steps (docs/benchmarks.md). The collector i
 restored after it (re-entrant: a nested step leaves it as it found it); reference counting still frees
 everything at once, and a cycle made meanwhile is collected at the next collection after the step.
 
-The ``ortcopy-doctor`` command also collects less often from its first import on (``for_the_command``, as mypy
+The ``ortcopy-doctor`` command also collects less often from its entry point on (``for_the_command``, as mypy
 does): loading its modules (typer, onnx, numpy, jinja2 and ours) allocates ~200,000 objects that live until the
 process ends, and with Python's default thresholds a small ``check`` ran ~110 collections over them: 40-70 ms of a
 0.7 s run, against ~20 ms for a bare ORT script (issue 15, goal c). A program that ``run`` watches gets the

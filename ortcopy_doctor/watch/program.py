@@ -860,12 +860,16 @@ def _run_child_in(folder: str, target: Target, census: bool) -> tuple[PipelineOb
     program = [target.script] + target.argv[1:] if target.script else ["-m", target.module or ""] + target.argv[1:]
     interpreter = target.interpreter or sys.executable
     # Ctrl-C reaches the child (same process group); this process waits for it and then writes the report. A
-    # Python handler, not SIG_IGN: an ignored signal would stay ignored in the child across exec.
-    previous = signal.signal(signal.SIGINT, lambda *_: None)
+    # Python handler, not SIG_IGN: an ignored signal would stay ignored in the child across exec. Unless it was
+    # ignored already (a background job): then the program ignores it too, as it would started from that shell.
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, lambda *_: None)
     try:
         code = subprocess.call([interpreter, *program], env=env)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if previous is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, previous)
     if not os.path.isfile(out):
         if code < 0:
             raise ProgramKilled(-code)

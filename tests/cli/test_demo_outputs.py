@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from render_helpers import child_env
+from signal_helpers import default_signals
 
 DEMO = [sys.executable, "-m", "ortcopy_doctor", "demo"]
 CPU = ["--provider", "cpu", "--fail-on", "never"]
@@ -103,12 +104,6 @@ def _listing(folder: Path) -> list[str]:
     return sorted(os.listdir(folder))
 
 
-def _default_sigint() -> None:
-    """The demo starts with Ctrl-C at its default, whatever this test process inherited (a background job ignores
-    SIGINT, and the CLI keeps an ignored SIGINT ignored)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _interrupted(work: Path, pause_at: str, *args: str) -> subprocess.CompletedProcess[str]:
     """``demo ARGS`` held at ``pause_at`` (see HOOK), then sent SIGINT as a terminal sends it, to its group."""
     hook = work.parent / "hook"
@@ -117,7 +112,7 @@ def _interrupted(work: Path, pause_at: str, *args: str) -> subprocess.CompletedP
     mark = hook / "paused"
     env = _env(work, hook, DEMO_TEST_PAUSE_AT=pause_at, DEMO_TEST_PAUSED=str(mark))
     proc = subprocess.Popen([*DEMO, *args], cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_default_sigint)
+                            text=True, stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=default_signals)
     try:
         while not mark.exists():
             assert proc.poll() is None, proc.communicate()  # it ended without reaching the point under test

@@ -24,6 +24,7 @@ import pytest
 
 import models
 from render_helpers import REPO
+from signal_helpers import default_signals
 
 SESSION = """
 import sys
@@ -59,7 +60,7 @@ def _env(**extra: str) -> dict[str, str]:
 def _run(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     """``python -m ortcopy_doctor run *argv`` in ``cwd``."""
     return subprocess.run([sys.executable, "-m", "ortcopy_doctor", "run", *argv], cwd=cwd, env=_env(**env),
-                          capture_output=True, text=True, timeout=300, check=False)
+                          capture_output=True, text=True, timeout=300, check=False, preexec_fn=default_signals)
 
 
 def _program(folder: Path, body: str, name: str = "prog.py") -> Path:
@@ -217,7 +218,8 @@ def _signalled(tmp_path: Path, signum: int, *options: str) -> subprocess.Complet
     _program(tmp_path, LOOP)
     cmd = [sys.executable, "-m", "ortcopy_doctor", "run", *options, "--json", "r.json", "-o", "r.html", "--",
            "python", "prog.py"]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_signals)
     try:
         assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
         proc.send_signal(signum)

@@ -100,6 +100,20 @@ def test_the_command_collects_with_its_own_thresholds(tmp_path):
     assert result.stdout.endswith(repr(COMMAND_THRESHOLDS))
 
 
+def test_the_console_script_collects_with_its_own_thresholds(tmp_path):
+    # the `ortcopy-doctor` script pip writes (cli/app.py sets them as it loads, __main__.py for `python -m`)
+    (tmp_path / "sitecustomize.py").write_text(
+        "import atexit, gc, os\n"
+        "atexit.register(lambda: os.write(1, repr(gc.get_threshold()).encode()))\n")
+    (tmp_path / "ortcopy-doctor").write_text(
+        "import sys\nfrom ortcopy_doctor.cli.app import main\nif __name__ == '__main__':\n    sys.exit(main())\n")
+    env = child_env(tmp_path)
+    result = subprocess.run([sys.executable, str(tmp_path / "ortcopy-doctor"), "--version"], capture_output=True,
+                            text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith(repr(COMMAND_THRESHOLDS))
+
+
 def test_default_thresholds_gives_back_those_found_before_the_command():
     code = ("import gc; gc.set_threshold(500, 5, 5)\n"
             "from ortcopy_doctor.model.gcpause import for_the_command, default_thresholds\n"

@@ -32,6 +32,7 @@ from onnx import TensorProto, helper, numpy_helper
 import models
 from fixture_loader import recorded
 from render_helpers import REPO, child_env
+from signal_helpers import default_signals
 
 # Property tests: the same examples on every run (derandomized), nothing written to a .hypothesis folder.
 PROPERTY = settings(database=None, deadline=None, derandomize=True)
@@ -518,16 +519,8 @@ def _start_long_check(work: Path) -> tuple[subprocess.Popen[str], Path]:
                              "--provider", "cpu", "--warmup", "0", "--runs", "1000", "--timed-runs", "1000000",
                              "--no-html"],
                             cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, preexec_fn=_default_sigint)
+                            stdin=subprocess.DEVNULL, preexec_fn=default_signals)  # (signal_helpers.py)
     return proc, tmp
-
-
-def _default_sigint() -> None:
-    """The check starts with Ctrl-C, SIGTERM and SIGHUP at their defaults, whatever this test process inherited: a
-    shell's background job ignores SIGINT, a command run under nohup (as on the GPU machine) ignores SIGHUP, and the
-    check rightly keeps an ignored signal ignored."""
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_DFL)
 
 
 def _wait_for_session(proc: subprocess.Popen[str], tmp: Path) -> None:
@@ -589,7 +582,7 @@ def test_a_signal_during_a_finalizer_still_unwinds(tmp_path, name, raised):
     # once under `make test`'s load a SIGHUP left a check running: raised inside a __del__, the signal's exception
     # was dropped ("Exception ignored in ...") and the signals stayed ignored
     result = subprocess.run([sys.executable, "-c", _FINALIZER.replace("{name}", name)], cwd=tmp_path,
-                            env=child_env(), capture_output=True, text=True, timeout=120, preexec_fn=_default_sigint)
+                            env=child_env(), capture_output=True, text=True, timeout=120, preexec_fn=default_signals)
     assert (result.returncode, result.stdout, result.stderr) == (0, f"unwound {raised}\n", "")
 
 
@@ -598,7 +591,7 @@ def test_ctrl_c_while_the_modules_load_is_one_line(tmp_path):
             "os.kill(os.getpid(), signal.SIGINT); import ortcopy_doctor.cli.app")
     env = child_env()
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                            timeout=120, check=False)
+                            timeout=120, check=False, preexec_fn=default_signals)
     assert result.returncode == 130
     assert result.stderr == "error: interrupted\n"
 
@@ -615,7 +608,7 @@ def test_ctrl_c_during_argument_parsing_is_one_line(tmp_path):
     )
     env = child_env()
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                            timeout=120, check=False)
+                            timeout=120, check=False, preexec_fn=default_signals)
     assert result.returncode == 130, result.stderr
     assert result.stderr == "error: interrupted\n"
 

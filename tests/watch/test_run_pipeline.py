@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from render_helpers import REPO, child_env
+from signal_helpers import default_signals
 
 ROOT = REPO
 EXAMPLES = ROOT / "examples"
@@ -166,7 +167,7 @@ def _interrupted(tmp_path: Path, model_cache, *options: str, group: bool = False
     cmd = [sys.executable, "-m", "ortcopy_doctor", "run", *options, "--json", str(report), "--no-html", "--",
            "python", str(script)]
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(model_cache), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=group)
+                            text=True, start_new_session=group, preexec_fn=default_signals)
     try:
         assert proc.stdout.readline().startswith("args")
         assert proc.stdout.readline().strip() == "ready"
