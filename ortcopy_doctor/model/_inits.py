@@ -1422,8 +1422,24 @@ def _make_96(__ortcopy_default10, __ortcopy_default11, __ortcopy_default12, __or
     return __init__
 
 
+# ortcopy_doctor.watch.pipeline.HandoffCode
+def _make_97(__ortcopy_default5, __ortcopy_default6, __ortcopy_default8, __ortcopy_factory7, __ortcopy_has_factory):
+    def __init__(__ortcopy_self, kind, code, sessions, given, results, producer=__ortcopy_default5, consumer=__ortcopy_default6, pairs=__ortcopy_has_factory, stream=__ortcopy_default8) -> None:
+        __ortcopy_dict = __ortcopy_self.__dict__
+        __ortcopy_dict['kind'] = kind
+        __ortcopy_dict['code'] = code
+        __ortcopy_dict['sessions'] = sessions
+        __ortcopy_dict['given'] = given
+        __ortcopy_dict['results'] = results
+        __ortcopy_dict['producer'] = producer
+        __ortcopy_dict['consumer'] = consumer
+        __ortcopy_dict['pairs'] = __ortcopy_factory7() if pairs is __ortcopy_has_factory else pairs
+        __ortcopy_dict['stream'] = stream
+    return __init__
+
+
 # ortcopy_doctor.watch.pipeline.HostEdge
-def _make_97(__ortcopy_has_factory):
+def _make_98(__ortcopy_has_factory):
     def __init__(__ortcopy_self, session, tensor, direction, calls, bytes_per_call, basis) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['session'] = session
@@ -1436,8 +1452,8 @@ def _make_97(__ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.pipeline.Pipeline
-def _make_98(__ortcopy_default10, __ortcopy_default11, __ortcopy_has_factory):
-    def __init__(__ortcopy_self, sessions, iterations, round_trips, state, on_device, host_hand_offs, uploads, downloads, stages, iteration_ms, code=__ortcopy_default10, timing_note=__ortcopy_default11) -> None:
+def _make_99(__ortcopy_default10, __ortcopy_default11, __ortcopy_default12, __ortcopy_has_factory):
+    def __init__(__ortcopy_self, sessions, iterations, round_trips, state, on_device, host_hand_offs, uploads, downloads, stages, iteration_ms, code=__ortcopy_default10, timing_note=__ortcopy_default11, code_check=__ortcopy_default12) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['sessions'] = sessions
         __ortcopy_dict['iterations'] = iterations
@@ -1451,11 +1467,12 @@ def _make_98(__ortcopy_default10, __ortcopy_default11, __ortcopy_has_factory):
         __ortcopy_dict['iteration_ms'] = iteration_ms
         __ortcopy_dict['code'] = code
         __ortcopy_dict['timing_note'] = timing_note
+        __ortcopy_dict['code_check'] = code_check
     return __init__
 
 
 # ortcopy_doctor.watch.pipeline.PipelineCall
-def _make_99(__ortcopy_default10, __ortcopy_default13, __ortcopy_default4, __ortcopy_default5, __ortcopy_default6, __ortcopy_default7, __ortcopy_default8, __ortcopy_default9, __ortcopy_factory11, __ortcopy_factory12, __ortcopy_has_factory):
+def _make_100(__ortcopy_default10, __ortcopy_default13, __ortcopy_default4, __ortcopy_default5, __ortcopy_default6, __ortcopy_default7, __ortcopy_default8, __ortcopy_default9, __ortcopy_factory11, __ortcopy_factory12, __ortcopy_has_factory):
     def __init__(__ortcopy_self, seq, session, call, method, wrap_start_ns=__ortcopy_default4, wrap_end_ns=__ortcopy_default5, overhead_start_ns=__ortcopy_default6, overhead_end_ns=__ortcopy_default7, start_ns=__ortcopy_default8, end_ns=__ortcopy_default9, bind_ns=__ortcopy_default10, inputs=__ortcopy_has_factory, outputs=__ortcopy_has_factory, error=__ortcopy_default13) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['seq'] = seq
@@ -1476,8 +1493,8 @@ def _make_99(__ortcopy_default10, __ortcopy_default13, __ortcopy_default4, __ort
 
 
 # ortcopy_doctor.watch.pipeline.PipelineObservations
-def _make_100(__ortcopy_default0, __ortcopy_default1, __ortcopy_default2, __ortcopy_default4, __ortcopy_default5, __ortcopy_default6, __ortcopy_default7, __ortcopy_default8, __ortcopy_default9, __ortcopy_factory10, __ortcopy_factory11, __ortcopy_factory12, __ortcopy_factory13, __ortcopy_factory14, __ortcopy_factory3, __ortcopy_has_factory):
-    def __init__(__ortcopy_self, format=__ortcopy_default0, format_version=__ortcopy_default1, ort_version=__ortcopy_default2, program=__ortcopy_has_factory, exit_code=__ortcopy_default4, ended_by=__ortcopy_default5, error=__ortcopy_default6, started_ns=__ortcopy_default7, ended_ns=__ortcopy_default8, census_requested=__ortcopy_default9, sessions=__ortcopy_has_factory, calls=__ortcopy_has_factory, downloads=__ortcopy_has_factory, libraries=__ortcopy_has_factory, notes=__ortcopy_has_factory) -> None:
+def _make_101(__ortcopy_default0, __ortcopy_default1, __ortcopy_default2, __ortcopy_default4, __ortcopy_default5, __ortcopy_default6, __ortcopy_default7, __ortcopy_default8, __ortcopy_default9, __ortcopy_factory10, __ortcopy_factory11, __ortcopy_factory12, __ortcopy_factory13, __ortcopy_factory14, __ortcopy_factory15, __ortcopy_factory3, __ortcopy_has_factory):
+    def __init__(__ortcopy_self, format=__ortcopy_default0, format_version=__ortcopy_default1, ort_version=__ortcopy_default2, program=__ortcopy_has_factory, exit_code=__ortcopy_default4, ended_by=__ortcopy_default5, error=__ortcopy_default6, started_ns=__ortcopy_default7, ended_ns=__ortcopy_default8, census_requested=__ortcopy_default9, sessions=__ortcopy_has_factory, calls=__ortcopy_has_factory, downloads=__ortcopy_has_factory, libraries=__ortcopy_has_factory, notes=__ortcopy_has_factory, code_checks=__ortcopy_has_factory) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['format'] = format
         __ortcopy_dict['format_version'] = format_version
@@ -1494,11 +1511,12 @@ def _make_100(__ortcopy_default0, __ortcopy_default1, __ortcopy_default2, __ortc
         __ortcopy_dict['downloads'] = __ortcopy_factory12() if downloads is __ortcopy_has_factory else downloads
         __ortcopy_dict['libraries'] = __ortcopy_factory13() if libraries is __ortcopy_has_factory else libraries
         __ortcopy_dict['notes'] = __ortcopy_factory14() if notes is __ortcopy_has_factory else notes
+        __ortcopy_dict['code_checks'] = __ortcopy_factory15() if code_checks is __ortcopy_has_factory else code_checks
     return __init__
 
 
 # ortcopy_doctor.watch.pipeline.PipelineReport
-def _make_101(__ortcopy_default9, __ortcopy_has_factory):
+def _make_102(__ortcopy_default9, __ortcopy_has_factory):
     def __init__(__ortcopy_self, program, exit_code, ended_by, error, sessions, pipelines, observed, not_observed, notes, observations=__ortcopy_default9) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['program'] = program
@@ -1515,7 +1533,7 @@ def _make_101(__ortcopy_default9, __ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.pipeline.SessionRecord
-def _make_102(__ortcopy_has_factory):
+def _make_103(__ortcopy_has_factory):
     def __init__(__ortcopy_self, label, model, observations) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['label'] = label
@@ -1525,7 +1543,7 @@ def _make_102(__ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.pipeline.SessionSummary
-def _make_103(__ortcopy_has_factory):
+def _make_104(__ortcopy_has_factory):
     def __init__(__ortcopy_self, label, model, providers, calls, placement, census, user_transfers) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['label'] = label
@@ -1539,7 +1557,7 @@ def _make_103(__ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.pipeline.StageRow
-def _make_104(__ortcopy_default5, __ortcopy_has_factory):
+def _make_105(__ortcopy_default5, __ortcopy_has_factory):
     def __init__(__ortcopy_self, stage, kind, calls, median_ms, total_ms, note=__ortcopy_default5) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['stage'] = stage
@@ -1552,7 +1570,7 @@ def _make_104(__ortcopy_default5, __ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.pipeline.ValueInfo
-def _make_105(__ortcopy_default4, __ortcopy_default5, __ortcopy_has_factory):
+def _make_106(__ortcopy_default4, __ortcopy_default5, __ortcopy_has_factory):
     def __init__(__ortcopy_self, name, role, kind, device, bytes=__ortcopy_default4, link=__ortcopy_default5) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['name'] = name
@@ -1565,7 +1583,7 @@ def _make_105(__ortcopy_default4, __ortcopy_default5, __ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.pipeline.ValueLink
-def _make_106(__ortcopy_has_factory):
+def _make_107(__ortcopy_has_factory):
     def __init__(__ortcopy_self, seq, output, how) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['seq'] = seq
@@ -1575,7 +1593,7 @@ def _make_106(__ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.program.Target
-def _make_107(__ortcopy_default3, __ortcopy_has_factory):
+def _make_108(__ortcopy_default3, __ortcopy_has_factory):
     def __init__(__ortcopy_self, script, module, argv, interpreter=__ortcopy_default3) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['script'] = script
@@ -1586,7 +1604,7 @@ def _make_107(__ortcopy_default3, __ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.program._Produced
-def _make_108(__ortcopy_default10, __ortcopy_default9, __ortcopy_factory11, __ortcopy_has_factory):
+def _make_109(__ortcopy_default10, __ortcopy_default9, __ortcopy_factory11, __ortcopy_has_factory):
     def __init__(__ortcopy_self, seq, output, obj, root_id, ptr, nbytes, host, digest, device, how=__ortcopy_default9, alias=__ortcopy_default10, derived=__ortcopy_has_factory) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['seq'] = seq
@@ -1605,7 +1623,7 @@ def _make_108(__ortcopy_default10, __ortcopy_default9, __ortcopy_factory11, __or
 
 
 # ortcopy_doctor.watch.recorder._BindingState
-def _make_109(__ortcopy_factory0, __ortcopy_factory1, __ortcopy_factory2, __ortcopy_has_factory):
+def _make_110(__ortcopy_factory0, __ortcopy_factory1, __ortcopy_factory2, __ortcopy_has_factory):
     def __init__(__ortcopy_self, inputs=__ortcopy_has_factory, outputs=__ortcopy_has_factory, pending=__ortcopy_has_factory) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['inputs'] = __ortcopy_factory0() if inputs is __ortcopy_has_factory else inputs
@@ -1615,7 +1633,7 @@ def _make_109(__ortcopy_factory0, __ortcopy_factory1, __ortcopy_factory2, __ortc
 
 
 # ortcopy_doctor.watch.recorder._Instrumentation
-def _make_110(__ortcopy_default6, __ortcopy_factory5, __ortcopy_has_factory):
+def _make_111(__ortcopy_default6, __ortcopy_factory5, __ortcopy_has_factory):
     def __init__(__ortcopy_self, requested_providers, runtime_graph, ep_failures, profiling, workdir, notes=__ortcopy_has_factory, profile_ended=__ortcopy_default6) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['requested_providers'] = requested_providers
@@ -1629,7 +1647,7 @@ def _make_110(__ortcopy_default6, __ortcopy_factory5, __ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.report.CallReport
-def _make_111(__ortcopy_default5, __ortcopy_default8, __ortcopy_factory6, __ortcopy_factory7, __ortcopy_has_factory):
+def _make_112(__ortcopy_default5, __ortcopy_default8, __ortcopy_factory6, __ortcopy_factory7, __ortcopy_has_factory):
     def __init__(__ortcopy_self, index, method, inputs, outputs, transfers, census=__ortcopy_default5, discrepancies=__ortcopy_has_factory, fixes=__ortcopy_has_factory, error=__ortcopy_default8) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['index'] = index
@@ -1645,7 +1663,7 @@ def _make_111(__ortcopy_default5, __ortcopy_default8, __ortcopy_factory6, __ortc
 
 
 # ortcopy_doctor.watch.report.TensorReport
-def _make_112(__ortcopy_default5, __ortcopy_default6, __ortcopy_has_factory):
+def _make_113(__ortcopy_default5, __ortcopy_default6, __ortcopy_has_factory):
     def __init__(__ortcopy_self, name, role, via, device, needed_on, transfer=__ortcopy_default5, bytes=__ortcopy_default6) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['name'] = name
@@ -1659,7 +1677,7 @@ def _make_112(__ortcopy_default5, __ortcopy_default6, __ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.report.Transfer
-def _make_113(__ortcopy_default10, __ortcopy_default11, __ortcopy_default6, __ortcopy_default7, __ortcopy_default8, __ortcopy_default9, __ortcopy_has_factory):
+def _make_114(__ortcopy_default10, __ortcopy_default11, __ortcopy_default6, __ortcopy_default7, __ortcopy_default8, __ortcopy_default9, __ortcopy_has_factory):
     def __init__(__ortcopy_self, call, kind, direction, tensor, bytes, basis, phase=__ortcopy_default6, node=__ortcopy_default7, src_kind=__ortcopy_default8, dst_kind=__ortcopy_default9, cause=__ortcopy_default10, fix=__ortcopy_default11) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['call'] = call
@@ -1678,7 +1696,7 @@ def _make_113(__ortcopy_default10, __ortcopy_default11, __ortcopy_default6, __or
 
 
 # ortcopy_doctor.watch.report.WatchReport
-def _make_114(__ortcopy_default7, __ortcopy_default8, __ortcopy_has_factory):
+def _make_115(__ortcopy_default7, __ortcopy_default8, __ortcopy_has_factory):
     def __init__(__ortcopy_self, calls, providers, placement_source, placement_detail, observed, not_observed, notes, predicted=__ortcopy_default7, observations=__ortcopy_default8) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['calls'] = calls
@@ -1791,22 +1809,23 @@ INITS = {
     "def __init__(__ortcopy_self, format=__ortcopy_default0, format_version=__ortcopy_default1, ort_version=__ortcopy_default2, model=__ortcopy_default3, active_providers=__ortcopy_has_factory, requested_providers=__ortcopy_has_factory, placement=__ortcopy_has_factory, predicted_placement=__ortcopy_default7, census_backend=__ortcopy_default8, census_note=__ortcopy_default9, profile_note=__ortcopy_default10, calls=__ortcopy_has_factory, notes=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['format'] = format\n    __ortcopy_dict['format_version'] = format_version\n    __ortcopy_dict['ort_version'] = ort_version\n    __ortcopy_dict['model'] = model\n    __ortcopy_dict['active_providers'] = __ortcopy_factory4() if active_providers is __ortcopy_has_factory else active_providers\n    __ortcopy_dict['requested_providers'] = __ortcopy_factory5() if requested_providers is __ortcopy_has_factory else requested_providers\n    __ortcopy_dict['placement'] = __ortcopy_factory6() if placement is __ortcopy_has_factory else placement\n    __ortcopy_dict['predicted_placement'] = predicted_placement\n    __ortcopy_dict['census_backend'] = census_backend\n    __ortcopy_dict['census_note'] = census_note\n    __ortcopy_dict['profile_note'] = profile_note\n    __ortcopy_dict['calls'] = __ortcopy_factory11() if calls is __ortcopy_has_factory else calls\n    __ortcopy_dict['notes'] = __ortcopy_factory12() if notes is __ortcopy_has_factory else notes\n": (_make_94, ('__ortcopy_default0', '__ortcopy_default1', '__ortcopy_default10', '__ortcopy_default2', '__ortcopy_default3', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_factory11', '__ortcopy_factory12', '__ortcopy_factory4', '__ortcopy_factory5', '__ortcopy_factory6', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, seq, output, device, bytes, at_ns) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['bytes'] = bytes\n    __ortcopy_dict['at_ns'] = at_ns\n": (_make_95, ('__ortcopy_has_factory',)),
     "def __init__(__ortcopy_self, producer, output, consumer, input, calls, how, state, kind, d2h_bytes_per_call=__ortcopy_default8, h2d_bytes_per_call=__ortcopy_default9, basis=__ortcopy_default10, census_d2h=__ortcopy_default11, census_h2d=__ortcopy_default12, host_ms_between=__ortcopy_default13, message=__ortcopy_default14, fix=__ortcopy_default15, code=__ortcopy_default16) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['producer'] = producer\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['consumer'] = consumer\n    __ortcopy_dict['input'] = input\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['how'] = how\n    __ortcopy_dict['state'] = state\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['d2h_bytes_per_call'] = d2h_bytes_per_call\n    __ortcopy_dict['h2d_bytes_per_call'] = h2d_bytes_per_call\n    __ortcopy_dict['basis'] = basis\n    __ortcopy_dict['census_d2h'] = census_d2h\n    __ortcopy_dict['census_h2d'] = census_h2d\n    __ortcopy_dict['host_ms_between'] = host_ms_between\n    __ortcopy_dict['message'] = message\n    __ortcopy_dict['fix'] = fix\n    __ortcopy_dict['code'] = code\n": (_make_96, ('__ortcopy_default10', '__ortcopy_default11', '__ortcopy_default12', '__ortcopy_default13', '__ortcopy_default14', '__ortcopy_default15', '__ortcopy_default16', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, session, tensor, direction, calls, bytes_per_call, basis) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['tensor'] = tensor\n    __ortcopy_dict['direction'] = direction\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['bytes_per_call'] = bytes_per_call\n    __ortcopy_dict['basis'] = basis\n": (_make_97, ('__ortcopy_has_factory',)),
-    "def __init__(__ortcopy_self, sessions, iterations, round_trips, state, on_device, host_hand_offs, uploads, downloads, stages, iteration_ms, code=__ortcopy_default10, timing_note=__ortcopy_default11) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['sessions'] = sessions\n    __ortcopy_dict['iterations'] = iterations\n    __ortcopy_dict['round_trips'] = round_trips\n    __ortcopy_dict['state'] = state\n    __ortcopy_dict['on_device'] = on_device\n    __ortcopy_dict['host_hand_offs'] = host_hand_offs\n    __ortcopy_dict['uploads'] = uploads\n    __ortcopy_dict['downloads'] = downloads\n    __ortcopy_dict['stages'] = stages\n    __ortcopy_dict['iteration_ms'] = iteration_ms\n    __ortcopy_dict['code'] = code\n    __ortcopy_dict['timing_note'] = timing_note\n": (_make_98, ('__ortcopy_default10', '__ortcopy_default11', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, seq, session, call, method, wrap_start_ns=__ortcopy_default4, wrap_end_ns=__ortcopy_default5, overhead_start_ns=__ortcopy_default6, overhead_end_ns=__ortcopy_default7, start_ns=__ortcopy_default8, end_ns=__ortcopy_default9, bind_ns=__ortcopy_default10, inputs=__ortcopy_has_factory, outputs=__ortcopy_has_factory, error=__ortcopy_default13) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['call'] = call\n    __ortcopy_dict['method'] = method\n    __ortcopy_dict['wrap_start_ns'] = wrap_start_ns\n    __ortcopy_dict['wrap_end_ns'] = wrap_end_ns\n    __ortcopy_dict['overhead_start_ns'] = overhead_start_ns\n    __ortcopy_dict['overhead_end_ns'] = overhead_end_ns\n    __ortcopy_dict['start_ns'] = start_ns\n    __ortcopy_dict['end_ns'] = end_ns\n    __ortcopy_dict['bind_ns'] = bind_ns\n    __ortcopy_dict['inputs'] = __ortcopy_factory11() if inputs is __ortcopy_has_factory else inputs\n    __ortcopy_dict['outputs'] = __ortcopy_factory12() if outputs is __ortcopy_has_factory else outputs\n    __ortcopy_dict['error'] = error\n": (_make_99, ('__ortcopy_default10', '__ortcopy_default13', '__ortcopy_default4', '__ortcopy_default5', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_factory11', '__ortcopy_factory12', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, format=__ortcopy_default0, format_version=__ortcopy_default1, ort_version=__ortcopy_default2, program=__ortcopy_has_factory, exit_code=__ortcopy_default4, ended_by=__ortcopy_default5, error=__ortcopy_default6, started_ns=__ortcopy_default7, ended_ns=__ortcopy_default8, census_requested=__ortcopy_default9, sessions=__ortcopy_has_factory, calls=__ortcopy_has_factory, downloads=__ortcopy_has_factory, libraries=__ortcopy_has_factory, notes=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['format'] = format\n    __ortcopy_dict['format_version'] = format_version\n    __ortcopy_dict['ort_version'] = ort_version\n    __ortcopy_dict['program'] = __ortcopy_factory3() if program is __ortcopy_has_factory else program\n    __ortcopy_dict['exit_code'] = exit_code\n    __ortcopy_dict['ended_by'] = ended_by\n    __ortcopy_dict['error'] = error\n    __ortcopy_dict['started_ns'] = started_ns\n    __ortcopy_dict['ended_ns'] = ended_ns\n    __ortcopy_dict['census_requested'] = census_requested\n    __ortcopy_dict['sessions'] = __ortcopy_factory10() if sessions is __ortcopy_has_factory else sessions\n    __ortcopy_dict['calls'] = __ortcopy_factory11() if calls is __ortcopy_has_factory else calls\n    __ortcopy_dict['downloads'] = __ortcopy_factory12() if downloads is __ortcopy_has_factory else downloads\n    __ortcopy_dict['libraries'] = __ortcopy_factory13() if libraries is __ortcopy_has_factory else libraries\n    __ortcopy_dict['notes'] = __ortcopy_factory14() if notes is __ortcopy_has_factory else notes\n": (_make_100, ('__ortcopy_default0', '__ortcopy_default1', '__ortcopy_default2', '__ortcopy_default4', '__ortcopy_default5', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_factory10', '__ortcopy_factory11', '__ortcopy_factory12', '__ortcopy_factory13', '__ortcopy_factory14', '__ortcopy_factory3', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, program, exit_code, ended_by, error, sessions, pipelines, observed, not_observed, notes, observations=__ortcopy_default9) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['program'] = program\n    __ortcopy_dict['exit_code'] = exit_code\n    __ortcopy_dict['ended_by'] = ended_by\n    __ortcopy_dict['error'] = error\n    __ortcopy_dict['sessions'] = sessions\n    __ortcopy_dict['pipelines'] = pipelines\n    __ortcopy_dict['observed'] = observed\n    __ortcopy_dict['not_observed'] = not_observed\n    __ortcopy_dict['notes'] = notes\n    __ortcopy_dict['observations'] = observations\n": (_make_101, ('__ortcopy_default9', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, label, model, observations) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['label'] = label\n    __ortcopy_dict['model'] = model\n    __ortcopy_dict['observations'] = observations\n": (_make_102, ('__ortcopy_has_factory',)),
-    "def __init__(__ortcopy_self, label, model, providers, calls, placement, census, user_transfers) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['label'] = label\n    __ortcopy_dict['model'] = model\n    __ortcopy_dict['providers'] = providers\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['placement'] = placement\n    __ortcopy_dict['census'] = census\n    __ortcopy_dict['user_transfers'] = user_transfers\n": (_make_103, ('__ortcopy_has_factory',)),
-    "def __init__(__ortcopy_self, stage, kind, calls, median_ms, total_ms, note=__ortcopy_default5) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['stage'] = stage\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['median_ms'] = median_ms\n    __ortcopy_dict['total_ms'] = total_ms\n    __ortcopy_dict['note'] = note\n": (_make_104, ('__ortcopy_default5', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, name, role, kind, device, bytes=__ortcopy_default4, link=__ortcopy_default5) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['name'] = name\n    __ortcopy_dict['role'] = role\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['bytes'] = bytes\n    __ortcopy_dict['link'] = link\n": (_make_105, ('__ortcopy_default4', '__ortcopy_default5', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, seq, output, how) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['how'] = how\n": (_make_106, ('__ortcopy_has_factory',)),
-    "def __init__(__ortcopy_self, script, module, argv, interpreter=__ortcopy_default3) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['script'] = script\n    __ortcopy_dict['module'] = module\n    __ortcopy_dict['argv'] = argv\n    __ortcopy_dict['interpreter'] = interpreter\n": (_make_107, ('__ortcopy_default3', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, seq, output, obj, root_id, ptr, nbytes, host, digest, device, how=__ortcopy_default9, alias=__ortcopy_default10, derived=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['obj'] = obj\n    __ortcopy_dict['root_id'] = root_id\n    __ortcopy_dict['ptr'] = ptr\n    __ortcopy_dict['nbytes'] = nbytes\n    __ortcopy_dict['host'] = host\n    __ortcopy_dict['digest'] = digest\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['how'] = how\n    __ortcopy_dict['alias'] = alias\n    __ortcopy_dict['derived'] = __ortcopy_factory11() if derived is __ortcopy_has_factory else derived\n": (_make_108, ('__ortcopy_default10', '__ortcopy_default9', '__ortcopy_factory11', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, inputs=__ortcopy_has_factory, outputs=__ortcopy_has_factory, pending=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['inputs'] = __ortcopy_factory0() if inputs is __ortcopy_has_factory else inputs\n    __ortcopy_dict['outputs'] = __ortcopy_factory1() if outputs is __ortcopy_has_factory else outputs\n    __ortcopy_dict['pending'] = __ortcopy_factory2() if pending is __ortcopy_has_factory else pending\n": (_make_109, ('__ortcopy_factory0', '__ortcopy_factory1', '__ortcopy_factory2', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, requested_providers, runtime_graph, ep_failures, profiling, workdir, notes=__ortcopy_has_factory, profile_ended=__ortcopy_default6) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['requested_providers'] = requested_providers\n    __ortcopy_dict['runtime_graph'] = runtime_graph\n    __ortcopy_dict['ep_failures'] = ep_failures\n    __ortcopy_dict['profiling'] = profiling\n    __ortcopy_dict['workdir'] = workdir\n    __ortcopy_dict['notes'] = __ortcopy_factory5() if notes is __ortcopy_has_factory else notes\n    __ortcopy_dict['profile_ended'] = profile_ended\n": (_make_110, ('__ortcopy_default6', '__ortcopy_factory5', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, index, method, inputs, outputs, transfers, census=__ortcopy_default5, discrepancies=__ortcopy_has_factory, fixes=__ortcopy_has_factory, error=__ortcopy_default8) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['index'] = index\n    __ortcopy_dict['method'] = method\n    __ortcopy_dict['inputs'] = inputs\n    __ortcopy_dict['outputs'] = outputs\n    __ortcopy_dict['transfers'] = transfers\n    __ortcopy_dict['census'] = census\n    __ortcopy_dict['discrepancies'] = __ortcopy_factory6() if discrepancies is __ortcopy_has_factory else discrepancies\n    __ortcopy_dict['fixes'] = __ortcopy_factory7() if fixes is __ortcopy_has_factory else fixes\n    __ortcopy_dict['error'] = error\n": (_make_111, ('__ortcopy_default5', '__ortcopy_default8', '__ortcopy_factory6', '__ortcopy_factory7', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, name, role, via, device, needed_on, transfer=__ortcopy_default5, bytes=__ortcopy_default6) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['name'] = name\n    __ortcopy_dict['role'] = role\n    __ortcopy_dict['via'] = via\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['needed_on'] = needed_on\n    __ortcopy_dict['transfer'] = transfer\n    __ortcopy_dict['bytes'] = bytes\n": (_make_112, ('__ortcopy_default5', '__ortcopy_default6', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, call, kind, direction, tensor, bytes, basis, phase=__ortcopy_default6, node=__ortcopy_default7, src_kind=__ortcopy_default8, dst_kind=__ortcopy_default9, cause=__ortcopy_default10, fix=__ortcopy_default11) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['call'] = call\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['direction'] = direction\n    __ortcopy_dict['tensor'] = tensor\n    __ortcopy_dict['bytes'] = bytes\n    __ortcopy_dict['basis'] = basis\n    __ortcopy_dict['phase'] = phase\n    __ortcopy_dict['node'] = node\n    __ortcopy_dict['src_kind'] = src_kind\n    __ortcopy_dict['dst_kind'] = dst_kind\n    __ortcopy_dict['cause'] = cause\n    __ortcopy_dict['fix'] = fix\n": (_make_113, ('__ortcopy_default10', '__ortcopy_default11', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, calls, providers, placement_source, placement_detail, observed, not_observed, notes, predicted=__ortcopy_default7, observations=__ortcopy_default8) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['providers'] = providers\n    __ortcopy_dict['placement_source'] = placement_source\n    __ortcopy_dict['placement_detail'] = placement_detail\n    __ortcopy_dict['observed'] = observed\n    __ortcopy_dict['not_observed'] = not_observed\n    __ortcopy_dict['notes'] = notes\n    __ortcopy_dict['predicted'] = predicted\n    __ortcopy_dict['observations'] = observations\n": (_make_114, ('__ortcopy_default7', '__ortcopy_default8', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, kind, code, sessions, given, results, producer=__ortcopy_default5, consumer=__ortcopy_default6, pairs=__ortcopy_has_factory, stream=__ortcopy_default8) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['code'] = code\n    __ortcopy_dict['sessions'] = sessions\n    __ortcopy_dict['given'] = given\n    __ortcopy_dict['results'] = results\n    __ortcopy_dict['producer'] = producer\n    __ortcopy_dict['consumer'] = consumer\n    __ortcopy_dict['pairs'] = __ortcopy_factory7() if pairs is __ortcopy_has_factory else pairs\n    __ortcopy_dict['stream'] = stream\n": (_make_97, ('__ortcopy_default5', '__ortcopy_default6', '__ortcopy_default8', '__ortcopy_factory7', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, session, tensor, direction, calls, bytes_per_call, basis) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['tensor'] = tensor\n    __ortcopy_dict['direction'] = direction\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['bytes_per_call'] = bytes_per_call\n    __ortcopy_dict['basis'] = basis\n": (_make_98, ('__ortcopy_has_factory',)),
+    "def __init__(__ortcopy_self, sessions, iterations, round_trips, state, on_device, host_hand_offs, uploads, downloads, stages, iteration_ms, code=__ortcopy_default10, timing_note=__ortcopy_default11, code_check=__ortcopy_default12) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['sessions'] = sessions\n    __ortcopy_dict['iterations'] = iterations\n    __ortcopy_dict['round_trips'] = round_trips\n    __ortcopy_dict['state'] = state\n    __ortcopy_dict['on_device'] = on_device\n    __ortcopy_dict['host_hand_offs'] = host_hand_offs\n    __ortcopy_dict['uploads'] = uploads\n    __ortcopy_dict['downloads'] = downloads\n    __ortcopy_dict['stages'] = stages\n    __ortcopy_dict['iteration_ms'] = iteration_ms\n    __ortcopy_dict['code'] = code\n    __ortcopy_dict['timing_note'] = timing_note\n    __ortcopy_dict['code_check'] = code_check\n": (_make_99, ('__ortcopy_default10', '__ortcopy_default11', '__ortcopy_default12', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, seq, session, call, method, wrap_start_ns=__ortcopy_default4, wrap_end_ns=__ortcopy_default5, overhead_start_ns=__ortcopy_default6, overhead_end_ns=__ortcopy_default7, start_ns=__ortcopy_default8, end_ns=__ortcopy_default9, bind_ns=__ortcopy_default10, inputs=__ortcopy_has_factory, outputs=__ortcopy_has_factory, error=__ortcopy_default13) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['call'] = call\n    __ortcopy_dict['method'] = method\n    __ortcopy_dict['wrap_start_ns'] = wrap_start_ns\n    __ortcopy_dict['wrap_end_ns'] = wrap_end_ns\n    __ortcopy_dict['overhead_start_ns'] = overhead_start_ns\n    __ortcopy_dict['overhead_end_ns'] = overhead_end_ns\n    __ortcopy_dict['start_ns'] = start_ns\n    __ortcopy_dict['end_ns'] = end_ns\n    __ortcopy_dict['bind_ns'] = bind_ns\n    __ortcopy_dict['inputs'] = __ortcopy_factory11() if inputs is __ortcopy_has_factory else inputs\n    __ortcopy_dict['outputs'] = __ortcopy_factory12() if outputs is __ortcopy_has_factory else outputs\n    __ortcopy_dict['error'] = error\n": (_make_100, ('__ortcopy_default10', '__ortcopy_default13', '__ortcopy_default4', '__ortcopy_default5', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_factory11', '__ortcopy_factory12', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, format=__ortcopy_default0, format_version=__ortcopy_default1, ort_version=__ortcopy_default2, program=__ortcopy_has_factory, exit_code=__ortcopy_default4, ended_by=__ortcopy_default5, error=__ortcopy_default6, started_ns=__ortcopy_default7, ended_ns=__ortcopy_default8, census_requested=__ortcopy_default9, sessions=__ortcopy_has_factory, calls=__ortcopy_has_factory, downloads=__ortcopy_has_factory, libraries=__ortcopy_has_factory, notes=__ortcopy_has_factory, code_checks=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['format'] = format\n    __ortcopy_dict['format_version'] = format_version\n    __ortcopy_dict['ort_version'] = ort_version\n    __ortcopy_dict['program'] = __ortcopy_factory3() if program is __ortcopy_has_factory else program\n    __ortcopy_dict['exit_code'] = exit_code\n    __ortcopy_dict['ended_by'] = ended_by\n    __ortcopy_dict['error'] = error\n    __ortcopy_dict['started_ns'] = started_ns\n    __ortcopy_dict['ended_ns'] = ended_ns\n    __ortcopy_dict['census_requested'] = census_requested\n    __ortcopy_dict['sessions'] = __ortcopy_factory10() if sessions is __ortcopy_has_factory else sessions\n    __ortcopy_dict['calls'] = __ortcopy_factory11() if calls is __ortcopy_has_factory else calls\n    __ortcopy_dict['downloads'] = __ortcopy_factory12() if downloads is __ortcopy_has_factory else downloads\n    __ortcopy_dict['libraries'] = __ortcopy_factory13() if libraries is __ortcopy_has_factory else libraries\n    __ortcopy_dict['notes'] = __ortcopy_factory14() if notes is __ortcopy_has_factory else notes\n    __ortcopy_dict['code_checks'] = __ortcopy_factory15() if code_checks is __ortcopy_has_factory else code_checks\n": (_make_101, ('__ortcopy_default0', '__ortcopy_default1', '__ortcopy_default2', '__ortcopy_default4', '__ortcopy_default5', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_factory10', '__ortcopy_factory11', '__ortcopy_factory12', '__ortcopy_factory13', '__ortcopy_factory14', '__ortcopy_factory15', '__ortcopy_factory3', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, program, exit_code, ended_by, error, sessions, pipelines, observed, not_observed, notes, observations=__ortcopy_default9) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['program'] = program\n    __ortcopy_dict['exit_code'] = exit_code\n    __ortcopy_dict['ended_by'] = ended_by\n    __ortcopy_dict['error'] = error\n    __ortcopy_dict['sessions'] = sessions\n    __ortcopy_dict['pipelines'] = pipelines\n    __ortcopy_dict['observed'] = observed\n    __ortcopy_dict['not_observed'] = not_observed\n    __ortcopy_dict['notes'] = notes\n    __ortcopy_dict['observations'] = observations\n": (_make_102, ('__ortcopy_default9', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, label, model, observations) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['label'] = label\n    __ortcopy_dict['model'] = model\n    __ortcopy_dict['observations'] = observations\n": (_make_103, ('__ortcopy_has_factory',)),
+    "def __init__(__ortcopy_self, label, model, providers, calls, placement, census, user_transfers) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['label'] = label\n    __ortcopy_dict['model'] = model\n    __ortcopy_dict['providers'] = providers\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['placement'] = placement\n    __ortcopy_dict['census'] = census\n    __ortcopy_dict['user_transfers'] = user_transfers\n": (_make_104, ('__ortcopy_has_factory',)),
+    "def __init__(__ortcopy_self, stage, kind, calls, median_ms, total_ms, note=__ortcopy_default5) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['stage'] = stage\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['median_ms'] = median_ms\n    __ortcopy_dict['total_ms'] = total_ms\n    __ortcopy_dict['note'] = note\n": (_make_105, ('__ortcopy_default5', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, name, role, kind, device, bytes=__ortcopy_default4, link=__ortcopy_default5) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['name'] = name\n    __ortcopy_dict['role'] = role\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['bytes'] = bytes\n    __ortcopy_dict['link'] = link\n": (_make_106, ('__ortcopy_default4', '__ortcopy_default5', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, seq, output, how) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['how'] = how\n": (_make_107, ('__ortcopy_has_factory',)),
+    "def __init__(__ortcopy_self, script, module, argv, interpreter=__ortcopy_default3) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['script'] = script\n    __ortcopy_dict['module'] = module\n    __ortcopy_dict['argv'] = argv\n    __ortcopy_dict['interpreter'] = interpreter\n": (_make_108, ('__ortcopy_default3', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, seq, output, obj, root_id, ptr, nbytes, host, digest, device, how=__ortcopy_default9, alias=__ortcopy_default10, derived=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['obj'] = obj\n    __ortcopy_dict['root_id'] = root_id\n    __ortcopy_dict['ptr'] = ptr\n    __ortcopy_dict['nbytes'] = nbytes\n    __ortcopy_dict['host'] = host\n    __ortcopy_dict['digest'] = digest\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['how'] = how\n    __ortcopy_dict['alias'] = alias\n    __ortcopy_dict['derived'] = __ortcopy_factory11() if derived is __ortcopy_has_factory else derived\n": (_make_109, ('__ortcopy_default10', '__ortcopy_default9', '__ortcopy_factory11', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, inputs=__ortcopy_has_factory, outputs=__ortcopy_has_factory, pending=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['inputs'] = __ortcopy_factory0() if inputs is __ortcopy_has_factory else inputs\n    __ortcopy_dict['outputs'] = __ortcopy_factory1() if outputs is __ortcopy_has_factory else outputs\n    __ortcopy_dict['pending'] = __ortcopy_factory2() if pending is __ortcopy_has_factory else pending\n": (_make_110, ('__ortcopy_factory0', '__ortcopy_factory1', '__ortcopy_factory2', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, requested_providers, runtime_graph, ep_failures, profiling, workdir, notes=__ortcopy_has_factory, profile_ended=__ortcopy_default6) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['requested_providers'] = requested_providers\n    __ortcopy_dict['runtime_graph'] = runtime_graph\n    __ortcopy_dict['ep_failures'] = ep_failures\n    __ortcopy_dict['profiling'] = profiling\n    __ortcopy_dict['workdir'] = workdir\n    __ortcopy_dict['notes'] = __ortcopy_factory5() if notes is __ortcopy_has_factory else notes\n    __ortcopy_dict['profile_ended'] = profile_ended\n": (_make_111, ('__ortcopy_default6', '__ortcopy_factory5', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, index, method, inputs, outputs, transfers, census=__ortcopy_default5, discrepancies=__ortcopy_has_factory, fixes=__ortcopy_has_factory, error=__ortcopy_default8) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['index'] = index\n    __ortcopy_dict['method'] = method\n    __ortcopy_dict['inputs'] = inputs\n    __ortcopy_dict['outputs'] = outputs\n    __ortcopy_dict['transfers'] = transfers\n    __ortcopy_dict['census'] = census\n    __ortcopy_dict['discrepancies'] = __ortcopy_factory6() if discrepancies is __ortcopy_has_factory else discrepancies\n    __ortcopy_dict['fixes'] = __ortcopy_factory7() if fixes is __ortcopy_has_factory else fixes\n    __ortcopy_dict['error'] = error\n": (_make_112, ('__ortcopy_default5', '__ortcopy_default8', '__ortcopy_factory6', '__ortcopy_factory7', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, name, role, via, device, needed_on, transfer=__ortcopy_default5, bytes=__ortcopy_default6) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['name'] = name\n    __ortcopy_dict['role'] = role\n    __ortcopy_dict['via'] = via\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['needed_on'] = needed_on\n    __ortcopy_dict['transfer'] = transfer\n    __ortcopy_dict['bytes'] = bytes\n": (_make_113, ('__ortcopy_default5', '__ortcopy_default6', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, call, kind, direction, tensor, bytes, basis, phase=__ortcopy_default6, node=__ortcopy_default7, src_kind=__ortcopy_default8, dst_kind=__ortcopy_default9, cause=__ortcopy_default10, fix=__ortcopy_default11) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['call'] = call\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['direction'] = direction\n    __ortcopy_dict['tensor'] = tensor\n    __ortcopy_dict['bytes'] = bytes\n    __ortcopy_dict['basis'] = basis\n    __ortcopy_dict['phase'] = phase\n    __ortcopy_dict['node'] = node\n    __ortcopy_dict['src_kind'] = src_kind\n    __ortcopy_dict['dst_kind'] = dst_kind\n    __ortcopy_dict['cause'] = cause\n    __ortcopy_dict['fix'] = fix\n": (_make_114, ('__ortcopy_default10', '__ortcopy_default11', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, calls, providers, placement_source, placement_detail, observed, not_observed, notes, predicted=__ortcopy_default7, observations=__ortcopy_default8) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['providers'] = providers\n    __ortcopy_dict['placement_source'] = placement_source\n    __ortcopy_dict['placement_detail'] = placement_detail\n    __ortcopy_dict['observed'] = observed\n    __ortcopy_dict['not_observed'] = not_observed\n    __ortcopy_dict['notes'] = notes\n    __ortcopy_dict['predicted'] = predicted\n    __ortcopy_dict['observations'] = observations\n": (_make_115, ('__ortcopy_default7', '__ortcopy_default8', '__ortcopy_has_factory')),
 }

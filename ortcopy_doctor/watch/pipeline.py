@@ -35,7 +35,7 @@ from ortcopy_doctor.analysis.binding import code_comment, code_identifier
 from ortcopy_doctor.analysis.codelayout import fit
 from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.evidence import from_jsonable, to_jsonable
+from ortcopy_doctor.model.evidence import CodeCheck, from_jsonable, to_jsonable
 from ortcopy_doctor.knowledge.providers import short
 from ortcopy_doctor.render.terminal import safe
 from ortcopy_doctor.watch.analysis import analyse_watch
@@ -166,6 +166,8 @@ class PipelineObservations:
     downloads: list[Download] = field(default_factory=list)
     libraries: list[str] = field(default_factory=list)  # torch, cupy: where the program imported them
     notes: list[str] = field(default_factory=list)
+    # Each block of hand-off code run as printed next to plain run() after the program (watch/handoff_check.py).
+    code_checks: list[CodeCheck] = field(default_factory=list)
 
 
 def load_pipeline_observations(data: dict[str, Any]) -> PipelineObservations:
@@ -244,6 +246,8 @@ class Pipeline:
     iteration_ms: Optional[float]  # median wall time of one iteration (first session's call to the next)
     code: str = ""
     timing_note: str = ""  # what the times include (the CUPTI census, where it was taken)
+    # What running the hand-off code as printed next to plain run() showed (watch/handoff_check.py).
+    code_check: str = ""
 
 
 @frozen
@@ -537,8 +541,9 @@ def _hand_off(views: _Views, obs: PipelineObservations, ps: int, output: str, cs
                    host_ms_between=_median(gaps))
     message, fix = _words(hand, round_trip)
     hand = replace(hand, message=message, fix=fix)
-    return replace(hand, code=handoff_code(hand, libraries=obs.libraries, producer_io=_io_names(obs, producer),
-                                           consumer_io=_io_names(obs, consumer)))
+    code = handoff_code(hand, libraries=obs.libraries, producer_io=_io_names(obs, producer),
+                        consumer_io=_io_names(obs, consumer))
+    return replace(hand, code=code if code_offered(obs, code) else "")
 
 
 def _words(h: HandOff, round_trips: int) -> tuple[str, str]:
@@ -626,7 +631,7 @@ def _pipeline(views: _Views, obs: PipelineObservations, members: list[int], hand
                         stages=stages, iteration_ms=_median(spans))
     if any(c.traced for m in members for c in obs.sessions[m].observations.calls):
         pipeline = replace(pipeline, timing_note=TIMING_UNDER_CENSUS)
-    return replace(pipeline, code=pipeline_code(pipeline, obs))
+    return replace(pipeline, code=pipeline_code(pipeline, obs), code_check=pipeline_code_check(pipeline, obs))
 
 
 TIMING_UNDER_CENSUS = ("these times include the CUPTI census, which slows every traced call and bind_* call: "
@@ -730,6 +735,32 @@ def _targets(variables: list[str]) -> str:
 IoNames = tuple[list[str], list[str]]  # a session's input and output names, as the program called it
 
 
+@frozen
+class HandoffCode:
+    """One block of hand-off code and the variables it uses, so that it can be run next to plain ``run()``
+    (watch/handoff_check.py): ``sessions`` label -> variable; ``given`` the variables the program provides
+    ("label|input|name" -> variable: its arrays; "label|initial|name" for a state's initial value); ``results`` the
+    variables the block leaves ("label|output|name" -> variable)."""
+
+    kind: str  # between, state
+    code: str
+    sessions: dict[str, str]
+    given: dict[str, str]
+    results: dict[str, str]
+    producer: str = ""
+    consumer: str = ""
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # between: (output, input); state: (input, output)
+    stream: bool = False  # state: per-step inputs come from ``stream`` (else ``steps`` counts the steps)
+
+    @property
+    def block(self) -> str:
+        """Its name in ``PipelineObservations.code_checks``: ``state:cell.onnx (h_in<-h_out)``,
+        ``handoff:det.onnx->cls.onnx (features->features, boxes->rois)``."""
+        if self.kind == "state":
+            return f"state:{self.producer} ({', '.join(f'{i}<-{o}' for i, o in self.pairs)})"
+        return f"handoff:{self.producer}->{self.consumer} ({', '.join(f'{o}->{i}' for o, i in self.pairs)})"
+
+
 def handoff_code(h: HandOff, *, libraries: Sequence[str] = (), producer_io: Optional[IoNames] = None,
                  consumer_io: Optional[IoNames] = None) -> str:
     """Python that keeps this hand-off on the device (OrtValue passing; torch via DLPack; cupy); "" where it is no
@@ -737,6 +768,12 @@ def handoff_code(h: HandOff, *, libraries: Sequence[str] = (), producer_io: Opti
     them (state: the session's), all bound as the model names them; without them only the handed-over tensor is."""
     if h.kind not in (ROUND_TRIP, POSSIBLE_ROUND_TRIP):
         return ""
+    return handoff_block(h, libraries=libraries, producer_io=producer_io, consumer_io=consumer_io).code
+
+
+def handoff_block(h: HandOff, *, libraries: Sequence[str] = (), producer_io: Optional[IoNames] = None,
+                  consumer_io: Optional[IoNames] = None) -> HandoffCode:
+    """``handoff_code``'s block with the variables it uses (HandoffCode)."""
     caveat = _possible_caveat([h])
     if h.state:
         return _state_code(h.producer, [(h.input, h.output)], producer_io or ([h.input], [h.output]), libraries, caveat)
@@ -754,7 +791,7 @@ def _possible_caveat(hand_offs: list[HandOff]) -> str:
 
 
 def _between_code(producer: str, consumer: str, trips: list[tuple[str, str]], producer_io: IoNames,
-                  consumer_io: IoNames, libraries: Sequence[str], caveat: str = "") -> str:
+                  consumer_io: IoNames, libraries: Sequence[str], caveat: str = "") -> HandoffCode:
     """The producer's and the consumer's calls with IO binding, the outputs of ``trips`` ((output, input) pairs)
     handed over as OrtValues on the device; every other input bound from the host, every other output to it."""
     names = _Names()
@@ -797,11 +834,16 @@ def _between_code(producer: str, consumer: str, trips: list[tuple[str, str]], pr
         lines += ["", "# with cupy between the stages", "import cupy as cp",
                   f"a = cp.from_dlpack({out_var[first_out]})",
                   f"{cb}.bind_ortvalue_input({first_in!r}, ort.OrtValue.from_dlpack(cp.ascontiguousarray(a)))"]
-    return fit("\n".join(lines))
+    given = {f"{producer}|input|{n}": names(producer, "input", n) for n in p_in}
+    given.update({f"{consumer}|input|{n}": names(consumer, "input", n) for n in c_in if n not in fed})
+    results = {f"{producer}|output|{o}": out_var[o] for o in p_out}
+    results.update({f"{consumer}|output|{o}": names(consumer, "output", o) for o in c_out})
+    return HandoffCode(kind="between", code=fit("\n".join(lines)), sessions={producer: p, consumer: c}, given=given,
+                       results=results, producer=producer, consumer=consumer, pairs=list(trips))
 
 
 def _state_code(label: str, pairs: list[tuple[str, str]], io: IoNames, libraries: Sequence[str],
-                caveat: str = "") -> str:
+                caveat: str = "") -> HandoffCode:
     """One session's calls with its state (``pairs``: (input, output)) kept on the device: two OrtValues per state
     and two bindings made once, run in turn; the other inputs bound from each step's feeds (``stream`` yields them
     by name, as ``run()`` takes them, or ``steps`` counts the steps where there are none), the other outputs to the
@@ -888,7 +930,9 @@ def _state_code(label: str, pairs: list[tuple[str, str]], io: IoNames, libraries
                   f"a = cp.from_dlpack(state[{first!r}][(step + 1) % 2])"]
         lines += [f"bindings[(step + 1) % 2].bind_ortvalue_input({i!r}, "
                   "ort.OrtValue.from_dlpack(cp.ascontiguousarray(a)))" for i in [first, *twins]]
-    return fit("\n".join(lines))
+    given = {f"{label}|initial|{i}": names(label, "input", i, prefix="initial_") for i, _ in carried}
+    return HandoffCode(kind="state", code=fit("\n".join(lines)), sessions={label: s}, given=given, results={},
+                       producer=label, consumer=label, pairs=list(carried), stream=bool(others))
 
 
 def _io_names(obs: PipelineObservations, label: str) -> IoNames:
@@ -903,8 +947,46 @@ def _io_names(obs: PipelineObservations, label: str) -> IoNames:
 
 def pipeline_code(pipeline: Pipeline, obs: PipelineObservations) -> str:
     """The hand-offs of a pipeline rewritten with IO binding: round-tripped tensors stay on the device as OrtValues
-    (one block per pair of sessions, one per session carrying state)."""
-    blocks: list[str] = []
+    (one block per pair of sessions, one per session carrying state); a block that raised or gave other outputs
+    than plain run() where it was run (``obs.code_checks``, watch/handoff_check.py) is left out."""
+    return "\n\n".join(b.code for b in pipeline_blocks(pipeline, obs) if code_offered(obs, b.code))
+
+
+def pipeline_code_check(pipeline: Pipeline, obs: PipelineObservations) -> str:
+    """One line: how the pipeline's hand-off code was checked (run as printed next to plain run()), and each block
+    that is not offered with what happened; "" where it was not run."""
+    import hashlib
+
+    by_digest = {c.code_sha256: c for c in obs.code_checks}
+    checks = [by_digest.get(hashlib.sha256(b.code.encode("utf-8")).hexdigest()) for b in pipeline_blocks(pipeline, obs)]
+    if not checks or all(c is None for c in checks):
+        return ""
+    matched = [c for c in checks if c is not None and c.status == "matched"]
+    parts = []
+    if matched:
+        where = ("on the CUDA EP" if all(c.device == "cuda" for c in matched)
+                 else "on CPU OrtValues ('cpu' for 'cuda'; no GPU here)")
+        parts.append(f"{len(matched)} of {len(checks)} block(s) run as printed next to plain run() after the program "
+                     f"{where}, with other inputs each call: the same outputs")
+    for c in checks:
+        if c is None or c.status == "matched":
+            continue
+        verb = {"failed": "raised", "differs": "gave other outputs"}.get(c.status)
+        parts.append(f"{c.block} " + (f"{verb}, not offered: {c.detail}" if verb else f"not run: {c.detail}"))
+    return "hand-off code: " + "; ".join(parts)
+
+
+def code_offered(obs: PipelineObservations, code: str) -> bool:
+    """False where a check of this very code (its SHA-256) raised or gave other outputs than plain run()."""
+    import hashlib
+
+    digest = hashlib.sha256(code.encode("utf-8")).hexdigest()
+    return not any(c.code_sha256 == digest and c.status in ("differs", "failed") for c in obs.code_checks)
+
+
+def pipeline_blocks(pipeline: Pipeline, obs: PipelineObservations) -> list[HandoffCode]:
+    """``pipeline_code``'s blocks, each with the variables it uses."""
+    blocks: list[HandoffCode] = []
     pairs: dict[tuple[str, str], list[HandOff]] = {}
     for h in pipeline.round_trips:
         pairs.setdefault((h.producer, h.consumer), []).append(h)
@@ -922,7 +1004,7 @@ def pipeline_code(pipeline: Pipeline, obs: PipelineObservations) -> str:
         carried = [h for h in carried if h.kind == ROUND_TRIP] or carried
         blocks.append(_state_code(label, [(h.input, h.output) for h in carried], _io_names(obs, label),
                                   obs.libraries, _possible_caveat(carried)))
-    return "\n\n".join(blocks)
+    return blocks
 
 
 # --- rendering -------------------------------------------------------------------------------------------------------
@@ -980,6 +1062,8 @@ def render_text(report: PipelineReport) -> str:
         if p.code:
             lines.append("  code for the hand-offs:")
             lines += ["    " + line for line in p.code.splitlines()]
+        if p.code_check:
+            lines.append(f"  {p.code_check}")
     lines += [f"note: {n}" for n in report.notes]
     # names from the models and the program are untrusted: every line escaped (control characters, line breaks,
     # bidi overrides), so a name cannot clear the terminal or forge a line
@@ -1033,6 +1117,8 @@ def render_html(report: PipelineReport) -> str:
         out.append("</table>")
         if p.code:
             out.append(f"<h3>Code for the hand-offs</h3><pre>{e(p.code)}</pre>")
+        if p.code_check:
+            out.append(f"<p class=\"muted\">{e(p.code_check)}</p>")
     out += [f"<p>note: {b(n)}</p>" for n in report.notes]
     out.append("</body></html>")
     return "\n".join(out)

@@ -903,13 +903,23 @@ def watch_program(target: Target, command: Sequence[str], *, census: bool = True
         obs, code, models = run_child(target, census)
         obs.program = list(command)
         obs.exit_code = code
-        return analyse_pipeline(obs), code, models
+        return _checked(obs), code, models
     recorder = PipelineRecorder(census=census)
     code, ended_by, error = run_target(target, recorder, passthrough)
     obs = recorder.observations
     obs.program = list(command)
     obs.exit_code, obs.ended_by, obs.error = code, ended_by, error
-    return analyse_pipeline(obs), code, list(recorder.model_files)
+    return _checked(obs), code, list(recorder.model_files)
+
+
+def _checked(obs: PipelineObservations) -> PipelineReport:
+    """The report of ``obs``, its hand-off code run next to plain run() first (watch/handoff_check.py): a block
+    that raised or gave other outputs is not offered."""
+    from ortcopy_doctor.watch.handoff_check import check_handoffs
+
+    report = analyse_pipeline(obs)
+    obs.code_checks = check_handoffs(report, obs)
+    return analyse_pipeline(obs) if obs.code_checks else report
 
 
 def run_program(command: Sequence[str], *, census: bool = True, subprocess: bool = False) -> tuple[PipelineReport, int]:

@@ -403,7 +403,7 @@ def test_an_input_paired_with_two_outputs_takes_the_first():
     the host."""
     from ortcopy_doctor.watch.pipeline import _state_code
 
-    code = _state_code("m.onnx", [("h", "h1"), ("h", "h2")], (["h", "x"], ["h1", "h2"]), ())
+    code = _state_code("m.onnx", [("h", "h1"), ("h", "h2")], (["h", "x"], ["h1", "h2"]), ()).code
     binds = _bind_calls(ast.parse(_runnable(code)))
     assert sorted(binds) == sorted(set(binds))
     assert ("bind_ortvalue_output", "h1") in binds and ("bind_output", "h2") in binds

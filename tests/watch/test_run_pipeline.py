@@ -59,6 +59,15 @@ def test_detector_classifier_round_trips_are_named(tmp_path, model_cache):
            "and back host→device (64 B/call) as input `rois` of cls.onnx" in proc.stderr
     assert (tmp_path / "r.html").is_file()
     assert "3 frames" in proc.stdout  # the program's own output, untouched
+    # every block of hand-off code offered (the pipeline's, and each round trip's own) was run after the program next
+    # to plain run(), three calls with other inputs (on CPU OrtValues here: no GPU)
+    assert {(c["block"], c["status"], c["device"], c["calls"]) for c in data["observations"]["code_checks"]} == {
+        ("handoff:det.onnx->cls.onnx (features->features, boxes->rois)", "matched", "cpu", 3),
+        ("handoff:det.onnx->cls.onnx (features->features)", "matched", "cpu", 3),
+        ("handoff:det.onnx->cls.onnx (boxes->rois)", "matched", "cpu", 3)}
+    assert data["pipelines"][0]["code_check"] == (
+        "hand-off code: 1 of 1 block(s) run as printed next to plain run() after the program on CPU OrtValues ('cpu' "
+        "for 'cuda'; no GPU here), with other inputs each call: the same outputs")
 
 
 def test_detector_classifier_fixed_has_no_round_trip(tmp_path, model_cache):
@@ -74,6 +83,8 @@ def test_text_pipeline_round_trip_found_by_equal_bytes(tmp_path, model_cache):
     proc, data = _run(tmp_path, model_cache, _example("text_pipeline"))
     assert proc.returncode == 0, proc.stderr
     assert _round_trips(data) == {("encoder.onnx", "hidden", "head.onnx", "hidden_states", MB2, MB2, 3, "hash", False)}
+    assert [(c["block"], c["status"]) for c in data["observations"]["code_checks"]] == [
+        ("handoff:encoder.onnx->head.onnx (hidden->hidden_states)", "matched")]
 
 
 def test_text_pipeline_fixed_has_no_round_trip(tmp_path, model_cache):
@@ -89,6 +100,9 @@ def test_streaming_state_ping_pong_is_detected(tmp_path, model_cache):
     # 5 steps: the state of steps 0..3 goes back in as h_in of steps 1..4.
     assert _round_trips(data) == {("cell.onnx", "h_out", "cell.onnx", "h_in", 262144, 262144, 4, "object", True)}
     assert "bind_ortvalue_output" in data["pipelines"][0]["code"]
+    # the state code, run after the program for 4 steps with other inputs, carried the state as plain run() does
+    assert [(c["block"], c["status"], c["calls"]) for c in data["observations"]["code_checks"]] == [
+        ("state:cell.onnx (h_in<-h_out)", "matched", 4)]
 
 
 def test_streaming_state_fixed_keeps_the_state_on_the_device(tmp_path, model_cache):
