@@ -57,3 +57,15 @@ def test_state_was_carried_on_evidence_on_real_models():
                        "models_silero_vad_16k_op15": ["state<-stateN (convention)"],
                        "models_silero_vad_half": ["state<-stateN (convention)"],
                        "models_silero_vad_v6": ["h<-hn (recurrent_node)", "c<-cn (recurrent_node)"]}
+
+
+def test_every_hand_off_block_of_the_examples_matched_on_cuda():
+    rows = _rows("examples_h200")
+    assert {r["example"] for r in rows} == {"detect_crop_classify", "detect_classify_torch", "streaming_state",
+                                            "text_pipeline"}
+    for r in rows:
+        assert r["onnxruntime"] == "1.31.1" and r["round_trips"] >= 1
+        assert all(p[0] == "CUDAExecutionProvider" for p in r["providers"]), r["example"]
+        assert r["code_checks"] and all((c["status"], c["device"]) == ("matched", "cuda") for c in r["code_checks"])
+        assert all(line.endswith("on the CUDA EP, with other inputs each call: the same outputs")
+                   for line in r["code_check"])
