@@ -33,7 +33,7 @@ from ortcopy_doctor.knowledge.providers import short
 from ortcopy_doctor.model.format import active_providers, fmt_bytes, fmt_run_bytes
 from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.render import svg
-from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL, conditional_line, conditional_title
+from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL, StatedOnce, conditional_line, conditional_title
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.evidence import RuntimeNode
@@ -294,11 +294,13 @@ def view_model(report: Report) -> dict[str, Any]:
          "shape": "?" if v.shape is None else "[" + ", ".join("?" if d is None else str(d) for d in v.shape) + "]"}
         for v in model.outputs
     ]
+    once = StatedOnce(ev.session.ep_failure)  # ORT's reason once, in the verdict; later lines refer back
+    verdict = once(report.verdict)
     return {
         "title": f"ortcopy-doctor: {Path(model.path).name}",
         "model_name": Path(model.path).name,
-        "verdict": report.verdict,
-        "headline": report.headline(),
+        "verdict": verdict,
+        "headline": once(report.headline()),
         "verdict_class": verdict_class,
         "mode": ev.mode,
         "summary_rows": [
@@ -323,7 +325,7 @@ def view_model(report: Report) -> dict[str, Any]:
             for e in report.shown_binding().entries
         ],
         **_binding_code(report),
-        "binding_measured": _binding_measured(report),
+        "binding_measured": _binding_measured(report, once),
         "timing": timing,
         "environment": environment_rows,
         "model_rows": model_rows,
@@ -430,9 +432,15 @@ def _binding_code(report: Report) -> dict[str, str]:
             "binding_code_check": advice.code_check}
 
 
-def _binding_measured(report: Report) -> Any:
-    """The "Binding: measured" section (computed by analyse); None where the evidence has no measurement record."""
-    return report.measured
+def _binding_measured(report: Report, once: StatedOnce | None = None) -> Any:
+    """The "Binding: measured" section (computed by analyse); None where the evidence has no measurement record.
+    ``once``: its line refers back to ORT's reason where an earlier line stated it."""
+    view = report.measured
+    if view is None or once is None:
+        return view
+    from dataclasses import replace
+
+    return replace(view, one_line=once(view.one_line))
 
 
 @without_cyclic_gc  # tens of thousands of rows, no cycles (model/gcpause.py)

@@ -33,4 +33,23 @@ def conditional_line(copy: Copy) -> str:
             f"by {copy.node or '?'} in {copy.branch or 'the main graph'} ({size})")
 
 
-__all__ = ["DIRECTION_LABEL", "KIND_LABEL", "conditional_line", "conditional_title"]
+__all__ = ["DIRECTION_LABEL", "KIND_LABEL", "StatedOnce", "conditional_line", "conditional_title"]
+
+
+class StatedOnce:
+    """ORT's reason why the requested provider is not active (a 220-character library error on a machine without
+    CUDA) as the first line that holds it says it; every later line that would repeat it refers back instead."""
+
+    def __init__(self, reason: str | None) -> None:
+        self.reason = (reason or "").strip().splitlines()[0] if reason and reason.strip() else ""
+        self.stated = False
+
+    def __call__(self, text: str) -> str:
+        reason = self.reason
+        if not reason or reason not in text:
+            return text
+        if not self.stated:
+            self.stated = True
+            return text
+        return text.replace(f" ({reason})", " (reason above)").replace(f": {reason}", " (reason above)").replace(
+            reason, "(reason above)")

@@ -22,7 +22,7 @@ from ortcopy_doctor.model.vocabulary import (
     OTHER_COPY,
     OUTSIDE,
 )
-from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL, conditional_line, conditional_title
+from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL, StatedOnce as _StatedOnce, conditional_line, conditional_title
 from ortcopy_doctor.render.terminal import safe
 
 if TYPE_CHECKING:
@@ -49,25 +49,6 @@ def print_report(report: Report, console: Console, details: bool = True) -> None
         provider = p.evidence.session.active_providers[0] if p.evidence.session.active_providers else "?"
         console.print(f"\n[bold]Predicted for {_escape(provider)}[/] (static analysis of the model; not measured):")
         _print_one(p, console, details, predicted=True)
-
-
-class _StatedOnce:
-    """ORT's reason why the requested provider is not active (a 220-character library error on a machine without
-    CUDA) as the first line that holds it says it; every later line that would repeat it refers back instead."""
-
-    def __init__(self, reason: str | None) -> None:
-        self.reason = (reason or "").strip().splitlines()[0] if reason and reason.strip() else ""
-        self.stated = False
-
-    def __call__(self, text: str) -> str:
-        reason = self.reason
-        if not reason or reason not in text:
-            return text
-        if not self.stated:
-            self.stated = True
-            return text
-        return text.replace(f" ({reason})", " (reason above)").replace(f": {reason}", " (reason above)").replace(
-            reason, "(reason above)")
 
 
 def _print_one(report: Report, console: Console, details: bool, predicted: bool = False) -> None:

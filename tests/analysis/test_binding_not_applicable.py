@@ -100,3 +100,18 @@ def test_a_failed_cuda_session_html_table_shows_the_predicted_entries(failed_cud
     page = render_html(failed_cuda_report)
     table = page[page.index('<h2 id="binding">'):page.index('id="binding-code"')]
     assert (table.count("<td>device</td>"), table.count("<td>host</td>")) == (2, 0)
+
+
+@pytest.mark.no_cuda
+def test_a_failed_cuda_session_html_states_the_reason_once_then_refers_back(model_path):
+    """Issue 36: a CPU machine's first screen states the missing CUDA once; the HTML's verdict states ORT's reason,
+    the headline under it refers back to it (a default check: the headline says why binding was not measured)."""
+    import re
+
+    report = check(model_path)
+    page = render_html(report)
+    reason = report.evidence.session.ep_failure.splitlines()[0]
+    top = page[:page.index('<h2')]  # the verdict, the headline and the summary, before the first section
+    assert top.count(escape(reason)) == 1
+    headline = re.search(r'<p class="headline" id="headline"><b>(.*?)</b></p>', page).group(1)
+    assert "(reason above)" in headline and escape(reason) not in headline
