@@ -415,13 +415,18 @@ class CodeVerdict:
     status: str = ""  # the check's status; "" where none ran for this code
 
 
+def code_sha256(code: str) -> str:
+    """The digest a ``CodeCheck`` keeps of the code it ran: a report offers a block only for this very text."""
+    import hashlib
+
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()
+
+
 def code_verdict(evidence: Evidence, block: str, code: str) -> CodeVerdict:
     """Whether ``code`` (block ``block``: plan, plan_torch, plan_cupy, all_device, cuda_graph) is offered: not where
     its check ran this very code and it raised or gave other outputs than plain run(). Unchecked code (a static
     prediction, evidence recorded before the checks, a library missing where the check ran) is shown, saying so."""
-    import hashlib
-
-    digest = hashlib.sha256(code.encode("utf-8")).hexdigest()
+    digest = code_sha256(code)
     check = next((c for c in evidence.code_checks if c.block == block), None)
     if check is None:
         if evidence.mode == "static":
@@ -490,7 +495,7 @@ def _dynamic(shape: list[Dim] | None) -> list[Dim] | None:
     return [d if not isinstance(d, int) or d > 0 else None for d in shape]
 
 
-def _state_shape(evidence: Evidence, entry: BindingEntry, declared: dict[str, ValueInfo]) -> list[Dim] | None:
+def _state_shape(entry: BindingEntry, declared: dict[str, ValueInfo]) -> list[Dim] | None:
     """The shape of a planned input or output as this check sized it (fed, observed or resolved), else as declared."""
     if entry.shape is not None and all(isinstance(d, int) and d >= 0 for d in entry.shape):
         return entry.shape
@@ -502,8 +507,8 @@ def _pair_state(evidence: Evidence, plan: BindingPlan, view: GraphView) -> None:
     """Mark state outputs that feed the next run's inputs, on evidence only (``find_state_pairs``); both ends stay
     on the device. A guess goes to ``plan.possible_state`` and the code does not carry it."""
     declared = {v.name: v for v in (*evidence.model.inputs, *evidence.model.outputs)}
-    inputs = [(e.name, e.dtype, _state_shape(evidence, e, declared)) for e in plan.inputs if e.place == DEVICE]
-    outputs = [(e.name, e.dtype, _state_shape(evidence, e, declared)) for e in plan.outputs if e.place == DEVICE]
+    inputs = [(e.name, e.dtype, _state_shape(e, declared)) for e in plan.inputs if e.place == DEVICE]
+    outputs = [(e.name, e.dtype, _state_shape(e, declared)) for e in plan.outputs if e.place == DEVICE]
     given = {i: o for i, o in evidence.given_state.items()}
     recurrent = recurrent_links(evidence.nodes)
     for candidate in find_state_pairs(inputs, outputs, given, recurrent):

@@ -22,7 +22,6 @@ for the very code it shows (``code_sha256``).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 from collections.abc import Callable, Iterator
 from dataclasses import field, replace
@@ -38,6 +37,7 @@ from ortcopy_doctor.analysis.binding import (
     BindingPlan,
     all_device_plan,
     code_names,
+    code_sha256,
     make_plan,
     render_code,
     render_cuda_graph_code,
@@ -65,11 +65,6 @@ TOLERANCE_TEXT = ("integers, booleans and strings exactly; float32/float64 withi
 # The blocks, as CodeCheck.block names them, and their flavor of code.
 BLOCK_FLAVORS = {"plan": "onnxruntime", "plan_torch": "torch", "plan_cupy": "cupy", "all_device": "onnxruntime",
                  "cuda_graph": "cuda_graph"}
-
-
-def code_sha256(code: str) -> str:
-    """The digest a ``CodeCheck`` keeps of the code it ran: a report offers a block only for this very text."""
-    return hashlib.sha256(code.encode("utf-8")).hexdigest()
 
 
 @contextlib.contextmanager

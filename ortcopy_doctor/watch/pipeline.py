@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import field, replace
 from typing import Any, Optional
 
-from ortcopy_doctor.analysis.binding import code_comment, code_identifier
+from ortcopy_doctor.analysis.binding import code_comment, code_identifier, code_sha256
 from ortcopy_doctor.analysis.codelayout import fit
 from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.model.format import fmt_bytes
@@ -955,10 +955,8 @@ def pipeline_code(pipeline: Pipeline, obs: PipelineObservations) -> str:
 def pipeline_code_check(pipeline: Pipeline, obs: PipelineObservations) -> str:
     """One line: how the pipeline's hand-off code was checked (run as printed next to plain run()), and each block
     that is not offered with what happened; "" where it was not run."""
-    import hashlib
-
     by_digest = {c.code_sha256: c for c in obs.code_checks}
-    checks = [by_digest.get(hashlib.sha256(b.code.encode("utf-8")).hexdigest()) for b in pipeline_blocks(pipeline, obs)]
+    checks = [by_digest.get(code_sha256(b.code)) for b in pipeline_blocks(pipeline, obs)]
     if not checks or all(c is None for c in checks):
         return ""
     matched = [c for c in checks if c is not None and c.status == "matched"]
@@ -978,9 +976,7 @@ def pipeline_code_check(pipeline: Pipeline, obs: PipelineObservations) -> str:
 
 def code_offered(obs: PipelineObservations, code: str) -> bool:
     """False where a check of this very code (its SHA-256) raised or gave other outputs than plain run()."""
-    import hashlib
-
-    digest = hashlib.sha256(code.encode("utf-8")).hexdigest()
+    digest = code_sha256(code)
     return not any(c.code_sha256 == digest and c.status in ("differs", "failed") for c in obs.code_checks)
 
 
