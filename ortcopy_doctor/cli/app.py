@@ -272,11 +272,15 @@ def _parse_kv(values: list[str], flag: str) -> dict[str, str]:
     return result
 
 
-def _outputs(inputs: list[tuple[str, Optional[Path]]], outputs: list[tuple[str, Optional[Path]]]) -> OutputSet:
-    """Every output path checked before any work (render/output.py): not an input, not another output."""
+def _outputs(inputs: list[tuple[str, Optional[Path]]], outputs: list[tuple[str, Optional[Path]]],
+             stdin: Optional[str] = None) -> OutputSet:
+    """Every output path checked before any work (render/output.py): not an input, not another output. ``stdin``:
+    what the command reads from stdin (``report -``), whose file or pipe no output may be either."""
     from ortcopy_doctor.render.output import OutputSet
 
     result = OutputSet()
+    if stdin is not None:
+        result.add_stdin(stdin)
     for what, path in inputs:
         result.add_input(what, path)
     for flag, path in outputs:
@@ -469,8 +473,10 @@ def report(
     def body() -> int:
         from ortcopy_doctor.render.text import print_report
 
-        outputs = _outputs([("the evidence JSON", evidence_json)],
-                           [("--json", json_path), ("--html", html), ("--sarif", sarif), ("--trace", trace)])
+        from_stdin = str(evidence_json) == "-"
+        outputs = _outputs([] if from_stdin else [("the evidence JSON", evidence_json)],
+                           [("--json", json_path), ("--html", html), ("--sarif", sarif), ("--trace", trace)],
+                           stdin="the evidence JSON, read from stdin" if from_stdin else None)
         from ortcopy_doctor.cli.ci import CiOptions
 
         ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
@@ -503,7 +509,9 @@ def diff(
 
         if str(a_json) == "-" and str(b_json) == "-":
             raise UsageError("diff - -: only one of the two reports can come from stdin: give the other one's path")
-        outputs = _outputs([("report a", a_json), ("report b", b_json)], [("--html", html)])
+        reports = [("report a", a_json), ("report b", b_json)]
+        outputs = _outputs([(what, path) for what, path in reports if str(path) != "-"], [("--html", html)],
+                           stdin=next((f"{what}, read from stdin" for what, path in reports if str(path) == "-"), None))
         result = diff_reports(_load(a_json, "diff"), _load(b_json, "diff"),
                               *("stdin" if str(p) == "-" else str(p) for p in (a_json, b_json)))
         written = _write_outputs(outputs, result, html=render_diff_html)
@@ -710,7 +718,8 @@ def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_p
     for path in (json_path, html_path):  # never a report over a model or a program, named or not
         if path is not None and path.suffix.lower() in kinds and path.is_file():
             inputs.append((kinds[path.suffix.lower()], path))
-    outputs = _outputs(inputs, [("--json", json_path), ("--html", html_path)])
+    # stdin is the program's: a file behind it is one the program may read
+    outputs = _outputs(inputs, [("--json", json_path), ("--html", html_path)], stdin="the program's stdin")
     _try_outputs(outputs)
     try:
         report, code, models = watch_program(target, command, census=census, subprocess=subprocess,

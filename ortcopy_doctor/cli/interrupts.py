@@ -7,7 +7,8 @@ like an error, so temporary folders (ORT's optimized model with a copy of the we
   the line and exits at once instead of a traceback. The library (``import ortcopy_doctor``) installs nothing.
 * ``install``: from ``main()`` on, the first signal raises (``KeyboardInterrupt`` or ``Terminated``) so that
   every ``with``/``finally`` cleans up; further signals are ignored until the process exits, so the cleanup
-  itself is not cut short. A signal that arrives while a finalizer runs (``__del__``, a weakref callback), whose
+  itself is not cut short (one that arrived before the first's handler ran is dropped without Python's "ignored
+  due to race condition" traceback: ``_ignored_on_purpose``). A signal that arrives while a finalizer runs (``__del__``, a weakref callback), whose
   exception Python drops, is delivered again after it (``_raised_again``). One handled where its exception must not
   be raised (as a context manager's ``__exit__`` starts, in importlib's own code, inside a C extension's
   initialisation) is delivered again 50 ms later (``_again``). Where code the signal's exception passed through
@@ -200,6 +201,8 @@ def _raised_again(unraisable: Any) -> None:
     thread, which then unwinds as usual. Without this the check went on with the signals ignored (a SIGHUP under
     `make test`'s load left a check running)."""
     exc = unraisable.exc_value
+    if _ignored_on_purpose(exc):
+        return
     if isinstance(exc, (KeyboardInterrupt, Terminated)):
         signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
         signal.signal(signum, _handler)  # _handler set every signal to SIG_IGN: armed again for this one
@@ -208,6 +211,16 @@ def _raised_again(unraisable: Any) -> None:
         _again(signum)
         return
     _unraisable_before(unraisable)
+
+
+def _ignored_on_purpose(exc: object) -> bool:
+    """Whether ``exc`` is Python's "Signal 15 ignored due to race condition": a second signal that arrived before
+    ``_handler`` ran for the first (SIGINT, SIGTERM and SIGHUP sent at once, or held back together while the outputs
+    were renamed into place) finds its handler set to ``SIG_IGN`` by then, and Python reports that as a traceback.
+    It is ignored as ``_handler`` meant: the command prints one line, the first signal's."""
+    if not isinstance(exc, OSError) or _received is None:
+        return False
+    return any(str(exc) == f"Signal {int(signum)} ignored due to race condition" for signum in SIGNALS)
 
 
 def quiet_teardown(exc: BaseException) -> None:
