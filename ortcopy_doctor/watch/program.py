@@ -144,7 +144,9 @@ class PipelineRecorder:
 
     def install(self) -> None:
         """Patch ``InferenceSession.__init__``, ``IOBinding``'s methods and ``OrtValue.numpy`` to record."""
-        import onnxruntime as ort
+        from ortcopy_doctor.collect.ortlog import import_onnxruntime
+
+        ort = import_onnxruntime()  # before the program's own import: what ORT logs as it loads is captured
 
         self.observations.ort_version = ort.__version__
         self.observations.started_ns = time.time_ns()
