@@ -145,12 +145,13 @@ def _as_nobody() -> None:
 
 @pytest.fixture
 def shared() -> Iterator[Path]:
-    """A folder uid 65534 owns (pytest's own folders are root's, mode 0700), removed afterwards."""
+    """A folder uid 65534 owns where this is root (pytest's own folders are root's, mode 0700), removed afterwards."""
     folder = Path(tempfile.mkdtemp(prefix="ortcopy-doctor-test-"))
     try:
         _fill(folder)
-        for path in (folder, *folder.iterdir()):
-            os.chown(path, NOBODY, NOBODY)
+        if os.geteuid() == 0:
+            for path in (folder, *folder.iterdir()):
+                os.chown(path, NOBODY, NOBODY)
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -174,7 +175,7 @@ def _interpreter_for_nobody(env: dict[str, str]) -> str | None:
     return None
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="needs POSIX users")
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="needs POSIX users and uids")
 def test_as_a_user_whose_home_cannot_be_written_check_prints_only_its_verdict(shared, tmp_path):
     if os.geteuid() != 0:  # not root already: this user, with a home it cannot write
         home = tmp_path / "home"
