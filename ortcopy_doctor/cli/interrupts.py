@@ -7,11 +7,12 @@ like an error, so temporary folders (ORT's optimized model with a copy of the we
   the line and exits at once instead of a traceback. The library (``import ortcopy_doctor``) installs nothing.
 * ``install``: from ``main()`` on, the first signal raises (``KeyboardInterrupt`` or ``Terminated``) so that
   every ``with``/``finally`` cleans up; further signals are ignored until the process exits, so the cleanup
-  itself is not cut short (one that arrived before the first's handler ran is dropped without Python's "ignored
-  due to race condition" traceback: ``_ignored_on_purpose``). A signal that arrives while a finalizer runs (``__del__``, a weakref callback), whose
-  exception Python drops, is delivered again after it (``_raised_again``). One handled where its exception must not
-  be raised (as a context manager's ``__exit__`` starts, in importlib's own code, inside a C extension's
-  initialisation) is delivered again 50 ms later (``_again``). Where code the signal's exception passed through
+  itself is not cut short (``_ignored``, a handler that does nothing: not ``SIG_IGN``, see ``_ignore_all``; a report of one Python says it
+  ignored "due to race condition" is dropped: ``_ignored_on_purpose``). A
+  signal that arrives while a finalizer runs (``__del__``, a weakref callback), whose exception Python drops, is
+  delivered again after it (``_raised_again``). One handled where its exception must not be raised (as a context
+  manager's ``__exit__`` starts, in importlib's own code, inside a C extension's initialisation) is delivered again
+  50 ms later (``_again``). Where code the signal's exception passed through
   raised another one instead (pybind11 turns what a module's init raised into ``ImportError: initialization
   failed``, Python 3.11 what a ``__set_name__`` raised into ``RuntimeError``), ``received`` still names the signal,
   and the command ends as that signal.
@@ -20,6 +21,12 @@ like an error, so temporary folders (ORT's optimized model with a copy of the we
   traceback.
 * ``quiet_teardown``: frees what an interrupted traceback holds (an ORT session logs verbosely while it is
   destroyed) with fd 2 muted, so that nothing follows the error line.
+
+Two signals back to back (Ctrl-C, then a supervisor's SIGTERM; CI cancelling with SIGTERM, then SIGHUP) end as the
+first with its one line: the second is ignored (tests/project/test_two_signals.py). Which came first is the order
+Python's C handler saw them in (``_first_arrived``), not the order Python calls their Python handlers in. Two that
+reach the process at the same moment have no order to keep, and the command ends as either: the kernel hands over
+the lower-numbered first, and a second one handed to the same thread before its handler ran runs its handler first.
 
 A signal that was ignored when the process started (a shell's background job ignores SIGINT, ``nohup`` SIGHUP) stays
 ignored, as Python and the shells leave it: no handler replaces ``SIG_IGN``.
@@ -70,13 +77,21 @@ def _line(signum: int) -> str:
     return "interrupted" if signum == signal.SIGINT else f"terminated by {signal.Signals(signum).name}"
 
 
-def _at_once(signum: int, _frame: object) -> None:
+def _at_once(signum: int, frame: Any) -> None:
     """While the modules load and once the command's outcome is decided: nothing to clean up, so the line and the
-    exit code now (``os._exit``: no traceback, no second signal in the middle of an exit)."""
+    exit code now (``os._exit``: no traceback, no second signal in the middle of an exit), of the signal that came
+    first (``_first_arrived``). A second one handled while this runs (Python calls a handler between any two
+    bytecodes, this one's too) returns at once: this one prints the line."""
+    global _received
+    if _in_own_handler(frame):
+        return
+    if _received is None:
+        _received = _first_arrived(signum)
+    first = _received
     try:
-        os.write(2, f"error: {_line(signum)}\n".encode())
+        os.write(2, f"error: {_line(first)}\n".encode())
     finally:
-        os._exit(128 + signum)
+        os._exit(128 + first)
 
 
 def _is_default(signum: int) -> bool:
@@ -87,9 +102,75 @@ def _is_default(signum: int) -> bool:
 def install_startup() -> None:
     """While the modules load: a signal prints its one line and exits at once (handlers left as the user set
     them, SIG_IGN included, are kept)."""
+    _record_arrivals()  # first: two signals back to back, from the first moment a handler is in place
     for signum in SIGNALS:
         if _is_default(signum):
             signal.signal(signum, _at_once)
+
+
+# The order in which signals arrived: Python's C handler writes each signal's number to the "wakeup fd" as the signal
+# arrives, and later calls the Python handlers of the signals pending at once in the order of their numbers (SIGHUP
+# 1, SIGINT 2, SIGTERM 15), not of their arrival: SIGTERM then SIGHUP, arrived while the main thread was in C code (a
+# session's run, a module's import), ended as SIGHUP. The wakeup fd is a pipe of ours, set where no one else set
+# one (asyncio's event loop sets its own; then the order Python calls the handlers in is all there is).
+_arrivals_read = -1
+_arrivals_write = -1
+_arrived: list[int] = []  # the signal numbers read from the pipe, in the order they arrived
+
+
+def _record_arrivals() -> None:
+    """Set the wakeup fd to the pipe of ``_arrived`` (made the first time), unless another one is set. Bytes the pipe
+    cannot take (a flood of signals once the first was raised, when nothing reads it) are dropped silently."""
+    global _arrivals_read, _arrivals_write
+    try:
+        if _arrivals_write == -1:
+            read, write = os.pipe()  # not inherited by child processes (PEP 446)
+            _arrivals_read, _arrivals_write = _above_standard(read), _above_standard(write)
+            os.set_blocking(_arrivals_read, False)
+            os.set_blocking(_arrivals_write, False)  # as set_wakeup_fd requires
+        before = signal.set_wakeup_fd(_arrivals_write, warn_on_full_buffer=False)
+    except (OSError, ValueError, AttributeError):  # no pipe, not the main thread, or no set_wakeup_fd (Windows)
+        return
+    if before not in (-1, _arrivals_write):  # someone's own: theirs stays
+        signal.set_wakeup_fd(before)
+
+
+def _above_standard(fd: int) -> int:
+    """``fd``, or a copy of it numbered above 2 where it took the number of a closed stdin, stdout or stderr
+    (``>&-``): that number stays closed, as the command expects it (cli/app.py, ``_fill_closed_streams``)."""
+    if fd > 2:
+        return fd
+    moved = _above_standard(os.dup(fd))  # the lowest free number: maybe another closed one of 0-2
+    os.close(fd)
+    return moved
+
+
+def _read_arrivals() -> None:
+    """Move what the pipe holds into ``_arrived``."""
+    while _arrivals_read != -1:
+        try:
+            data = os.read(_arrivals_read, 512)
+        except OSError:  # empty (BlockingIOError)
+            return
+        if not data:
+            return
+        _arrived.extend(data)
+
+
+def _first_arrived(signum: int) -> int:
+    """Of the signals handled here (``signum``, whose handler runs now, and those still armed with this module's
+    handlers, which may be pending too), the one that arrived first; ``signum`` where the order is not known."""
+    _read_arrivals()
+    for arrived in _arrived:
+        if arrived == signum or (arrived in SIGNALS and signal.getsignal(arrived) in (_handler, _at_once)):
+            return arrived
+    return signum
+
+
+def _forget_arrivals() -> None:
+    """Empty the record of arrivals: a new command starts (``main()`` called again in one process)."""
+    _read_arrivals()
+    _arrived.clear()
 
 
 # The signal whose exception ``_handler`` raised (the first one; later ones are ignored), None before any.
@@ -98,17 +179,47 @@ _received: int | None = None
 
 def _handler(signum: int, frame: Any) -> None:
     global _received
-    if _in_exit(frame) or _in_import_machinery(frame) or _in_extension_init(frame):  # again a moment later
-        _again(signum)
+    if _in_own_handler(frame):  # a second signal while the first one's handler runs: that one decides
         return
-    for s in SIGNALS:
-        if signal.getsignal(s) is _handler:
-            signal.signal(s, signal.SIG_IGN)
     if _received is None:
-        _received = signum
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise Terminated(signum)
+        _received = _first_arrived(signum)
+        for s in SIGNALS:  # any other: ignored from now on, also as the first one is raised a moment later
+            if s != _received and signal.getsignal(s) is _handler:
+                signal.signal(s, _ignored)
+    elif signum != _received:  # a later signal (its handler was set to _ignored as it arrived, or is being set)
+        return
+    if _in_exit(frame) or _in_import_machinery(frame) or _in_extension_init(frame):  # again a moment later
+        _again(_received)
+        return
+    _ignore_all()
+    raise as_exception(_received)
+
+
+def _ignored(_signum: int, _frame: Any) -> None:
+    """The handler of every signal once the first one was raised: nothing happens."""
+
+
+def _ignore_all() -> None:
+    """From now on every signal is ignored (``_ignored``), and the one just raised too, should it still be pending.
+
+    A handler that does nothing, not ``SIG_IGN``: a signal that arrived before this and is still pending in Python's
+    signal machinery (its C handler ran, its Python handler has not yet) finds no Python handler under ``SIG_IGN``,
+    and Python prints "OSError: Signal 15 ignored due to race condition" with a traceback (CPython's
+    ``_PyErr_CheckSignalsTstate``, bpo-43406): Ctrl-C then a supervisor's SIGTERM printed it under load. A
+    handler of Python's is also not inherited across exec (``SIG_IGN`` is)."""
+    for s in SIGNALS:
+        if signal.getsignal(s) in (_handler, _at_once):
+            signal.signal(s, _ignored)
+
+
+def _in_own_handler(frame: Any) -> bool:
+    """Whether ``frame`` (where a signal's handler is called) runs inside a handler of this module: Python calls a
+    handler between any two bytecodes, those of another handler included."""
+    while frame is not None:
+        if frame.f_code in _HANDLER_CODES:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _in_exit(frame: Any) -> bool:
@@ -175,10 +286,14 @@ def as_exception(signum: int) -> BaseException:
 def install() -> None:
     """From ``main()`` on: the first signal raises ``KeyboardInterrupt`` or ``Terminated``; later ones are ignored.
     One that arrives while a finalizer runs is raised again after it (``_raised_again``)."""
-    global _unraisable_before
+    global _unraisable_before, _received
+    _record_arrivals()
+    if any(signal.getsignal(s) is _ignored for s in SIGNALS):  # an earlier main() in this process ended by a signal
+        _forget_arrivals()
     for signum in SIGNALS:
-        if _is_default(signum) or signal.getsignal(signum) is _at_once:
+        if _is_default(signum) or signal.getsignal(signum) in (_at_once, _ignored):
             signal.signal(signum, _handler)
+    _received = None
     if sys.unraisablehook is not _raised_again:
         _unraisable_before = sys.unraisablehook
         sys.unraisablehook = _raised_again
@@ -205,7 +320,7 @@ def _raised_again(unraisable: Any) -> None:
         return
     if isinstance(exc, (KeyboardInterrupt, Terminated)):
         signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
-        signal.signal(signum, _handler)  # _handler set every signal to SIG_IGN: armed again for this one
+        signal.signal(signum, _handler)  # _handler set every signal to _ignored: armed again for this one
         # a moment later: raised here (in this hook) it would be lost the same way; raised in another finalizer, it
         # comes back here
         _again(signum)
@@ -249,6 +364,9 @@ def quiet_teardown(exc: BaseException) -> None:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(devnull)
+
+
+_HANDLER_CODES = (_handler.__code__, _at_once.__code__)
 
 
 def is_console_script() -> bool:

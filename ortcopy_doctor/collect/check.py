@@ -356,7 +356,7 @@ def collect(model_path: Path | str, options: CheckOptions | None = None, progres
 
 def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: GpuListing,
              load_ahead: tuple[str, ...]) -> Evidence:
-    import onnxruntime as ort
+    ort = ortlog.import_onnxruntime()  # what ORT logs as it loads is captured (its telemetry's warnings)
 
     say("inspecting the model")
     model = load_model(model_path)
@@ -572,7 +572,7 @@ def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, opti
                     gc.collect()
         if environment is None:  # the session could not be created
             environment = collect_environment(listing)
-        lines = ortlog.parse_lines(captured.text)
+        lines = ortlog.parse_lines(ortlog.import_log() + captured.text)  # what ORT said as it loaded, then here
         facts = ortlog.extract_facts(lines)
         graph_model: onnx.ModelProto = model
         graph_source = "original_model"

@@ -156,7 +156,9 @@ def platform_name() -> str:
 def collect_environment(listing: GpuListing | None = None) -> Environment:
     """Versions (onnxruntime, its build and package, onnx, numpy, Python), platform, ORT's available providers
     and the GPUs nvidia-smi lists (``listing``: started earlier, read now)."""
-    import onnxruntime as ort
+    from ortcopy_doctor.collect.ortlog import import_onnxruntime
+
+    ort = import_onnxruntime()  # what ORT logs as it loads is captured
 
     build = ""
     if hasattr(ort, "get_build_info"):
@@ -241,10 +243,11 @@ def find_library(stem: str) -> LibraryStatus:
 
 def provider_loadable(provider: str) -> ProviderStatus:
     """Try the provider on a one-node model, reading ORT's own reason from its log when it does not load."""
-    import onnxruntime as ort
     from onnx import TensorProto, helper
 
-    from ortcopy_doctor.collect.ortlog import capture_native_stderr, extract_facts, parse_lines
+    from ortcopy_doctor.collect.ortlog import capture_native_stderr, extract_facts, import_onnxruntime, parse_lines
+
+    ort = import_onnxruntime()  # what ORT logs as it loads is captured
 
     graph = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"])], "probe",

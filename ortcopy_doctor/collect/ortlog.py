@@ -16,6 +16,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import field
+from typing import Any
 
 from ortcopy_doctor.model.evidence import LogLine, MemcpyInsertion
 from ortcopy_doctor.model.vocabulary import MemcpyOp
@@ -80,6 +81,36 @@ def _capture() -> Iterator[NativeCapture]:
             os.close(saved)
             tmp.seek(0)
             capture.text = tmp.read().decode("utf-8", errors="replace")
+
+
+# What ORT wrote to fd 2 while this process imported it (``import_onnxruntime``), "" before or where it wrote nothing.
+_IMPORT_LOG = NativeCapture()
+
+
+def import_onnxruntime() -> Any:
+    """The ``onnxruntime`` module, imported with fd 2 captured where this is its first import in the process.
+
+    ORT logs as its module loads, on the terminal, with colour codes: onnxruntime 1.31.1's telemetry warns
+    "Failed to persist telemetry device ID; using an in-memory identifier" (``telemetry_1ds.cc``) where it cannot
+    make its cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, then ``Microsoft/DeveloperTools/.onnxruntime``), as
+    for a user whose home cannot be written (``nobody``, a CI container's user). What it wrote is kept
+    (``import_log``) and parsed with the evidence session's log."""
+    if "onnxruntime" not in sys.modules:
+        captured = NativeCapture()
+        try:
+            with capture_native_stderr() as captured:
+                import onnxruntime  # noqa: F401 - imported here for its log; returned below
+        finally:  # also where the import failed: what ORT said is kept, not printed
+            _IMPORT_LOG.text = captured.text
+    import onnxruntime as ort
+
+    return ort
+
+
+def import_log() -> str:
+    """What ORT wrote to fd 2 while ``import_onnxruntime`` imported it ("" where it wrote nothing, or another import
+    came first)."""
+    return _IMPORT_LOG.text
 
 
 def parse_lines(text: str) -> list[LogLine]:

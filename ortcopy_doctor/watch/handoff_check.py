@@ -86,7 +86,9 @@ class _Unavailable(Exception):
 
 
 def _check(block: HandoffCode, obs: PipelineObservations) -> CodeCheck:
-    import onnxruntime as ort
+    from ortcopy_doctor.collect.ortlog import import_onnxruntime
+
+    ort = import_onnxruntime()  # the first import under run --subprocess: what ORT logs as it loads is captured
 
     sessions: dict[str, Any] = {}
     devices = set()

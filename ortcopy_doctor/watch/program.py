@@ -144,7 +144,9 @@ class PipelineRecorder:
 
     def install(self) -> None:
         """Patch ``InferenceSession.__init__``, ``IOBinding``'s methods and ``OrtValue.numpy`` to record."""
-        import onnxruntime as ort
+        from ortcopy_doctor.collect.ortlog import import_onnxruntime
+
+        ort = import_onnxruntime()  # before the program's own import: what ORT logs as it loads is captured
 
         self.observations.ort_version = ort.__version__
         self.observations.started_ns = time.time_ns()
@@ -862,13 +864,19 @@ def _run_child_in(folder: str, target: Target, census: bool) -> tuple[PipelineOb
     # Ctrl-C reaches the child (same process group); this process waits for it and then writes the report. A
     # Python handler, not SIG_IGN: an ignored signal would stay ignored in the child across exec. Unless it was
     # ignored already (a background job): then the program ignores it too, as it would started from that shell.
+    # The wakeup fd (the command's record of the order signals arrive in, cli/interrupts.py) is paused meanwhile: a
+    # Ctrl-C left to the program would count later as the first of two signals that come back to back.
     previous = signal.getsignal(signal.SIGINT)
+    wakeup = -1
     if previous is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, lambda *_: None)
+        wakeup = signal.set_wakeup_fd(-1)
     try:
         code = subprocess.call([interpreter, *program], env=env)
     finally:
         if previous is not signal.SIG_IGN:
+            if wakeup != -1:
+                signal.set_wakeup_fd(wakeup, warn_on_full_buffer=False)
             signal.signal(signal.SIGINT, previous)
     if not os.path.isfile(out):
         if code < 0:
