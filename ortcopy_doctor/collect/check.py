@@ -15,7 +15,6 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -33,6 +32,7 @@ from ortcopy_doctor.knowledge import providers as provider_names
 from ortcopy_doctor.collect.environment import GpuListing, collect_environment
 from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelError, UsageError
 from ortcopy_doctor.collect.census import BACKEND_ENV
+from ortcopy_doctor.collect.scratch import session_folder
 from ortcopy_doctor.collect.census_run import CensusCollector
 from ortcopy_doctor.collect.assignment import assigned_provider, ep_assignment
 from ortcopy_doctor.model.evidence import AssumedDim, Environment, Evidence, RuntimeNode, SessionEvidence, Timings
@@ -522,8 +522,7 @@ def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, opti
                                 chosen_values=sizing.values)
     assumed = assumed or []
 
-    with tempfile.TemporaryDirectory(prefix="ortcopy-doctor-") as tmp:
-        tmp_dir = Path(tmp)
+    with session_folder() as tmp_dir:
         optimized: Path | None = tmp_dir / "optimized.onnx"
         if info.initializer_bytes > OPTIMIZED_MODEL_MAX_WEIGHT_BYTES:
             # ORT would write a second copy of every weight into the temporary folder (2.2 GB of weights:

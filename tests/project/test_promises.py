@@ -20,6 +20,7 @@ import sys
 import threading
 import tracemalloc
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -509,7 +510,7 @@ def test_superscript_and_fullwidth_names_compile_without_shadowing_numpy():
 # --- 8. signals -------------------------------------------------------------------------------------------------------
 
 
-def _start_long_check(work: Path) -> tuple[subprocess.Popen[str], Path]:
+def _start_long_check(work: Path, preexec: Callable[[], None] = default_signals) -> tuple[subprocess.Popen[str], Path]:
     tmp = work / "tmp"
     tmp.mkdir()
     env = dict(os.environ, TMPDIR=str(tmp))
@@ -519,7 +520,7 @@ def _start_long_check(work: Path) -> tuple[subprocess.Popen[str], Path]:
                              "--provider", "cpu", "--warmup", "0", "--runs", "1000", "--timed-runs", "1000000",
                              "--no-html"],
                             cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, preexec_fn=default_signals)  # (signal_helpers.py)
+                            stdin=subprocess.DEVNULL, preexec_fn=preexec)  # default_signals: (signal_helpers.py)
     return proc, tmp
 
 
@@ -675,3 +676,35 @@ def test_demo_does_not_replace_another_demo_onnx(tmp_path):
     assert_one_error(result, 2, "demo.onnx")
     assert (tmp_path / "out" / "demo.onnx").read_bytes() == b"my own model"
     assert not (tmp_path / "out" / "demo.html").exists()
+
+
+# --- 11. bounded memory (issue 38) ---------------------------------------------------------------------------------
+
+
+def _no_core() -> None:
+    import resource
+
+    default_signals()
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def test_a_folder_an_aborted_check_left_is_removed_by_the_next(work):
+    # SIGABRT (onnxruntime aborts where an allocation fails in native code) cannot be caught: the folder stays,
+    # named after its process, and the next check removes it; a folder of a process that still runs stays
+    proc, tmp = _start_long_check(work, _no_core)
+    try:
+        _wait_for_session(proc, tmp)
+        proc.send_signal(signal.SIGABRT)
+        proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGABRT
+    [left] = tmp.glob("ortcopy-doctor-*")
+    namespace = os.stat("/proc/self/ns/pid").st_ino  # the same pid is the same process only in one pid namespace
+    alive = tmp / f"ortcopy-doctor-{os.getpid()}-{namespace}-abcdefgh"  # this test's own process: alive
+    alive.mkdir()
+    result = cli(["check", "model.onnx", "--dim", "batch=2", *FAST], work, env_extra={"TMPDIR": str(tmp)})
+    assert result.returncode == 0, result.stderr
+    assert not left.exists()
+    assert sorted(p.name for p in tmp.glob("ortcopy-doctor-*")) == [alive.name]
