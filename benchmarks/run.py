@@ -1,7 +1,7 @@
 """Benchmarks of ortcopy-doctor itself; prints tables (these are measurements, not tests).
 
     python benchmarks/run.py                 # the speed goals of issue 15 (ratios, pass/fail) + static steps
-    python benchmarks/run.py --only goals    # one section: goals | overhead | profile | static | big | gpu
+    python benchmarks/run.py --only goals    # one section: goals | overhead | profile | static | big | gpu | memory
     python benchmarks/run.py --only big      # the >2 GB external-data model (writes ~2.2 GB under /tmp)
 
 Every goal is a ratio against a baseline measured in the same run, on the same machine, so that the result reads
@@ -27,6 +27,9 @@ Sections:
   a bare session on the same model.
 * gpu (where a CUDA session is active): goal a for a report written by a CUDA ``check`` of the 10k-node model
   (what CI replays), goal c with the CUDA EP, with and without the binding A/B.
+* memory (issue 38): what one profile event costs, held by onnxruntime during the runs (by intra-op threads) and at
+  the peak of a whole ``check`` of a chain of Relus (by ``--runs``, and with every output), against the estimate the
+  memory budget uses (collect/budget.py); about 1.5 GB at the largest.
 """
 
 from __future__ import annotations
@@ -597,6 +600,72 @@ def profiles(work: Path, sizes: list[int]) -> str:
                   "peak RSS - after imports"], rows)
 
 
+# --- memory of the profile (issue 38) --------------------------------------------------------------------
+
+_ORT_EVENTS = textwrap.dedent("""
+    import json, os, sys
+    import numpy as np, onnxruntime as ort
+    def rss():
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS"))
+    so = ort.SessionOptions(); so.enable_profiling = True; so.profile_file_prefix = sys.argv[3]
+    so.intra_op_num_threads = int(sys.argv[2]); so.log_severity_level = 3
+    s = ort.InferenceSession(sys.argv[1], so, providers=["CPUExecutionProvider"])
+    x = {"x": np.ones((1, 4), np.float32)}
+    s.run(None, x)
+    before = rss()
+    for _ in range(10):
+        s.run(None, x)
+    held = rss() - before
+    path = s.end_profiling()
+    with open(path) as f:
+        lines = [line for line in f if "_kernel_time" in line]
+    os.unlink(path)
+    print(json.dumps({"per_event": held * 11 / (10 * len(lines)), "line": sum(map(len, lines)) / len(lines)}))
+""")
+
+
+def memory(work: Path, nodes: int = 10_000, runs: tuple[int, ...] = (1, 5, 20, 50)) -> str:
+    from ortcopy_doctor.collect.budget import event_bytes, intra_op_threads
+
+    path = work / f"relu_{nodes}.onnx"
+    onnx.save(synth.relu_chain(nodes), str(path))
+    held = []
+    for threads in (1, 2, 16, 64):
+        wall, _, code, out = _popen_rusage([sys.executable, "-c", _ORT_EVENTS, str(path), str(threads),
+                                            str(work / "held")])
+        assert code == 0, out
+        r = json.loads(out.strip().splitlines()[-1])
+        held.append([str(threads), f"{r['per_event']:,.0f}", f"{r['line']:,.0f}", f"{event_bytes(threads):,}"])
+    texts = [table(f"Held by onnxruntime while a profiling session runs ({nodes:,} Relus, 10 runs; bytes per node "
+                   "event)", ["intra-op threads", "RSS growth / event", "its profile line", "estimate"], held)]
+    rows = []
+    first: tuple[int, float] | None = None
+    cases = [(r, []) for r in runs] + [(20, ["--json", "r.json", "-o", "r.html", "--trace", "r.trace", "--sarif",
+                                             "r.sarif"])]
+    for count, outputs in cases:
+        events = nodes * (2 + count)
+        cmd = [sys.executable, "-m", "ortcopy_doctor", "check", str(path), "--provider", "cpu", "--runs", str(count),
+               "--fail-on", "never", "-q", *(outputs or ["--no-html"])]
+        env = {**_env(), "ORTCOPY_DOCTOR_MEMORY_BUDGET": "1TB"}  # measured as asked: nothing lowered
+        with tempfile.TemporaryDirectory(dir=work) as tmp:
+            subprocess.run([sys.executable, "-c", _LAUNCHER, str(Path(tmp) / "result.json"), *cmd], cwd=tmp, env=env,
+                           check=True)
+            r = json.loads((Path(tmp) / "result.json").read_text())
+        assert r["code"] == 0, r
+        peak = r["maxrss_kb"] / 1024
+        if first is None:
+            first = (events, peak)
+        per_event = (peak - first[1]) * 1e6 / (events - first[0]) if events > first[0] else float("nan")
+        rows.append([f"--runs {count}" + (" + every output" if outputs else ""), f"{events:,}", f"{r['wall']:.1f}",
+                     f"{peak:,.0f}", f"{per_event:,.0f}" if events > first[0] else "",
+                     f"{event_bytes(intra_op_threads()):,}"])
+    texts.append(table(f"`check --provider cpu` of {nodes:,} Relus (2 warm-up runs; fresh process each; the "
+                       "bytes an event take beyond the first row's)", ["runs", "events", "wall s", "peak RSS MB",
+                                                                        "bytes / event", "estimate"], rows))
+    return "\n".join(texts)
+
+
 # --- static 10k nodes -------------------------------------------------------------------------------------
 
 
@@ -690,7 +759,8 @@ def big(folder: Path, gigabytes: float) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=["goals", "overhead", "profile", "static", "big", "gpu"], action="append")
+    parser.add_argument("--only", choices=["goals", "overhead", "profile", "static", "big", "gpu", "memory"],
+                        action="append")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--events", default="10000,100000,1000000")
     parser.add_argument("--big-dir", type=Path, default=Path(tempfile.gettempdir()) / "ortcopy-big")
@@ -715,6 +785,8 @@ def main() -> int:
             texts.append(big(args.big_dir, args.big_gb))
         if "gpu" in sections:
             texts.append(gpu(work, args.repeats))
+        if "memory" in sections:
+            texts.append(memory(work))
     if args.out:
         args.out.write_text("\n".join(texts), encoding="utf-8")
     return 0

@@ -102,6 +102,18 @@ def chain_model(nodes: int, width: int = 16) -> onnx.ModelProto:
     return model
 
 
+def relu_chain(nodes: int) -> onnx.ModelProto:
+    """``nodes`` Relus in a chain on x: float32 [1, 4]: one profile event per node per run, and next to no compute
+    (the memory of the profile, issue 38)."""
+    graph_nodes = [helper.make_node("Relu", ["x" if i == 0 else f"t{i - 1}"], ["y" if i == nodes - 1 else f"t{i}"],
+                                    name=f"relu{i}") for i in range(nodes)]
+    graph = helper.make_graph(graph_nodes, "relu_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = IR_VERSION
+    return model
+
+
 def conv_net(channels: int = 64, blocks: int = 8) -> onnx.ModelProto:
     """A plain conv net (Conv-Relu blocks, pooling, Gemm) on 1x3x224x224."""
     rng = np.random.default_rng(1)

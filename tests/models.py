@@ -392,3 +392,20 @@ def long_names() -> onnx.ModelProto:
         [_weights("w1", (64, 32), 11)],
         name="long_names",
     )
+
+
+def relu_chain(length: int) -> onnx.ModelProto:
+    """``length`` Relus one after the other on x: float32 [1, 4]: one profile event per node per run, and no
+    more (the profile's memory, issue 38)."""
+    nodes = [helper.make_node("Relu", ["x" if i == 0 else f"t{i - 1}"], ["y" if i == length - 1 else f"t{i}"],
+                              name=f"relu{i}") for i in range(length)]
+    return _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])], name="relu_chain")
+
+
+def many_inputs(count: int) -> onnx.ModelProto:
+    """A Sum of ``count`` inputs x0, x1, ...: float32 [n] each, so one --dim sizes them all (issue 38)."""
+    names = [f"x{i}" for i in range(count)]
+    return _model([helper.make_node("Sum", names, ["y"], name="sum")],
+                  [helper.make_tensor_value_info(name, TensorProto.FLOAT, ["n"]) for name in names],
+                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])], name="many_inputs")

@@ -5,6 +5,12 @@ Events are sorted by ``ts``: ORT 1.31 writes them in end-time order. Node events
 skipped). Each ``model_run`` session event opens a run; node events are assigned to the run whose
 time span holds them. Old profiles lack ``provider`` or ``op_name`` on some events: those fields
 fall back to "" and the node name.
+
+Every layout is read as a stream, never loaded whole: ORT (1.31.1 here, and every version read so far) writes one
+event per line in a JSON array (``[``, then ``{...},`` lines, then ``]``), which a fast reader takes line by line;
+any other layout (one line, pretty-printed, ``{"traceEvents": [...]}``, names of onnxruntime up to 1.30 written
+unescaped) goes through ``iter_events``, which decodes one event at a time from chunks of the file. Memory grows
+with the node events kept (``_Reducer``), not with the file.
 """
 
 from __future__ import annotations
@@ -12,9 +18,9 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ortcopy_doctor.model.errors import ModelError
 from ortcopy_doctor.model.evidence import NodeEvent, RunEvent
@@ -241,30 +247,189 @@ def parse_profile(path: Path, warmup_runs: int = 0, raw_names: bool = False) -> 
 
     Streams ORT's one-event-per-line layout, reading only the fields the report uses, so that a
     profile of 1,000,000 events parses in seconds and in bounded memory; any other JSON layout (one
-    line, pretty-printed, ``{"traceEvents": [...]}``) is loaded whole and gives the same result.
-    ``raw_names`` (a profile of onnxruntime up to 1.30 with a node name that JSON must escape): loaded whole,
-    each name read as written (``load_events``).
+    line, pretty-printed, ``{"traceEvents": [...]}``) is streamed by ``iter_events``, event by event, and gives the
+    same result as the whole file loaded (``load_events``).
+    ``raw_names`` (a profile of onnxruntime up to 1.30 with a node name that JSON must escape): each name read as
+    written (``iter_events``).
     """
     if raw_names:
         with gc_paused():
-            return parse_events(load_events(path, raw_names=True), warmup_runs)
+            return parse_events(iter_events(path, raw_names=True), warmup_runs)
     # millions of short-lived containers: the cyclic GC only slows the parse down (no cycles here)
     with gc_paused():
         reducer = _Reducer()
         try:
             with Path(path).open("r", encoding="utf-8", errors="replace") as f:
-                head = f.readline()
+                head = f.readline(_HEAD_CHARS)  # a bounded read: a profile on one line is never read as a line
                 streamable = head.strip() == "["
-                if streamable:
-                    for line in f:
-                        text = line.strip()
-                        if text in ("]", ""):
-                            continue
-                        if not text.startswith("{") or not reducer.add_line(text):
-                            streamable = False
-                            break
+                while streamable:
+                    line = f.readline(_MAX_EVENT_CHARS)
+                    if not line:
+                        break
+                    text = line.strip()
+                    if text in ("]", ""):
+                        continue
+                    if len(line) == _MAX_EVENT_CHARS or not text.startswith("{") or not reducer.add_line(text):
+                        streamable = False
         except OSError as exc:
             raise ModelError(f"profile {path} is not readable ({exc})") from None
         if not streamable:
-            return parse_events(load_events(path), warmup_runs)
+            del reducer  # what the fast reader kept goes before the file is read again
+            return parse_events(iter_events(path), warmup_runs)
         return reducer.result(warmup_runs)
+
+
+def iter_events(path: Path, raw_names: bool = False) -> Iterator[Any]:
+    """The events of the profile at ``path`` one at a time, as ``load_events`` gives them all: the items of a
+    top-level list, or of the ``traceEvents`` list of a top-level object. The file is read in chunks and each
+    event decoded on its own, so memory holds one event (and one chunk), not the file.
+
+    ``raw_names`` (onnxruntime up to 1.30, ``load_events``): one event per line, as those versions write it; a name
+    holding a newline joins the lines that follow until the event reads.
+
+    Raises ``ModelError`` where the file is not readable JSON or holds no list of events (as ``load_events``)."""
+    try:
+        with Path(path).open("r", encoding="utf-8", errors="replace") as f:
+            if raw_names:
+                yield from _raw_lines(f, path)
+            else:
+                yield from _JsonStream(f, path).events()
+    except OSError as exc:
+        raise ModelError(f"profile {path} is not readable JSON ({exc})") from None
+
+
+def _raw_lines(f: IO[str], path: Path) -> Iterator[Any]:
+    pending = ""
+    for line in f:
+        pending += line
+        text = pending.strip().rstrip(",").strip()
+        if text in ("[", "]", ""):
+            pending = ""
+            continue
+        try:
+            event = json.loads(_RAW_NAME.sub(_escaped_name, text), strict=False)
+        except ValueError as exc:
+            if len(pending) > _MAX_EVENT_CHARS:
+                raise ModelError(f"profile {path} is not readable JSON ({exc})") from None
+            continue  # a name holding a newline: its event goes on in the next line
+        pending = ""
+        yield event
+    if pending.strip():
+        raise ModelError(f"profile {path} is not readable JSON (it ends inside an event)")
+
+
+# An event of ORT's is a few KB (1.5 KB with 16 intra-op threads on the H200): far beyond this, a line that does not
+# read is not an event whose name spans lines.
+_MAX_EVENT_CHARS = 1 << 24
+_HEAD_CHARS = 64
+_CHUNK_CHARS = 1 << 18
+_SPACE = " \t\n\r"
+
+
+class _JsonStream:
+    """A top-level JSON list (or an object's ``traceEvents`` list) read item by item from a text stream."""
+
+    def __init__(self, f: IO[str], path: Path) -> None:
+        self._f = f
+        self._path = path
+        self._buf = ""
+        self._pos = 0
+        self._eof = False
+        self._decoder = json.JSONDecoder(strict=False)
+
+    def _error(self, why: str) -> ModelError:
+        return ModelError(f"profile {self._path} is not readable JSON ({why})")
+
+    def _more(self, want: int = _CHUNK_CHARS) -> bool:
+        """Read on; False at the end of the file."""
+        if self._eof:
+            return False
+        chunk = self._f.read(max(want, _CHUNK_CHARS))
+        if not chunk:
+            self._eof = True
+            return False
+        self._buf = self._buf[self._pos:] + chunk
+        self._pos = 0
+        return True
+
+    def _peek(self) -> str:
+        """The next character that is not white space ("" at the end), not consumed."""
+        while True:
+            while self._pos < len(self._buf) and self._buf[self._pos] in _SPACE:
+                self._pos += 1
+            if self._pos < len(self._buf):
+                return self._buf[self._pos]
+            if not self._more():
+                return ""
+
+    def _expect(self, chars: str) -> str:
+        char = self._peek()
+        if not char or char not in chars:
+            raise self._error(f"expected one of {chars!r} at character {self._pos}, found {char or 'the end'!r}")
+        self._pos += 1
+        return char
+
+    def _value(self) -> Any:
+        """The next JSON value, read whole; one that may go on past the buffer (a number) only once more follows."""
+        self._peek()
+        want = _CHUNK_CHARS
+        while True:
+            try:
+                value, end = self._decoder.raw_decode(self._buf, self._pos)
+            except ValueError as exc:
+                if self._more(want):
+                    want *= 2  # a value longer than a chunk: read twice as much before decoding it again
+                    continue
+                raise self._error(str(exc)) from None
+            if end < len(self._buf) or not self._more(want):
+                self._pos = end
+                return value
+
+    def _items(self) -> Iterator[Any]:
+        """The items of the list whose ``[`` was just read, up to its ``]``."""
+        if self._peek() == "]":
+            self._pos += 1
+            return
+        while True:
+            yield self._value()
+            if self._expect(",]") == "]":
+                return
+
+    def events(self) -> Iterator[Any]:
+        """The events, then a check that nothing but white space follows the top-level value."""
+        top = self._peek()
+        if top == "[":
+            self._pos += 1
+            yield from self._items()
+        elif top == "{":
+            self._pos += 1
+            yield from self._trace_events()
+        elif top == "":
+            raise self._error("the file is empty")
+        else:
+            value = self._value()  # valid JSON that is no list of events, or not JSON at all (the decoder says)
+            raise ModelError(f"profile {self._path} is not an ORT profile (expected a list of events, found "
+                             f"{type(value).__name__})")
+        if self._peek():
+            raise self._error(f"extra data at character {self._pos}")
+
+    def _trace_events(self) -> Iterator[Any]:
+        """The items of the ``traceEvents`` list of the object whose ``{`` was just read (none where it has none);
+        the object's other members are read and dropped."""
+        if self._peek() == "}":
+            self._pos += 1
+            return
+        while True:
+            key = self._value()
+            if not isinstance(key, str):
+                raise self._error(f"an object key is not a string at character {self._pos}")
+            self._expect(":")
+            if key == "traceEvents" and self._peek() == "[":
+                self._pos += 1
+                yield from self._items()
+            elif key == "traceEvents":
+                raise ModelError(f"profile {self._path} is not an ORT profile (expected a list of events)")
+            else:
+                self._value()
+            if self._expect(",}") == "}":
+                return

@@ -237,6 +237,8 @@ def _guard(func: Callable[[], int]) -> None:
         _fail(exc.message, int(exc.exit_code))
     except KeyboardInterrupt as exc:
         _interrupted(exc)
+    except MemoryError as exc:  # the machine's memory, not a bug: every with/finally has run (temporary folder gone)
+        _fail(_out_of_memory(exc), int(ExitCode.ENVIRONMENT))
     except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks
         from ortcopy_doctor.cli.interrupts import as_exception, received
 
@@ -252,6 +254,14 @@ def _guard(func: Callable[[], int]) -> None:
         _fail(f"internal error: {type(exc).__name__}: {first[:300]} (set ORTCOPY_DOCTOR_DEBUG=1 for the traceback "
               "and report it)", int(ExitCode.INTERNAL))
     raise typer.Exit(code)
+
+
+def _out_of_memory(exc: MemoryError) -> str:
+    """The one line for a ``MemoryError``: what ran out, and what to lower."""
+    what = " ".join(str(exc).split())[:200]
+    return (f"out of memory{f' ({what})' if what else ''}: free memory, or lower what the command holds (check: "
+            "--runs, the --dim/--shape values, --inputs; ORTCOPY_DOCTOR_MEMORY_BUDGET bounds what check plans for, "
+            "docs/guarantees.md)")
 
 
 def _interrupted(exc: BaseException) -> None:
@@ -439,6 +449,12 @@ def check(
             except DoctorError as exc:
                 _keep_partial_evidence(exc, outputs)
                 raise
+        if not quiet:
+            from ortcopy_doctor.collect.budget import runs_lowered
+
+            lowered = runs_lowered(report.evidence.notes)
+            if lowered:  # fewer profiled runs than --runs asked for: said before the report (stderr: --json - works)
+                _print_line(f"note: {lowered}", stderr=True)
         for name in report.evidence.model.external_data_files:  # known once the model is read
             outputs.add_input("the model's external data", model.parent / name)
         written = _write_outputs(outputs, report, ci)

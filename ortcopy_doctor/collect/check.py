@@ -15,7 +15,6 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -32,7 +31,9 @@ from ortcopy_doctor.collect import ortlog
 from ortcopy_doctor.knowledge import providers as provider_names
 from ortcopy_doctor.collect.environment import GpuListing, collect_environment
 from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelError, UsageError
+from ortcopy_doctor.collect.budget import Budget, memory_budget, profile_events, profiled_runs_that_fit, release_freed
 from ortcopy_doctor.collect.census import BACKEND_ENV
+from ortcopy_doctor.collect.scratch import session_folder
 from ortcopy_doctor.collect.census_run import CensusCollector
 from ortcopy_doctor.collect.assignment import assigned_provider, ep_assignment
 from ortcopy_doctor.model.evidence import AssumedDim, Environment, Evidence, RuntimeNode, SessionEvidence, Timings
@@ -517,13 +518,14 @@ def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, opti
     """The evidence session, the timing session and the binding A/B at the sizes of ``sizing`` (and 1 for every
     other dim no flag sizes)."""
     assumed: list[AssumedDim] | None = None if options.strict_shapes else []
+    budget = memory_budget()
     arrays, feeds = build_feeds(info.inputs, options.dims, options.shapes, options.inputs_file, options.seed,
                                 values=options.values, assumed=assumed, bounds=bounds, chosen=sizing.dims,
-                                chosen_values=sizing.values)
+                                chosen_values=sizing.values, budget=budget)
     assumed = assumed or []
+    options = _runs_that_fit(options, info, feeds, budget, notes, model_path)
 
-    with tempfile.TemporaryDirectory(prefix="ortcopy-doctor-") as tmp:
-        tmp_dir = Path(tmp)
+    with session_folder() as tmp_dir:
         optimized: Path | None = tmp_dir / "optimized.onnx"
         if info.initializer_bytes > OPTIMIZED_MODEL_MAX_WEIGHT_BYTES:
             # ORT would write a second copy of every weight into the temporary folder (2.2 GB of weights:
@@ -570,6 +572,8 @@ def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, opti
                     # only a failure can leave the session in a reference cycle (through a traceback); a full
                     # collection costs ~25 ms with the CLI's modules loaded (docs/benchmarks.md)
                     gc.collect()
+                if _large_profile(info, options):
+                    release_freed()  # ORT's profile events, freed: back to the system before they are parsed
         if environment is None:  # the session could not be created
             environment = collect_environment(listing)
         lines = ortlog.parse_lines(ortlog.import_log() + captured.text)  # what ORT said as it loaded, then here
@@ -702,6 +706,25 @@ def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, opti
         with ortlog.capture_native_stderr():  # the blocks' sessions (a cycle through infer()'s globals) go now
             for block in blocks.values():
                 block.namespace.clear()
+
+
+def _runs_that_fit(options: CheckOptions, info: Any, feeds: Sequence[Any], budget: Budget, notes: list[str],
+                   model_path: Path) -> CheckOptions:
+    """``options`` with as many profiled runs as fit in ORT's profile and in ``budget`` after the inputs
+    (``collect.budget``): fewer than asked with a note in ``notes``, or a ``UsageError`` where one run does not
+    fit."""
+    plan = profiled_runs_that_fit(len(info.nodes), options.warmup_runs, options.profiled_runs, budget,
+                                  sum(feed.bytes for feed in feeds), model=model_path.name)
+    if plan.runs == options.profiled_runs:
+        return options
+    notes.append(plan.note)
+    return replace(options, profiled_runs=plan.runs)
+
+
+def _large_profile(info: Any, options: CheckOptions) -> bool:
+    """Whether the evidence session's profile was large enough (about 100 MB held by ORT) to give its memory
+    back before parsing it."""
+    return profile_events(len(info.nodes), options.warmup_runs + options.profiled_runs) >= 30_000
 
 
 def _now() -> str:

@@ -20,8 +20,10 @@ from typing import Any
 import numpy as np
 
 from ortcopy_doctor.analysis.dimexpr import SymbolSizes
+from ortcopy_doctor.collect.budget import Budget, memory_budget
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.evidence import AssumedDim, Feed, ValueInfo
+from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.records import frozen
 from ortcopy_doctor.model.vocabulary import FeedSource
 
@@ -340,6 +342,13 @@ def load_inputs_file(path: Path, names: set[str] | None = None) -> dict[str, np.
     """The arrays of an .npz file. Before any array is read: the file must be a regular file, its member names
     (checked against ``names``, the model's inputs, where given) and each member's header (dtype, shape, hence
     bytes) must be acceptable, so a small compressed file cannot expand into gigabytes first."""
+    inputs_file_sizes(path, names)
+    return _read_arrays(path)
+
+
+def inputs_file_sizes(path: Path, names: set[str] | None = None) -> dict[str, int]:
+    """The bytes each array of an .npz file declares in its header, by name, read without reading any array; the
+    checks of ``load_inputs_file`` (a ``UsageError`` saying what is wrong)."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -349,6 +358,7 @@ def load_inputs_file(path: Path, names: set[str] | None = None) -> dict[str, np.
     if not stat.S_ISREG(st.st_mode):
         what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         raise UsageError(f"--inputs {path} is {what}: pass an .npz file written with numpy.savez")
+    sizes: dict[str, int] = {}
     try:
         with open(path, "rb") as f:
             head = f.read(6)
@@ -378,13 +388,28 @@ def load_inputs_file(path: Path, names: set[str] | None = None) -> dict[str, np.
                     raise UsageError(f"--inputs '{name}' declares shape {_show(shape)} of {dtype} "
                                      f"({count * dtype.itemsize} bytes), more than the {MAX_INPUT_BYTES >> 30} GiB "
                                      "limit: pass a smaller array")
-        with np.load(path, allow_pickle=False) as data:
-            return {name: data[name] for name in data.files}
+                sizes[name] = count * dtype.itemsize
     except UsageError:
         raise
     except Exception as exc:  # noqa: BLE001 - any malformed member (zip, header, data) is the file's fault
-        text = " ".join(str(exc).split())[:200] or type(exc).__name__
-        raise UsageError(f"--inputs {path} is not a readable .npz file ({text}): write it with numpy.savez") from None
+        raise _unreadable(path, exc) from None
+    return sizes
+
+
+def _read_arrays(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an .npz file whose headers ``inputs_file_sizes`` accepted."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {name: data[name] for name in data.files}
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any malformed member (zip, header, data) is the file's fault
+        raise _unreadable(path, exc) from None
+
+
+def _unreadable(path: Path, exc: Exception) -> UsageError:
+    text = " ".join(str(exc).split())[:200] or type(exc).__name__
+    return UsageError(f"--inputs {path} is not a readable .npz file ({text}): write it with numpy.savez")
 
 
 def value_names(values: dict[str, str], inputs: Sequence[ValueInfo]) -> dict[str, str]:
@@ -474,6 +499,7 @@ def build_feeds(
     bounds: dict[str, int] | None = None,
     chosen: Mapping[tuple[str, int], ChosenDim] | None = None,
     chosen_values: Mapping[str, ChosenValue] | None = None,
+    budget: Budget | None = None,
 ) -> tuple[dict[str, np.ndarray], list[Feed]]:
     """Arrays to feed and their descriptions. Inputs missing from ``inputs_file`` and ``values`` (--value) are
     synthesized; a dynamic dim nothing sizes is 1 (or its size in ``chosen``) and appended to ``assumed``, or an
@@ -482,7 +508,9 @@ def build_feeds(
     allocated. An input dim that is an expression of symbols (``past + 1``) is sized from them
     (``dimexpr.SymbolSizes``). ``bounds`` (``index_bounds``): synthesized integers of those inputs stay below their
     table's rows. ``chosen_values``: values check chose (collect/sizes.py) for inputs neither ``values`` nor
-    ``inputs_file`` gives; they are fed as a --value would be (source "value"), with ``Feed.chosen`` saying why."""
+    ``inputs_file`` gives; they are fed as a --value would be (source "value"), with ``Feed.chosen`` saying why.
+    All the inputs together are bounded by ``budget`` (default: ``budget.memory_budget()``) before any array is
+    read or allocated (``check_total_size``)."""
     dims = SymbolSizes(dims or {})
     bounds = bounds or {}
     shapes = shapes or {}
@@ -490,17 +518,30 @@ def build_feeds(
     by_name = {v.name: v for v in inputs}
     check_names(inputs, dims, shapes, values)
     unused = unused_dims(inputs, dims)
-    given = load_inputs_file(inputs_file, set(by_name)) if inputs_file else {}
-    for name in given:
+    given_bytes = inputs_file_sizes(inputs_file, set(by_name)) if inputs_file else {}
+    for name in given_bytes:
         if name not in by_name:
             raise UsageError(f"--inputs has '{name}', which is not an input of the model (inputs: {_names(inputs)})")
         if name in values:
             raise UsageError(f"'{name}' is given twice, by --inputs and by --value: drop one")
     why: dict[str, str] = {}  # the inputs whose value check chose: why (Feed.chosen)
     for name, pick in (chosen_values or {}).items():
-        if name in by_name and name not in given and name not in values and name not in shapes:
+        if name in by_name and name not in given_bytes and name not in values and name not in shapes:
             values[name] = pick.text  # the --value path: the same conversion, the same Feed source
             why[name] = f"{pick.text}, {pick.reason}"
+    # every synthesized input's shape and bytes first: all of them are bounded before any is allocated
+    synthesized: dict[str, tuple[list[int], int]] = {}
+    for value in inputs:
+        if value.name in given_bytes or value.name in values:
+            continue
+        # a non-tensor input has no shape to resolve: _check_synthesizable says why it cannot be made
+        shape = resolve_shape(value, dims, shapes, assumed, unused, chosen) if value.kind == "tensor" else []
+        _check_synthesizable(value)
+        synthesized[value.name] = (shape, check_input_size(value.name, shape, value.elem_type))
+    if make_arrays:
+        check_total_size({**given_bytes, **{name: nbytes for name, (_, nbytes) in synthesized.items()}},
+                         memory_budget() if budget is None else budget, bool(inputs_file))
+    given = _read_arrays(inputs_file) if inputs_file else {}
     rng = np.random.default_rng(seed)
     arrays: dict[str, np.ndarray] = {}
     feeds: list[Feed] = []
@@ -513,12 +554,9 @@ def build_feeds(
             array = value_array(value, values[value.name], shapes)
             source = FeedSource.VALUE
         else:
-            # a non-tensor input has no shape to resolve: synthesize() says why it cannot be made
-            shape = resolve_shape(value, dims, shapes, assumed, unused, chosen) if value.kind == "tensor" else []
+            shape, nbytes = synthesized[value.name]
             high = bounds.get(value.name) if value.elem_type in _INTEGERS else None
             if not make_arrays:
-                _check_synthesizable(value)
-                nbytes = check_input_size(value.name, shape, value.elem_type)
                 feeds.append(Feed(name=value.name, dtype=value.elem_type or "str", shape=list(shape),
                                   bytes=nbytes if value.elem_type != "str" else 0, source=FeedSource.SYNTHESIZED,
                                   high=high))
@@ -534,6 +572,24 @@ def build_feeds(
                  chosen=why.get(value.name, ""))
         )
     return arrays, feeds
+
+
+def check_total_size(sizes: Mapping[str, int], budget: Budget, from_file: bool = False) -> int:
+    """The bytes of all inputs together (``sizes``: by name, as read from ``--inputs``' headers or to be
+    synthesized); a ``UsageError`` naming the largest where they exceed ``budget`` (each input alone is bounded by
+    ``MAX_INPUT_BYTES``, and eight of them by that alone took 32 GiB: exit 4, MemoryError)."""
+    total = sum(sizes.values())
+    if total <= budget.bytes:
+        return total
+    largest = sorted(sizes.items(), key=lambda item: (-item[1], item[0]))
+    shown = ", ".join(f"'{name}' {fmt_bytes(nbytes)}" for name, nbytes in largest[:_NAMED_INPUTS])
+    more = f" and {len(largest) - _NAMED_INPUTS} more" if len(largest) > _NAMED_INPUTS else ""
+    fix = "lower the --dim or --shape values" + (" or pass smaller arrays in --inputs" if from_file else "")
+    raise UsageError(f"the inputs would take {fmt_bytes(total)} together ({shown}{more}), more than "
+                     f"{budget.describe()}: {fix}")
+
+
+_NAMED_INPUTS = 8  # the inputs an error about their total names, the largest first
 
 
 def _names(inputs: Sequence[ValueInfo]) -> str:

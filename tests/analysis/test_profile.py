@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+
+import pytest
 
 from fixture_loader import RAW_FIXTURES
 from ortcopy_doctor.analysis.profile import parse_events, parse_profile, tensor_bytes
@@ -108,3 +111,77 @@ def test_profile_line_with_an_unescaped_quote_read_as_escaped_json_is_refused(tm
                     '"args" : {"op_name" : "Relu","provider" : "CPUExecutionProvider"}}\n]\n', encoding="utf-8")
     with pytest.raises(ModelError, match="is not readable JSON"):
         parse_profile(path)
+
+
+# --- every layout streamed (issue 38): memory holds the events kept, not the file ----------------------------------
+
+def _events(count: int, padding: int = 0) -> list[dict]:
+    events = [{"cat": "Session", "name": "model_run", "ts": 0, "dur": count * 10 + 10, "args": {}}]
+    for i in range(count):
+        events.append({"cat": "Node", "name": f"n{i % 7}_kernel_time", "ts": 1 + i * 10, "dur": 3,
+                       "args": {"op_name": "Relu", "provider": "CPUExecutionProvider", "pad": "x" * padding,
+                                "output_type_shape": [{"float": [2, 3]}]}})
+    return events
+
+
+def _peak(function, *args):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        result = function(*args)
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_profile_in_one_line_is_streamed(tmp_path):
+    from ortcopy_doctor.analysis.profile import load_events
+
+    events = _events(3000, padding=4000)
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(events), encoding="utf-8")  # 12 MB on one line
+    (runs, nodes), peak = _peak(parse_profile, path)
+    assert (runs, nodes) == parse_events(load_events(path))
+    assert len(nodes) == 3000
+    assert peak < path.stat().st_size // 4  # was the whole text and every event's dict
+
+
+@pytest.mark.parametrize("layout", ["pretty", "trace_events", "empty_list", "empty_object"])
+def test_other_layouts_give_what_the_whole_file_gives(tmp_path, layout):
+    from ortcopy_doctor.analysis.profile import load_events
+
+    events = _events(50)
+    text = {"pretty": json.dumps(events, indent=2),
+            "trace_events": json.dumps({"displayTimeUnit": "ms", "traceEvents": events, "metadata": {"a": [1, 2]}}),
+            "empty_list": "[ ]", "empty_object": "{}"}[layout]
+    path = tmp_path / "p.json"
+    path.write_text(text, encoding="utf-8")
+    assert parse_profile(path, 1) == parse_events(load_events(path), 1)
+
+
+@pytest.mark.parametrize("text, why", [
+    ("[{\"cat\": \"Session\"}] extra", "is not readable JSON (extra data"),
+    ("[{\"cat\": \"Session\"}", "is not readable JSON (expected one of ',]'"),
+    ("", "is not readable JSON (the file is empty)"),
+    ("3", "is not an ORT profile (expected a list of events, found int)"),
+    ("{\"traceEvents\": 3}", "is not an ORT profile (expected a list of events)"),
+])
+def test_a_profile_that_is_no_list_of_events_is_refused(tmp_path, text, why):
+    from ortcopy_doctor.model.errors import ModelError
+
+    path = tmp_path / "p.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ModelError, match=re.escape(why)):
+        parse_profile(path)
+
+
+def test_an_unescaped_name_spanning_lines_is_streamed_with_the_lines_that_follow(tmp_path):
+    # onnxruntime up to 1.30 wrote names as they are: a newline in a name splits its event over two lines
+    path = tmp_path / "p.json"
+    path.write_text('[\n{"cat" : "Session","pid" :1,"tid" :1,"dur" :10,"ts" :0,"ph" : "X","name" :"model_run",'
+                    '"args" : {}},\n{"cat" : "Node","pid" :1,"tid" :1,"dur" :3,"ts" :2,"ph" : "X","name" :"a\n"b"'
+                    '_kernel_time","args" : {"op_name" : "Relu","provider" : "CPUExecutionProvider"}}\n]\n',
+                    encoding="utf-8")
+    _, nodes = parse_profile(path, raw_names=True)
+    assert [n.name for n in nodes] == ['a\n"b"']

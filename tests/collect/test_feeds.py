@@ -273,3 +273,32 @@ def test_a_dim_unlike_every_unsized_symbol_is_not_named():
 def test_a_name_inside_a_dim_expression_counts_as_used():
     past = ValueInfo("kv", "tensor", "float", ["past + 1"], "tensor(float)")
     assert unused_dims([past], {"past": 3, "pats": 2}) == ["pats"]
+
+
+def test_inputs_together_past_the_budget_are_refused_before_any_is_allocated():
+    import tracemalloc
+
+    from ortcopy_doctor.collect.budget import Budget
+
+    inputs = [ValueInfo(f"x{i}", "tensor", "float32", ["n"], "tensor(float)") for i in range(3)]
+    tracemalloc.start()
+    try:
+        with pytest.raises(UsageError) as error:
+            build_feeds(inputs, dims={"n": 1 << 22}, budget=Budget(bytes=40_000_000, source="a test's"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert error.value.message == ("the inputs would take 50.3 MB together ('x0' 16.8 MB, 'x1' 16.8 MB, 'x2' 16.8 MB), "
+                                   "more than the memory budget of 40.0 MB (a test's): lower the --dim or --shape "
+                                   "values")
+    assert peak < 1 << 20  # none of the 16.8 MB arrays was made
+
+
+def test_inputs_within_the_budget_are_made_and_static_inputs_are_not_counted():
+    from ortcopy_doctor.collect.budget import Budget
+
+    inputs = [ValueInfo(f"x{i}", "tensor", "float32", ["n"], "tensor(float)") for i in range(3)]
+    arrays, _ = build_feeds(inputs, dims={"n": 1000}, budget=Budget(bytes=12_000, source="a test's"))
+    assert [a.nbytes for a in arrays.values()] == [4000, 4000, 4000]
+    _, feeds = build_feeds(inputs, dims={"n": 1 << 22}, make_arrays=False, budget=Budget(bytes=1, source="a test's"))
+    assert [f.bytes for f in feeds] == [1 << 24] * 3  # described, never allocated: nothing to bound

@@ -20,6 +20,7 @@ import sys
 import threading
 import tracemalloc
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -40,15 +41,24 @@ FAST = ["--provider", "cpu", "--timed-runs", "1", "--runs", "1", "--warmup", "0"
 
 
 def cli(args: list[str], cwd: Path, *, umask: int | None = None, timeout: float = 120,
-        env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        env_extra: dict[str, str] | None = None,
+        preexec: Callable[[], None] | None = None) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    for name in ("COLUMNS", "LINES", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "ORTCOPY_DOCTOR_DEBUG"):
+    for name in ("COLUMNS", "LINES", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "ORTCOPY_DOCTOR_DEBUG",
+                 "ORTCOPY_DOCTOR_MEMORY_BUDGET"):
         env.pop(name, None)
     env.update(env_extra or {})
-    preexec = (lambda: os.umask(umask)) if umask is not None else None
+
+    def setup() -> None:
+        if umask is not None:
+            os.umask(umask)
+        if preexec is not None:
+            preexec()
+
     return subprocess.run([sys.executable, "-m", "ortcopy_doctor", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL, preexec_fn=preexec)
+                          text=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL,
+                          preexec_fn=setup if umask is not None or preexec is not None else None)
 
 
 def assert_one_error(result: subprocess.CompletedProcess[str], code: int = 2, *fragments: str) -> str:
@@ -509,7 +519,7 @@ def test_superscript_and_fullwidth_names_compile_without_shadowing_numpy():
 # --- 8. signals -------------------------------------------------------------------------------------------------------
 
 
-def _start_long_check(work: Path) -> tuple[subprocess.Popen[str], Path]:
+def _start_long_check(work: Path, preexec: Callable[[], None] = default_signals) -> tuple[subprocess.Popen[str], Path]:
     tmp = work / "tmp"
     tmp.mkdir()
     env = dict(os.environ, TMPDIR=str(tmp))
@@ -519,7 +529,7 @@ def _start_long_check(work: Path) -> tuple[subprocess.Popen[str], Path]:
                              "--provider", "cpu", "--warmup", "0", "--runs", "1000", "--timed-runs", "1000000",
                              "--no-html"],
                             cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, preexec_fn=default_signals)  # (signal_helpers.py)
+                            stdin=subprocess.DEVNULL, preexec_fn=preexec)  # default_signals: (signal_helpers.py)
     return proc, tmp
 
 
@@ -675,3 +685,162 @@ def test_demo_does_not_replace_another_demo_onnx(tmp_path):
     assert_one_error(result, 2, "demo.onnx")
     assert (tmp_path / "out" / "demo.onnx").read_bytes() == b"my own model"
     assert not (tmp_path / "out" / "demo.html").exists()
+
+
+# --- 11. bounded memory (issue 38) ---------------------------------------------------------------------------------
+# The budget is set low (ORTCOPY_DOCTOR_MEMORY_BUDGET) or the child's address space capped (ulimit -v), so no test
+# needs the memory it is about. The child runs on one CPU, so the estimate of a profile event (collect/budget.py:
+# 7,168 bytes and 64 per intra-op thread) is the same on every machine.
+
+BUDGET = "ORTCOPY_DOCTOR_MEMORY_BUDGET"
+
+
+def _one_cpu() -> None:
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def _address_space(limit: int) -> Callable[[], None]:
+    """``preexec_fn``: ``ulimit -v limit`` (and no core file), so that an allocation past it fails at once."""
+    import resource
+
+    def preexec() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    return preexec
+
+
+def _no_core() -> None:
+    import resource
+
+    default_signals()
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+CHAIN_EACH = ("each run of chain.onnx's 1,000 nodes records 1,002 profile events (about 7.2 MB of memory), and the "
+              "memory budget of 25.0 MB (ORTCOPY_DOCTOR_MEMORY_BUDGET=25MB) holds 3,456 events")
+
+
+def test_profiled_runs_beyond_the_memory_budget_are_lowered_with_a_note(tmp_path):
+    # --runs 1000 of a 10,000-Relu model took 30 GB, and --runs 50 1.67 GB: now the runs are lowered to what fits
+    onnx.save(models.relu_chain(1000), str(tmp_path / "chain.onnx"))
+    result = cli(["check", "chain.onnx", "--provider", "cpu", "--warmup", "0", "--runs", "50", "--timed-runs", "1",
+                  "--no-html", "--json", "r.json", "--fail-on", "never"], tmp_path, env_extra={BUDGET: "25MB"},
+                 preexec=_one_cpu)
+    assert result.returncode == 0, result.stderr[-3000:]
+    note = f"--runs 50 lowered to 3: 50 profiled runs would record 50,108 events: {CHAIN_EACH}"
+    assert result.stderr.splitlines() == [f"note: {note}"]
+    evidence = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["evidence"]
+    assert evidence["timings"]["profiled_runs"] == 3
+    assert [r["warmup"] for r in evidence["run_events"]] == [False, False, False]
+    assert note in evidence["notes"]
+
+
+def test_a_profile_that_does_not_fit_one_run_is_refused(tmp_path):
+    onnx.save(models.relu_chain(1000), str(tmp_path / "chain.onnx"))
+    (tmp_path / "tmp").mkdir()
+    result = cli(["check", "chain.onnx", "--provider", "cpu", "--warmup", "5", "--runs", "3", "--json", "r.json"],
+                 tmp_path, env_extra={BUDGET: "25MB", "TMPDIR": str(tmp_path / "tmp")}, preexec=_one_cpu)
+    assert assert_one_error(result, 2) == (
+        f"error: profiling 3 profiled runs after 5 warm-up runs would record 8,024 events: {CHAIN_EACH}: lower "
+        "--warmup (to 2 with --runs 1)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chain.onnx", "tmp"]  # no report
+    assert list((tmp_path / "tmp").glob("ortcopy-doctor-*")) == []
+
+
+def test_a_budget_that_is_no_size_is_refused(work):
+    result = cli(["check", "model.onnx", "--dim", "batch=2", *FAST], work, env_extra={BUDGET: "lots"})
+    assert assert_one_error(result, 2) == (
+        "error: ORTCOPY_DOCTOR_MEMORY_BUDGET='lots' is not a byte count: give e.g. 2000000000, 2GB, 512MB or 4GiB")
+
+
+def test_inputs_together_beyond_the_budget_are_refused_before_any_is_allocated(tmp_path):
+    # 8 inputs of 4 GiB less 4 bytes, each under the per-input limit, ended in exit 4 (MemoryError). The child's
+    # address space is capped below one of them, so a check that allocated them would fail at once.
+    onnx.save(models.many_inputs(8), str(tmp_path / "m.onnx"))
+    result = cli(["check", "m.onnx", "--dim", f"n={(1 << 30) - 1}", *FAST], tmp_path, env_extra={BUDGET: "16GiB"},
+                 preexec=_address_space(3 << 30))
+    shown = ", ".join(f"'x{i}' 4.3 GB" for i in range(8))
+    assert assert_one_error(result, 2) == (
+        f"error: the inputs would take 34.4 GB together ({shown}), more than the memory budget of 17.2 GB "
+        "(ORTCOPY_DOCTOR_MEMORY_BUDGET=16GiB): lower the --dim or --shape values")
+
+
+def test_inputs_file_arrays_count_toward_the_budget_before_they_are_read(tmp_path):
+    onnx.save(models.many_inputs(2), str(tmp_path / "m.onnx"))
+    (tmp_path / "in.npz").write_bytes(_npz_with_member("x0", (1 << 29,)))  # a 2 GiB header, 16 bytes of data
+    result = cli(["check", "m.onnx", "--inputs", "in.npz", "--dim", f"n={1 << 28}", *FAST], tmp_path,
+                 env_extra={BUDGET: "2GiB"}, preexec=_address_space(3 << 30))
+    assert assert_one_error(result, 2) == (
+        "error: the inputs would take 3.2 GB together ('x0' 2.1 GB, 'x1' 1.1 GB), more than the memory budget of "
+        "2.1 GB (ORTCOPY_DOCTOR_MEMORY_BUDGET=2GiB): lower the --dim or --shape values or pass smaller arrays in "
+        "--inputs")
+
+
+def test_the_budget_follows_the_address_space_limit(tmp_path):
+    # no ORTCOPY_DOCTOR_MEMORY_BUDGET: under ulimit -v 4 GiB an input of 4 GiB is refused, not a MemoryError
+    onnx.save(models.many_inputs(1), str(tmp_path / "m.onnx"))
+    result = cli(["check", "m.onnx", "--dim", f"n={(1 << 30) - 1}", *FAST], tmp_path,
+                 preexec=_address_space(4 << 30))
+    assert_one_error(result, 2, "error: the inputs would take 4.3 GB together ('x0' 4.3 GB), more than the memory "
+                                "budget of ", ": lower the --dim or --shape values")
+
+
+def test_memory_error_is_one_line_with_exit_3(tmp_path):
+    # the budget let through (set high), the address space not: numpy's MemoryError was exit 4, "internal error"
+    onnx.save(models.many_inputs(1), str(tmp_path / "m.onnx"))
+    result = cli(["check", "m.onnx", "--dim", f"n={(1 << 30) - 1}", *FAST], tmp_path, env_extra={BUDGET: "1TB"},
+                 preexec=_address_space(4 << 30))
+    line = assert_one_error(result, 3, "error: out of memory (Unable to allocate 4.00 GiB for an array with shape "
+                                       "(1073741823,) and data type float32): free memory, or lower what the command "
+                                       "holds (check: --runs, the --dim/--shape values, --inputs; "
+                                       "ORTCOPY_DOCTOR_MEMORY_BUDGET bounds what check plans for, "
+                                       "docs/guarantees.md)")
+    assert line.endswith("docs/guarantees.md)")
+
+
+_MEMORY_ERROR_IN_SESSION = """
+import sys
+from ortcopy_doctor.collect import check
+def parse_profile(path, *args, **kwargs):  # as the profile is read, the folder beside it
+    assert path.parent.is_dir() and path.parent.name.startswith("ortcopy-doctor-")
+    raise MemoryError()
+check.parse_profile = parse_profile
+from ortcopy_doctor.cli.app import main
+main(sys.argv[1:])
+"""
+
+
+def test_memory_error_during_the_session_removes_the_temporary_folder(work):
+    # a MemoryError Python raises cannot be made on purpose at that moment without the memory: put in its place
+    tmp = work / "tmp"
+    tmp.mkdir()
+    result = subprocess.run([sys.executable, "-c", _MEMORY_ERROR_IN_SESSION, "check", "model.onnx", "--dim",
+                             "batch=2", *FAST], cwd=work, env=child_env(TMPDIR=str(tmp)), capture_output=True,
+                            text=True, timeout=120, check=False, stdin=subprocess.DEVNULL)
+    assert assert_one_error(result, 3) == (
+        "error: out of memory: free memory, or lower what the command holds (check: --runs, the --dim/--shape "
+        "values, --inputs; ORTCOPY_DOCTOR_MEMORY_BUDGET bounds what check plans for, docs/guarantees.md)")
+    assert list(tmp.glob("ortcopy-doctor-*")) == []  # (a ".ses" file some library keeps in TMPDIR is not ours)
+
+
+def test_a_folder_an_aborted_check_left_is_removed_by_the_next(work):
+    # SIGABRT (onnxruntime aborts where an allocation fails in native code) cannot be caught: the folder stays,
+    # named after its process, and the next check removes it; a folder of a process that still runs stays
+    proc, tmp = _start_long_check(work, _no_core)
+    try:
+        _wait_for_session(proc, tmp)
+        proc.send_signal(signal.SIGABRT)
+        proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGABRT
+    [left] = tmp.glob("ortcopy-doctor-*")
+    namespace = os.stat("/proc/self/ns/pid").st_ino  # the same pid is the same process only in one pid namespace
+    alive = tmp / f"ortcopy-doctor-{os.getpid()}-{namespace}-abcdefgh"  # this test's own process: alive
+    alive.mkdir()
+    result = cli(["check", "model.onnx", "--dim", "batch=2", *FAST], work, env_extra={"TMPDIR": str(tmp)})
+    assert result.returncode == 0, result.stderr
+    assert not left.exists()
+    assert sorted(p.name for p in tmp.glob("ortcopy-doctor-*")) == [alive.name]
