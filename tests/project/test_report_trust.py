@@ -206,19 +206,18 @@ def _mutations(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ..
 
 def test_no_single_field_of_a_sealed_report_breaks_a_renderer(tmp_path):
     """Each number of the derived sections set to null, each string to escape sequences, each list's first
-    element to ``{}``; sealed again. Rendered from the cache (terminal, HTML, SARIF, trace, diff) and judged by the
-    gate: never an exception but a usage error, never a raw control character."""
+    element to ``{}``; sealed again. Rendered from the cache (terminal, HTML, SARIF, trace, diff): never an
+    exception but a usage error, never a raw control character; loaded to be judged: the honest report."""
     from ortcopy_doctor.render.diff import render_diff_html, render_diff_text
     from ortcopy_doctor.render.html import render_html
     from ortcopy_doctor.render.sarif import render_sarif
     from ortcopy_doctor.render.text import render_text
     from ortcopy_doctor.render.trace import render_trace
     from ortcopy_doctor.report.diff import diff_reports
-    from ortcopy_doctor.report.gate import Gate, evaluate
 
     honest = sealed_report("demo", tmp_path)
     base = json.loads(unsealed(honest.read_text(encoding="utf-8")))
-    gate = Gate(fail_on="info", max_transfer_bytes=1, fail_on_gain=1.01)
+    honest_text = honest.read_text(encoding="utf-8")
     broken = []
     tried = 0
     for at, bad in _mutations({k: v for k, v in base.items() if k not in ("evidence", "analysis_seal")}):
@@ -236,7 +235,8 @@ def test_no_single_field_of_a_sealed_report_breaks_a_renderer(tmp_path):
             d = diff_reports(report, report)
             texts.append(render_diff_text(d, show_unchanged=True))
             render_diff_html(d)
-            evaluate(load_report_bytes(raw, "forged.json"), gate)
+            if tried % 20 == 1:  # what a gate judges: the evidence analysed again, whatever the file says
+                assert load_report_bytes(raw, "forged.json").to_json() == honest_text
         except UsageError:
             continue
         except Exception as exc:  # noqa: BLE001 - what the test looks for
