@@ -325,11 +325,11 @@ def load_report(path: Path | str, *, cache: bool = False) -> Report:
     """Re-analyse a report or evidence JSON written by ``--json`` with this code's rules; needs no ORT session or GPU.
 
     ``cache=True``, for rendering only: a report whose ``analysis_seal`` matches this code and its bytes (seal.py)
-    is read as it is, its copies, findings, verdict and summary taken from the file (a fifth of the time for a
-    10,000-node report). The seal is no signature: anyone can edit a file and seal it again, so such a report says
-    what the file says. It is marked ``from_cache``, and ``Report.fails`` and the CI gate refuse it. What is read
-    is checked (the types; each finding's rule and slug against the rules; the values the renderers compute
-    with): a file that fails a check is re-analysed, as is any file without a matching seal."""
+    is read as it is, its copies, findings, verdict and summary taken from the file (a third to a fifth of the
+    time for a 10,000-node report). The seal is no signature: anyone can edit a file and seal it again, so such a
+    report says what the file says. It is marked ``from_cache``, and ``Report.fails`` and the CI gate refuse it.
+    What is read is checked (the types; each finding's rule and slug against the rules; the values the renderers
+    compute with): a file that fails a check is re-analysed, as is any file without a matching seal."""
     return _load_report(Path(path), cache=cache)
 
 

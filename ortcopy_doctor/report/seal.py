@@ -5,7 +5,7 @@ of re-analysing them.
 (or on the GPU machine) is read by today's rules. Where the file was written by this very code and not changed
 since, re-analysis gives back exactly what the file holds (tests/report/test_stored.py checks this over every
 recorded report): then ``load_report(cache=True)`` reads the file's copies, findings, plan and summary as they
-are, which is a fifth of the time (issue 15: loading a JSON within 10% of the check that wrote it).
+are, which is a third to a fifth of the time (issue 15: loading a JSON within 10% of the check that wrote it).
 
 The seal is the document's last member, ``"analysis_seal": "<64 hex digits>"``: the SHA-256 of this code's
 ``code_digest`` followed by every byte of the document before the seal's member. Any change to the file (a byte of
