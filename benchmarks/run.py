@@ -12,8 +12,9 @@ command and its baseline run one right after the other (so that both see the mac
 takes a few minutes; it is never part of the test suite.
 
 Sections:
-* goals: (a) loading a report JSON against the check that wrote it, on a small and on a 10k-node model (the
-  JSON sealed by the code that reads it back, so read as it is: report/seal.py; the unsealed 10k file too);
+* goals: (a) loading a report JSON against the check that wrote it, on a small and on a 10k-node model, as
+  ``report RUN.json`` renders it (the JSON sealed by the code that reads it back, so read from the seal's cache:
+  report/seal.py); the 10k file re-analysed too, as ``report`` reads it with a gate (``--fail-on``...);
   (b) ``check --static`` on a 10k-node model with 15,000 findings (wall seconds, and as a ratio to importing
   onnxruntime); (c) ``check`` on a small model against a bare script doing the same runs, with where the
   imports go (``python -X importtime``); (d) ``--help`` against importing onnxruntime;
@@ -269,8 +270,9 @@ def goals(work: Path, repeats: int) -> str:
                 render_html(report)
                 return report
 
-            wrote, loaded, ratio = _paired_timed(write, lambda out=out: load_report(out), repeats)
-            measured = (f"{label}: `load_report` {loaded:.3f} s / check + JSON + HTML {wrote:.3f} s "
+            # as `report RUN.json` reads it (no gate: rendered from the seal's cache, report/seal.py)
+            wrote, loaded, ratio = _paired_timed(write, lambda out=out: load_report(out, cache=True), repeats)
+            measured = (f"{label}: `load_report(cache=True)` {loaded:.3f} s / check + JSON + HTML {wrote:.3f} s "
                         f"({out.stat().st_size / 1e6:.1f} MB JSON)")
             if mode == "command":
                 rows.append([f"a: load JSON ≤ {GOAL_LOAD:.0%} of check", measured, f"{ratio:.1%}",
@@ -288,12 +290,13 @@ def goals(work: Path, repeats: int) -> str:
               _timed(without_cyclic_gc(lambda: _stored_decoder().decode(raw)), repeats))]
     rows.append(["a: the 10k load's parts (not a goal)", ", ".join(f"{what} {s:.3f} s" for what, s in parts),
                  f"{sum(s for _, s in parts) / wrote:.1%}", "", "", "in-process"])
-    # The same file without its seal (as a report written by another version, or edited, is read): re-analysed
-    # from its evidence, and where that time goes.
+    # The same file re-analysed from its evidence, as `report` reads it whenever it judges (`--fail-on`,
+    # `--max-transfer-bytes`, `--fail-on-gain`, `--sarif`; issue 38: a gate never reads a file's derived sections,
+    # which anyone can edit and seal again), and as any file without a matching seal is read; where that time goes.
+    reloaded = _timed(lambda: load_report(out), repeats)
     text = raw.decode("utf-8")
     unsealed = work / "unsealed.json"
     unsealed.write_text(without_seal(text), encoding="utf-8")
-    reloaded = _timed(lambda: load_report(unsealed), repeats)
     raw = unsealed.read_bytes()
     parsed = jsontext.loads(raw)
     evidence = from_jsonable(Evidence, parsed["evidence"])
@@ -302,7 +305,7 @@ def goals(work: Path, repeats: int) -> str:
                                              repeats)),
              ("re-run the analysis", _timed(lambda: analyse(evidence), repeats))]  # analyse pauses the GC itself
     del raw, parsed, evidence
-    rows.append(["a: the 10k file unsealed, re-analysed (not a goal)",
+    rows.append(["a: the 10k file re-analysed, as `report` with a gate reads it (not a goal)",
                  f"`load_report` {reloaded:.3f} s: " + ", ".join(f"{what} {s:.3f} s" for what, s in parts),
                  f"{reloaded / wrote:.1%}", "", "", "in-process"])
 
@@ -437,12 +440,15 @@ def gpu(work: Path, repeats: int) -> str:
         return report
 
     for_the_command()  # as the commands run (see goals())
-    wrote, loaded, ratio = _paired_timed(write, lambda: load_report(out), repeats)
+    wrote, loaded, ratio = _paired_timed(write, lambda: load_report(out, cache=True), repeats)
     findings = len(json.loads(out.read_text(encoding="utf-8"))["findings"])
     rows.append([f"a: load JSON ≤ {GOAL_LOAD:.0%} of check", f"10k nodes, CUDA EP ({findings} findings): "
-                 f"`load_report` {loaded:.3f} s / check + JSON + HTML {wrote:.3f} s "
+                 f"`load_report(cache=True)` {loaded:.3f} s / check + JSON + HTML {wrote:.3f} s "
                  f"({out.stat().st_size / 1e6:.1f} MB JSON)", f"{ratio:.1%}", f"≤ {GOAL_LOAD:.0%}",
                  _verdict(ratio <= GOAL_LOAD), "in-process as the commands run, paired"])
+    reloaded = _timed(lambda: load_report(out), repeats)  # re-analysed: as `report` with a gate reads it
+    rows.append(["a: the same re-analysed, as `report` with a gate reads it (not a goal)",
+                 f"`load_report` {reloaded:.3f} s", f"{reloaded / wrote:.1%}", "", "", "in-process"])
 
     # (c) the small model with the CUDA EP: a bare CUDA script (one session, the 27 runs of check's evidence and
     # timing sessions), `check --no-measure-binding`, and `check` with its defaults, whose binding A/B adds rounds

@@ -319,20 +319,20 @@ def _write_outputs(outputs: OutputSet, report: Any, ci: Optional[CiOptions] = No
         outputs.discard()
 
 
-def _load(path: Path, command: str) -> Any:
-    """The report ``path`` holds, re-analysed (read as it is where sealed by this code: report/seal.py); ``-``
-    reads it from stdin (``check --json - | ortcopy-doctor report -``), which must be a pipe or a file, not a
-    terminal nor closed."""
+def _load(path: Path, command: str, cache: bool) -> Any:
+    """The report ``path`` holds, re-analysed; ``cache`` (nothing is judged: no gate, no SARIF) reads a file sealed
+    by this code as it is (report/seal.py: a cache, the file's word); ``-`` reads it from stdin (``check --json - |
+    ortcopy-doctor report -``), which must be a pipe or a file, not a terminal nor closed."""
     from ortcopy_doctor.report.core import load_report, load_report_bytes
 
     if str(path) != "-":
-        return load_report(path)
+        return load_report(path, cache=cache)
     if "stdin" in _CLOSED_STREAMS or sys.stdin is None:
         raise UsageError(f"{command} -: stdin is closed: pipe a JSON into it, or give a file path")
     if sys.stdin.isatty():
         raise UsageError(f"{command} -: stdin is a terminal: pipe a JSON into it (`ortcopy-doctor check MODEL --json - "
                          f"| ortcopy-doctor {command} -`), or give a file path")
-    return load_report_bytes(sys.stdin.buffer.read(), "stdin")
+    return load_report_bytes(sys.stdin.buffer.read(), "stdin", cache=cache)
 
 
 def _keep_partial_evidence(exc: DoctorError, outputs: OutputSet) -> None:
@@ -496,7 +496,7 @@ def report(
         from ortcopy_doctor.cli.ci import CiOptions
 
         ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
-        loaded = _load(evidence_json, "report")
+        loaded = _load(evidence_json, "report", cache=not ci.judges)  # a gate judges this code's analysis
         written = _write_outputs(outputs, loaded, ci)
         out = _stdout(outputs.uses_stdout)
         print_report(loaded, out)
@@ -528,7 +528,8 @@ def diff(
         reports = [("report a", a_json), ("report b", b_json)]
         outputs = _outputs([(what, path) for what, path in reports if str(path) != "-"], [("--html", html)],
                            stdin=next((f"{what}, read from stdin" for what, path in reports if str(path) == "-"), None))
-        result = diff_reports(_load(a_json, "diff"), _load(b_json, "diff"),
+        cache = not (fail_on_regression or fail_on_model_change)  # a gate judges this code's analysis
+        result = diff_reports(_load(a_json, "diff", cache), _load(b_json, "diff", cache),
                               *("stdin" if str(p) == "-" else str(p) for p in (a_json, b_json)))
         written = _write_outputs(outputs, result, html=render_diff_html)
         _write(render_diff_text(result, show_unchanged=show_unchanged))

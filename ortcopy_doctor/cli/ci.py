@@ -38,6 +38,14 @@ class CiOptions:
         return cls(Gate(fail_on=fail_on, max_transfer_bytes=limit, allow=resolve_allow(allow), fail_on_gain=gain),
                    sarif, trace)
 
+    @property
+    def judges(self) -> bool:
+        """Whether these options judge the report: a gate (``--fail-on`` other than never, ``--max-transfer-bytes``,
+        ``--fail-on-gain``) or SARIF (code scanning acts on its results). Then the report must be this code's
+        analysis of the file's evidence, never the file's derived sections as it holds them (``load_report``'s
+        ``cache``)."""
+        return self.gate.judges or self.sarif is not None
+
     def render(self, report: Report, base: Path | None = None) -> list[tuple[str, str]]:
         """(flag, text) of the SARIF and trace outputs asked for; SARIF model URIs relative to ``base`` (cwd)."""
         rendered = []
@@ -67,10 +75,13 @@ class CiOptions:
         if console is not None and not quiet:
             from rich.markup import escape
 
+            from ortcopy_doctor.render.terminal import safe
+
+            # the lines quote the report (rule ids, labels, reasons naming tensors): untrusted text
             for note in result.notes:
-                console.print(escape(f"note: {note}"))
+                console.print(escape(safe(f"note: {note}")))
             for reason in result.reasons:
-                console.print(escape(f"gate failed: {reason}"))
+                console.print(escape(safe(f"gate failed: {reason}")))
         return result.exit_code
 
 

@@ -419,17 +419,22 @@ def _binding_code(report: Report) -> dict[str, str]:
     advice = report.advice
     if advice is None or advice.recommended not in ("cuda_graph", "all_device") or not advice.code:
         note = ""
-        if advice is not None and advice.recommended == "plan" and advice.speedup is not None:
+        if advice is not None and advice.recommended == "plan" and _interval(advice):
             note = (f"Recommended: this plan, {advice.speedup:.2f}x faster than plain run() (95% CI "
                     f"{advice.speedup_ci_low:.2f}–{advice.speedup_ci_high:.2f}).")
         return {"binding_code": report.binding.code, "binding_code_note": note, "binding_plan_code": "",
                 "binding_code_check": report.binding.code_check}
     what = "the CUDA graph" if advice.recommended == "cuda_graph" else "everything bound on the device"
-    note = (f"Recommended: {what}, {advice.speedup:.2f}x faster than plain run() (95% CI "
-            f"{advice.speedup_ci_low:.2f}–{advice.speedup_ci_high:.2f}). Keep fixed: "
-            + "; ".join(advice.needs) + ".")
+    gain = (f", {advice.speedup:.2f}x faster than plain run() (95% CI {advice.speedup_ci_low:.2f}–"
+            f"{advice.speedup_ci_high:.2f})" if _interval(advice) else "")
+    note = f"Recommended: {what}{gain}. Keep fixed: " + "; ".join(advice.needs) + "."
     return {"binding_code": advice.code, "binding_code_note": note, "binding_plan_code": report.binding.code,
             "binding_code_check": advice.code_check}
+
+
+def _interval(advice: Any) -> bool:
+    """Whether ``advice`` (recommend.Advice) has a speed-up and both ends of its interval to print."""
+    return advice.speedup is not None and advice.speedup_ci_low is not None and advice.speedup_ci_high is not None
 
 
 def _binding_measured(report: Report, once: StatedOnce | None = None) -> Any:

@@ -229,4 +229,7 @@ def sarif_log(report: Report, allow: Iterable[str] = (), base: Path | str | None
 
 def render_sarif(report: Report, allow: Iterable[str] = (), base: Path | str | None = None) -> str:
     """The SARIF log of ``report`` as JSON text (see ``sarif_log``)."""
-    return jsontext.dumps_indented(sarif_log(report, allow, base)) + "\n"
+    from ortcopy_doctor.render.terminal import json_safe
+
+    # names and messages from the model or the report file: no raw control characters in the file
+    return json_safe(jsontext.dumps_indented(sarif_log(report, allow, base))) + "\n"

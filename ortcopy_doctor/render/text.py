@@ -99,12 +99,15 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
             shown = [f for f in report.findings
                      if f.severity in ("error", "warning") and f.slug in ("cpu-fallback", "memcpy-node")]
             for f in shown[:TERMINAL_LIMIT]:
-                console.print(f"[{SEVERITY_STYLE[f.severity]}]{f.severity:<7}[/] {f.rule} {f.slug} at {_escape(f.location)}: {_escape(f.message)}")
+                console.print(f"[{SEVERITY_STYLE[f.severity]}]{f.severity:<7}[/] {_escape(f.rule)} {_escape(f.slug)} at "
+                              f"{_escape(f.location)}: {_escape(f.message)}")
             if len(shown) > TERMINAL_LIMIT:
                 console.print(_more(len(shown) - TERMINAL_LIMIT, "findings"))
         return
     placed = ", ".join(f"{k}: {v}" for k, v in s.nodes_by_provider.items())
-    timing = f"median {s.median_run_ms:.3f} ms (p10 {s.p10_run_ms:.3f}, p90 {s.p90_run_ms:.3f})" if s.median_run_ms is not None and s.p10_run_ms is not None else "not measured"
+    timing = (f"median {s.median_run_ms:.3f} ms (p10 {s.p10_run_ms:.3f}, p90 {s.p90_run_ms:.3f})"
+              if s.median_run_ms is not None and s.p10_run_ms is not None and s.p90_run_ms is not None
+              else "not measured")
     console.print(f"Nodes by provider: {_escape(placed) or 'none'}   Run time: {timing}")
     if report.census is not None:
         console.print(_escape(census_line(report.census)))
@@ -132,7 +135,7 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
             tag = " (predicted)" if f.predicted else ""
             where = (_escape(f.location) if g.count == 1
                      else f"{g.count} locations alike: {_escape(compact_locations(g.locations))}")
-            console.print(f"[{SEVERITY_STYLE[f.severity]}]{f.severity:<7}[/] {f.rule} {f.slug}{tag} at {where}")
+            console.print(f"[{SEVERITY_STYLE[f.severity]}]{f.severity:<7}[/] {_escape(f.rule)} {_escape(f.slug)}{tag} at {where}")
             console.print(f"        {g.example(f.message)}{_escape(once(f.message))}")
             console.print(f"        [bold]fix:[/] {g.example(f.fix)}{_escape(f.fix)}")
         if len(groups) > TERMINAL_LIMIT:

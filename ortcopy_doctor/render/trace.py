@@ -184,4 +184,7 @@ def trace(report: Report) -> dict[str, Any]:
 
 def render_trace(report: Report) -> str:
     """The trace of ``report`` as Chrome/Perfetto JSON text (see ``trace``)."""
-    return jsontext.dumps_indented(trace(report)) + "\n"
+    from ortcopy_doctor.render.terminal import json_safe
+
+    # names and messages from the model or the report file: no raw control characters in the file
+    return json_safe(jsontext.dumps_indented(trace(report))) + "\n"

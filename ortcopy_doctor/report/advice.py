@@ -90,6 +90,12 @@ def _transfers(count: int | None, nbytes: int | None) -> str:
     return f"{count} ({fmt_bytes(nbytes or 0)})" if count else "0"
 
 
+# The columns of an A/B row (``BindingView.ab_rows``), as ``_ab_row`` makes them; the HTML template reads them all
+# but ``variant`` and ``iqr`` (a report read from a file's cache is checked against them: core.cache_problem).
+AB_ROW_KEYS = frozenset(("variant", "label", "status", "median", "p10_p90", "iqr", "h2d", "d2h", "source", "speedup",
+                         "median_ci", "gpu_median", "recommended"))
+
+
 def _ab_row(v: VariantTiming) -> dict[str, str]:
     return {
         "variant": v.variant,

@@ -78,6 +78,10 @@ class Report:
     # Copies of If branches and Loop/Scan bodies left out of ``copies`` and every count: measured, ones that did not
     # run in the profiled runs; predicted, those of the If branches not counted (analysis/branches.py).
     conditional_copies: list[Copy] = field(default_factory=list)
+    # True where the derived sections above were read from a file as it holds them (``load_report(cache=True)``,
+    # seal.py) rather than computed by this code: the file's word, which anyone can edit and seal again. Such a
+    # report is rendered, never judged: ``fails`` and the CI gate (report/gate.py) refuse it.
+    from_cache: bool = field(default=False, compare=False, repr=False)
 
     def shown_binding(self) -> BindingPlan:
         """The plan whose code the report shows: the session's, or, where no device provider was active and the
@@ -96,11 +100,21 @@ class Report:
         return {3: "error", 2: "warning", 1: "info"}[max(ranks)]
 
     def fails(self, threshold: str) -> bool:
-        """Whether any finding is at or above ``threshold`` (error, warning, info; never)."""
+        """Whether any finding is at or above ``threshold`` (error, warning, info; never). ``ValueError`` for a report
+        read from a file's cache (``from_cache``): its findings are the file's, not this code's."""
+        self.require_analysed("Report.fails")
         if threshold == "never":
             return False
         rank = Severity(threshold).rank
         return any(Severity(f.severity).rank >= rank for f in self.findings)
+
+    def require_analysed(self, what: str) -> None:
+        """Refuse to judge a report read from a file's cache (``from_cache``): a gate must read what this code makes
+        of the evidence, never what a file says it made (seal.py: the seal is no signature)."""
+        if self.from_cache:
+            raise ValueError(f"{what}: this report's findings and numbers were read from the file as it holds them "
+                             "(load_report(cache=True)), which anyone can edit and seal again: judge a report "
+                             "loaded with load_report(path), which analyses the file's evidence")
 
     def to_dict(self) -> dict[str, Any]:
         """The report as the JSON-able dict ``--json`` writes (the evidence included); ``conditional_copies`` (of
@@ -307,16 +321,22 @@ def analyse(evidence: Evidence, *, measured: Evidence | None = None) -> Report:
 
 
 @without_cyclic_gc  # none of these objects form cycles (model/gcpause.py): a third of the load of a 10k-node report
-def load_report(path: Path | str) -> Report:
-    """Re-analyse a report or evidence JSON written by ``--json``; needs no ORT session or GPU. A report this code
-    wrote, unchanged since (its ``analysis_seal`` says so, seal.py), is read as it is: what re-analysis gives."""
-    return _load_report(Path(path))
+def load_report(path: Path | str, *, cache: bool = False) -> Report:
+    """Re-analyse a report or evidence JSON written by ``--json`` with this code's rules; needs no ORT session or GPU.
+
+    ``cache=True``, for rendering only: a report whose ``analysis_seal`` matches this code and its bytes (seal.py)
+    is read as it is, its copies, findings, verdict and summary taken from the file (a third to a fifth of the
+    time for a 10,000-node report). The seal is no signature: anyone can edit a file and seal it again, so such a
+    report says what the file says. It is marked ``from_cache``, and ``Report.fails`` and the CI gate refuse it.
+    What is read is checked (the types; each finding's rule and slug against the rules; the values the renderers
+    compute with): a file that fails a check is re-analysed, as is any file without a matching seal."""
+    return _load_report(Path(path), cache=cache)
 
 
 @without_cyclic_gc
-def load_report_bytes(data: bytes, name: str = "stdin") -> Report:
+def load_report_bytes(data: bytes, name: str = "stdin", *, cache: bool = False) -> Report:
     """``load_report`` of a JSON document already read (``report -`` reads stdin); ``name`` names it in errors."""
-    return _load_report(Path(name), data)
+    return _load_report(Path(name), data, cache=cache)
 
 
 def _check_version(path: Path, what: str, version: object, newest: int) -> None:
@@ -330,11 +350,11 @@ def _check_version(path: Path, what: str, version: object, newest: int) -> None:
                          f"({newest}): upgrade ortcopy-doctor")
 
 
-def _load_report(path: Path, raw: bytes | None = None) -> Report:
+def _load_report(path: Path, raw: bytes | None = None, *, cache: bool = False) -> Report:
     try:
         if raw is None:
             raw = path.read_bytes()
-        stored = _stored_report(raw)
+        stored = _stored_report(raw) if cache else None
         if stored is not None:
             return stored
         data = jsontext.loads(raw, text_only=True)
@@ -364,10 +384,11 @@ def _load_report(path: Path, raw: bytes | None = None) -> Report:
 
 
 def _stored_report(raw: bytes) -> Report | None:
-    """The report ``raw`` holds, read as it is rather than re-analysed: where its seal verifies (this code wrote it
-    and nothing changed since, seal.py), so that re-analysis would give back what it holds. None where the seal
-    does not verify, msgspec is not installed, or the file does not decode to this format's types (then
-    ``load_report`` re-analyses it, and says what is wrong with it where anything is)."""
+    """The report ``raw`` holds, read as it is rather than re-analysed (``from_cache``): where its seal verifies
+    (the file was written by this code, or edited and sealed again: seal.py), so that re-analysis would give back
+    what it holds unless someone edited it. None where the seal does not verify, msgspec is not installed, the file
+    does not decode to this format's types, or what it holds fails ``cache_problem`` (then ``load_report``
+    re-analyses it, and says what is wrong with it where anything is)."""
     if not verified(raw):
         return None
     try:
@@ -395,9 +416,43 @@ def _stored_report(raw: bytes) -> Report | None:
                             conditional_copies=p.conditional_copies)
     elif evidence.predicted is not None:
         return None
-    return Report(evidence=evidence, copies=stored.copies, findings=stored.findings, binding=stored.binding,
-                  summary=stored.summary, verdict=stored.verdict, prediction=prediction, census=stored.census,
-                  advice=stored.advice, measured=stored.measured, conditional_copies=stored.conditional_copies)
+    report = Report(evidence=evidence, copies=stored.copies, findings=stored.findings, binding=stored.binding,
+                    summary=stored.summary, verdict=stored.verdict, prediction=prediction, census=stored.census,
+                    advice=stored.advice, measured=stored.measured, conditional_copies=stored.conditional_copies,
+                    from_cache=True)
+    return None if cache_problem(report) else report
+
+
+def cache_problem(report: Report) -> str | None:
+    """What in a report read from a file's cache (``_stored_report``) this code's analysis never makes, and a
+    renderer would compute with or print as it is: the first such field, named; None where there is none.
+
+    The decoder checks the types (a string where a number belongs, a null where none may be); this checks what
+    types cannot say: each finding's rule and slug are a rule of this code's (the terminal prints them as they
+    are), and the values that come together come together (the run-time quantiles, the speed-up and its interval,
+    the columns of the A/B rows)."""
+    from ortcopy_doctor.report.advice import AB_ROW_KEYS
+    from ortcopy_doctor.rules import RULES
+
+    slugs = {r.id: r.slug for r in RULES}
+    for where, one in (("", report), ("prediction.", report.prediction)):
+        if one is None:
+            continue
+        for i, f in enumerate(one.findings):
+            if slugs.get(f.rule) != f.slug:
+                return f"{where}findings[{i}]: rule {f.rule!r} slug {f.slug!r} is no rule of this ortcopy-doctor"
+        s = one.summary
+        if len({v is None for v in (s.median_run_ms, s.p10_run_ms, s.p90_run_ms)}) > 1:
+            return f"{where}summary: median_run_ms, p10_run_ms and p90_run_ms are not all numbers or all null"
+    advice = report.advice
+    if advice is not None and len({v is None for v in (advice.speedup, advice.speedup_ci_low,
+                                                       advice.speedup_ci_high)}) > 1:
+        return "advice: speedup, speedup_ci_low and speedup_ci_high are not all numbers or all null"
+    if report.measured is not None:
+        for i, row in enumerate(report.measured.ab_rows):
+            if set(row) != AB_ROW_KEYS:
+                return f"measured.ab_rows[{i}]: its columns are not {', '.join(sorted(AB_ROW_KEYS))}"
+    return None
 
 
 @functools.lru_cache(maxsize=1)

@@ -10,7 +10,10 @@
   findings still appear in every report; they never fail the gate, and in SARIF they keep their result with level
   "note" and an accepted external suppression, so code-scanning UIs show them as dismissed rather than hide them.
 
-The gate reads only the report, so ``report RUN.json`` applies it to recorded evidence exactly as ``check`` did.
+The gate reads only the report, so ``report RUN.json`` applies it to recorded evidence exactly as ``check`` did:
+``report`` re-analyses the file's evidence whenever a gate is asked for, and the gate refuses a report whose
+findings and numbers were read from a file as it holds them (``Report.from_cache``: a file's derived sections are
+the file's word, which anyone can edit and seal again; report/seal.py).
 """
 
 from __future__ import annotations
@@ -92,6 +95,11 @@ class Gate:
     allow: frozenset[str] = field(default_factory=frozenset)  # rule ids (resolve_allow)
     fail_on_gain: float | None = None  # speed-up factor (parse_gain)
 
+    @property
+    def judges(self) -> bool:
+        """Whether any threshold is set: ``--fail-on`` other than never, ``--max-transfer-bytes``, ``--fail-on-gain``."""
+        return self.fail_on != "never" or self.max_transfer_bytes is not None or self.fail_on_gain is not None
+
 
 @frozen
 class GateResult:
@@ -109,7 +117,11 @@ class GateResult:
 
 
 def evaluate(report: Report, gate: Gate) -> GateResult:
-    """Whether ``report`` passes ``gate``, and why not."""
+    """Whether ``report`` passes ``gate``, and why not. ``ValueError`` where a threshold is set and ``report`` was
+    read from a file's cache (``Report.from_cache``, ``load_report(cache=True)``): a gate judges what this code
+    makes of the evidence, never what a file says it made."""
+    if gate.judges:
+        report.require_analysed("the CI gate")
     reasons: list[str] = []
     notes: list[str] = []
     allowed = [f for f in report.findings if is_allowed(f, gate.allow)]
@@ -134,9 +146,11 @@ def evaluate(report: Report, gate: Gate) -> GateResult:
             why = "no binding measurement in this report" if advice is None else advice.reason
             notes.append(f"--fail-on-gain: not judged: {why}")
         elif advice.gain_left is not None and advice.gain_left >= gate.fail_on_gain:
-            reasons.append(f"a measured speed-up of {advice.speedup:.2f}x (95% CI {advice.speedup_ci_low:.2f}–"
-                           f"{advice.speedup_ci_high:.2f}) with {advice.recommended_label} is left on the table: its "
-                           f"lower bound {advice.gain_left:.2f}x is at or above --fail-on-gain {gate.fail_on_gain:g}x")
+            measured = (f"a measured speed-up of {advice.speedup:.2f}x (95% CI {advice.speedup_ci_low:.2f}–"
+                        f"{advice.speedup_ci_high:.2f})" if advice.speedup is not None
+                        and advice.speedup_ci_high is not None else "a measured speed-up")
+            reasons.append(f"{measured} with {advice.recommended_label} is left on the table: its lower bound "
+                           f"{advice.gain_left:.2f}x is at or above --fail-on-gain {gate.fail_on_gain:g}x")
     return GateResult(bool(reasons), reasons, allowed, notes)
 
 

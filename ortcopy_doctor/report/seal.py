@@ -1,17 +1,23 @@
-"""The analysis seal: which report JSON ``report`` and ``diff`` may read as it is, instead of re-analysing it.
+"""The analysis seal: the key of a cache, which JSON reports ``report`` and ``diff`` may render as they are, instead
+of re-analysing them.
 
 ``load_report`` re-runs the analysis over a file's evidence, so that evidence recorded by an older ortcopy-doctor
 (or on the GPU machine) is read by today's rules. Where the file was written by this very code and not changed
 since, re-analysis gives back exactly what the file holds (tests/report/test_stored.py checks this over every
-recorded report): then the file's copies, findings, plan and summary are read as they are, which is a quarter of
-the time (issue 15: loading a JSON within 10% of the check that wrote it).
+recorded report): then ``load_report(cache=True)`` reads the file's copies, findings, plan and summary as they
+are, which is a third to a fifth of the time (issue 15: loading a JSON within 10% of the check that wrote it).
 
 The seal is the document's last member, ``"analysis_seal": "<64 hex digits>"``: the SHA-256 of this code's
 ``code_digest`` followed by every byte of the document before the seal's member. Any change to the file (a byte of
 its evidence, a finding edited by hand, the file re-indented) or to the code that analyses it (another version, a
 rule edited in a checkout, another Python) breaks the seal, and the file is re-analysed as before; a process
-whose analysis files changed after it imported them writes no seal. It is a check of
-consistency, not a signature: who edits a file and seals it again with this code gets what they wrote.
+whose analysis files changed after it imported them writes no seal.
+
+It is a check of consistency, not a signature: there is no secret, and anyone who edits a file and seals it again
+with this code gets what they wrote. So the seal says nothing about who wrote a file, and what it keys is a cache
+for rendering only: a report read from it is marked ``Report.from_cache``, the gate and ``Report.fails`` refuse it,
+and the CLI re-analyses whenever it judges (a gate, SARIF). What the cache holds is checked as it is read
+(``report.core.cache_problem``), and every renderer escapes what it prints (docs/guarantees.md).
 """
 
 from __future__ import annotations

@@ -263,6 +263,8 @@ from ortcopy_doctor.report.core import Report
 
 # Keys Report.to_dict and recommend.advice_json write that are no dataclass field.
 EXTRA_KEYS = {"Report": {"format", "format_version", "analysis_seal"}, "Advice": {"gain_left"}}
+# Fields of Report that are never written: ``from_cache`` says how this process read the report (report/core.py).
+NOT_WRITTEN = {"from_cache"}
 # Report.to_dict writes the prediction as the nested report's verdict, summary, copies (and conditional copies),
 # findings and plan only.
 PREDICTION_KEYS = {"verdict", "summary", "copies", "conditional_copies", "findings", "binding"}
@@ -425,7 +427,7 @@ def _check_object(schema: dict, cls, node: dict, where: str, seen: dict, problem
 def _report_problems(schema: dict) -> list[str]:
     problems: list[str] = []
     seen: dict = {}
-    root_fields = {f.name for f in dataclasses.fields(Report)}
+    root_fields = {f.name for f in dataclasses.fields(Report)} - NOT_WRITTEN
     hints = typing.get_type_hints(Report)
     props = schema["properties"]
     for missing in sorted(root_fields - set(props)):

@@ -1,8 +1,10 @@
-"""A report JSON this code wrote, unchanged, is read as it is (report/seal.py): exactly what re-analysis gives.
+"""A report JSON this code wrote, unchanged, is read as it is by ``load_report(cache=True)`` (report/seal.py):
+exactly what re-analysis gives.
 
 Every recorded report (H200 fixtures, corpus, pipelines...) is re-analysed here, written sealed, and read back
 through the stored path: the same report, object for object, and the same JSON. Any change to the file, to the
-code that analysed it, or a file that does not decode, goes back to re-analysis.
+code that analysed it, or a file that does not decode or holds what the analysis never makes, goes back to
+re-analysis; so does every load without ``cache=True``, and a report read from the cache is never judged.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import onnx
 import pytest
 
 import models
+from fixture_loader import recorded
 from ortcopy_doctor.api import CheckOptions, check, load_report
 from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.report.core import Report, _stored_report, analyse, load_report_bytes
@@ -185,12 +188,57 @@ def test_the_seal_is_the_last_member(tmp_path):
     assert unsealed(unsealed(text)) == unsealed(text)  # no seal: as it is
 
 
-def test_a_resealed_edit_is_read_as_written_which_shows_no_reanalysis_ran(tmp_path):
+def test_a_resealed_edit_is_read_as_written_from_the_cache_only(tmp_path):
     path, text = _check(tmp_path, models.cpu_op_between(), static=True)
     verdict = json.loads(text)["verdict"]
     edited = _edited(unsealed(text), json.dumps(verdict, ensure_ascii=False), '"edited by hand"')
     path.write_text(sealed(edited), encoding="utf-8")
-    assert load_report(path).verdict == "edited by hand"
+    cached = load_report(path, cache=True)
+    assert (cached.verdict, cached.from_cache) == ("edited by hand", True)  # no re-analysis ran: the file's word
+    analysed = load_report(path)  # the default: this code's analysis of the evidence, whatever the seal says
+    assert (analysed.verdict, analysed.from_cache) == (verdict, False)
+
+
+def test_a_report_read_from_the_cache_is_never_judged(tmp_path):
+    from ortcopy_doctor.report.gate import Gate, evaluate
+
+    path, _ = _check(tmp_path, models.cpu_op_between(), static=True)
+    cached = load_report(path, cache=True)
+    assert cached.from_cache and cached == load_report(path)
+    with pytest.raises(ValueError, match=r"Report.fails: .*load_report\(path\)"):
+        cached.fails("warning")
+    with pytest.raises(ValueError, match="the CI gate: "):
+        evaluate(cached, Gate("warning"))
+    with pytest.raises(ValueError, match="the CI gate: "):
+        evaluate(replace(cached, verdict="copied"), Gate("never", max_transfer_bytes=1))  # replace keeps the mark
+    assert not evaluate(cached, Gate("never")).failed  # nothing to judge: no threshold set
+    assert load_report(path).fails("warning")
+
+
+@pytest.mark.parametrize("edit", ["rule", "slug", "p90", "ci_low", "ab_row"])
+def test_a_sealed_file_holding_what_the_analysis_never_makes_is_reanalysed(tmp_path, edit):
+    """``cache_problem``: a rule that is none of this code's, quantiles or an interval half null, an A/B row
+    without its columns (each one an exit 4 in a renderer, or an escape sequence on the terminal, when read as
+    it is)."""
+    path = tmp_path / "demo.json"
+    path.write_text(json.dumps(recorded("demo")["report"]), encoding="utf-8")
+    text = load_report(path).to_json()
+    data = json.loads(unsealed(text))
+    if edit == "rule":
+        data["findings"][0]["rule"] = "\x1b]52;c;ZXZpbA==\x07"
+    elif edit == "slug":
+        data["findings"][0]["slug"] = "\x1b[2J"
+    elif edit == "p90":
+        data["summary"]["p90_run_ms"] = None
+    elif edit == "ci_low":
+        data["advice"]["speedup_ci_low"] = None
+    else:
+        data["measured"]["ab_rows"][0] = {}
+    path.write_text(sealed(jsontext.dumps(data)), encoding="utf-8")
+    assert verified(path.read_bytes())
+    assert _stored_report(path.read_bytes()) is None
+    reread = load_report(path, cache=True)
+    assert not reread.from_cache and reread.to_json() == text
 
 
 def test_an_edit_without_a_new_seal_is_reanalysed(tmp_path):
@@ -215,7 +263,7 @@ def test_a_sealed_file_that_does_not_decode_is_reanalysed(tmp_path):
     broken = sealed(_edited(unsealed(text), '"kind": "memcpy_node"', '"kind": "teleport"'))
     assert verified(broken.encode("utf-8")) and _stored_report(broken.encode("utf-8")) is None
     path.write_text(broken, encoding="utf-8")
-    assert load_report(path).to_json() == text
+    assert load_report(path, cache=True).to_json() == text
 
 
 def test_a_sealed_file_with_broken_evidence_gets_the_usual_error(tmp_path):
@@ -224,14 +272,15 @@ def test_a_sealed_file_with_broken_evidence_gets_the_usual_error(tmp_path):
     path.write_text(broken, encoding="utf-8")
     from ortcopy_doctor.model.errors import UsageError
     with pytest.raises(UsageError, match="does not match the evidence format"):
-        load_report(path)
+        load_report(path, cache=True)
 
 
 def test_stdin_reads_a_sealed_report_as_it_is(tmp_path):
     path, text = _check(tmp_path, models.cpu_op_between(), static=True)
     verdict = json.loads(text)["verdict"]
     resealed = sealed(_edited(unsealed(text), json.dumps(verdict, ensure_ascii=False), '"edited by hand"'))
-    assert load_report_bytes(resealed.encode("utf-8")).verdict == "edited by hand"
+    assert load_report_bytes(resealed.encode("utf-8"), cache=True).verdict == "edited by hand"
+    assert load_report_bytes(resealed.encode("utf-8")).verdict == verdict
 
 
 def test_a_float_written_as_null_leaves_the_report_unsealed(tmp_path):
