@@ -19,7 +19,7 @@ if os.environ.get("ORTCOPY_DOCTOR_RUN_OBSERVATIONS"):
 
         _path, _census = _child.restore_environment()
     except Exception as exc:  # noqa: BLE001 - the program still runs, unrecorded; the parent says why
-        _child = None
+        _child = None  # type: ignore[assignment]
         print(f"ortcopy-doctor: cannot record in this interpreter ({type(exc).__name__}: {exc})", file=sys.stderr)
     finally:
         if _added and _root in sys.path:

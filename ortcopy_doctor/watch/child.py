@@ -33,14 +33,9 @@ import sys
 from collections.abc import Callable
 from typing import Any, Optional
 
-PREFIX = "ORTCOPY_DOCTOR_RUN_"
-OBSERVATIONS = PREFIX + "OBSERVATIONS"  # the file to write (set by the parent, watch/program.py)
-CENSUS = PREFIX + "CENSUS"  # "0": no CUPTI census
-PATHS = PREFIX + "PATHS"  # the entries put first on PYTHONPATH, os.pathsep-separated
-PYTHONPATH = PREFIX + "PYTHONPATH"  # the program's own PYTHONPATH; absent where it had none
+from ortcopy_doctor.watch.handover import CENSUS, MODELS, OBSERVATIONS, PATHS, PREFIX, PYTHONPATH, STARTED
+
 HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held while the observations are written at exit
-STARTED = ".started"  # beside the observations file: the child began recording
-MODELS = ".models"  # beside the observations file: the child's model files, as absolute paths
 
 
 def restore_environment() -> tuple[str, bool]:
@@ -74,7 +69,7 @@ def import_own_sitecustomize(bootstrap: str) -> None:
         if ours is not None:
             sys.modules["sitecustomize"] = ours
         return
-    import sitecustomize  # noqa: F401 - the environment's own; its errors are printed as Python's site prints them
+    import sitecustomize  # type: ignore[import-not-found]  # noqa: F401 - the environment's own, errors as site prints them
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
@@ -89,10 +84,10 @@ class _AfterImport(importlib.abc.MetaPathFinder):
             return None
         if self in sys.meta_path:
             sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        original = spec.loader
+        found = importlib.util.find_spec(fullname)
+        if found is None or found.loader is None or not hasattr(found.loader, "exec_module"):
+            return found
+        spec, original = found, found.loader
         then, around = self.then, self.around
 
         class Loader(importlib.abc.Loader):
@@ -142,7 +137,7 @@ def start(path: str, census: bool) -> None:
             return
         # A signal now (a second Ctrl-C) waits until the observations are written, then acts as it would have.
         came: list[int] = []
-        saved = {}
+        saved: dict[int, Any] = {}
         for signum in HELD:
             handler = signal.getsignal(signum)
             if handler is not signal.SIG_IGN and handler is not None:
@@ -151,10 +146,10 @@ def start(path: str, census: bool) -> None:
         try:
             _write()
         finally:
-            for signum, handler in saved.items():
-                signal.signal(signum, handler)
-            for signum in came:
-                signal.raise_signal(signum)
+            for number, handler in saved.items():
+                signal.signal(number, handler)
+            for number in came:
+                signal.raise_signal(number)
 
     def _write() -> None:
         ending = {"ended_by": "exit", "error": ""}
@@ -186,4 +181,4 @@ def start(path: str, census: bool) -> None:
         pass
 
 
-__all__ = ["MODELS", "STARTED", "import_own_sitecustomize", "restore_environment", "start"]
+__all__ = ["import_own_sitecustomize", "restore_environment", "start"]

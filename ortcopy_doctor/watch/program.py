@@ -747,7 +747,7 @@ def run_child(target: Target, census: bool) -> tuple[PipelineObservations, int, 
 
 def _child_env(out: str, census: bool) -> dict[str, str]:
     """The program's environment, with what watch/child.py needs to record and then takes back."""
-    from ortcopy_doctor.watch import child
+    from ortcopy_doctor.watch import handover as child
 
     added = [str(Path(__file__).resolve().parents[1] / "_bootstrap")]  # _bootstrap/sitecustomize.py
     env = dict(os.environ)
@@ -762,7 +762,7 @@ def _run_child_in(folder: str, target: Target, census: bool) -> tuple[PipelineOb
     import json
     import signal
 
-    from ortcopy_doctor.watch.child import MODELS, STARTED
+    from ortcopy_doctor.watch.handover import MODELS, STARTED
     from ortcopy_doctor.watch.forwarding import call_forwarding
     from ortcopy_doctor.watch.pipeline import load_pipeline_observations
 
