@@ -702,22 +702,22 @@ def run(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
     fail_on: str = typer.Option("never", "--fail-on", help="Exit 1 (when the program itself exited 0) on: round-trip, host-transfer, never."),
     no_census: bool = typer.Option(False, "--no-census", help="Take no CUPTI census of the calls."),
-    subprocess: bool = typer.Option(False, "--subprocess", help="Run the program in a child interpreter (also when the command names another python)."),
+    subprocess: bool = typer.Option(False, "--subprocess", help="Kept for earlier command lines: the program always runs in an interpreter of its own, as `python` runs it."),
 ) -> None:
     """Run an unmodified Python program and report the host round trips between its sessions (pipeline stages)."""
     _guard(lambda: _run_body(command, html=html, no_html=no_html, json_path=json_path, quiet=quiet,
-                             fail_on=fail_on, census=not no_census, subprocess=subprocess))
+                             fail_on=fail_on, census=not no_census))
 
 
 def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_path: Optional[Path], quiet: bool,
-              fail_on: str, census: bool, subprocess: bool) -> int:
+              fail_on: str, census: bool) -> int:
     """``run``: its outputs checked as ``check`` checks them before the program starts (not an input: the script, a
     file the program's command line names, an existing model or Python file; not another output), the program run
     with every session watched, the outputs written as one set (never over a model the program loaded), and the
     program's exit code (or 1 for ``--fail-on`` where it exited 0)."""
     import signal
 
-    from ortcopy_doctor.cli.interrupts import Terminated
+    from ortcopy_doctor.cli.interrupts import Terminated, as_exception
     from ortcopy_doctor.render.terminal import safe
     from ortcopy_doctor.watch.program import FAIL_ON, ProgramKilled, command_files, parse_command, watch_program
 
@@ -739,16 +739,15 @@ def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_p
     outputs = _outputs(inputs, [("--json", json_path), ("--html", html_path)], stdin="the program's stdin")
     _try_outputs(outputs)
     try:
-        report, code, models = watch_program(target, command, census=census, subprocess=subprocess,
-                                             passthrough=(Terminated,))
-    except ProgramKilled as exc:  # the child's signal: the line and exit code of this command's own
-        if exc.signum in (signal.SIGTERM, signal.SIGHUP):
-            raise Terminated(exc.signum) from None
-        if exc.signum == signal.SIGINT:
-            raise KeyboardInterrupt from None
+        report, code, models = watch_program(target, command, census=census)
+    except ProgramKilled as exc:  # the program's signal: the line and exit code of this command's own
+        if exc.signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            # delivered to this process too, so that it ends as it would by the signal itself: its handler raises
+            # at once, and one that follows is ignored (cli/interrupts.py); raised here where it is ignored
+            os.kill(os.getpid(), exc.signum)
+            raise as_exception(exc.signum) from None
         _print_error(exc.message)
         raise typer.Exit(128 + exc.signum) from None
-    _fill_closed_streams()  # stdout/stderr the program closed: no output file takes their descriptor
     from ortcopy_doctor.knowledge.model_file import external_data_files
 
     for model in models:
@@ -761,6 +760,8 @@ def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_p
     if not quiet:
         for shown in written:
             _write(f"wrote {safe(shown)}\n", stderr=True)
+    if report.ended_by == "signal" and code in (128 + signal.SIGTERM, 128 + signal.SIGHUP):
+        _print_error(Terminated(code - 128).message)  # as the command ends by them itself (cli/interrupts.py)
     if code != 0:
         return code
     if fail_on == "round-trip" and report.round_trips:

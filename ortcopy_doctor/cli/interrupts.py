@@ -173,8 +173,10 @@ def _forget_arrivals() -> None:
     _arrived.clear()
 
 
-# The signal whose exception ``_handler`` raised (the first one; later ones are ignored), None before any.
+# The signal whose exception ``_handler`` raised (the first one; later ones are ignored), None before any; and
+# whether that exception was raised yet (``_again`` puts it off).
 _received: int | None = None
+_raised = False
 
 
 def _handler(signum: int, frame: Any) -> None:
@@ -192,6 +194,8 @@ def _handler(signum: int, frame: Any) -> None:
         _again(_received)
         return
     _ignore_all()
+    global _raised
+    _raised = True
     raise as_exception(_received)
 
 
@@ -286,7 +290,7 @@ def as_exception(signum: int) -> BaseException:
 def install() -> None:
     """From ``main()`` on: the first signal raises ``KeyboardInterrupt`` or ``Terminated``; later ones are ignored.
     One that arrives while a finalizer runs is raised again after it (``_raised_again``)."""
-    global _unraisable_before, _received
+    global _unraisable_before, _received, _raised
     _record_arrivals()
     if any(signal.getsignal(s) is _ignored for s in SIGNALS):  # an earlier main() in this process ended by a signal
         _forget_arrivals()
@@ -294,6 +298,7 @@ def install() -> None:
         if _is_default(signum) or signal.getsignal(signum) in (_at_once, _ignored):
             signal.signal(signum, _handler)
     _received = None
+    _raised = False
     if sys.unraisablehook is not _raised_again:
         _unraisable_before = sys.unraisablehook
         sys.unraisablehook = _raised_again
@@ -301,7 +306,14 @@ def install() -> None:
 
 def ending() -> None:
     """The command's outcome is decided: a signal from now on prints its line and exits at once. Signals already
-    ignored (one was received, or they were ignored at start) stay ignored."""
+    ignored (one was received, or they were ignored at start) stay ignored. One received whose exception was put
+    off (``_again``) and not yet raised ends the command now, as it would have a moment later: the command was
+    quick enough to end before its timer (a static check, under load), and ended as if it had never come."""
+    if _received is not None and not _raised:
+        try:
+            os.write(2, f"error: {_line(_received)}\n".encode())
+        finally:
+            os._exit(128 + _received)
     for signum in SIGNALS:
         if signal.getsignal(signum) is _handler:
             signal.signal(signum, _at_once)
@@ -320,6 +332,8 @@ def _raised_again(unraisable: Any) -> None:
         return
     if isinstance(exc, (KeyboardInterrupt, Terminated)):
         signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+        global _raised
+        _raised = False  # lost in the finalizer: raised again below, or by ``ending``
         signal.signal(signum, _handler)  # _handler set every signal to _ignored: armed again for this one
         # a moment later: raised here (in this hook) it would be lost the same way; raised in another finalizer, it
         # comes back here

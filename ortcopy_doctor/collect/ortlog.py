@@ -96,15 +96,24 @@ def import_onnxruntime() -> Any:
     for a user whose home cannot be written (``nobody``, a CI container's user). What it wrote is kept
     (``import_log``) and parsed with the evidence session's log."""
     if "onnxruntime" not in sys.modules:
-        captured = NativeCapture()
-        try:
-            with capture_native_stderr() as captured:
-                import onnxruntime  # noqa: F401 - imported here for its log; returned below
-        finally:  # also where the import failed: what ORT said is kept, not printed
-            _IMPORT_LOG.text = captured.text
+        with import_captured():
+            import onnxruntime  # noqa: F401 - imported here for its log; returned below
     import onnxruntime as ort
 
     return ort
+
+
+@contextlib.contextmanager
+def import_captured() -> Iterator[None]:
+    """Around the first import of onnxruntime in this process (``import_onnxruntime``, or the program's own import
+    under ``run``: watch/child.py): what ORT writes to fd 2 as it loads is kept (``import_log``), also where the
+    import fails, and not printed."""
+    captured = NativeCapture()
+    try:
+        with capture_native_stderr() as captured:
+            yield
+    finally:
+        _IMPORT_LOG.text = captured.text
 
 
 def import_log() -> str:

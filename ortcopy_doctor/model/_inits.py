@@ -1612,13 +1612,14 @@ def _make_109(__ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.program.Target
-def _make_110(__ortcopy_default3, __ortcopy_has_factory):
-    def __init__(__ortcopy_self, script, module, argv, interpreter=__ortcopy_default3) -> None:
+def _make_110(__ortcopy_default3, __ortcopy_factory4, __ortcopy_has_factory):
+    def __init__(__ortcopy_self, script, module, argv, interpreter=__ortcopy_default3, args=__ortcopy_has_factory) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['script'] = script
         __ortcopy_dict['module'] = module
         __ortcopy_dict['argv'] = argv
         __ortcopy_dict['interpreter'] = interpreter
+        __ortcopy_dict['args'] = __ortcopy_factory4() if args is __ortcopy_has_factory else args
     return __init__
 
 
@@ -1841,7 +1842,7 @@ INITS = {
     "def __init__(__ortcopy_self, stage, kind, calls, median_ms, total_ms, note=__ortcopy_default5) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['stage'] = stage\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['median_ms'] = median_ms\n    __ortcopy_dict['total_ms'] = total_ms\n    __ortcopy_dict['note'] = note\n": (_make_107, ('__ortcopy_default5', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, name, role, kind, device, bytes=__ortcopy_default4, link=__ortcopy_default5) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['name'] = name\n    __ortcopy_dict['role'] = role\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['bytes'] = bytes\n    __ortcopy_dict['link'] = link\n": (_make_108, ('__ortcopy_default4', '__ortcopy_default5', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, seq, output, how) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['how'] = how\n": (_make_109, ('__ortcopy_has_factory',)),
-    "def __init__(__ortcopy_self, script, module, argv, interpreter=__ortcopy_default3) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['script'] = script\n    __ortcopy_dict['module'] = module\n    __ortcopy_dict['argv'] = argv\n    __ortcopy_dict['interpreter'] = interpreter\n": (_make_110, ('__ortcopy_default3', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, script, module, argv, interpreter=__ortcopy_default3, args=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['script'] = script\n    __ortcopy_dict['module'] = module\n    __ortcopy_dict['argv'] = argv\n    __ortcopy_dict['interpreter'] = interpreter\n    __ortcopy_dict['args'] = __ortcopy_factory4() if args is __ortcopy_has_factory else args\n": (_make_110, ('__ortcopy_default3', '__ortcopy_factory4', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, seq, output, obj, root_id, ptr, nbytes, host, digest, device, how=__ortcopy_default9, alias=__ortcopy_default10, derived=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['obj'] = obj\n    __ortcopy_dict['root_id'] = root_id\n    __ortcopy_dict['ptr'] = ptr\n    __ortcopy_dict['nbytes'] = nbytes\n    __ortcopy_dict['host'] = host\n    __ortcopy_dict['digest'] = digest\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['how'] = how\n    __ortcopy_dict['alias'] = alias\n    __ortcopy_dict['derived'] = __ortcopy_factory11() if derived is __ortcopy_has_factory else derived\n": (_make_111, ('__ortcopy_default10', '__ortcopy_default9', '__ortcopy_factory11', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, inputs=__ortcopy_has_factory, outputs=__ortcopy_has_factory, pending=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['inputs'] = __ortcopy_factory0() if inputs is __ortcopy_has_factory else inputs\n    __ortcopy_dict['outputs'] = __ortcopy_factory1() if outputs is __ortcopy_has_factory else outputs\n    __ortcopy_dict['pending'] = __ortcopy_factory2() if pending is __ortcopy_has_factory else pending\n": (_make_112, ('__ortcopy_factory0', '__ortcopy_factory1', '__ortcopy_factory2', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, requested_providers, runtime_graph, ep_failures, profiling, workdir, notes=__ortcopy_has_factory, profile_ended=__ortcopy_default6) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['requested_providers'] = requested_providers\n    __ortcopy_dict['runtime_graph'] = runtime_graph\n    __ortcopy_dict['ep_failures'] = ep_failures\n    __ortcopy_dict['profiling'] = profiling\n    __ortcopy_dict['workdir'] = workdir\n    __ortcopy_dict['notes'] = __ortcopy_factory5() if notes is __ortcopy_has_factory else notes\n    __ortcopy_dict['profile_ended'] = profile_ended\n": (_make_113, ('__ortcopy_default6', '__ortcopy_factory5', '__ortcopy_has_factory')),

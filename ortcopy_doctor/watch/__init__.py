@@ -6,18 +6,28 @@ One session's watch, by responsibility: ``observations`` (what is recorded, and 
 and writes each value), ``analysis`` (``analyse_watch``: what each call copied), ``report`` (``WatchReport`` and its
 text) and ``plugin`` (``watch_fixture``)."""
 
-from ortcopy_doctor.watch.analysis import analyse_watch
-from ortcopy_doctor.watch.observations import (
-    CallObservation,
-    Placement,
-    TensorUse,
-    WatchObservations,
-    load_observations,
-)
-from ortcopy_doctor.watch.placement import predicted_placement
-from ortcopy_doctor.watch.plugin import pytest_watch, watch_fixture
-from ortcopy_doctor.watch.recorder import Watch, instrumented_session, watch
-from ortcopy_doctor.watch.report import CallReport, TensorReport, Transfer, WatchReport
+from __future__ import annotations
+
+from typing import Any
+
+# Imported on first use (PEP 562), as the package's own names are: the program's interpreter under `run` imports
+# watch.child at start-up and must not import numpy or onnxruntime before the program does (watch/child.py).
+_LAZY = {"analyse_watch": "analysis", "CallObservation": "observations", "Placement": "observations",
+         "TensorUse": "observations", "WatchObservations": "observations", "load_observations": "observations",
+         "predicted_placement": "placement", "pytest_watch": "plugin", "watch_fixture": "plugin", "Watch": "recorder",
+         "instrumented_session": "recorder", "watch": "recorder", "CallReport": "report", "TensorReport": "report",
+         "Transfer": "report", "WatchReport": "report"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CallObservation", "CallReport", "Placement", "TensorReport", "TensorUse", "Transfer", "Watch",

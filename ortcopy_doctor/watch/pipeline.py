@@ -156,7 +156,7 @@ class PipelineObservations:
     ort_version: str = ""
     program: list[str] = field(default_factory=list)
     exit_code: int = 0
-    ended_by: str = "exit"  # exit, exception, interrupt
+    ended_by: str = "exit"  # exit, exception, interrupt, signal (killed by the signal named in error)
     error: str = ""
     started_ns: int = 0
     ended_ns: int = 0
@@ -1014,7 +1014,8 @@ def render_text(report: PipelineReport) -> str:
     """Plain text: the program and how it ended, the verdict, each session, each pipeline's edges and stages."""
     program = " ".join(report.program)
     ended = {"exit": f"exit code {report.exit_code}", "exception": f"raised ({report.error}), exit code {report.exit_code}",
-             "interrupt": f"interrupted (Ctrl-C), exit code {report.exit_code}"}.get(report.ended_by, report.ended_by)
+             "interrupt": f"interrupted (Ctrl-C), exit code {report.exit_code}",
+             "signal": f"killed by {report.error}, exit code {report.exit_code}"}.get(report.ended_by, report.ended_by)
     lines = [f"ortcopy-doctor run: {program} -- {ended}", f"verdict: {report.verdict}"]
     for s in report.sessions:
         lines.append(f"  session {s.label}: {s.calls} call(s) on {', '.join(short(p) for p in s.providers) or '?'}; "

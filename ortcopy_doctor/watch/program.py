@@ -1,10 +1,10 @@
 """``ortcopy-doctor run -- python script.py args``: audit an unmodified program's sessions and pipelines.
 
-The program runs in this interpreter (``runpy``, as pyinstrument and scalene do), with ``sys.argv`` set to its own
-arguments, or (``--subprocess``, or another interpreter named in the command) in a child interpreter that records
-itself from ``_bootstrap/sitecustomize.py`` and writes its observations when it exits (``start_in_child``). While it runs, ``onnxruntime.InferenceSession.__init__`` is wrapped: each session the program creates
-is watched for its whole life by the recorder of ``ortcopy_doctor.watch.recorder`` (per call: how each value was given and
-delivered, and a CUPTI census of the call where CUPTI can trace), and this module records, per input, which
+The program runs as ``python`` runs it, in an interpreter of its own started with the program's own command line,
+which records itself (watch/child.py) and writes its observations when it exits; this process passes on the signals
+sent to it (watch/forwarding.py). Once the program imports onnxruntime, ``onnxruntime.InferenceSession.__init__``
+is wrapped: each session the program creates is watched for its whole life by the recorder of
+``ortcopy_doctor.watch.recorder`` (per call: how each value was given and delivered, and a CUPTI census of the call where CUPTI can trace), and this module records, per input, which
 earlier output the value came from (``pipeline.ValueLink``). When the program ends (normally, by ``sys.exit``, by an
 exception, whose traceback is the program's and is printed as Python would, or by Ctrl-C) the report is written
 and the program's exit code is returned.
@@ -22,11 +22,9 @@ import collections
 import hashlib
 import inspect
 import os
-import runpy
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import field
 from pathlib import Path
@@ -50,7 +48,6 @@ from ortcopy_doctor.watch.pipeline import (
 from ortcopy_doctor.watch.recorder import _INFO_ATTR, Watch, _Instrumentation, _ortvalue_nbytes
 from ortcopy_doctor.model.errors import EnvironmentProblem
 from ortcopy_doctor.model.records import frozen, mutable
-from ortcopy_doctor.model.gcpause import default_thresholds
 
 KEEP_CALLS = 2
 BINDING_METHODS = ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "bind_output", "bind_ortvalue_output",
@@ -619,12 +616,15 @@ class PipelineRecorder:
 
 @frozen
 class Target:
-    """What to run: a script path or a module (``-m``), and its ``sys.argv``."""
+    """What to run: the words after ``python`` (``args``: its options, then the script, directory, zip file or
+    ``-m module`` or ``-c code``, then the program's arguments), the program's name for the report (``script``,
+    ``module``) and its ``sys.argv``."""
 
     script: Optional[str]
     module: Optional[str]
     argv: list[str]
-    interpreter: Optional[str] = None  # another interpreter than this one: run in a child process
+    interpreter: Optional[str] = None  # another interpreter than this one
+    args: list[str] = field(default_factory=list)
 
 
 def _is_python(word: str) -> bool:
@@ -632,8 +632,16 @@ def _is_python(word: str) -> bool:
     return name.startswith("python") and (name[6:].replace(".", "").replace("w", "").isdigit() or name[6:] in ("", "3"))
 
 
+# Python's options (``python --help``): those that take a value, those that make it ignore the PYTHONPATH or the
+# ``site`` module through which `run` records (watch/child.py), and those that print something and exit.
+_WITH_VALUE = "WX"
+_NO_RECORDING = {"E": "ignores PYTHONPATH", "I": "isolates it from PYTHONPATH", "S": "skips the site module"}
+_FLAGS = "bBdiOqPRsuvx"
+_LONG_WITH_VALUE = ("--check-hash-based-pycs",)
+
+
 def parse_command(command: Sequence[str]) -> Target:
-    """``python script.py args``, ``python -m pkg args``, ``script.py args`` or ``-m pkg args``."""
+    """``python [options] script|dir|zip|-m module|-c code args``, or the same without ``python``."""
     from ortcopy_doctor.model.errors import UsageError
 
     words = list(command)
@@ -646,25 +654,57 @@ def parse_command(command: Sequence[str]) -> Target:
             resolved = os.path.realpath(first if os.sep in first else (_which(first) or first))
             if resolved != os.path.realpath(sys.executable):
                 interpreter = first
-        while words and words[0] in ("-u", "-B", "-X", "-W") or (words and words[0].startswith(("-X", "-W")) and len(words[0]) > 2):
-            flag = words.pop(0)
-            if flag in ("-X", "-W") and words:
-                words.pop(0)
-        if not words:
-            raise UsageError("give the script to run: `ortcopy-doctor run -- python script.py args`")
-    if words[0] == "-m":
-        if len(words) < 2:
-            raise UsageError("-m needs a module name")
-        return Target(None, words[1], [words[1]] + words[2:], interpreter)
-    if words[0].startswith("-"):
-        raise UsageError(f"python option {words[0]!r} is not supported by `ortcopy-doctor run`: give the script path "
-                         "(or -m module) after `python`")
-    script = words[0]
-    if not Path(script).is_file():
-        what = ("is a directory" if Path(script).is_dir() else "is not a regular file" if Path(script).exists()
-                else "no such file")
+    args = list(words)
+    i, mode, value = 0, "", ""
+    while i < len(words) and not mode:
+        word = words[i]
+        if word == "--" or word == "-" or not word.startswith("-"):
+            i += word == "--"
+            break
+        i += 1
+        if word.startswith("--"):
+            name = word.partition("=")[0]
+            if name in _LONG_WITH_VALUE:
+                i += "=" not in word
+                continue
+            raise UsageError(f"python option {word!r} runs no program: give the script (or -m module) to run")
+        letters = word[1:]
+        for j, letter in enumerate(letters):
+            if letter in _NO_RECORDING:
+                raise UsageError(f"python option -{letter} {_NO_RECORDING[letter]}, through which `ortcopy-doctor "
+                                 "run` records the program: run it without")
+            if letter in _WITH_VALUE + "mc":
+                if j + 1 == len(letters):
+                    if i == len(words):
+                        raise UsageError(f"python option -{letter} needs a value")
+                    value, i = words[i], i + 1
+                else:
+                    value = letters[j + 1:]
+                if letter in "mc":
+                    mode = letter
+                break
+            if letter not in _FLAGS:
+                raise UsageError(f"python option -{letter} is not supported by `ortcopy-doctor run`: give the "
+                                 "script path (or -m module) after `python`")
+    rest = words[i:]
+    if mode == "m":
+        return Target(None, value, [value] + rest, interpreter, args)
+    if mode == "c":
+        return Target(None, None, ["-c"] + rest, interpreter, args)
+    if not rest:
+        raise UsageError("give the script to run: `ortcopy-doctor run -- python script.py args`")
+    script = rest[0]
+    if script == "-":
+        raise UsageError("a program read from stdin cannot be run: give the path of the Python script")
+    path = Path(script)
+    if path.is_dir():
+        if not (path / "__main__.py").is_file():
+            raise UsageError(f"{script}: is a directory without a __main__.py: give the path of the Python script to "
+                             "run, or of a directory or zip file with a __main__.py")
+    elif not path.is_file():
+        what = "is not a regular file" if path.exists() else "no such file"
         raise UsageError(f"{script}: {what}: give the path of the Python script to run")
-    return Target(script, None, words, interpreter)
+    return Target(script, None, rest, interpreter, args)
 
 
 def _which(name: str) -> Optional[str]:
@@ -673,13 +713,8 @@ def _which(name: str) -> Optional[str]:
     return shutil.which(name)
 
 
-Passthrough = tuple[type[BaseException], ...]
-STARTED = ".started"  # beside the observations file: the child began recording (start_in_child)
-MODELS = ".models"  # beside the observations file: the child's model files, as absolute paths
-
-
 class ProgramKilled(EnvironmentProblem):
-    """The child interpreter was ended by the signal ``signum`` before it wrote what it recorded."""
+    """The program's interpreter was ended by the signal ``signum`` before it wrote what it recorded."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(f"the program was killed by {_signal_name(signum)} before it wrote what was recorded: no "
@@ -696,147 +731,10 @@ def _signal_name(signum: int) -> str:
         return f"signal {signum}"
 
 
-def exit_status(code: int) -> int:
-    """The exit status a Python process gets from ``SystemExit(code)``: CPython takes ``code`` as a C long (-1 where
-    it does not fit, as ``2**63`` does not) and the system keeps its low 8 bits: ``2**31`` exits 0, ``-1`` 255."""
-    if not -(1 << 63) <= code < (1 << 63):
-        return 255
-    return int(code) & 0xFF
-
-
-def run_target(target: Target, recorder: PipelineRecorder, passthrough: Passthrough = ()) -> tuple[int, str, str]:
-    """Run the program in this interpreter; return (exit code, ended_by, error).
-
-    The exit code is the status the process would have had alone (``exit_status``). An exception of ``passthrough``
-    (the command's own SIGTERM, ``cli.interrupts.Terminated``) is not the program's: it is raised again once the
-    recorder has finished. What the program changed that the command still uses is put back: ``sys.argv``,
-    ``sys.path``, ``sys.stdin``/``stdout``/``stderr`` (one it closed becomes None) and the working directory."""
-    saved_argv, saved_path = sys.argv[:], sys.path[:]
-    saved_streams = (sys.stdin, sys.stdout, sys.stderr)
-    saved_cwd = _getcwd()
-    sys.argv = list(target.argv)
-    if target.script is not None:
-        sys.path.insert(0, str(Path(target.script).resolve().parent))
-    else:
-        sys.path.insert(0, saved_cwd or os.curdir)
-    try:
-        recorder.install()
-        with default_thresholds():  # the program collects garbage as it would alone (model/gcpause.py)
-            if target.script is not None:
-                runpy.run_path(target.script, run_name="__main__")
-            else:
-                runpy.run_module(target.module or "", run_name="__main__", alter_sys=True)
-        return 0, "exit", ""
-    except passthrough:
-        raise
-    except SystemExit as exc:
-        code = exc.code
-        if code is None:
-            return 0, "exit", ""
-        if isinstance(code, int):
-            return exit_status(code), "exit", ""
-        _to_stderr(f"{code}\n")  # as Python prints it
-        return 1, "exit", ""
-    except KeyboardInterrupt:
-        return 130, "interrupt", "KeyboardInterrupt"
-    except BaseException as exc:  # noqa: BLE001 - the program's own exception: its traceback is the program's
-        _print_program_traceback(exc)
-        return 1, "exception", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
-    finally:
-        sys.argv, sys.path[:] = saved_argv, saved_path
-        _restore(saved_streams, saved_cwd)
-        recorder.finish()
-
-
-def _getcwd() -> Optional[str]:
-    try:
-        return os.getcwd()
-    except OSError:  # the working directory was removed
-        return None
-
-
-def _restore(streams: tuple[Any, Any, Any], cwd: Optional[str]) -> None:
-    """Put back the command's standard streams and working directory once the program ran in this interpreter. A
-    stream the program closed becomes None (the CLI then makes a new one on its descriptor, with the null device
-    there where the program closed the descriptor too: ``cli.app._fill_closed_streams``)."""
-    for name, stream in zip(("stdin", "stdout", "stderr"), streams):
-        try:
-            closed = stream is None or bool(stream.closed)
-        except Exception:  # noqa: BLE001 - a stream object without a usable `closed`: taken as open
-            closed = False
-        setattr(sys, name, None if closed else stream)
-    if cwd is not None:
-        try:
-            os.chdir(cwd)
-        except OSError:  # the folder is gone: stay where the program left the command
-            pass
-
-
-def _to_stderr(text: str) -> None:
-    """``text`` on the program's stderr as it is now; dropped where the program closed it or set it to None."""
-    stream = sys.stderr
-    if stream is None:
-        return
-    try:
-        stream.write(text)
-        stream.flush()
-    except (OSError, ValueError):
-        pass
-
-
-def _print_program_traceback(exc: BaseException) -> None:
-    """The traceback as Python would print it, less the frames of ortcopy-doctor and runpy."""
-    tb = exc.__traceback__
-    here = str(Path(__file__).resolve().parents[1])  # the package: frames of ortcopy_doctor are left out
-    while tb is not None and (tb.tb_frame.f_code.co_filename.startswith(here)
-                              or Path(tb.tb_frame.f_code.co_filename).name == "runpy.py"
-                              or "<frozen runpy>" in tb.tb_frame.f_code.co_filename):
-        tb = tb.tb_next
-    _to_stderr("".join(traceback.format_exception(type(exc), exc, tb)))
-
-
-def start_in_child(path: str) -> None:
-    """In a child interpreter (sitecustomize): record until the program ends, then write the observations."""
-    import atexit
-    import json
-
-    from ortcopy_doctor.model.evidence import to_jsonable
-
-    recorder = PipelineRecorder(census=os.environ.get("ORTCOPY_DOCTOR_RUN_CENSUS", "1") != "0")
-    recorder.install()
-    ending = {"ended_by": "exit", "error": ""}
-    previous_hook = sys.excepthook
-
-    def excepthook(kind: Any, value: Any, tb: Any) -> None:
-        interrupted = issubclass(kind, KeyboardInterrupt)
-        ending["ended_by"] = "interrupt" if interrupted else "exception"
-        ending["error"] = f"{kind.__name__}: {str(value).splitlines()[0] if str(value) else ''}"[:300]
-        previous_hook(kind, value, tb)
-
-    sys.excepthook = excepthook
-
-    def write() -> None:
-        obs = recorder.finish()
-        obs.ended_by, obs.error = ending["ended_by"], ending["error"]
-        with open(path + MODELS, "w", encoding="utf-8") as f:
-            json.dump(recorder.model_files, f)
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(to_jsonable(obs), f)
-        os.replace(tmp, path)
-
-    atexit.register(write)
-    try:
-        with open(path + STARTED, "w", encoding="utf-8"):
-            pass
-    except OSError:  # only the parent's message for a program that ends without writing is less precise
-        pass
-
-
 def run_child(target: Target, census: bool) -> tuple[PipelineObservations, int, list[str]]:
-    """Run the program in a child interpreter that records itself (``_bootstrap/sitecustomize.py``): its
-    observations, its exit code and its model files. The temporary folder the child writes to is removed on every
-    way out: the child's exit, os._exit or death by a signal, and an error or a signal in this process."""
+    """Run the program in an interpreter of its own that records itself (watch/child.py): its observations, its
+    exit code and its model files. The temporary folder the child writes to is removed on every way out: the
+    child's exit, os._exit or death by a signal, and an error or a signal in this process."""
     import shutil
     import tempfile
 
@@ -847,37 +745,30 @@ def run_child(target: Target, census: bool) -> tuple[PipelineObservations, int, 
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _child_env(out: str, census: bool) -> dict[str, str]:
+    """The program's environment, with what watch/child.py needs to record and then takes back."""
+    from ortcopy_doctor.watch import handover as child
+
+    added = [str(Path(__file__).resolve().parents[1] / "_bootstrap")]  # _bootstrap/sitecustomize.py
+    env = dict(os.environ)
+    env[child.OBSERVATIONS], env[child.CENSUS], env[child.PATHS] = out, "1" if census else "0", os.pathsep.join(added)
+    if "PYTHONPATH" in env:
+        env[child.PYTHONPATH] = env["PYTHONPATH"]
+    env["PYTHONPATH"] = os.pathsep.join(added + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return env
+
+
 def _run_child_in(folder: str, target: Target, census: bool) -> tuple[PipelineObservations, int, list[str]]:
     import json
     import signal
-    import subprocess
 
+    from ortcopy_doctor.watch.handover import MODELS, STARTED
+    from ortcopy_doctor.watch.forwarding import call_forwarding
     from ortcopy_doctor.watch.pipeline import load_pipeline_observations
 
     out = os.path.join(folder, "observations.json")
-    here = Path(__file__).resolve().parents[1]  # the package
-    env = dict(os.environ, ORTCOPY_DOCTOR_RUN_OBSERVATIONS=out, ORTCOPY_DOCTOR_RUN_CENSUS="1" if census else "0")
-    env["PYTHONPATH"] = os.pathsep.join([str(here / "_bootstrap"), str(here.parent)]
-                                        + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    program = [target.script] + target.argv[1:] if target.script else ["-m", target.module or ""] + target.argv[1:]
     interpreter = target.interpreter or sys.executable
-    # Ctrl-C reaches the child (same process group); this process waits for it and then writes the report. A
-    # Python handler, not SIG_IGN: an ignored signal would stay ignored in the child across exec. Unless it was
-    # ignored already (a background job): then the program ignores it too, as it would started from that shell.
-    # The wakeup fd (the command's record of the order signals arrive in, cli/interrupts.py) is paused meanwhile: a
-    # Ctrl-C left to the program would count later as the first of two signals that come back to back.
-    previous = signal.getsignal(signal.SIGINT)
-    wakeup = -1
-    if previous is not signal.SIG_IGN:
-        signal.signal(signal.SIGINT, lambda *_: None)
-        wakeup = signal.set_wakeup_fd(-1)
-    try:
-        code = subprocess.call([interpreter, *program], env=env)
-    finally:
-        if previous is not signal.SIG_IGN:
-            if wakeup != -1:
-                signal.set_wakeup_fd(wakeup, warn_on_full_buffer=False)
-            signal.signal(signal.SIGINT, previous)
+    code = call_forwarding([interpreter, *target.args], env=_child_env(out, census))
     if not os.path.isfile(out):
         if code < 0:
             raise ProgramKilled(-code)
@@ -886,38 +777,37 @@ def _run_child_in(folder: str, target: Target, census: bool) -> tuple[PipelineOb
                                      "write what was recorded (os._exit?): end it with sys.exit()")
         raise EnvironmentProblem(f"{interpreter} ran the program (exit code {code}) but recorded nothing: it needs "
                                  "ortcopy-doctor's dependencies (numpy, onnx, onnxruntime) importable")
-    if code < 0:
-        code = 128 - code  # killed by a signal: the shell's convention (SIGINT: 130)
+    killed = -code if code < 0 else 0
+    if killed:
+        code = 128 + killed  # killed by a signal after its exit handlers wrote (KeyboardInterrupt: SIGINT, 130)
     with open(out, encoding="utf-8") as f:
-        obs = load_pipeline_observations(json.load(f))
+        data = json.load(f)
+    if "sessions" in data:
+        obs = load_pipeline_observations(data)
+    else:  # the program never imported onnxruntime: how it ended, alone (watch/child.py)
+        obs = PipelineObservations(census_requested=census, ended_by=data["ended_by"], error=data["error"])
     try:
         with open(out + MODELS, encoding="utf-8") as f:
             models = [str(m) for m in json.load(f)]
     except (OSError, ValueError, TypeError):
         models = [os.path.abspath(s.model) for s in obs.sessions if s.model]  # the child started in this folder
-    if obs.ended_by == "interrupt" and code == 1:
-        code = 130
+    if killed and killed != signal.SIGINT:  # ended by a signal that was not a Ctrl-C the program saw as one
+        obs.ended_by, obs.error = "signal", _signal_name(killed)
     return obs, code, models
 
 
-def watch_program(target: Target, command: Sequence[str], *, census: bool = True, subprocess: bool = False,
-                  passthrough: Passthrough = ()) -> tuple[PipelineReport, int, list[str]]:
+def watch_program(target: Target, command: Sequence[str], *, census: bool = True,
+                  subprocess: bool = False) -> tuple[PipelineReport, int, list[str]]:
     """Run ``target`` (``parse_command(command)``) with every session recorded: the report, the program's exit code
     and the model files its sessions loaded (absolute paths).
 
-    In this interpreter, or (``subprocess=True``, or ``command`` names another interpreter) in a child one.
-    ``passthrough``: exceptions that are the command's, not the program's (``run_target``)."""
-    if subprocess or target.interpreter is not None:
-        obs, code, models = run_child(target, census)
-        obs.program = list(command)
-        obs.exit_code = code
-        return _checked(obs), code, models
-    recorder = PipelineRecorder(census=census)
-    code, ended_by, error = run_target(target, recorder, passthrough)
-    obs = recorder.observations
+    The program runs as ``python`` runs it, in an interpreter of its own (watch/child.py); ``subprocess`` is
+    accepted for the callers of earlier versions, which ran the program in this interpreter without it."""
+    del subprocess
+    obs, code, models = run_child(target, census)
     obs.program = list(command)
-    obs.exit_code, obs.ended_by, obs.error = code, ended_by, error
-    return _checked(obs), code, list(recorder.model_files)
+    obs.exit_code = code
+    return _checked(obs), code, models
 
 
 def _checked(obs: PipelineObservations) -> PipelineReport:
@@ -931,9 +821,8 @@ def _checked(obs: PipelineObservations) -> PipelineReport:
 
 
 def run_program(command: Sequence[str], *, census: bool = True, subprocess: bool = False) -> tuple[PipelineReport, int]:
-    """Run ``command`` (``python script.py args``) with every session recorded; the report and its exit code.
-
-    In this interpreter, or (``subprocess=True``, or ``command`` names another interpreter) in a child one."""
+    """Run ``command`` (``python script.py args``) as Python runs it, with every session recorded; the report and
+    its exit code (``subprocess``: see ``watch_program``)."""
     report, code, _ = watch_program(parse_command(command), command, census=census, subprocess=subprocess)
     return report, code
 
@@ -952,5 +841,5 @@ def command_files(command: Sequence[str]) -> list[str]:
 FAIL_ON = ("never", "round-trip", "host-transfer")
 
 
-__all__ = ["FAIL_ON", "PipelineRecorder", "ProgramKilled", "Target", "command_files", "exit_status", "parse_command",
-           "run_program", "run_target", "watch_program"]
+__all__ = ["FAIL_ON", "PipelineRecorder", "ProgramKilled", "Target", "command_files", "parse_command",
+           "run_program", "watch_program"]

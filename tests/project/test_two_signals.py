@@ -189,13 +189,22 @@ def test_two_signals_back_to_back_to_a_check_are_one_line(work, first, second):
     assert list((work.parent / "tmp").glob("ortcopy-doctor-*")) == []
 
 
+def _run_s_own_traceback(stderr: str) -> bool:
+    """Whether ``stderr`` holds a traceback of run's own process (its command line, an exception ignored, the race
+    condition of bpo-43406), not the program's (whose frames may pass through the recorder's wrappers)."""
+    return any(sign in stderr for sign in ("ortcopy_doctor/cli", "Exception ignored", "race condition"))
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc to see a signal delivered")
 @pytest.mark.parametrize("first, second", PAIRS, ids=["INT-TERM", "TERM-HUP"])
 def test_two_signals_back_to_back_to_a_run_are_one_line(work, first, second):
-    # Ctrl-C ends the program: run reports what it recorded, then the line; SIGTERM ends the command
+    # Both reach the program (run passes on what is sent to its PID), which ends as Python ends it alone: by its
+    # KeyboardInterrupt (its traceback, then what run recorded and the line), or by SIGTERM/SIGHUP, before or after
+    # its exit handlers wrote what was recorded (the report, if any, then the line); no traceback of run's own
     env = child_env(TMPDIR=str(work.parent / "tmp"))
     env.pop("ORTCOPY_DOCTOR_DEBUG", None)
-    recorded = r"(\nno host round trip between stages \(1 session\(s\), \d+ iteration\(s\)\)\n)?"
+    recorded = (r"(Traceback \(most recent call last\):\n(?:.*\n)*?)?"  # the program's, cut short by SIGTERM/HUP
+                r"(\nno host round trip between stages \(1 session\(s\), \d+ iteration\(s\)\)\n)?")
     load = _busy_loop()
     outcomes = []
     try:
@@ -215,6 +224,6 @@ def test_two_signals_back_to_back_to_a_run_are_one_line(work, first, second):
         load.kill()
         load.wait()
     wrong = [o for o in outcomes if not _ended_as_one(o[2:4], first, second, recorded) or o[4] != ""
-             or ("no host round trip" in o[3]) != (o[2] == 130)]
+             or (o[2] == 130 and "no host round trip" not in o[3]) or _run_s_own_traceback(o[3])]
     assert wrong == []
     assert list((work.parent / "tmp").glob("ortcopy-doctor-*")) == []

@@ -172,24 +172,21 @@ def test_program_exit_code_propagates(tmp_path, model_cache):
     assert data["exit_code"] == 3 and data["ended_by"] == "exit"
 
 
-def _interrupted(tmp_path: Path, model_cache, *options: str, group: bool = False) -> dict:
-    """``run`` on a program that loops until Ctrl-C, interrupted once the program is ready: SIGINT to ``run`` (or,
-    ``group``, to its whole process group, as a terminal sends it); exit 130, and the JSON report it wrote."""
+def _interrupted(tmp_path: Path, model_cache, *options: str) -> dict:
+    """``run`` on a program that loops until Ctrl-C, interrupted once the program is ready: SIGINT to ``run``, which
+    passes it on (a terminal's Ctrl-C: tests/project/test_run_as_python.py); exit 130, and the JSON report."""
     script = _script(tmp_path, "import time\nprint('ready', flush=True)\nwhile True:\n"
                                "    y, h = cell.run(None, {'x': x, 'h_in': h})\n    time.sleep(0.01)")
     report = tmp_path / "report.json"
     cmd = [sys.executable, "-m", "ortcopy_doctor", "run", *options, "--json", str(report), "--no-html", "--",
            "python", str(script)]
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(model_cache), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=group, preexec_fn=default_signals)
+                            text=True, preexec_fn=default_signals)
     try:
         assert proc.stdout.readline().startswith("args")
         assert proc.stdout.readline().strip() == "ready"
         time.sleep(0.3)
-        if group:
-            os.killpg(proc.pid, signal.SIGINT)
-        else:
-            proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
@@ -210,11 +207,13 @@ def test_missing_script_is_a_usage_error(tmp_path, model_cache):
     assert "no_such_script.py: no such file" in proc.stderr
 
 
-def test_a_directory_as_the_script_is_called_one(tmp_path, model_cache):
+def test_a_directory_without_main_is_called_one(tmp_path, model_cache):
+    # a directory with a __main__.py runs as Python runs it (tests/project/test_run_as_python.py)
     (tmp_path / "scripts").mkdir()
     proc, _ = _run(tmp_path, model_cache, ["python", "scripts"])
     assert (proc.returncode, proc.stderr.splitlines()[-1]) == (
-        2, "error: scripts: is a directory: give the path of the Python script to run")
+        2, "error: scripts: is a directory without a __main__.py: give the path of the Python script to run, or of "
+           "a directory or zip file with a __main__.py")
 
 
 def test_subprocess_mode_names_the_same_round_trips(tmp_path, model_cache):
@@ -232,7 +231,8 @@ def test_subprocess_mode_exception_and_exit_code(tmp_path, model_cache):
 
 
 def test_subprocess_mode_ctrl_c_writes_the_report(tmp_path, model_cache):
-    data = _interrupted(tmp_path, model_cache, "--subprocess", group=True)
+    # `--subprocess` is kept for earlier command lines: the program runs in an interpreter of its own either way
+    data = _interrupted(tmp_path, model_cache, "--subprocess")
     assert data["ended_by"] == "interrupt"
 
 

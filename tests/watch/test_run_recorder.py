@@ -104,8 +104,21 @@ def test_command_forms():
     assert parse_command(["python", here, "a"]).argv == [here, "a"]
     assert parse_command([here]).script == here
     assert parse_command(["python3", "-u", "-m", "pkg.mod", "x"]).module == "pkg.mod"
-    with pytest.raises(UsageError, match="-c"):
-        parse_command(["python", "-c", "print(1)"])
+    assert parse_command(["python", "-X", "dev", "-uB", "-c", "print(1)", "a"]).args == [
+        "-X", "dev", "-uB", "-c", "print(1)", "a"]  # handed to python as they are
+    assert parse_command(["python", "-Wignore", "-mpkg", "a"]).argv == ["pkg", "a"]
+
+
+@pytest.mark.parametrize("option, why", [("-E", "ignores PYTHONPATH"), ("-I", "isolates it from PYTHONPATH"),
+                                         ("-bS", "skips the site module")])
+def test_python_options_that_would_hide_the_program_from_the_recorder_are_refused(option, why):
+    with pytest.raises(UsageError, match=f"{why}, through which"):
+        parse_command(["python", option, str(Path(__file__))])
+
+
+def test_a_script_from_stdin_is_refused():
+    with pytest.raises(UsageError, match="stdin"):
+        parse_command(["python", "-"])
 
 
 def test_another_interpreter_runs_in_a_child():
