@@ -74,21 +74,25 @@ def import_own_sitecustomize(bootstrap: str) -> None:
 
 class _AfterImport(importlib.abc.MetaPathFinder):
     """Calls ``then()`` once the module ``name`` has been imported by the program, its loading wrapped in
-    ``around`` (a context manager factory); the finder removes itself at the first lookup of ``name``."""
+    ``around`` (a context manager factory). The finder stays first in ``sys.meta_path`` until the module is
+    loaded: a lookup alone (``importlib.util.find_spec("onnxruntime")``, as torch.onnx asks whether onnxruntime is
+    installed) loads nothing, and the import that follows must still be seen."""
 
     def __init__(self, name: str, then: Callable[[], None], around: Callable[[], Any]) -> None:
         self.name, self.then, self.around = name, then, around
+        self._looking = False
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Optional[importlib.machinery.ModuleSpec]:
-        if fullname != self.name:
+        if fullname != self.name or self._looking:
             return None
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)
-        found = importlib.util.find_spec(fullname)
+        self._looking = True
+        try:
+            found = importlib.util.find_spec(fullname)  # what the finders after this one find
+        finally:
+            self._looking = False
         if found is None or found.loader is None or not hasattr(found.loader, "exec_module"):
             return found
-        spec, original = found, found.loader
-        then, around = self.then, self.around
+        spec, original, finder = found, found.loader, self
 
         class Loader(importlib.abc.Loader):
             def create_module(self, spec: Any) -> Any:
@@ -96,9 +100,15 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 
             def exec_module(self, module: Any) -> None:
                 spec.loader = module.__loader__ = original  # the module's own loader, as if we were not there
-                with around():
-                    original.exec_module(module)
-                then()
+                if finder in sys.meta_path:
+                    sys.meta_path.remove(finder)
+                try:
+                    with finder.around():
+                        original.exec_module(module)
+                except BaseException:
+                    sys.meta_path.insert(0, finder)  # not loaded: the program may try again
+                    raise
+                finder.then()
 
         spec.loader = Loader()
         return spec

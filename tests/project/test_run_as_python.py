@@ -385,3 +385,29 @@ def test_a_signal_sent_to_run_s_pid_reaches_the_program_s_own_handler(tmp_path, 
     result = _signalled(tmp_path, handler, signum, *mode)
     assert (result.returncode, result.stdout) == (7, "handled\n"), result.stderr
     assert (_report(tmp_path)["ended_by"], _report(tmp_path)["exit_code"]) == ("exit", 7)
+
+
+# --- what the program does before its import of onnxruntime ------------------------------------------------------------
+
+
+def test_a_lookup_of_onnxruntime_before_its_import_leaves_the_import_recorded(tmp_path):
+    # torch.onnx asks importlib whether onnxruntime is installed before the program imports it (on the H200, the
+    # detect_classify_torch example was reported as creating no session)
+    _model(tmp_path)
+    _write(tmp_path / "prog.py", "import importlib.util\nassert importlib.util.find_spec('onnxruntime') is not None\n"
+           + SESSION + "\ninfer('model.onnx', 2)\n")
+    result = _run(tmp_path, "--json", "r.json", "--no-html", "-q", "--", "python", "prog.py")
+    assert result.returncode == 0, result.stderr
+    assert _calls(_report(tmp_path)) == [("model.onnx", 2)]
+
+
+def test_a_failed_import_of_onnxruntime_leaves_a_later_one_recorded(tmp_path):
+    _model(tmp_path)
+    _write(tmp_path / "prog.py", "import sys\nsys.modules['numpy'] = None  # numpy missing: onnxruntime fails to load\n"
+           "try:\n    import onnxruntime\nexcept ImportError:\n    print('failed once', flush=True)\n"
+           "del sys.modules['numpy']\n" + SESSION + "\ninfer('model.onnx', 1)\n")
+    alone = _python(tmp_path, "prog.py")
+    assert (alone.returncode, alone.stdout) == (0, "failed once\n"), alone.stderr
+    result = _run(tmp_path, "--json", "r.json", "--no-html", "-q", "--", "python", "prog.py")
+    assert (result.returncode, result.stdout) == (0, "failed once\n"), result.stderr
+    assert _calls(_report(tmp_path)) == [("model.onnx", 1)]
