@@ -81,11 +81,11 @@ def test_fixed_version_removes_the_round_trips_and_is_faster(name):
     replayed = analyse_pipeline(load_pipeline_observations(fixed["observations"]))
     assert replayed.round_trips == []
     # The stage table of `run --no-census` (the census slows each traced call and bind_* call): the sessions' own
-    # stages (the ORT call with its bind_* calls, which hold the uploads) and the whole iteration are faster in every
-    # fixed version.
+    # stages (the ORT call with its bind_* calls, which hold the uploads) are faster in every fixed version. The
+    # whole iteration under the recorder is not asserted: the recorder's time in a fixed version's bind_* calls can
+    # be more than the round trip removed (streaming_state, docs/pipelines.md).
     timed, timed_broken = _load(f"{name}_fixed")["no_census"], _load(name)["no_census"]
     assert _session_ms(timed) < _session_ms(timed_broken)
-    assert timed["iteration_ms"] < timed_broken["iteration_ms"]
     # The whole iteration, timed without the recorder on the program's own clock, is faster in every fixed version.
     assert _load(f"{name}_fixed")["plain"]["median_ms"] < _load(name)["plain"]["median_ms"]
 
