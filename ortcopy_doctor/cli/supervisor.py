@@ -28,7 +28,7 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 # What the line says for the signals no Python code sees, and the exit code (docs/guarantees.md).
 _MEMORY = ("free memory, or lower what the check holds (--runs, the --dim/--shape values, --inputs; "
            "ORTCOPY_DOCTOR_MEMORY_BUDGET bounds what check plans for, docs/guarantees.md)")
-ENDINGS = {
+ENDINGS: dict[int, tuple[int, str]] = {
     signal.SIGABRT: (3, "onnxruntime aborted the check (SIGABRT; an allocation failed in native code, as when "
                         f"memory or `ulimit -v` runs out): {_MEMORY}"),
     signal.SIGKILL: (3, "the check was killed (SIGKILL; the kernel's out-of-memory killer sends it when memory runs "
@@ -74,7 +74,7 @@ def _outcome(status: int, print_error: Callable[[str], None]) -> int:
         return os.WEXITSTATUS(status)
     signum = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
     _remove_left_folders()
-    code, line = ENDINGS.get(signum, (128 + signum, ""))
+    code, line = ENDINGS.get(int(signum), (128 + int(signum), ""))
     if line:
         try:
             print_error(line)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 from collections.abc import Callable, Sequence
 from typing import Optional
 
@@ -28,6 +27,8 @@ _WAITED = frozenset(FORWARDED) | {signal.SIGCHLD}
 def call_forwarding(argv: Sequence[str], env: dict[str, str]) -> int:
     """Run ``argv``, pass on the signals another process sends to this one, and return its exit code (negative:
     the signal that ended it, as ``subprocess`` gives it)."""
+    import subprocess
+
     late: set[int] = set()
     before = signal.pthread_sigmask(signal.SIG_BLOCK, _WAITED)
     try:
@@ -89,7 +90,7 @@ def _wait(child: int, poll: Callable[[], Optional[int]], late: set[int]) -> int:
     return code
 
 
-def _restore(before: set[signal.Signals], late: set[int]) -> None:
+def _restore(before: set[int | signal.Signals], late: set[int]) -> None:
     signal.pthread_sigmask(signal.SIG_SETMASK, before)
     for signum in sorted(late & set(OWN)):
         os.kill(os.getpid(), signum)
