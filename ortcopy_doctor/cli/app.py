@@ -872,6 +872,10 @@ def main(args: Optional[list[str]] = None) -> None:
     from ortcopy_doctor.cli.interrupts import Terminated, as_exception, ending, install, quiet_teardown, received
 
     global _ERROR_PRINTED, _CLOSED_STREAMS
+    if args is None:  # check and demo from the command line: in a child this process watches (cli/supervisor.py)
+        from ortcopy_doctor.cli.supervisor import supervise
+
+        supervise(sys.argv[1:], _print_error)
     _ERROR_PRINTED = False
     _STREAM_ERRORS.clear()
     _CLOSED_STREAMS = _fill_closed_streams()

@@ -4,7 +4,9 @@ removed as the check ends, and, where a process ended without removing it, by th
 Python removes the folder on every exit it sees: an error, ``MemoryError``, Ctrl-C, SIGTERM and SIGHUP (turned into
 exceptions by ``cli.interrupts``). It sees no SIGKILL (the kernel's OOM killer sends one) and no abort: onnxruntime
 aborts the process (SIGABRT, exit 134) where an allocation fails inside native code that cannot report it, as when
-``ulimit -v`` runs out during a profiled run. So each folder is named after the process that made it
+``ulimit -v`` runs out during a profiled run. From the command line the process the user started sees them
+(cli/supervisor.py) and removes the folder (``remove_left_behind``). For what is left (that process killed too, a
+check through the library), each folder is named after the process that made it
 (``ortcopy-doctor-<pid>-<pid namespace>-<random>``), and every check removes, once its own is gone, the folders its
 user owns in the same temporary directory whose process no longer runs in this pid namespace.
 """
@@ -72,6 +74,13 @@ def remove_stale(parent: Path, namespace: int) -> list[str]:
     return removed
 
 
+def remove_left_behind() -> list[str]:
+    """``remove_stale`` for this process's temporary directory and pid namespace (cli/supervisor.py, after its
+    child was ended by a signal no Python code sees): the names removed."""
+    namespace = _pid_namespace()
+    return [] if namespace is None else remove_stale(Path(tempfile.gettempdir()), namespace)
+
+
 def _running(pid: int) -> bool:
     if pid <= 0:
         return True  # not a process's: never removed
@@ -81,7 +90,11 @@ def _running(pid: int) -> bool:
         return False
     except (PermissionError, OverflowError, OSError):
         return True  # another user's process (or not a valid pid): left alone
-    return True
+    try:  # a zombie has ended: only its parent has not collected its exit status yet (a container's PID 1 may never)
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rpartition(b")")[2].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
 
 
-__all__ = ["PREFIX", "remove_stale", "session_folder"]
+__all__ = ["PREFIX", "remove_left_behind", "remove_stale", "session_folder"]

@@ -825,8 +825,9 @@ def test_memory_error_during_the_session_removes_the_temporary_folder(work):
 
 
 def test_a_folder_an_aborted_check_left_is_removed_by_the_next(work):
-    # SIGABRT (onnxruntime aborts where an allocation fails in native code) cannot be caught: the folder stays,
-    # named after its process, and the next check removes it; a folder of a process that still runs stays
+    # The process the user started aborted, and its check child died with it (cli/supervisor.py): nothing is left
+    # to remove the folder, named after the child, and the next check removes it; a folder of a process that still
+    # runs stays (an abort of the check child itself: tests/project/test_supervised_check.py)
     proc, tmp = _start_long_check(work, _no_core)
     try:
         _wait_for_session(proc, tmp)
