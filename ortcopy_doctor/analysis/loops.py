@@ -169,19 +169,24 @@ def _candidate(keys: Sequence[Key], lo: int, hi: int, head: Key) -> Optional[_Fo
     return _Found(head=head, start=segments[first][0], end=end, heads=positions[first:])
 
 
-def _search(keys: Sequence[Key], lo: int, hi: int, found: list[_Found]) -> None:
-    best: Optional[_Found] = None
-    for head in dict.fromkeys(keys[lo:hi]):
-        candidate = _candidate(keys, lo, hi, head)
-        if candidate is None:
-            continue
-        if best is None or (candidate.end - candidate.start, -candidate.start) > (best.end - best.start, -best.start):
-            best = candidate
-    if best is None:
-        return
-    found.append(best)
-    _search(keys, lo, best.start, found)
-    _search(keys, best.end, hi, found)
+def _search(keys: Sequence[Key]) -> list[_Found]:
+    """Every loop in ``keys``: the one covering the most calls, then the same in the calls before and after it."""
+    found: list[_Found] = []
+    ranges = [(0, len(keys))]
+    while ranges:
+        lo, hi = ranges.pop()
+        best: Optional[_Found] = None
+        for head in dict.fromkeys(keys[lo:hi]):
+            candidate = _candidate(keys, lo, hi, head)
+            if candidate is None:
+                continue
+            if best is None or (candidate.end - candidate.start, -candidate.start) > (best.end - best.start,
+                                                                                      -best.start):
+                best = candidate
+        if best is not None:
+            found.append(best)
+            ranges += [(lo, best.start), (best.end, hi)]
+    return sorted(found, key=lambda f: f.start)
 
 
 def _stages(calls: Sequence[LoopCall], indices: Sequence[int], following: int = -1) -> list[Stage]:
@@ -205,9 +210,7 @@ def find_loops(calls: Sequence[LoopCall]) -> list[Loop]:
     if not calls:
         return []
     keys = [c.key for c in calls]
-    found: list[_Found] = []
-    _search(keys, 0, len(calls), found)
-    found.sort(key=lambda f: f.start)
+    found = _search(keys)
     if not found:  # nothing repeats: every call is one iteration of one loop
         found = [_Found(head=keys[0], start=0, end=len(calls), heads=[0])]
     loops: list[Loop] = []

@@ -92,6 +92,13 @@ def test_two_loops_one_after_the_other_are_two_pipelines():
     assert second.before == []
 
 
+def test_a_loop_in_the_calls_before_the_main_loop_is_a_loop_of_its_own():
+    """A cell stepped three times, then a longer loop of det and cls: two loops, the cell's first."""
+    first, second = find_loops(_calls([CELL] * 3 + [DET, CLS] * 4))
+    assert [(loop.head[0], [it.calls for it in loop.iterations]) for loop in (first, second)] == [
+        (CELL, [[0], [1], [2]]), (DET, [[3, 4], [5, 6], [7, 8], [9, 10]])]
+
+
 def test_calls_after_the_last_loop_are_shown_after_it():
     (loop,) = find_loops(_calls([DET, CLS] * 3 + [REC]))
     assert [it.calls for it in loop.iterations] == [[0, 1], [2, 3], [4, 5]]
