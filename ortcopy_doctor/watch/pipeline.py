@@ -370,8 +370,10 @@ class PipelineReport:
         if n == 0:
             parts.append(f"no host round trip between stages ({len(self.sessions)} session(s), {calls} iteration(s))")
         else:
-            parts.append(f"{n} host round trip(s) between stages: pass the OrtValues (or torch tensors via DLPack) "
-                         "instead")
+            # the largest round trip, with its fix, is the largest removable cost named above
+            parts.append(f"{n} host round trip(s) between stages"
+                         + ("" if any(p.largest_cost for p in self.pipelines) else
+                            ": pass the OrtValues (or torch tensors via DLPack) instead"))
         return "; ".join(parts) + maybe
 
     # output --------------------------------------------------------------------------------------------------------
@@ -1278,8 +1280,8 @@ def _loop_words(p: Pipeline) -> str:
 def _bytes_words(p: Pipeline) -> str:
     up, down = p.h2d_bytes_per_iteration or 0, p.d2h_bytes_per_iteration or 0
     return (f"{fmt_bytes(int(up + down))} ({fmt_bytes(int(up))} host→device, {fmt_bytes(int(down))} device→host; "
-            f"mean of {p.iterations} iteration(s))"
-            + (" predicted for the device: no device provider was active" if p.bytes_predicted else ""))
+            f"mean of {p.iterations} iteration(s)"
+            + ("; predicted for the device: no device provider was active)" if p.bytes_predicted else ")"))
 
 
 def _table_words(p: Pipeline) -> str:
