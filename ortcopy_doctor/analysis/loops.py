@@ -139,6 +139,8 @@ class ShapeFirst:
     ns: int
     later_median_ns: Optional[float]  # None where no later call had that shape
     later_calls: int
+    # the median of the session's calls that were no first call at their shape (None where there is none)
+    steady_median_ns: Optional[float] = None
 
 
 # --- finding the loops ---------------------------------------------------------------------------------------------
@@ -273,7 +275,8 @@ def stage_table(calls: Sequence[LoopCall], loop: Loop, iterations: Optional[Sequ
 
 def first_calls_at_shape(calls: Sequence[LoopCall], within: Optional[Sequence[int]] = None) -> list[ShapeFirst]:
     """The first call of each session at each input shape (over all the calls, in order), with the median of that
-    session's later calls at the same shape; only those whose index is in ``within`` where it is given."""
+    session's later calls at the same shape and of all its calls that were no first call at their shape; only those
+    whose index is in ``within`` where it is given."""
     seen: dict[tuple[int, str], int] = {}
     later: dict[int, list[int]] = {}
     for i, c in enumerate(calls):
@@ -283,6 +286,9 @@ def first_calls_at_shape(calls: Sequence[LoopCall], within: Optional[Sequence[in
         later.setdefault(first, [])
         if first != i:
             later[first].append(c.end_ns - c.start_ns)
+    steady: dict[int, list[int]] = {}
+    for first, rest in later.items():
+        steady.setdefault(calls[first].session, []).extend(rest)
     wanted = None if within is None else set(within)
     result = []
     for i in sorted(later):
@@ -290,9 +296,11 @@ def first_calls_at_shape(calls: Sequence[LoopCall], within: Optional[Sequence[in
             continue
         rest = later[i]
         c = calls[i]
+        others = steady.get(c.session, [])
         result.append(ShapeFirst(call=i, session=c.session, shape=c.shape, ns=c.end_ns - c.start_ns,
                                  later_median_ns=float(statistics.median(rest)) if rest else None,
-                                 later_calls=len(rest)))
+                                 later_calls=len(rest),
+                                 steady_median_ns=float(statistics.median(others)) if others else None))
     return result
 
 

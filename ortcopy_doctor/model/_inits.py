@@ -272,8 +272,8 @@ def _make_19(__ortcopy_default3, __ortcopy_default4, __ortcopy_default5, __ortco
 
 
 # ortcopy_doctor.analysis.loops.ShapeFirst
-def _make_20(__ortcopy_has_factory):
-    def __init__(__ortcopy_self, call, session, shape, ns, later_median_ns, later_calls) -> None:
+def _make_20(__ortcopy_default6, __ortcopy_has_factory):
+    def __init__(__ortcopy_self, call, session, shape, ns, later_median_ns, later_calls, steady_median_ns=__ortcopy_default6) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['call'] = call
         __ortcopy_dict['session'] = session
@@ -281,6 +281,7 @@ def _make_20(__ortcopy_has_factory):
         __ortcopy_dict['ns'] = ns
         __ortcopy_dict['later_median_ns'] = later_median_ns
         __ortcopy_dict['later_calls'] = later_calls
+        __ortcopy_dict['steady_median_ns'] = steady_median_ns
     return __init__
 
 
@@ -1679,8 +1680,8 @@ def _make_113(__ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.pipeline.ShapeCall
-def _make_114(__ortcopy_has_factory):
-    def __init__(__ortcopy_self, session, shape, iteration, site, ms, later_median_ms, later_calls) -> None:
+def _make_114(__ortcopy_default7, __ortcopy_has_factory):
+    def __init__(__ortcopy_self, session, shape, iteration, site, ms, later_median_ms, later_calls, steady_median_ms=__ortcopy_default7) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['session'] = session
         __ortcopy_dict['shape'] = shape
@@ -1689,6 +1690,7 @@ def _make_114(__ortcopy_has_factory):
         __ortcopy_dict['ms'] = ms
         __ortcopy_dict['later_median_ms'] = later_median_ms
         __ortcopy_dict['later_calls'] = later_calls
+        __ortcopy_dict['steady_median_ms'] = steady_median_ms
     return __init__
 
 
@@ -1872,7 +1874,7 @@ INITS = {
     "def __init__(__ortcopy_self, index, calls, stages, start_ns, end_ns=__ortcopy_default4) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['index'] = index\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['stages'] = stages\n    __ortcopy_dict['start_ns'] = start_ns\n    __ortcopy_dict['end_ns'] = end_ns\n": (_make_17, ('__ortcopy_default4', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, head, sessions, iterations, before, after) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['head'] = head\n    __ortcopy_dict['sessions'] = sessions\n    __ortcopy_dict['iterations'] = iterations\n    __ortcopy_dict['before'] = before\n    __ortcopy_dict['after'] = after\n": (_make_18, ('__ortcopy_has_factory',)),
     "def __init__(__ortcopy_self, session, start_ns, end_ns, shape=__ortcopy_default3, site=__ortcopy_default4, h2d_bytes=__ortcopy_default5, d2h_bytes=__ortcopy_default6) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['start_ns'] = start_ns\n    __ortcopy_dict['end_ns'] = end_ns\n    __ortcopy_dict['shape'] = shape\n    __ortcopy_dict['site'] = site\n    __ortcopy_dict['h2d_bytes'] = h2d_bytes\n    __ortcopy_dict['d2h_bytes'] = d2h_bytes\n": (_make_19, ('__ortcopy_default3', '__ortcopy_default4', '__ortcopy_default5', '__ortcopy_default6', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, call, session, shape, ns, later_median_ns, later_calls) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['call'] = call\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['shape'] = shape\n    __ortcopy_dict['ns'] = ns\n    __ortcopy_dict['later_median_ns'] = later_median_ns\n    __ortcopy_dict['later_calls'] = later_calls\n": (_make_20, ('__ortcopy_has_factory',)),
+    "def __init__(__ortcopy_self, call, session, shape, ns, later_median_ns, later_calls, steady_median_ns=__ortcopy_default6) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['call'] = call\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['shape'] = shape\n    __ortcopy_dict['ns'] = ns\n    __ortcopy_dict['later_median_ns'] = later_median_ns\n    __ortcopy_dict['later_calls'] = later_calls\n    __ortcopy_dict['steady_median_ns'] = steady_median_ns\n": (_make_20, ('__ortcopy_default6', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, kind, start_ns, end_ns, call=__ortcopy_default3, next_call=__ortcopy_default4) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['start_ns'] = start_ns\n    __ortcopy_dict['end_ns'] = end_ns\n    __ortcopy_dict['call'] = call\n    __ortcopy_dict['next_call'] = next_call\n": (_make_21, ('__ortcopy_default3', '__ortcopy_default4', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, kind, session, site, before_session, before_site, count, total_ns, median_ns, per_iteration_ns) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['site'] = site\n    __ortcopy_dict['before_session'] = before_session\n    __ortcopy_dict['before_site'] = before_site\n    __ortcopy_dict['count'] = count\n    __ortcopy_dict['total_ns'] = total_ns\n    __ortcopy_dict['median_ns'] = median_ns\n    __ortcopy_dict['per_iteration_ns'] = per_iteration_ns\n": (_make_22, ('__ortcopy_has_factory',)),
     "def __init__(__ortcopy_self, head, start, end, heads) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['head'] = head\n    __ortcopy_dict['start'] = start\n    __ortcopy_dict['end'] = end\n    __ortcopy_dict['heads'] = heads\n": (_make_23, ('__ortcopy_has_factory',)),
@@ -1966,7 +1968,7 @@ INITS = {
     "def __init__(__ortcopy_self, program, exit_code, ended_by, error, sessions, pipelines, observed, not_observed, notes, observations=__ortcopy_default9) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['program'] = program\n    __ortcopy_dict['exit_code'] = exit_code\n    __ortcopy_dict['ended_by'] = ended_by\n    __ortcopy_dict['error'] = error\n    __ortcopy_dict['sessions'] = sessions\n    __ortcopy_dict['pipelines'] = pipelines\n    __ortcopy_dict['observed'] = observed\n    __ortcopy_dict['not_observed'] = not_observed\n    __ortcopy_dict['notes'] = notes\n    __ortcopy_dict['observations'] = observations\n": (_make_111, ('__ortcopy_default9', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, label, model, observations) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['label'] = label\n    __ortcopy_dict['model'] = model\n    __ortcopy_dict['observations'] = observations\n": (_make_112, ('__ortcopy_has_factory',)),
     "def __init__(__ortcopy_self, label, model, providers, calls, placement, census, user_transfers) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['label'] = label\n    __ortcopy_dict['model'] = model\n    __ortcopy_dict['providers'] = providers\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['placement'] = placement\n    __ortcopy_dict['census'] = census\n    __ortcopy_dict['user_transfers'] = user_transfers\n": (_make_113, ('__ortcopy_has_factory',)),
-    "def __init__(__ortcopy_self, session, shape, iteration, site, ms, later_median_ms, later_calls) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['shape'] = shape\n    __ortcopy_dict['iteration'] = iteration\n    __ortcopy_dict['site'] = site\n    __ortcopy_dict['ms'] = ms\n    __ortcopy_dict['later_median_ms'] = later_median_ms\n    __ortcopy_dict['later_calls'] = later_calls\n": (_make_114, ('__ortcopy_has_factory',)),
+    "def __init__(__ortcopy_self, session, shape, iteration, site, ms, later_median_ms, later_calls, steady_median_ms=__ortcopy_default7) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['shape'] = shape\n    __ortcopy_dict['iteration'] = iteration\n    __ortcopy_dict['site'] = site\n    __ortcopy_dict['ms'] = ms\n    __ortcopy_dict['later_median_ms'] = later_median_ms\n    __ortcopy_dict['later_calls'] = later_calls\n    __ortcopy_dict['steady_median_ms'] = steady_median_ms\n": (_make_114, ('__ortcopy_default7', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, stage, kind, calls, median_ms, total_ms, note=__ortcopy_default5, per_iteration_ms=__ortcopy_default6, site=__ortcopy_default7, before_site=__ortcopy_default8) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['stage'] = stage\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['median_ms'] = median_ms\n    __ortcopy_dict['total_ms'] = total_ms\n    __ortcopy_dict['note'] = note\n    __ortcopy_dict['per_iteration_ms'] = per_iteration_ms\n    __ortcopy_dict['site'] = site\n    __ortcopy_dict['before_site'] = before_site\n": (_make_115, ('__ortcopy_default5', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, name, role, kind, device, bytes=__ortcopy_default4, link=__ortcopy_default5) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['name'] = name\n    __ortcopy_dict['role'] = role\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['bytes'] = bytes\n    __ortcopy_dict['link'] = link\n": (_make_116, ('__ortcopy_default4', '__ortcopy_default5', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, seq, output, how) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['how'] = how\n": (_make_117, ('__ortcopy_has_factory',)),

@@ -259,6 +259,7 @@ class ShapeCall:
     ms: float
     later_median_ms: Optional[float]
     later_calls: int
+    steady_median_ms: Optional[float] = None  # the session's calls that were no first call at their shape
 
 
 @frozen
@@ -775,7 +776,8 @@ def _pipeline(views: _Views, obs: PipelineObservations, loop: Loop, ordered: lis
         new_shapes.append(ShapeCall(session=labels[f.session], shape=f.shape, iteration=iteration_of.get(f.call, 0),
                                     site=loop_calls[f.call].site, ms=_ms(f.ns),
                                     later_median_ms=None if f.later_median_ns is None else _ms(f.later_median_ns),
-                                    later_calls=f.later_calls))
+                                    later_calls=f.later_calls,
+                                    steady_median_ms=None if f.steady_median_ns is None else _ms(f.steady_median_ns)))
     h2d, d2h = iteration_bytes(loop_calls, loop)
     count = max(1, len(loop.iterations))
     uploads: dict[tuple[int, str], list[Optional[int]]] = {}
@@ -831,8 +833,13 @@ NEW_SHAPE_MIN_EXCESS_MS = 1.0
 def shape_message(s: ShapeCall) -> str:
     """``first call of det.onnx at shape 1x3x960x544 (iteration 3): 980.000 ms, next calls median 10.000 ms``."""
     where = f"iteration {s.iteration}" if s.iteration else "outside the loop"
-    later = (f"next calls median {_fmt_ms(s.later_median_ms)} ms ({s.later_calls} call(s))"
-             if s.later_median_ms is not None else "no later call at that shape")
+    if s.later_median_ms is not None:
+        later = f"next calls median {_fmt_ms(s.later_median_ms)} ms ({s.later_calls} call(s))"
+    elif s.steady_median_ms is not None:
+        later = (f"no later call at that shape; its calls at a shape seen before median {_fmt_ms(s.steady_median_ms)} "
+                 "ms")
+    else:
+        later = "no later call at that shape"
     return f"first call of {s.session} at shape {s.shape} ({where}): {_fmt_ms(s.ms)} ms, {later}"
 
 
@@ -847,8 +854,8 @@ def _largest_cost(p: Pipeline) -> str:
         what = (f"the state `{h.output}` → `{h.input}` of {h.producer}" if h.state
                 else f"the round trip of `{h.output}` from {h.producer} to {h.consumer}")
         return f"largest removable cost: {what}, {fmt_bytes(int(per))} per iteration: {h.fix}"
-    slow = [(s, s.ms - s.later_median_ms) for s in p.new_shapes if s.later_median_ms is not None]
-    slow = [(s, extra) for s, extra in slow if extra >= NEW_SHAPE_MIN_EXCESS_MS]
+    baselines = [(s, s.later_median_ms if s.later_median_ms is not None else s.steady_median_ms) for s in p.new_shapes]
+    slow = [(s, s.ms - base) for s, base in baselines if base is not None and s.ms - base >= NEW_SHAPE_MIN_EXCESS_MS]
     if slow:
         s, extra = max(slow, key=lambda t: t[1])
         return (f"largest removable cost: the {shape_message(s)}: {_fmt_ms(extra)} ms more; warm the session up at that shape before the loop, or "
