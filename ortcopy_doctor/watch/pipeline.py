@@ -703,8 +703,7 @@ def short_site(site: str) -> str:
     return f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{function}:{rest}"
 
 
-def _rows(obs: PipelineObservations, calls: Sequence[LoopCall], summaries: list[StageSummary],
-          with_downloads: bool) -> list[StageRow]:
+def _rows(obs: PipelineObservations, summaries: list[StageSummary], with_downloads: bool) -> list[StageRow]:
     """Stage rows from analysis/loops.py's summaries: each call (``<model>: inference``, with its site where the
     session is called from more than one) and each host stretch (``host: between <site> and <site>``)."""
     labels = [s.label for s in obs.sessions]
@@ -762,17 +761,17 @@ def _pipeline(views: _Views, obs: PipelineObservations, loop: Loop, ordered: lis
     calls = [ordered[i] for i in sorted(_loop_indices(loop))]
     steady = loop.steady
     table = stage_table(loop_calls, loop, steady if steady else loop.iterations)
-    stages = _rows(obs, loop_calls, table, with_downloads=True)
+    stages = _rows(obs, table, with_downloads=True)
     first = loop.iterations[0]
-    first_rows = _rows(obs, loop_calls, stage_table(loop_calls, loop, [first]), with_downloads=False) if steady else []
-    before = _rows(obs, loop_calls, stage_table(loop_calls, loop, [Iteration(-1, [], loop.before, 0)]),
+    first_rows = _rows(obs, stage_table(loop_calls, loop, [first]), with_downloads=False) if steady else []
+    before = _rows(obs, stage_table(loop_calls, loop, [Iteration(-1, [], loop.before, 0)]),
                    with_downloads=False) if loop.before else []
-    after = _rows(obs, loop_calls, stage_table(loop_calls, loop, [Iteration(-1, [], loop.after, 0)]),
+    after = _rows(obs, stage_table(loop_calls, loop, [Iteration(-1, [], loop.after, 0)]),
                   with_downloads=False) if loop.after else []
     spans = [it.ns for it in (steady or loop.complete) if it.ns is not None]
     iteration_of = {i: it.index + 1 for it in loop.iterations for i in it.calls}
     new_shapes = []
-    for f in first_calls_at_shape(loop_calls, [i for i in _loop_indices(loop)]):
+    for f in first_calls_at_shape(loop_calls, _loop_indices(loop)):
         new_shapes.append(ShapeCall(session=labels[f.session], shape=f.shape, iteration=iteration_of.get(f.call, 0),
                                     site=loop_calls[f.call].site, ms=_ms(f.ns),
                                     later_median_ms=None if f.later_median_ns is None else _ms(f.later_median_ns),
