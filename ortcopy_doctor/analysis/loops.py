@@ -11,8 +11,9 @@ module finds the loop from the order of the calls alone, as plain data in and ou
 * for each key called at least twice (the candidate *head*), the calls are cut at each call of that key into
   segments; each segment's *pattern* is its keys in order of first appearance. The most common pattern of the
   complete segments (of two equally common, the longer) is the loop's; the loop starts at the first segment with
-  that pattern, its members are the keys of the complete segments from there on, and its last iteration runs from
-  the head's last call up to the first call of a key that is no member (or the end of the calls);
+  that pattern, or at an earlier segment whose calls are all made in it (an iteration with fewer calls), its
+  members are the keys of the complete segments from there on, and its last iteration runs from the head's last
+  call up to the first call of a key that is no member (or the end of the calls);
 * the head whose loop covers the most calls wins (of equal ones, the earliest); the calls before and after it are
   searched the same way, so a program with two loops one after the other (detector and classifier, then a
   streaming cell) has two. Calls outside every loop are shown apart: those before a loop as its calls *before the
@@ -165,6 +166,8 @@ def _candidate(keys: Sequence[Key], lo: int, hi: int, head: Key) -> Optional[_Fo
     main = max(counts, key=lambda p: (counts[p], len(p)))
     first = patterns.index(main)
     members = {k for p in patterns[first:] for k in p}
+    while first > 0 and set(patterns[first - 1]) <= members:  # an earlier iteration with fewer calls (no box found)
+        first -= 1
     end = positions[-1] + 1
     while end < hi and keys[end] in members:
         end += 1

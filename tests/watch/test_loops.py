@@ -70,6 +70,13 @@ def test_iterations_start_at_each_call_of_the_first_session():
     assert (loop.before, loop.after) == ([], [])
 
 
+def test_a_first_iteration_with_fewer_calls_is_an_iteration():
+    """No box in the first image (det, rec), then boxes (det, cls, rec): the first is an iteration, not a warm-up."""
+    (loop,) = find_loops(_calls([DET, REC] + [DET, CLS, REC] * 3))
+    assert [it.calls for it in loop.iterations] == [[0, 1], [2, 3, 4], [5, 6, 7], [8, 9, 10]]
+    assert loop.before == []
+
+
 def test_warm_up_calls_before_the_loop_are_shown_apart():
     """Each session called once from a warm-up function first: those calls are before the loop, not an iteration."""
     sessions = [DET, CLS, REC] + [DET, CLS, REC] * 3
