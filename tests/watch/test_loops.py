@@ -457,3 +457,28 @@ def test_ocr_verdict_leads_with_the_bytes_each_iteration_moves(ocr):
     assert report.verdict.startswith("49.0 KB cross PCIe per iteration of det.onnx → cls.onnx → rec.onnx (predicted "
                                      "for the device: no device provider was active): 27.1 KB up, 21.8 KB down")
     assert report.verdict.endswith("; no host round trip between stages (3 session(s), 6 iteration(s))")
+
+
+def test_ocr_report_json_replays_to_the_same_loop(ocr):
+    """The call sites travel in the JSON observations: re-analysed elsewhere, the same stage table and verdict."""
+    report, _ = ocr
+    data = json.loads(report.to_json())
+    again = analyse_pipeline(load_pipeline_observations(data["observations"]))
+    assert [r.stage for r in again.pipelines[0].stages] == [r["stage"] for r in data["pipelines"][0]["stages"]]
+    assert again.verdict == data["verdict"] == report.verdict
+    assert [(s["session"], s["shape"], s["iteration"]) for s in data["pipelines"][0]["new_shapes"]][-1] == (
+        "det.onnx", "1x3x64x48", 3)
+
+
+def test_ocr_text_shows_each_part_of_the_loop_apart(ocr):
+    report, script = ocr
+    text = report.to_text()
+    det = f"ocr.py:detect:{_line(script, 'det.run')}"
+    assert (f"pipeline 1: det.onnx → cls.onnx → rec.onnx (6 iteration(s) of the loop, each starting at det.onnx called "
+            f"at {det}, ") in text
+    heads = [line.split(":")[0].strip() for line in text.splitlines() if line.startswith("  ") and line.endswith(
+        ("ms:", "measured in this run):", "input shape:")) or line.startswith("  first iteration, shown apart")]
+    assert heads == ["before the loop (warm-up, initialisation), ms", "first iteration, shown apart",
+                     "first call of each session at each input shape", "stage table (4 iteration(s) after the first, "
+                     "whose end is known; the rows but download add up to their time; median ms per call, measured "
+                     "in this run)"]
