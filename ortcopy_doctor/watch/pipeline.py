@@ -863,10 +863,12 @@ def _largest_cost(p: Pipeline) -> str:
     edges = [(e, per) for e, per in edges if per > 0]
     if edges:
         e, per = max(edges, key=lambda t: t[1])
-        what = (f"upload of input `{e.tensor}` of {e.session}, computed by host code" if e.direction == HOST_TO_DEVICE
-                else f"download of output `{e.tensor}` of {e.session}, read by host code")
-        return (f"largest transfer: the {what}, {fmt_bytes(int(per))} per iteration (moving that host code onto the "
-                "device, torch or cupy via DLPack, would remove it)")
+        if e.direction == HOST_TO_DEVICE:
+            return (f"largest transfer: the upload of input `{e.tensor}` of {e.session}, {fmt_bytes(int(per))} per "
+                    "iteration: host code makes it, so IO binding cannot remove it")
+        return (f"largest transfer: the download of output `{e.tensor}` of {e.session}, {fmt_bytes(int(per))} per "
+                "iteration: host code reads it, so IO binding cannot remove it (post-processing on the device, torch "
+                "or cupy via DLPack, could)")
     return ""
 
 

@@ -260,8 +260,8 @@ def test_verdict_leads_with_the_bytes_per_iteration_even_without_a_round_trip():
     verdict = analyse_pipeline(_two_sessions(linked=False)).verdict
     assert verdict == (
         "8.3 KB cross PCIe per iteration of a.onnx → b.onnx: 4.2 KB up, 4.1 KB down (mean of 4 iteration(s)); "
-        "largest transfer: the upload of input `w` of b.onnx, computed by host code, 4.1 KB per iteration (moving "
-        "that host code onto the device, torch or cupy via DLPack, would remove it); "
+        "largest transfer: the upload of input `w` of b.onnx, 4.1 KB per iteration: host code makes it, so IO "
+        "binding cannot remove it; "
         "no host round trip between stages (2 session(s), 4 iteration(s))")
 
 
