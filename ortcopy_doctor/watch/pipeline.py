@@ -32,6 +32,17 @@ from dataclasses import field, replace
 from typing import Any, Optional
 
 from ortcopy_doctor.analysis.binding import code_comment, code_identifier, code_sha256
+from ortcopy_doctor.analysis.loops import (
+    CALL,
+    Iteration,
+    Loop,
+    LoopCall,
+    StageSummary,
+    find_loops,
+    first_calls_at_shape,
+    iteration_bytes,
+    stage_table,
+)
 from ortcopy_doctor.analysis.codelayout import fit
 from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.model.format import fmt_bytes
@@ -136,6 +147,9 @@ class PipelineCall:
     inputs: list[ValueInfo] = field(default_factory=list)
     outputs: list[ValueInfo] = field(default_factory=list)
     error: str = ""
+    # The program's code that made the call: file:function:line of the first frame that is neither ortcopy_doctor's
+    # nor onnxruntime's ("" where not recorded: observations of earlier versions).
+    site: str = ""
 
 
 @frozen
@@ -228,6 +242,24 @@ class StageRow:
     median_ms: Optional[float]
     total_ms: Optional[float]
     note: str = ""
+    # ms per iteration of the iterations the table covers: the rows other than download add up to their mean time
+    per_iteration_ms: Optional[float] = None
+    site: str = ""  # inference: the program's code that made the call; host: the code of the call after it
+    before_site: str = ""  # host: the code of the call before it (file:function:line)
+
+
+@frozen
+class ShapeCall:
+    """The first call of a session at an input shape, its time and the median of its later calls at that shape."""
+
+    session: str
+    shape: str  # each input's shape (1x3x960x544), in the order of the call's inputs
+    iteration: int  # 1-based; 0 for a call outside the loop (before or after it)
+    site: str
+    ms: float
+    later_median_ms: Optional[float]
+    later_calls: int
+    steady_median_ms: Optional[float] = None  # the session's calls that were no first call at their shape
 
 
 @frozen
@@ -248,6 +280,24 @@ class Pipeline:
     timing_note: str = ""  # what the times include (the CUPTI census, where it was taken)
     # What running the hand-off code as printed next to plain run() showed (watch/handoff_check.py).
     code_check: str = ""
+    # The loop (analysis/loops.py): each iteration starts at a call of `head` made at `head_site`; `stages` covers
+    # `stage_iterations` iterations (those after the first whose end is known; all of them where there are no such);
+    # the first iteration, the calls before the loop (warm-up) and after it, and the first call of each session at
+    # each input shape, apart.
+    head: str = ""
+    head_site: str = ""
+    stage_iterations: int = 0
+    first_iteration: list[StageRow] = field(default_factory=list)
+    first_iteration_ms: Optional[float] = None
+    before_loop: list[StageRow] = field(default_factory=list)
+    after_loop: list[StageRow] = field(default_factory=list)
+    new_shapes: list[ShapeCall] = field(default_factory=list)
+    # bytes copied host->device and device->host per iteration (mean over the iterations; the watch's per-call
+    # transfers, predicted for the device provider where none was active: bytes_predicted)
+    h2d_bytes_per_iteration: Optional[float] = None
+    d2h_bytes_per_iteration: Optional[float] = None
+    bytes_predicted: bool = False
+    largest_cost: str = ""  # the largest cost the report names a fix for (_largest_cost)
 
 
 @frozen
@@ -292,7 +342,8 @@ class PipelineReport:
 
     @property
     def verdict(self) -> str:
-        """One line: how many host round trips between stages, or that there is none; and how many possible ones."""
+        """One line, led by the bytes that cross PCIe per iteration of each loop and the largest removable cost; then
+        how many host round trips between stages, or that there is none; and how many possible ones."""
         n = len(self.round_trips)
         calls = sum(p.iterations for p in self.pipelines)
         if not self.sessions:
@@ -300,9 +351,31 @@ class PipelineReport:
         possible = len(self.possible_round_trips)
         maybe = (f"; {possible} possible state round trip(s), traced by equal bytes alone (not counted)"
                  if possible else "")
+        parts: list[str] = []
+
+        def moved(p: Pipeline) -> float:
+            return (p.h2d_bytes_per_iteration or 0) + (p.d2h_bytes_per_iteration or 0)
+
+        for p in sorted(self.pipelines, key=moved, reverse=True):
+            loop = " → ".join(p.sessions)
+            if moved(p) > 0:
+                predicted = " (predicted for the device: no device provider was active)" if p.bytes_predicted else ""
+                parts.append(f"{fmt_bytes(int(moved(p)))} cross PCIe per iteration of {loop}{predicted}: "
+                             f"{fmt_bytes(int(p.h2d_bytes_per_iteration or 0))} up, "
+                             f"{fmt_bytes(int(p.d2h_bytes_per_iteration or 0))} down (mean of {p.iterations} "
+                             "iteration(s))")
+            if p.largest_cost:
+                parts.append(p.largest_cost)
+        if not any(moved(p) > 0 for p in self.pipelines):
+            parts.insert(0, "no bytes cross PCIe between host and device")
         if n == 0:
-            return f"no host round trip between stages ({len(self.sessions)} session(s), {calls} iteration(s)){maybe}"
-        return f"{n} host round trip(s) between stages: pass the OrtValues (or torch tensors via DLPack) instead{maybe}"
+            parts.append(f"no host round trip between stages ({len(self.sessions)} session(s), {calls} iteration(s))")
+        else:
+            # the largest round trip, with its fix, is the largest removable cost named above
+            parts.append(f"{n} host round trip(s) between stages"
+                         + ("" if any(p.largest_cost for p in self.pipelines) else
+                            ": pass the OrtValues (or torch tensors via DLPack) instead"))
+        return "; ".join(parts) + maybe
 
     # output --------------------------------------------------------------------------------------------------------
 
@@ -346,11 +419,6 @@ def _gap(a: PipelineCall, b: PipelineCall) -> float:
     """Host time of the program between the end of call a and the start of call b, less the recorder's and less
     ORT's time in b's bind_* calls (ms)."""
     return _ms(max(0, (b.wrap_start_ns - a.wrap_end_ns) - (b.overhead_start_ns - a.overhead_end_ns) - b.bind_ns))
-
-
-def _span(a: PipelineCall, b: PipelineCall) -> float:
-    """From the start of call a to the start of call b, less the recorder's time (ms)."""
-    return _ms((b.wrap_start_ns - a.wrap_start_ns) - (b.overhead_start_ns - a.overhead_start_ns))
 
 
 class _Views:
@@ -448,27 +516,21 @@ def analyse_pipeline(obs: PipelineObservations) -> PipelineReport:
     for (ps, output, cs, name, how), pairs in groups.items():
         hand_offs.append(_hand_off(views, obs, ps, output, cs, name, how, pairs, downloads))
 
-    # Pipelines: sessions connected by hand-offs.
-    parent = list(range(len(obs.sessions)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for h in hand_offs:
+    # Pipelines: the program's loops, found from the order of the calls (analysis/loops.py); the hand-offs annotate
+    # them, each in the first loop that calls both of its sessions (else the first that calls its producer).
+    ordered = sorted(obs.calls, key=lambda c: c.seq)
+    loop_calls = _loop_calls(views, obs, ordered)
+    loops = find_loops(loop_calls)
+    called = [{ordered[i].session for i in _loop_indices(loop)} for loop in loops]
+    owner: dict[int, int] = {}
+    for n, h in enumerate(hand_offs):
         a, b = labels.index(h.producer), labels.index(h.consumer)
-        parent[find(a)] = find(b)
-    components: dict[int, list[int]] = {}
-    first_call = {i: min((c.seq for c in obs.calls if c.session == i), default=1 << 62) for i in range(len(labels))}
-    for i in sorted(range(len(labels)), key=lambda i: first_call[i]):
-        components.setdefault(find(i), []).append(i)
+        owner[n] = next((k for k, sessions in enumerate(called) if a in sessions and b in sessions),
+                        next((k for k, sessions in enumerate(called) if a in sessions), 0))
     pipelines = []
-    for members in components.values():
-        if not any(first_call[m] < (1 << 62) for m in members):
-            continue
-        pipelines.append(_pipeline(views, obs, members, hand_offs, linked_inputs, consumed_outputs))
+    for k, loop in enumerate(loops):
+        mine = [h for n, h in enumerate(hand_offs) if owner[n] == k]
+        pipelines.append(_pipeline(views, obs, loop, ordered, loop_calls, mine, linked_inputs, consumed_outputs))
     return PipelineReport(program=list(obs.program), exit_code=obs.exit_code, ended_by=obs.ended_by, error=obs.error,
                           sessions=sessions, pipelines=pipelines, observed=observed, not_observed=not_observed,
                           notes=notes, observations=obs)
@@ -584,22 +646,139 @@ def _words(h: HandOff, round_trips: int) -> tuple[str, str]:
     return message, ""
 
 
-def _pipeline(views: _Views, obs: PipelineObservations, members: list[int], hand_offs: list[HandOff],
-              linked_inputs: set[tuple[int, str]], consumed_outputs: set[tuple[int, str]]) -> Pipeline:
-    labels = [s.label for s in obs.sessions]
-    names = [labels[m] for m in members]
-    mine = [h for h in hand_offs if h.producer in names]
-    calls = sorted((c for c in obs.calls if c.session in members), key=lambda c: c.seq)
-    source = members[0]
-    # Iterations start at each call of the first session.
-    iterations: list[list[PipelineCall]] = []
-    for c in calls:
-        if c.session == source or not iterations:
-            iterations.append([c])
+def _shape_text(shape: Optional[list[int]]) -> str:
+    return "?" if shape is None else "x".join(str(d) for d in shape) or "scalar"
+
+
+def _loop_calls(views: _Views, obs: PipelineObservations, ordered: list[PipelineCall]) -> list[LoopCall]:
+    """The calls as analysis/loops.py takes them: on the program's clock, each its input shapes, its site and the
+    bytes its inputs and outputs cross between host and device (the watch's per-call transfers).
+
+    The program's clock is the wall clock less the recorder's own time so far: between two calls, what the
+    recorder counted (``overhead_start_ns`` of a call less ``overhead_end_ns`` of the one before: its work in the
+    bind_* calls); within a call, its wrapper's time less ORT's (``wrap_*`` less ``start_ns``..``end_ns``). ORT's
+    time in a call's bind_* calls (``bind_ns``) counts in the call, not in the host time before it. So a call lasts
+    ORT's time with its bind_* calls, and an iteration is exactly the sum of its calls and the host time between."""
+    result: list[LoopCall] = []
+    offset = 0
+    previous: Optional[PipelineCall] = None
+    for c in ordered:
+        if previous is not None:
+            offset += max(0, c.overhead_start_ns - previous.overhead_end_ns)
+        start = c.wrap_start_ns - offset - c.bind_ns
+        if c.end_ns > c.start_ns:
+            inside = (c.wrap_end_ns - c.wrap_start_ns) - (c.end_ns - c.start_ns)
         else:
-            iterations[-1].append(c)
-    stages = _stages(views, obs, members, iterations)
-    spans = [_span(iterations[i][0], iterations[i + 1][0]) for i in range(len(iterations) - 1)]
+            inside = c.overhead_end_ns - c.overhead_start_ns
+        offset += max(0, inside)
+        end = max(start, c.wrap_end_ns - offset)
+        calls = obs.sessions[c.session].observations.calls if 0 <= c.session < len(obs.sessions) else []
+        shape = ""
+        if 0 <= c.call < len(calls) and calls[c.call].inputs:
+            shape = ", ".join(_shape_text(t.shape) for t in calls[c.call].inputs)
+        report = views.call(c.session, c.call)
+        h2d = d2h = 0
+        if report is not None:
+            h2d = sum(t.bytes or 0 for t in report.inputs if t.transfer == HOST_TO_DEVICE)
+            d2h = sum(t.bytes or 0 for t in report.outputs if t.transfer == DEVICE_TO_HOST)
+        result.append(LoopCall(session=c.session, start_ns=start, end_ns=end, shape=shape, site=c.site, h2d_bytes=h2d,
+                               d2h_bytes=d2h))
+        previous = c
+    return result
+
+
+def _loop_indices(loop: Loop) -> list[int]:
+    """Every call the loop shows: before it, its iterations', after it (indices into the calls in order)."""
+    found = [s.call for s in loop.before if s.kind == CALL]
+    found += [i for it in loop.iterations for i in it.calls]
+    return found + [s.call for s in loop.after if s.kind == CALL]
+
+
+def short_site(site: str) -> str:
+    """``file:function:line`` with the file's folder left out (the JSON keeps the whole path)."""
+    path, sep, rest = site.rpartition(":")
+    path, sep2, function = path.rpartition(":")
+    if not sep or not sep2:
+        return site
+    return f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{function}:{rest}"
+
+
+def _rows(obs: PipelineObservations, summaries: list[StageSummary], with_downloads: bool) -> list[StageRow]:
+    """Stage rows from analysis/loops.py's summaries: each call (``<model>: inference``, with its site where the
+    session is called from more than one) and each host stretch (``host: between <site> and <site>``)."""
+    labels = [s.label for s in obs.sessions]
+
+    def label(session: int) -> str:
+        return labels[session] if 0 <= session < len(labels) else "?"
+
+    sites: dict[int, set[str]] = {}
+    for r in summaries:
+        if r.kind == CALL:
+            sites.setdefault(r.session, set()).add(r.site)
+    rows: list[StageRow] = []
+    downloaded: set[int] = set()
+    for r in summaries:
+        median, total, per = _ms(r.median_ns), _ms(r.total_ns), _ms(r.per_iteration_ns)
+        if r.kind == CALL:
+            name = f"{label(r.session)}: inference"
+            if len(sites[r.session]) > 1 and r.site:
+                name += f" at {short_site(r.site)}"
+            rows.append(StageRow(name, "inference", r.count, median, total,
+                                 "the ORT call with its bind_* calls (where the bound inputs are copied), or for run() "
+                                 "with the copies of its inputs and outputs", per_iteration_ms=per, site=r.site))
+            if with_downloads and r.session not in downloaded:
+                downloaded.add(r.session)
+                rows += _download_row(obs, r.session, label(r.session))
+            continue
+        after = label(r.session) if r.session >= 0 else "the end of the calls"
+        before = label(r.before_session)
+        if r.site and r.before_site:
+            name = f"host: between {short_site(r.before_site)} and {short_site(r.site)}"
+        else:
+            name = f"host: between {before} and {after}"
+        rows.append(StageRow(name, "host", r.count, median, total,
+                             f"the program's code after {before} returned and before {after} was called",
+                             per_iteration_ms=per, site=r.site, before_site=r.before_site))
+    return rows
+
+
+def _download_row(obs: PipelineObservations, session: int, label: str) -> list[StageRow]:
+    """The device time of the device->host memcpys CUPTI saw in the session's calls (part of its inference row)."""
+    traced = [c for c in obs.sessions[session].observations.calls if c.traced]
+    if not traced:
+        return []
+    per_call = [sum(r.end_ns - r.start_ns for r in c.records if r.direction == DEVICE_TO_HOST) for c in traced]
+    return [StageRow(f"{label}: download (device→host copies)", "download", len(per_call),
+                     _median([_ms(v) for v in per_call]), _ms(sum(per_call)),
+                     "device time of the device→host memcpys CUPTI saw in the call (part of its inference above)")]
+
+
+def _pipeline(views: _Views, obs: PipelineObservations, loop: Loop, ordered: list[PipelineCall],
+              loop_calls: list[LoopCall], mine: list[HandOff], linked_inputs: set[tuple[int, str]],
+              consumed_outputs: set[tuple[int, str]]) -> Pipeline:
+    labels = [s.label for s in obs.sessions]
+    names = [labels[m] for m in loop.sessions]
+    calls = [ordered[i] for i in sorted(_loop_indices(loop))]
+    steady = loop.steady
+    table = stage_table(loop_calls, loop, steady if steady else loop.iterations)
+    stages = _rows(obs, table, with_downloads=True)
+    first = loop.iterations[0]
+    first_rows = _rows(obs, stage_table(loop_calls, loop, [first]), with_downloads=False) if steady else []
+    before = _rows(obs, stage_table(loop_calls, loop, [Iteration(-1, [], loop.before, 0)]),
+                   with_downloads=False) if loop.before else []
+    after = _rows(obs, stage_table(loop_calls, loop, [Iteration(-1, [], loop.after, 0)]),
+                  with_downloads=False) if loop.after else []
+    spans = [it.ns for it in (steady or loop.complete) if it.ns is not None]
+    iteration_of = {i: it.index + 1 for it in loop.iterations for i in it.calls}
+    new_shapes = []
+    for f in first_calls_at_shape(loop_calls, _loop_indices(loop)):
+        new_shapes.append(ShapeCall(session=labels[f.session], shape=f.shape, iteration=iteration_of.get(f.call, 0),
+                                    site=loop_calls[f.call].site, ms=_ms(f.ns),
+                                    later_median_ms=None if f.later_median_ns is None else _ms(f.later_median_ns),
+                                    later_calls=f.later_calls,
+                                    steady_median_ms=None if f.steady_median_ns is None else _ms(f.steady_median_ns)))
+    h2d, d2h = iteration_bytes(loop_calls, loop)
+    count = max(1, len(loop.iterations))
     uploads: dict[tuple[int, str], list[Optional[int]]] = {}
     downloads: dict[tuple[int, str], list[Optional[int]]] = {}
     for c in calls:
@@ -622,61 +801,75 @@ def _pipeline(views: _Views, obs: PipelineObservations, members: list[int], hand
                                    basis=views.basis(s)))
         return result
 
-    pipeline = Pipeline(sessions=names, iterations=len(iterations),
+    members = sorted({c.session for c in calls})
+    pipeline = Pipeline(sessions=names, iterations=len(loop.iterations),
                         round_trips=[h for h in mine if h.kind == ROUND_TRIP and not h.state],
                         state=[h for h in mine if h.state and h.kind in (ROUND_TRIP, POSSIBLE_ROUND_TRIP, DEVICE)],
                         on_device=[h for h in mine if h.kind == DEVICE and not h.state],
                         host_hand_offs=[h for h in mine if h.kind == HOST],
                         uploads=edges(uploads, HOST_TO_DEVICE), downloads=edges(downloads, DEVICE_TO_HOST),
-                        stages=stages, iteration_ms=_median(spans))
+                        stages=stages, iteration_ms=_median([_ms(v) for v in spans]),
+                        head=labels[loop.head[0]], head_site=loop.head[1],
+                        stage_iterations=len(steady) if steady else len(loop.iterations),
+                        first_iteration=first_rows,
+                        first_iteration_ms=None if first.ns is None or not steady else _ms(first.ns),
+                        before_loop=before, after_loop=after, new_shapes=new_shapes,
+                        h2d_bytes_per_iteration=h2d / count, d2h_bytes_per_iteration=d2h / count,
+                        bytes_predicted=any(views.host_only[m] for m in members))
     if any(c.traced for m in members for c in obs.sessions[m].observations.calls):
         pipeline = replace(pipeline, timing_note=TIMING_UNDER_CENSUS)
+    pipeline = replace(pipeline, largest_cost=_largest_cost(pipeline))
     return replace(pipeline, code=pipeline_code(pipeline, obs), code_check=pipeline_code_check(pipeline, obs))
 
 
 TIMING_UNDER_CENSUS = ("these times include the CUPTI census, which slows every traced call and bind_* call: "
                        "`ortcopy-doctor run --no-census` times the stages without it")
 
+# A first call at a new shape is named as a cost where it took this much longer than the later calls at that shape.
+NEW_SHAPE_MIN_EXCESS_MS = 1.0
 
-def _stages(views: _Views, obs: PipelineObservations, members: list[int],
-            iterations: list[list[PipelineCall]]) -> list[StageRow]:
-    labels = [s.label for s in obs.sessions]
-    rows: list[StageRow] = []
-    between_iterations = [_gap(iterations[i][-1], iterations[i + 1][0])
-                          for i in range(len(iterations) - 1)]
-    rows.append(StageRow("host: post-processing, then pre-processing of the next input", "host",
-                         len(between_iterations), _median(between_iterations),
-                         sum(between_iterations) if between_iterations else None,
-                         "between the last call of one iteration and the first call of the next"))
-    seen_pairs: dict[tuple[int, int], list[float]] = {}
-    for it in iterations:
-        for a, b in zip(it, it[1:]):
-            seen_pairs.setdefault((a.session, b.session), []).append(_gap(a, b))
-    order: list[int] = []
-    for it in iterations:
-        for c in it:
-            if c.session not in order:
-                order.append(c.session)
-    for s in order:
-        durations = [_ms(c.end_ns - c.start_ns + c.bind_ns) for it in iterations for c in it if c.session == s]
-        rows.append(StageRow(f"{labels[s]}: inference", "inference", len(durations), _median(durations),
-                             sum(durations), "the ORT call with its bind_* calls (where the bound inputs are copied), "
-                             "or for run() with the copies of its inputs and outputs"))
-        record = obs.sessions[s].observations
-        traced = [c for c in record.calls if c.traced]
-        if traced:
-            per_call = [sum(r.end_ns - r.start_ns for r in c.records if r.direction == DEVICE_TO_HOST) for c in traced]
-            rows.append(StageRow(f"{labels[s]}: download (device→host copies)", "download", len(per_call),
-                                 _median([_ms(v) for v in per_call]), _ms(sum(per_call)),
-                                 "device time of the device→host memcpys CUPTI saw in the call"))
-        else:
-            rows.append(StageRow(f"{labels[s]}: download (device→host copies)", "download", 0, None, None,
-                                 "not measured: no CUPTI census"))
-        for (a_s, b_s), gaps in seen_pairs.items():
-            if a_s == s:
-                rows.append(StageRow(f"host: {labels[a_s]} → {labels[b_s]}", "host", len(gaps), _median(gaps), sum(gaps),
-                                     "host code between the two calls (post-processing of one, pre-processing of the other)"))
-    return rows
+
+def shape_message(s: ShapeCall) -> str:
+    """``first call of det.onnx at shape 1x3x960x544 (iteration 3): 980.000 ms, next calls median 10.000 ms``."""
+    where = f"iteration {s.iteration}" if s.iteration else "outside the loop"
+    if s.later_median_ms is not None:
+        later = f"next calls median {_fmt_ms(s.later_median_ms)} ms ({s.later_calls} call(s))"
+    elif s.steady_median_ms is not None:
+        later = (f"no later call at that shape; its calls at a shape seen before median {_fmt_ms(s.steady_median_ms)} "
+                 "ms")
+    else:
+        later = "no later call at that shape"
+    return f"first call of {s.session} at shape {s.shape} ({where}): {_fmt_ms(s.ms)} ms, {later}"
+
+
+def _largest_cost(p: Pipeline) -> str:
+    """The largest cost the report can name a fix for: a round trip (bytes per iteration), else the first call at a
+    new shape that took longest over the later calls at that shape, else the largest host<->device transfer."""
+    count = max(1, p.iterations)
+    trips = [(h, ((h.d2h_bytes_per_call or 0) + (h.h2d_bytes_per_call or 0)) * h.calls / count)
+             for h in p.round_trips + [s for s in p.state if s.kind == ROUND_TRIP]]
+    if trips:
+        h, per = max(trips, key=lambda t: t[1])
+        what = (f"the state `{h.output}` → `{h.input}` of {h.producer}" if h.state
+                else f"the round trip of `{h.output}` from {h.producer} to {h.consumer}")
+        return f"largest removable cost: {what}, {fmt_bytes(int(per))} per iteration: {h.fix}"
+    baselines = [(s, s.later_median_ms if s.later_median_ms is not None else s.steady_median_ms) for s in p.new_shapes]
+    slow = [(s, s.ms - base) for s, base in baselines if base is not None and s.ms - base >= NEW_SHAPE_MIN_EXCESS_MS]
+    if slow:
+        s, extra = max(slow, key=lambda t: t[1])
+        return (f"largest removable cost: the {shape_message(s)}: {_fmt_ms(extra)} ms more; warm the session up at that shape before the loop, or "
+                "feed shapes it has already run")
+    edges = [(e, (e.bytes_per_call or 0) * e.calls / count) for e in p.uploads + p.downloads]
+    edges = [(e, per) for e, per in edges if per > 0]
+    if edges:
+        e, per = max(edges, key=lambda t: t[1])
+        if e.direction == HOST_TO_DEVICE:
+            return (f"largest transfer: the upload of input `{e.tensor}` of {e.session}, {fmt_bytes(int(per))} per "
+                    "iteration: host code makes it, so IO binding cannot remove it")
+        return (f"largest transfer: the download of output `{e.tensor}` of {e.session}, {fmt_bytes(int(per))} per "
+                "iteration: host code reads it, so IO binding cannot remove it (post-processing on the device, torch "
+                "or cupy via DLPack, could)")
+    return ""
 
 
 # --- generated code ---------------------------------------------------------------------------------------------------
@@ -1024,8 +1217,9 @@ def render_text(report: PipelineReport) -> str:
     lines += [f"  not observed: {o}" for o in report.not_observed]
     for n, p in enumerate(report.pipelines, 1):
         lines.append("")
-        lines.append(f"pipeline {n}: {' → '.join(p.sessions)} ({p.iterations} iteration(s)"
-                     + (f", {_fmt_ms(p.iteration_ms)} ms each" if p.iteration_ms is not None else "") + ")")
+        lines.append(f"pipeline {n}: {' → '.join(p.sessions)} ({_loop_words(p)})")
+        if p.h2d_bytes_per_iteration is not None:
+            lines.append(f"  bytes across PCIe per iteration: {_bytes_words(p)}")
         if p.round_trips:
             lines.append("  round trips between stages:")
             for h in p.round_trips:
@@ -1048,14 +1242,25 @@ def render_text(report: PipelineReport) -> str:
         for e in p.downloads:
             lines.append(f"  download to host code: output `{e.tensor}` of {e.session}, {fmt_bytes(e.bytes_per_call)}/call, "
                          f"{e.calls} call(s) [{e.basis}]")
-        lines.append("  stage table (median ms per call, measured in this run):")
+        if p.before_loop:
+            lines.append("  before the loop (warm-up, initialisation), ms:")
+            lines += _text_table(p.before_loop, per_iteration=False)
+        if p.first_iteration:
+            lines.append(f"  first iteration, shown apart: {_fmt_ms(p.first_iteration_ms)} ms")
+            lines += _text_table(p.first_iteration, per_iteration=False)
+        if p.new_shapes:
+            lines.append("  first call of each session at each input shape:")
+            shown = sorted(p.new_shapes, key=lambda c: -c.ms)[:NEW_SHAPES_SHOWN]
+            lines += [f"    - {shape_message(c)}" for c in sorted(shown, key=p.new_shapes.index)]
+            if len(p.new_shapes) > len(shown):
+                lines.append(f"    ({len(p.new_shapes) - len(shown)} more in the JSON report, each faster)")
+        lines.append(f"  stage table ({_table_words(p)}; median ms per call, measured in this run):")
         if p.timing_note:
             lines.append(f"    ({p.timing_note})")
-        width = max((len(r.stage) for r in p.stages), default=10)
-        lines.append(f"    {'stage':<{width}}  {'ms/call':>9}  {'calls':>6}  {'total ms':>10}")
-        for r in p.stages:
-            lines.append(f"    {r.stage:<{width}}  {_fmt_ms(r.median_ms):>9}  {r.calls:>6}  {_fmt_ms(r.total_ms):>10}"
-                         + (f"  ({r.note})" if r.median_ms is None and r.note else ""))
+        lines += _text_table(p.stages, per_iteration=True)
+        if p.after_loop:
+            lines.append("  after the loop, ms:")
+            lines += _text_table(p.after_loop, per_iteration=False)
         if p.code:
             lines.append("  code for the hand-offs:")
             lines += ["    " + line for line in p.code.splitlines()]
@@ -1065,6 +1270,45 @@ def render_text(report: PipelineReport) -> str:
     # names from the models and the program are untrusted: every line escaped (control characters, line breaks,
     # bidi overrides), so a name cannot clear the terminal or forge a line
     return "\n".join(safe(line) for line in lines)
+
+
+NEW_SHAPES_SHOWN = 8  # first calls at a shape the text shows (the slowest); the JSON has them all
+
+
+def _loop_words(p: Pipeline) -> str:
+    """``10 iteration(s) of the loop, each starting at det.onnx called at ocr.py:main:23, 12.000 ms each``."""
+    words = f"{p.iterations} iteration(s) of the loop"
+    if p.head:
+        words += f", each starting at {p.head}" + (f" called at {short_site(p.head_site)}" if p.head_site else "")
+    if p.iteration_ms is not None:
+        words += f", {_fmt_ms(p.iteration_ms)} ms each (median)"
+    return words
+
+
+def _bytes_words(p: Pipeline) -> str:
+    up, down = p.h2d_bytes_per_iteration or 0, p.d2h_bytes_per_iteration or 0
+    return (f"{fmt_bytes(int(up + down))} ({fmt_bytes(int(up))} host→device, {fmt_bytes(int(down))} device→host; "
+            f"mean of {p.iterations} iteration(s)"
+            + ("; predicted for the device: no device provider was active)" if p.bytes_predicted else ")"))
+
+
+def _table_words(p: Pipeline) -> str:
+    if p.first_iteration:
+        return (f"{p.stage_iterations} iteration(s) after the first, whose end is known; the rows but download add "
+                "up to their time")
+    return f"all {p.stage_iterations} iteration(s)"
+
+
+def _text_table(rows: list[StageRow], per_iteration: bool) -> list[str]:
+    width = max((len(r.stage) for r in rows), default=10)
+    head = f"    {'stage':<{width}}  {'ms/call':>9}  {'calls':>6}  {'total ms':>10}"
+    lines = [head + (f"  {'ms/iter':>9}" if per_iteration else "")]
+    for r in rows:
+        line = f"    {r.stage:<{width}}  {_fmt_ms(r.median_ms):>9}  {r.calls:>6}  {_fmt_ms(r.total_ms):>10}"
+        if per_iteration:
+            line += f"  {_fmt_ms(r.per_iteration_ms):>9}"
+        lines.append(line + (f"  ({r.note})" if r.median_ms is None and r.note else ""))
+    return lines
 
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}
@@ -1093,7 +1337,9 @@ def render_html(report: PipelineReport) -> str:
     out += [f"<li>not observed: {b(o)}</li>" for o in report.not_observed]
     out.append("</ul>")
     for n, p in enumerate(report.pipelines, 1):
-        out.append(f"<h2>Pipeline {n}: {b(' → '.join(p.sessions))}</h2><p>{p.iterations} iteration(s)</p>")
+        out.append(f"<h2>Pipeline {n}: {b(' → '.join(p.sessions))}</h2><p>{b(_loop_words(p))}</p>")
+        if p.h2d_bytes_per_iteration is not None:
+            out.append(f"<p>bytes across PCIe per iteration: {b(_bytes_words(p))}</p>")
         items = [("rt", h.message + f" [{h.basis}]", h.fix) for h in p.round_trips]
         items += [({ROUND_TRIP: "rt", POSSIBLE_ROUND_TRIP: ""}.get(h.kind, "ok"), h.message + f" [{h.basis}]", h.fix)
                   for h in p.state]
@@ -1104,14 +1350,23 @@ def render_html(report: PipelineReport) -> str:
             for cls, message, fix in items:
                 out.append(f"<li class='{cls}'>{b(message)}" + (f"<br>fix: {b(fix)}" if fix else "") + "</li>")
             out.append("</ul>")
-        out.append("<h3>Stage table</h3>")
+        if p.before_loop:
+            out.append("<h3>Before the loop (warm-up, initialisation)</h3>")
+            out += _html_table(p.before_loop, b, per_iteration=False)
+        if p.first_iteration:
+            out.append(f"<h3>First iteration, shown apart: {_fmt_ms(p.first_iteration_ms)} ms</h3>")
+            out += _html_table(p.first_iteration, b, per_iteration=False)
+        if p.new_shapes:
+            out.append("<h3>First call of each session at each input shape</h3><ul>")
+            out += [f"<li>{b(shape_message(c))}</li>" for c in p.new_shapes]
+            out.append("</ul>")
+        out.append(f"<h3>Stage table</h3><p>{b(_table_words(p))}</p>")
         if p.timing_note:
             out.append(f"<p>{e(p.timing_note)}</p>")
-        out.append("<table><tr><th>stage</th><th>ms/call (median)</th><th>calls</th><th>total ms</th><th>what</th></tr>")
-        for r in p.stages:
-            out.append(f"<tr><td>{b(r.stage)}</td><td class='n'>{_fmt_ms(r.median_ms)}</td><td class='n'>{r.calls}</td>"
-                       f"<td class='n'>{_fmt_ms(r.total_ms)}</td><td>{b(r.note)}</td></tr>")
-        out.append("</table>")
+        out += _html_table(p.stages, b, per_iteration=True)
+        if p.after_loop:
+            out.append("<h3>After the loop</h3>")
+            out += _html_table(p.after_loop, b, per_iteration=False)
         if p.code:
             out.append(f"<h3>Code for the hand-offs</h3><pre>{e(p.code)}</pre>")
         if p.code_check:
@@ -1121,6 +1376,17 @@ def render_html(report: PipelineReport) -> str:
     return "\n".join(out)
 
 
+def _html_table(rows: list[StageRow], b: Any, per_iteration: bool) -> list[str]:
+    extra = "<th>ms/iteration</th>" if per_iteration else ""
+    out = [f"<table><tr><th>stage</th><th>ms/call (median)</th><th>calls</th><th>total ms</th>{extra}<th>what</th></tr>"]
+    for r in rows:
+        cell = f"<td class='n'>{_fmt_ms(r.per_iteration_ms)}</td>" if per_iteration else ""
+        out.append(f"<tr><td>{b(r.stage)}</td><td class='n'>{_fmt_ms(r.median_ms)}</td><td class='n'>{r.calls}</td>"
+                   f"<td class='n'>{_fmt_ms(r.total_ms)}</td>{cell}<td>{b(r.note)}</td></tr>")
+    out.append("</table>")
+    return out
+
+
 __all__ = ["Download", "HandOff", "HostEdge", "Pipeline", "PipelineCall", "PipelineObservations", "PipelineReport",
-           "SessionRecord", "StageRow", "ValueInfo", "ValueLink", "analyse_pipeline", "handoff_code",
+           "SessionRecord", "ShapeCall", "StageRow", "ValueInfo", "ValueLink", "analyse_pipeline", "handoff_code",
            "load_pipeline_observations", "pipeline_code", "POSSIBLE_ROUND_TRIP", "ROUND_TRIP"]

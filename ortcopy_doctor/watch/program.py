@@ -56,6 +56,17 @@ HASH_LIMIT = 1 << 20
 ASSIGNMENT_CONFIG = "session.record_ep_graph_assignment_info"
 
 
+SITE_FRAMES = 12  # frames walked up from the recorder's wrapper to find the program's call site
+
+
+def _package_prefixes(module_file: str, up: int) -> tuple[str, ...]:
+    """The folder ``up`` levels above ``module_file`` as a path prefix, as given and resolved."""
+    folder = os.path.dirname(os.path.abspath(module_file))
+    for _ in range(up - 1):
+        folder = os.path.dirname(folder)
+    return tuple(dict.fromkeys(p + os.sep for p in (folder, os.path.realpath(folder))))
+
+
 @mutable
 class _Produced:
     seq: int
@@ -136,6 +147,8 @@ class PipelineRecorder:
         self._overhead_ns = 0  # the recorder's own time so far (see PipelineCall.overhead_start_ns)
         self._outer_bindings = False
         self.model_files: list[str] = []  # each session's model file, as an absolute path when it was loaded
+        # Where the frames of ortcopy_doctor and onnxruntime come from: skipped when naming a call's site.
+        self._internal_prefixes: tuple[str, ...] = _package_prefixes(__file__, 2)
 
     # patching ----------------------------------------------------------------------------------------------------
 
@@ -144,6 +157,7 @@ class PipelineRecorder:
         from ortcopy_doctor.collect.ortlog import import_onnxruntime
 
         ort = import_onnxruntime()  # before the program's own import: what ORT logs as it loads is captured
+        self._internal_prefixes += _package_prefixes(ort.__file__, 1)
 
         self.observations.ort_version = ort.__version__
         self.observations.started_ns = time.time_ns()
@@ -278,6 +292,7 @@ class PipelineRecorder:
             wrap_start = time.time_ns()
             if recorder._finished:
                 return wrapped(*args, **kwargs)
+            site = recorder._call_site()
             overhead_start = recorder._overhead_ns
             try:
                 inputs, outputs_of = recorder._before(session, method, args, kwargs)
@@ -295,12 +310,26 @@ class PipelineRecorder:
                 raise
             finally:
                 recorder._after(index, watch, method, calls_before, inputs, outputs_of, result, error, wrap_start,
-                                overhead_start)
+                                overhead_start, site)
             return result
 
         outer.__name__ = method
         outer.__wrapped__ = wrapped  # type: ignore[attr-defined]
         return outer
+
+    def _call_site(self) -> str:
+        """``file:function:line`` of the program's code that called the session: the first frame above the
+        recorder's wrapper that is neither ortcopy_doctor's nor onnxruntime's (a few frames at most); "" where none
+        is within ``SITE_FRAMES``."""
+        frame: Any = sys._getframe(2)  # 0: here, 1: the wrapper, 2: its caller
+        for _ in range(SITE_FRAMES):
+            if frame is None:
+                break
+            code = frame.f_code
+            if not code.co_filename.startswith(self._internal_prefixes):
+                return f"{code.co_filename}:{code.co_name}:{frame.f_lineno}"
+            frame = frame.f_back
+        return ""
 
     # values ------------------------------------------------------------------------------------------------------
 
@@ -583,13 +612,14 @@ class PipelineRecorder:
 
     def _after(self, index: int, watch: Watch, method: str, calls_before: int, inputs: list[ValueInfo],
                outputs_of: Optional[Callable[[Any], list[tuple[str, Any]]]], result: Any, error: str,
-               wrap_start: int, overhead_start: int) -> None:
+               wrap_start: int, overhead_start: int, site: str = "") -> None:
         with self._lock:
             timing = getattr(self._local, "timing", None)
             calls = watch.observations.calls
             call_index = len(calls) - 1 if len(calls) > calls_before else -1
             seq = len(self.observations.calls)
-            call = PipelineCall(seq=seq, session=index, call=call_index, method=method, inputs=inputs, error=error)
+            call = PipelineCall(seq=seq, session=index, call=call_index, method=method, inputs=inputs, error=error,
+                                site=site)
             if timing is not None:
                 call.start_ns, call.end_ns = timing
             elif call_index >= 0:

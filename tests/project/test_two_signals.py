@@ -204,7 +204,7 @@ def test_two_signals_back_to_back_to_a_run_are_one_line(work, first, second):
     env = child_env(TMPDIR=str(work.parent / "tmp"))
     env.pop("ORTCOPY_DOCTOR_DEBUG", None)
     recorded = (r"(Traceback \(most recent call last\):\n(?:.*\n)*?)?"  # the program's, cut short by SIGTERM/HUP
-                r"(\nno host round trip between stages \(1 session\(s\), \d+ iteration\(s\)\)\n)?")
+                r"(\n(?:[^\n]*; )?no host round trip between stages \(1 session\(s\), \d+ iteration\(s\)\)\n)?")
     load = _busy_loop()
     outcomes = []
     try:

@@ -183,7 +183,7 @@ def test_bind_time_is_the_sessions_stage_not_host_time():
     stages = {row.stage: row for row in analyse_pipeline(obs).pipelines[0].stages}
     assert stages["b.onnx: inference"].median_ms == 5e-6
     assert stages["a.onnx: inference"].median_ms == 3e-6
-    assert stages["host: a.onnx → b.onnx"].median_ms == 0.0
+    assert stages["host: between a.onnx and b.onnx"].median_ms == 0.0
 
 
 def test_docs_timing_table_is_the_fixtures():
