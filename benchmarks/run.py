@@ -31,6 +31,9 @@ Sections:
 * memory (issue 38): what one profile event costs, held by onnxruntime during the runs (by intra-op threads) and at
   the peak of a whole ``check`` of a chain of Relus (by ``--runs``, and with every output), against the estimate the
   memory budget uses (collect/budget.py); about 1.5 GB at the largest.
+* commands: the commands as users run them, whole processes, this checkout against another one (``--other PATH``)
+  in the same rounds: ``check`` of the small model, ``report RUN.json --html`` and ``check --static`` of the
+  10k-node model.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -61,9 +65,9 @@ C_ROUNDS = 11  # goal c: rounds of bare script, floor and check at the least (ea
 CHECK_RUNS = 2 + 3 + 1 + 1 + 20  # check's defaults: warmup, profiled, first timed, warmup-1, timed
 
 
-def _env() -> dict[str, str]:
+def _env(tree: Path = REPO) -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env["PYTHONPATH"] = os.pathsep.join([str(tree)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env.pop("ORTCOPY_DOCTOR_DEBUG", None)
     # Measured as installed: pip writes every module's bytecode at install time. A shell that sets
     # PYTHONDONTWRITEBYTECODE (this project's build machine does) would otherwise make every fresh process
@@ -72,11 +76,11 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _compile_bytecode() -> None:
+def _compile_bytecode(tree: Path = REPO) -> None:
     """Write the bytecode of the package (editable checkout) as ``pip install`` does for an installed one."""
     import compileall
 
-    compileall.compile_dir(str(REPO / "ortcopy_doctor"), quiet=1)
+    compileall.compile_dir(str(tree / "ortcopy_doctor"), quiet=1)
 
 
 # A small launcher process starts the measured command and reads its rusage: a child forked straight from
@@ -92,11 +96,12 @@ _LAUNCHER = textwrap.dedent("""
 """)
 
 
-def _popen_rusage(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, int, str]:
-    """(wall seconds, peak RSS in MB, exit code, output tail) of ``cmd`` in a fresh process."""
+def _popen_rusage(cmd: list[str], cwd: Path | None = None, tree: Path = REPO) -> tuple[float, float, int, str]:
+    """(wall seconds, peak RSS in MB, exit code, output tail) of ``cmd`` in a fresh process (``tree``: the checkout
+    whose package it imports)."""
     with tempfile.TemporaryDirectory() as tmp:
         result = Path(tmp) / "result.json"
-        subprocess.run([sys.executable, "-c", _LAUNCHER, str(result), *cmd], cwd=cwd, env=_env(), check=True)
+        subprocess.run([sys.executable, "-c", _LAUNCHER, str(result), *cmd], cwd=cwd, env=_env(tree), check=True)
         r = json.loads(result.read_text())
         out = Path(str(result) + ".log").read_text(errors="replace")
     return r["wall"], r["maxrss_kb"] / 1024, r["code"], out[-2000:]
@@ -763,15 +768,81 @@ def big(folder: Path, gigabytes: float) -> str:
                  ["what", "wall s", "peak RSS MB"], rows)
 
 
+# --- commands: whole processes, this checkout against another one -----------------------------------------
+
+
+def commands(work: Path, repeats: int, other: Path | None) -> str:
+    """The commands as users run them, each a fresh process: ``check`` of the small model (CPU EP) against the bare
+    script (goal c), and ``report RUN.json --html`` of the 10k-node ``--static`` report (what goal a's load is part
+    of), and ``check --static`` of that model (goal b). With ``other`` (a checkout of another commit, e.g. ``git
+    worktree add /tmp/before HEAD~3``), the same commands with its package, run in the same rounds (bare script,
+    this checkout, the other one, one after the other): before/after pairs that see the machine in the same state.
+    Each checkout reads a report JSON it wrote itself (the seal names the code that analysed it, report/seal.py)."""
+    py = sys.executable
+    doctor = [py, "-m", "ortcopy_doctor"]
+    trees = [("this checkout", REPO)] + ([("other", other.resolve())] if other is not None else [])
+    for _, tree in trees[1:]:
+        _compile_bytecode(tree)
+    small = work / "conv16.onnx"
+    onnx.save(synth.conv_net(channels=16, blocks=4), str(small))
+    big = work / "fallback10k.onnx"
+    onnx.save(synth.fallback_chain_model(10_000), str(big))
+    static = [*doctor, "check", str(big), "--static", "--dim", "batch=8", "--fail-on", "never", "-q"]
+    for i, (_, tree) in enumerate(trees):
+        wall, _, code, out = _popen_rusage([*static, "--json", str(work / f"big{i}.json")], tree=tree)
+        assert code == 0, out
+
+    def per_tree(make: Callable[[int], list[str]]) -> list[tuple[list[str], Path]]:
+        return [(make(i), tree) for i, (_, tree) in enumerate(trees)]
+
+    measured = [
+        ("c: `check` small model, CPU EP, `-q --html` (ratio: to the bare script)",
+         per_tree(lambda i: [*doctor, "check", str(small), "--provider", "cpu", "--html", str(work / f"r{i}.html"),
+                             "--fail-on", "never", "-q"]), [py, "-c", _BARE, str(small), str(CHECK_RUNS)]),
+        ("`report RUN.json --html` of the 10k-node `--static` report (terminal output to a file)",
+         per_tree(lambda i: [*doctor, "report", str(work / f"big{i}.json"), "--html", str(work / f"rep{i}.html")]),
+         None),
+        ("b: `check --static` 10k nodes, `-q --html`",
+         per_tree(lambda i: [*static, "--html", str(work / f"s{i}.html")]), None),
+    ]
+    rows: list[list[object]] = []
+    rounds = max(repeats, C_ROUNDS)
+    for label, cmds, base in measured:
+        runs = ([(base, REPO)] if base is not None else []) + cmds
+        for cmd, tree in runs:  # one unmeasured run of each
+            _popen_rusage(cmd, tree=tree)
+        walls: list[list[float]] = [[] for _ in runs]
+        for _ in range(rounds):
+            for k, (cmd, tree) in enumerate(runs):
+                wall, _, code, out = _popen_rusage(cmd, tree=tree)
+                assert code in (0, 1), out
+                walls[k].append(wall)
+        offset = 1 if base is not None else 0
+        cells = [f"{name} {statistics.median(walls[offset + j]):.3f} s" for j, (name, _) in enumerate(trees)]
+        if base is not None:
+            ratios = [statistics.median(x / b for x, b in zip(walls[offset + j], walls[0])) for j in range(len(trees))]
+            cells.insert(0, f"bare {statistics.median(walls[0]):.3f} s")
+            cells += [f"{name} / bare {r:.2f}x" for (name, _), r in zip(trees, ratios)]
+        if other is not None:
+            paired = statistics.median(a / b for a, b in zip(walls[offset], walls[offset + 1]))
+            cells.append(f"this / other, paired: {paired:.3f}x")
+        rows.append([label, "; ".join(cells), f"process, {rounds} rounds"])
+    return table("Commands as users run them (fresh processes, medians; paired ratios are medians of the rounds' "
+                 "ratios)", ["command", "measured", "how"], rows)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=["goals", "overhead", "profile", "static", "big", "gpu", "memory"],
+    parser.add_argument("--only", choices=["goals", "overhead", "profile", "static", "big", "gpu", "memory",
+                                           "commands"],
                         action="append")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--events", default="10000,100000,1000000")
     parser.add_argument("--big-dir", type=Path, default=Path(tempfile.gettempdir()) / "ortcopy-big")
     parser.add_argument("--big-gb", type=float, default=2.2)
     parser.add_argument("--out", type=Path, help="also write the tables (markdown) here")
+    parser.add_argument("--other", type=Path, help="`commands`: a checkout of another commit, measured in the same "
+                        "rounds as this one (before/after)")
     args = parser.parse_args()
     sections = args.only or ["goals", "static"]
     _compile_bytecode()
@@ -793,6 +864,8 @@ def main() -> int:
             texts.append(gpu(work, args.repeats))
         if "memory" in sections:
             texts.append(memory(work))
+        if "commands" in sections:
+            texts.append(commands(work, args.repeats, args.other))
     if args.out:
         args.out.write_text("\n".join(texts), encoding="utf-8")
     return 0
