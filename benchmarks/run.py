@@ -239,7 +239,7 @@ def goals(work: Path, repeats: int) -> str:
     from ortcopy_doctor.collect.session import CheckOptions
     from ortcopy_doctor.model import jsontext
     from ortcopy_doctor.model.evidence import Evidence, from_jsonable
-    from ortcopy_doctor.model.gcpause import COMMAND_THRESHOLDS, for_the_command, without_cyclic_gc
+    from ortcopy_doctor.cli.gcpolicy import COMMAND_THRESHOLDS
     from ortcopy_doctor.render.html import render_html
     from ortcopy_doctor.report.core import _stored_decoder, _stored_report, analyse
     from ortcopy_doctor.report.seal import unsealed as without_seal, verified
@@ -256,16 +256,14 @@ def goals(work: Path, repeats: int) -> str:
     onnx.save(synth.fallback_chain_model(10_000), str(big))
 
     # (a) load_report against the check that wrote the JSON (in-process: imports done; the check renders the
-    # JSON and the HTML it writes by default). Measured twice: as the `check`, `report` and `diff` commands run
-    # (the goal: their collector settings, model/gcpause.py `for_the_command`, under which each step's objects are
-    # frozen as it ends), and before that as the Python API runs in a user's process (not a goal: there, a step
-    # ends by moving its objects to the oldest generation, except on Python 3.12, which freezes objects at
-    # start-up: there the next young collection walks all of them, 80 ms after loading a 10k-node report).
+    # JSON and the HTML it writes by default). Measured twice: as the Python API runs in a user's process (Python's
+    # collector thresholds; not a goal), then as the `check`, `report` and `diff` commands run (the goal: the
+    # thresholds their entry points set, cli/gcpolicy.py).
     cases = (("small (conv net 16ch, CPU EP, 27 runs)", small, CheckOptions(providers=["CPUExecutionProvider"])),
              ("10k nodes, 15k findings (`--static`)", big, CheckOptions(static=True, dims={"batch": 8})))
     for mode in ("library", "command"):
         if mode == "command":
-            for_the_command()
+            gc.set_threshold(*COMMAND_THRESHOLDS)
         for label, path, options in cases:
             out = work / (path.stem + ".json")
 
@@ -292,7 +290,7 @@ def goals(work: Path, repeats: int) -> str:
     assert _stored_report(raw) is not None, "the check's JSON is not read as it is (report/seal.py)"
     parts = [("check the seal (SHA-256)", _timed(lambda: verified(raw), repeats)),
              ("decode into the report's types (msgspec)",
-              _timed(without_cyclic_gc(lambda: _stored_decoder().decode(raw)), repeats))]
+              _timed(lambda: _stored_decoder().decode(raw), repeats))]
     rows.append(["a: the 10k load's parts (not a goal)", ", ".join(f"{what} {s:.3f} s" for what, s in parts),
                  f"{sum(s for _, s in parts) / wrote:.1%}", "", "", "in-process"])
     # The same file re-analysed from its evidence, as `report` reads it whenever it judges (`--fail-on`,
@@ -305,10 +303,9 @@ def goals(work: Path, repeats: int) -> str:
     raw = unsealed.read_bytes()
     parsed = jsontext.loads(raw)
     evidence = from_jsonable(Evidence, parsed["evidence"])
-    parts = [("parse the JSON (orjson)", _timed(without_cyclic_gc(lambda: jsontext.loads(raw)), repeats)),
-             ("rebuild the evidence", _timed(without_cyclic_gc(lambda: from_jsonable(Evidence, parsed["evidence"])),
-                                             repeats)),
-             ("re-run the analysis", _timed(lambda: analyse(evidence), repeats))]  # analyse pauses the GC itself
+    parts = [("parse the JSON (orjson)", _timed(lambda: jsontext.loads(raw), repeats)),
+             ("rebuild the evidence", _timed(lambda: from_jsonable(Evidence, parsed["evidence"]), repeats)),
+             ("re-run the analysis", _timed(lambda: analyse(evidence), repeats))]
     del raw, parsed, evidence
     rows.append(["a: the 10k file re-analysed, as `report` with a gate reads it (not a goal)",
                  f"`load_report` {reloaded:.3f} s: " + ", ".join(f"{what} {s:.3f} s" for what, s in parts),
@@ -330,7 +327,7 @@ def goals(work: Path, repeats: int) -> str:
     # knowledge/onnx_proto.py; jinja2 writes the page; typer parses the command line) and uses none of them; no
     # code of ortcopy-doctor runs in it. Bare, floor and check run one after the other.
     # It starts and ends as the command does: fewer garbage collections while the modules load
-    # (model/gcpause.py) and no interpreter teardown at the end (cli/app.py `_exit_process`), so that the floor
+    # (cli/gcpolicy.py) and no interpreter teardown at the end (cli/app.py `_exit_process`), so that the floor
     # is what the command could reach, not the cost of collecting and unloading those modules the default way.
     floor_script = _BARE.replace(
         "import sys, time\n",
@@ -424,7 +421,7 @@ def gpu(work: Path, repeats: int) -> str:
         return text
     from ortcopy_doctor.api import check, load_report
     from ortcopy_doctor.collect.session import CheckOptions
-    from ortcopy_doctor.model.gcpause import for_the_command
+    from ortcopy_doctor.cli.gcpolicy import COMMAND_THRESHOLDS
     from ortcopy_doctor.render.html import render_html
 
     py = sys.executable
@@ -444,7 +441,7 @@ def gpu(work: Path, repeats: int) -> str:
         render_html(report)
         return report
 
-    for_the_command()  # as the commands run (see goals())
+    gc.set_threshold(*COMMAND_THRESHOLDS)  # as the commands run (see goals())
     wrote, loaded, ratio = _paired_timed(write, lambda: load_report(out, cache=True), repeats)
     findings = len(json.loads(out.read_text(encoding="utf-8"))["findings"])
     rows.append([f"a: load JSON ≤ {GOAL_LOAD:.0%} of check", f"10k nodes, CUDA EP ({findings} findings): "
