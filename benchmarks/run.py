@@ -323,8 +323,7 @@ def goals(work: Path, repeats: int) -> str:
     check_cmd = [*doctor, "check", str(small), "--provider", "cpu", "--html", str(work / "r.html"),
                  "--fail-on", "never", "-q"]
     # The floor under it: the same bare script, which also loads the three dependencies `check` cannot run
-    # without (onnx's protobuf classes read the model, loaded without onnx's package as the check loads them,
-    # knowledge/onnx_proto.py; jinja2 writes the page; typer parses the command line) and uses none of them; no
+    # without (onnx reads the model; jinja2 writes the page; typer parses the command line) and uses none of them; no
     # code of ortcopy-doctor runs in it. Bare, floor and check run one after the other.
     # It starts and ends as the command does: fewer garbage collections while the modules load
     # (cli/gcpolicy.py) and no interpreter teardown at the end (cli/app.py `_exit_process`), so that the floor
@@ -346,7 +345,7 @@ def goals(work: Path, repeats: int) -> str:
                  f"conv net 16ch ({per_run:.2f} ms/run): check {full:.3f} s / bare session + {CHECK_RUNS} runs "
                  f"{bare:.3f} s", f"{check_ratio:.2f}x", f"≤ {GOAL_CHECK}x", _verdict(check_ratio <= GOAL_CHECK),
                  f"process, paired ({rounds} rounds)"])
-    rows.append(["c: its floor (not a goal)", "the bare script + onnx's protobuf classes, `import jinja2, typer`, "
+    rows.append(["c: its floor (not a goal)", "the bare script + `import onnx, jinja2, typer`, "
                  "started and ended as the command is "
                  f"{floor:.3f} s / "
                  f"bare {bare:.3f} s", f"{floor_ratio:.2f}x", "", "", f"process, paired ({rounds} rounds)"])
@@ -484,14 +483,8 @@ def gpu(work: Path, repeats: int) -> str:
 
 # --- overhead ---------------------------------------------------------------------------------------------
 
-# The floor's imports: onnx's generated protobuf module (with google.protobuf) loaded by path as
-# knowledge/onnx_proto.py loads it, jinja2 and typer.
-_FLOOR_IMPORTS = textwrap.dedent("""\
-    import importlib.util, os, jinja2, typer
-    _onnx = importlib.util.find_spec("onnx").submodule_search_locations[0]
-    _pb2 = importlib.util.spec_from_file_location("_floor_onnx_ml_pb2", os.path.join(_onnx, "onnx_ml_pb2.py"))
-    _pb2.loader.exec_module(importlib.util.module_from_spec(_pb2))
-""")
+# The floor's imports: onnx (the check reads the model with onnx.load), jinja2 and typer.
+_FLOOR_IMPORTS = "import onnx, jinja2, typer\n"
 
 _BARE = textwrap.dedent("""
     import sys, time

@@ -46,9 +46,8 @@ from ortcopy_doctor.collect.session import (
     session_options,
     validated,
 )
-from ortcopy_doctor.knowledge.model_file import display_path, inspect_model, load_model, walk_nodes
+from ortcopy_doctor.knowledge.model_file import display_path, inspect_model, load_model, read_model, walk_nodes
 from ortcopy_doctor.analysis.profile import parse_profile, profile_names_raw
-from ortcopy_doctor.knowledge.onnx_proto import read_model
 
 if TYPE_CHECKING:
     import onnx
@@ -672,8 +671,7 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
     if shaped is not None:  # the shapes of the nodes as placed (functions inlined), inferred once
         inferred = inferred_values(shaped)
     elif info.file_bytes < 2_000_000_000:  # a CPU prediction (no inference), or the prediction's failed (data_prop)
-        import onnx  # a static check only: a measured one never imports onnx (knowledge/onnx_proto.py); a broken
-        # onnx install fails here, as itself, not as a shape inference that found nothing
+        import onnx  # imported by the model's reading already; a broken onnx install fails there, as itself
 
         try:
             from ortcopy_doctor.knowledge.prediction import with_local_functions_inlined
