@@ -66,6 +66,23 @@ def test_watch_stays_the_function_after_its_module_is_imported():
     assert loaded == {"watch": "function", "module": "module"}
 
 
+def test_importing_the_package_imports_nothing_of_the_cli():
+    loaded = _modules_after(
+        "import json, sys\n"
+        "import ortcopy_doctor\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('ortcopy_doctor.cli'))), file=sys.stderr)\n")
+    assert loaded == []
+
+
+def test_the_package_is_a_plain_module():
+    # issue 35: no class of its own swapped in (the watch function stays the function without it, above)
+    loaded = _modules_after(
+        "import json, sys, types\n"
+        "import ortcopy_doctor\n"
+        "print(json.dumps(type(ortcopy_doctor) is types.ModuleType), file=sys.stderr)\n")
+    assert loaded is True
+
+
 def test_check_loads_no_pydantic(tmp_path: Path):
     # typer 0.29 imports pydantic and builds a TypeAdapter per option on every run (0.1-0.2 s of each check):
     # pyproject pins typer below 0.29, and a whole `check` then never loads pydantic.
