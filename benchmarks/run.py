@@ -767,7 +767,9 @@ def commands(work: Path, repeats: int, other: Path | None) -> str:
     of), and ``check --static`` of that model (goal b). With ``other`` (a checkout of another commit, e.g. ``git
     worktree add /tmp/before HEAD~3``), the same commands with its package, run in the same rounds (bare script,
     this checkout, the other one, one after the other): before/after pairs that see the machine in the same state.
-    Each checkout reads a report JSON it wrote itself (the seal names the code that analysed it, report/seal.py)."""
+    Each checkout reads a report JSON it wrote itself (the seal names the code that analysed it, report/seal.py).
+    Every process starts in ``work``: ``python -m`` puts its working folder first on ``sys.path``, which from a
+    checkout would import that checkout's package whatever ``PYTHONPATH`` says."""
     py = sys.executable
     doctor = [py, "-m", "ortcopy_doctor"]
     trees = [("this checkout", REPO)] + ([("other", other.resolve())] if other is not None else [])
@@ -779,7 +781,7 @@ def commands(work: Path, repeats: int, other: Path | None) -> str:
     onnx.save(synth.fallback_chain_model(10_000), str(big))
     static = [*doctor, "check", str(big), "--static", "--dim", "batch=8", "--fail-on", "never", "-q"]
     for i, (_, tree) in enumerate(trees):
-        wall, _, code, out = _popen_rusage([*static, "--json", str(work / f"big{i}.json")], tree=tree)
+        wall, _, code, out = _popen_rusage([*static, "--json", str(work / f"big{i}.json")], work, tree)
         assert code == 0, out
 
     def per_tree(make: Callable[[int], list[str]]) -> list[tuple[list[str], Path]]:
@@ -800,11 +802,11 @@ def commands(work: Path, repeats: int, other: Path | None) -> str:
     for label, cmds, base in measured:
         runs = ([(base, REPO)] if base is not None else []) + cmds
         for cmd, tree in runs:  # one unmeasured run of each
-            _popen_rusage(cmd, tree=tree)
+            _popen_rusage(cmd, work, tree)
         walls: list[list[float]] = [[] for _ in runs]
         for _ in range(rounds):
             for k, (cmd, tree) in enumerate(runs):
-                wall, _, code, out = _popen_rusage(cmd, tree=tree)
+                wall, _, code, out = _popen_rusage(cmd, work, tree)
                 assert code in (0, 1), out
                 walls[k].append(wall)
         offset = 1 if base is not None else 0
