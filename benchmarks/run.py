@@ -31,6 +31,9 @@ Sections:
 * memory (issue 38): what one profile event costs, held by onnxruntime during the runs (by intra-op threads) and at
   the peak of a whole ``check`` of a chain of Relus (by ``--runs``, and with every output), against the estimate the
   memory budget uses (collect/budget.py); about 1.5 GB at the largest.
+* commands: the commands as users run them, whole processes, this checkout against another one (``--other PATH``)
+  in the same rounds: ``check`` of the small model, ``report RUN.json --html`` and ``check --static`` of the
+  10k-node model.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -61,9 +65,9 @@ C_ROUNDS = 11  # goal c: rounds of bare script, floor and check at the least (ea
 CHECK_RUNS = 2 + 3 + 1 + 1 + 20  # check's defaults: warmup, profiled, first timed, warmup-1, timed
 
 
-def _env() -> dict[str, str]:
+def _env(tree: Path = REPO) -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env["PYTHONPATH"] = os.pathsep.join([str(tree)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env.pop("ORTCOPY_DOCTOR_DEBUG", None)
     # Measured as installed: pip writes every module's bytecode at install time. A shell that sets
     # PYTHONDONTWRITEBYTECODE (this project's build machine does) would otherwise make every fresh process
@@ -72,11 +76,11 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _compile_bytecode() -> None:
+def _compile_bytecode(tree: Path = REPO) -> None:
     """Write the bytecode of the package (editable checkout) as ``pip install`` does for an installed one."""
     import compileall
 
-    compileall.compile_dir(str(REPO / "ortcopy_doctor"), quiet=1)
+    compileall.compile_dir(str(tree / "ortcopy_doctor"), quiet=1)
 
 
 # A small launcher process starts the measured command and reads its rusage: a child forked straight from
@@ -92,11 +96,12 @@ _LAUNCHER = textwrap.dedent("""
 """)
 
 
-def _popen_rusage(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, int, str]:
-    """(wall seconds, peak RSS in MB, exit code, output tail) of ``cmd`` in a fresh process."""
+def _popen_rusage(cmd: list[str], cwd: Path | None = None, tree: Path = REPO) -> tuple[float, float, int, str]:
+    """(wall seconds, peak RSS in MB, exit code, output tail) of ``cmd`` in a fresh process (``tree``: the checkout
+    whose package it imports)."""
     with tempfile.TemporaryDirectory() as tmp:
         result = Path(tmp) / "result.json"
-        subprocess.run([sys.executable, "-c", _LAUNCHER, str(result), *cmd], cwd=cwd, env=_env(), check=True)
+        subprocess.run([sys.executable, "-c", _LAUNCHER, str(result), *cmd], cwd=cwd, env=_env(tree), check=True)
         r = json.loads(result.read_text())
         out = Path(str(result) + ".log").read_text(errors="replace")
     return r["wall"], r["maxrss_kb"] / 1024, r["code"], out[-2000:]
@@ -234,7 +239,7 @@ def goals(work: Path, repeats: int) -> str:
     from ortcopy_doctor.collect.session import CheckOptions
     from ortcopy_doctor.model import jsontext
     from ortcopy_doctor.model.evidence import Evidence, from_jsonable
-    from ortcopy_doctor.model.gcpause import COMMAND_THRESHOLDS, for_the_command, without_cyclic_gc
+    from ortcopy_doctor.cli.gcpolicy import COMMAND_THRESHOLDS
     from ortcopy_doctor.render.html import render_html
     from ortcopy_doctor.report.core import _stored_decoder, _stored_report, analyse
     from ortcopy_doctor.report.seal import unsealed as without_seal, verified
@@ -251,16 +256,14 @@ def goals(work: Path, repeats: int) -> str:
     onnx.save(synth.fallback_chain_model(10_000), str(big))
 
     # (a) load_report against the check that wrote the JSON (in-process: imports done; the check renders the
-    # JSON and the HTML it writes by default). Measured twice: as the `check`, `report` and `diff` commands run
-    # (the goal: their collector settings, model/gcpause.py `for_the_command`, under which each step's objects are
-    # frozen as it ends), and before that as the Python API runs in a user's process (not a goal: there, a step
-    # ends by moving its objects to the oldest generation, except on Python 3.12, which freezes objects at
-    # start-up: there the next young collection walks all of them, 80 ms after loading a 10k-node report).
+    # JSON and the HTML it writes by default). Measured twice: as the Python API runs in a user's process (Python's
+    # collector thresholds; not a goal), then as the `check`, `report` and `diff` commands run (the goal: the
+    # thresholds their entry points set, cli/gcpolicy.py).
     cases = (("small (conv net 16ch, CPU EP, 27 runs)", small, CheckOptions(providers=["CPUExecutionProvider"])),
              ("10k nodes, 15k findings (`--static`)", big, CheckOptions(static=True, dims={"batch": 8})))
     for mode in ("library", "command"):
         if mode == "command":
-            for_the_command()
+            gc.set_threshold(*COMMAND_THRESHOLDS)
         for label, path, options in cases:
             out = work / (path.stem + ".json")
 
@@ -287,7 +290,7 @@ def goals(work: Path, repeats: int) -> str:
     assert _stored_report(raw) is not None, "the check's JSON is not read as it is (report/seal.py)"
     parts = [("check the seal (SHA-256)", _timed(lambda: verified(raw), repeats)),
              ("decode into the report's types (msgspec)",
-              _timed(without_cyclic_gc(lambda: _stored_decoder().decode(raw)), repeats))]
+              _timed(lambda: _stored_decoder().decode(raw), repeats))]
     rows.append(["a: the 10k load's parts (not a goal)", ", ".join(f"{what} {s:.3f} s" for what, s in parts),
                  f"{sum(s for _, s in parts) / wrote:.1%}", "", "", "in-process"])
     # The same file re-analysed from its evidence, as `report` reads it whenever it judges (`--fail-on`,
@@ -300,10 +303,9 @@ def goals(work: Path, repeats: int) -> str:
     raw = unsealed.read_bytes()
     parsed = jsontext.loads(raw)
     evidence = from_jsonable(Evidence, parsed["evidence"])
-    parts = [("parse the JSON (orjson)", _timed(without_cyclic_gc(lambda: jsontext.loads(raw)), repeats)),
-             ("rebuild the evidence", _timed(without_cyclic_gc(lambda: from_jsonable(Evidence, parsed["evidence"])),
-                                             repeats)),
-             ("re-run the analysis", _timed(lambda: analyse(evidence), repeats))]  # analyse pauses the GC itself
+    parts = [("parse the JSON (orjson)", _timed(lambda: jsontext.loads(raw), repeats)),
+             ("rebuild the evidence", _timed(lambda: from_jsonable(Evidence, parsed["evidence"]), repeats)),
+             ("re-run the analysis", _timed(lambda: analyse(evidence), repeats))]
     del raw, parsed, evidence
     rows.append(["a: the 10k file re-analysed, as `report` with a gate reads it (not a goal)",
                  f"`load_report` {reloaded:.3f} s: " + ", ".join(f"{what} {s:.3f} s" for what, s in parts),
@@ -321,11 +323,10 @@ def goals(work: Path, repeats: int) -> str:
     check_cmd = [*doctor, "check", str(small), "--provider", "cpu", "--html", str(work / "r.html"),
                  "--fail-on", "never", "-q"]
     # The floor under it: the same bare script, which also loads the three dependencies `check` cannot run
-    # without (onnx's protobuf classes read the model, loaded without onnx's package as the check loads them,
-    # knowledge/onnx_proto.py; jinja2 writes the page; typer parses the command line) and uses none of them; no
+    # without (onnx reads the model; jinja2 writes the page; typer parses the command line) and uses none of them; no
     # code of ortcopy-doctor runs in it. Bare, floor and check run one after the other.
     # It starts and ends as the command does: fewer garbage collections while the modules load
-    # (model/gcpause.py) and no interpreter teardown at the end (cli/app.py `_exit_process`), so that the floor
+    # (cli/gcpolicy.py) and no interpreter teardown at the end (cli/app.py `_exit_process`), so that the floor
     # is what the command could reach, not the cost of collecting and unloading those modules the default way.
     floor_script = _BARE.replace(
         "import sys, time\n",
@@ -344,7 +345,7 @@ def goals(work: Path, repeats: int) -> str:
                  f"conv net 16ch ({per_run:.2f} ms/run): check {full:.3f} s / bare session + {CHECK_RUNS} runs "
                  f"{bare:.3f} s", f"{check_ratio:.2f}x", f"≤ {GOAL_CHECK}x", _verdict(check_ratio <= GOAL_CHECK),
                  f"process, paired ({rounds} rounds)"])
-    rows.append(["c: its floor (not a goal)", "the bare script + onnx's protobuf classes, `import jinja2, typer`, "
+    rows.append(["c: its floor (not a goal)", "the bare script + `import onnx, jinja2, typer`, "
                  "started and ended as the command is "
                  f"{floor:.3f} s / "
                  f"bare {bare:.3f} s", f"{floor_ratio:.2f}x", "", "", f"process, paired ({rounds} rounds)"])
@@ -419,7 +420,7 @@ def gpu(work: Path, repeats: int) -> str:
         return text
     from ortcopy_doctor.api import check, load_report
     from ortcopy_doctor.collect.session import CheckOptions
-    from ortcopy_doctor.model.gcpause import for_the_command
+    from ortcopy_doctor.cli.gcpolicy import COMMAND_THRESHOLDS
     from ortcopy_doctor.render.html import render_html
 
     py = sys.executable
@@ -439,7 +440,7 @@ def gpu(work: Path, repeats: int) -> str:
         render_html(report)
         return report
 
-    for_the_command()  # as the commands run (see goals())
+    gc.set_threshold(*COMMAND_THRESHOLDS)  # as the commands run (see goals())
     wrote, loaded, ratio = _paired_timed(write, lambda: load_report(out, cache=True), repeats)
     findings = len(json.loads(out.read_text(encoding="utf-8"))["findings"])
     rows.append([f"a: load JSON ≤ {GOAL_LOAD:.0%} of check", f"10k nodes, CUDA EP ({findings} findings): "
@@ -482,14 +483,8 @@ def gpu(work: Path, repeats: int) -> str:
 
 # --- overhead ---------------------------------------------------------------------------------------------
 
-# The floor's imports: onnx's generated protobuf module (with google.protobuf) loaded by path as
-# knowledge/onnx_proto.py loads it, jinja2 and typer.
-_FLOOR_IMPORTS = textwrap.dedent("""\
-    import importlib.util, os, jinja2, typer
-    _onnx = importlib.util.find_spec("onnx").submodule_search_locations[0]
-    _pb2 = importlib.util.spec_from_file_location("_floor_onnx_ml_pb2", os.path.join(_onnx, "onnx_ml_pb2.py"))
-    _pb2.loader.exec_module(importlib.util.module_from_spec(_pb2))
-""")
+# The floor's imports: onnx (the check reads the model with onnx.load), jinja2 and typer.
+_FLOOR_IMPORTS = "import onnx, jinja2, typer\n"
 
 _BARE = textwrap.dedent("""
     import sys, time
@@ -763,15 +758,83 @@ def big(folder: Path, gigabytes: float) -> str:
                  ["what", "wall s", "peak RSS MB"], rows)
 
 
+# --- commands: whole processes, this checkout against another one -----------------------------------------
+
+
+def commands(work: Path, repeats: int, other: Path | None) -> str:
+    """The commands as users run them, each a fresh process: ``check`` of the small model (CPU EP) against the bare
+    script (goal c), and ``report RUN.json --html`` of the 10k-node ``--static`` report (what goal a's load is part
+    of), and ``check --static`` of that model (goal b). With ``other`` (a checkout of another commit, e.g. ``git
+    worktree add /tmp/before HEAD~3``), the same commands with its package, run in the same rounds (bare script,
+    this checkout, the other one, one after the other): before/after pairs that see the machine in the same state.
+    Each checkout reads a report JSON it wrote itself (the seal names the code that analysed it, report/seal.py).
+    Every process starts in ``work``: ``python -m`` puts its working folder first on ``sys.path``, which from a
+    checkout would import that checkout's package whatever ``PYTHONPATH`` says."""
+    py = sys.executable
+    doctor = [py, "-m", "ortcopy_doctor"]
+    trees = [("this checkout", REPO)] + ([("other", other.resolve())] if other is not None else [])
+    for _, tree in trees[1:]:
+        _compile_bytecode(tree)
+    small = work / "conv16.onnx"
+    onnx.save(synth.conv_net(channels=16, blocks=4), str(small))
+    big = work / "fallback10k.onnx"
+    onnx.save(synth.fallback_chain_model(10_000), str(big))
+    static = [*doctor, "check", str(big), "--static", "--dim", "batch=8", "--fail-on", "never", "-q"]
+    for i, (_, tree) in enumerate(trees):
+        wall, _, code, out = _popen_rusage([*static, "--json", str(work / f"big{i}.json")], work, tree)
+        assert code == 0, out
+
+    def per_tree(make: Callable[[int], list[str]]) -> list[tuple[list[str], Path]]:
+        return [(make(i), tree) for i, (_, tree) in enumerate(trees)]
+
+    measured = [
+        ("c: `check` small model, CPU EP, `-q --html` (ratio: to the bare script)",
+         per_tree(lambda i: [*doctor, "check", str(small), "--provider", "cpu", "--html", str(work / f"r{i}.html"),
+                             "--fail-on", "never", "-q"]), [py, "-c", _BARE, str(small), str(CHECK_RUNS)]),
+        ("`report RUN.json --html` of the 10k-node `--static` report (terminal output to a file)",
+         per_tree(lambda i: [*doctor, "report", str(work / f"big{i}.json"), "--html", str(work / f"rep{i}.html")]),
+         None),
+        ("b: `check --static` 10k nodes, `-q --html`",
+         per_tree(lambda i: [*static, "--html", str(work / f"s{i}.html")]), None),
+    ]
+    rows: list[list[object]] = []
+    rounds = max(repeats, C_ROUNDS)
+    for label, cmds, base in measured:
+        runs = ([(base, REPO)] if base is not None else []) + cmds
+        for cmd, tree in runs:  # one unmeasured run of each
+            _popen_rusage(cmd, work, tree)
+        walls: list[list[float]] = [[] for _ in runs]
+        for _ in range(rounds):
+            for k, (cmd, tree) in enumerate(runs):
+                wall, _, code, out = _popen_rusage(cmd, work, tree)
+                assert code in (0, 1), out
+                walls[k].append(wall)
+        offset = 1 if base is not None else 0
+        cells = [f"{name} {statistics.median(walls[offset + j]):.3f} s" for j, (name, _) in enumerate(trees)]
+        if base is not None:
+            ratios = [statistics.median(x / b for x, b in zip(walls[offset + j], walls[0])) for j in range(len(trees))]
+            cells.insert(0, f"bare {statistics.median(walls[0]):.3f} s")
+            cells += [f"{name} / bare {r:.2f}x" for (name, _), r in zip(trees, ratios)]
+        if other is not None:
+            paired = statistics.median(a / b for a, b in zip(walls[offset], walls[offset + 1]))
+            cells.append(f"this / other, paired: {paired:.3f}x")
+        rows.append([label, "; ".join(cells), f"process, {rounds} rounds"])
+    return table("Commands as users run them (fresh processes, medians; paired ratios are medians of the rounds' "
+                 "ratios)", ["command", "measured", "how"], rows)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=["goals", "overhead", "profile", "static", "big", "gpu", "memory"],
+    parser.add_argument("--only", choices=["goals", "overhead", "profile", "static", "big", "gpu", "memory",
+                                           "commands"],
                         action="append")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--events", default="10000,100000,1000000")
     parser.add_argument("--big-dir", type=Path, default=Path(tempfile.gettempdir()) / "ortcopy-big")
     parser.add_argument("--big-gb", type=float, default=2.2)
     parser.add_argument("--out", type=Path, help="also write the tables (markdown) here")
+    parser.add_argument("--other", type=Path, help="`commands`: a checkout of another commit, measured in the same "
+                        "rounds as this one (before/after)")
     args = parser.parse_args()
     sections = args.only or ["goals", "static"]
     _compile_bytecode()
@@ -793,6 +856,8 @@ def main() -> int:
             texts.append(gpu(work, args.repeats))
         if "memory" in sections:
             texts.append(memory(work))
+        if "commands" in sections:
+            texts.append(commands(work, args.repeats, args.other))
     if args.out:
         args.out.write_text("\n".join(texts), encoding="utf-8")
     return 0

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
-
 from ortcopy_doctor.model.version import __version__
 
 # The command's entry points (cli/app.py, __main__.py) import this first, before they can install their Ctrl-C
@@ -18,6 +15,13 @@ if TYPE_CHECKING:
     from ortcopy_doctor.render.html import render_html
     from ortcopy_doctor.render.text import render_text
     from ortcopy_doctor.watch import WatchReport, instrumented_session, pytest_watch, watch, watch_fixture
+
+# ``ortcopy_doctor.watch`` is the function ``watch(session)``, and ``ortcopy_doctor/watch/`` a subpackage of the
+# same name. The import system names a subpackage on its package once, when it is first imported: the subpackage
+# is imported here (its own names are lazy too: it loads nothing more), and that name dropped again, so that the
+# function is what ``ortcopy_doctor.watch`` resolves to (below), also after ``import ortcopy_doctor.watch.recorder``.
+__import__("ortcopy_doctor.watch")
+del globals()["watch"]
 
 # The public names are imported on first use (PEP 562): `check` loads numpy, onnx and onnxruntime, and
 # `ortcopy-doctor --help` should not.
@@ -40,18 +44,6 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
-
-class _Package(types.ModuleType):
-    """``ortcopy_doctor.watch`` is the function, as it was when it was imported eagerly: importing the package of
-    the same name (``from ortcopy_doctor.watch.recorder import ...``) must not replace it with the module."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _LAZY and isinstance(value, types.ModuleType):
-            return  # the import system naming a submodule on its package; sys.modules has it
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 __all__ = ["CheckOptions", "Report", "WatchReport", "__version__", "analyse", "check", "instrumented_session",
            "load_report", "pytest_watch", "render_html", "render_text", "watch", "watch_fixture"]

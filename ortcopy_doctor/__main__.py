@@ -4,9 +4,11 @@ if __name__ == "__main__":  # first of all: Ctrl-C while the command's modules l
     from ortcopy_doctor.cli import interrupts as _interrupts
 
     _interrupts.install_startup()
-    from ortcopy_doctor.model.gcpause import for_the_command as _for_the_command
+    import gc as _gc
 
-    _for_the_command()  # fewer garbage collections over the modules the command loads (model/gcpause.py)
+    from ortcopy_doctor.cli.gcpolicy import COMMAND_THRESHOLDS as _THRESHOLDS
+
+    _gc.set_threshold(*_THRESHOLDS)  # the command's collector policy (cli/gcpolicy.py); the library sets none
 
 from ortcopy_doctor.cli.app import main
 

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from pathlib import Path
 
 from ortcopy_doctor.collect.check import Progress, collect
@@ -21,15 +20,11 @@ def check(
     options: CheckOptions | None = None,
     *,
     progress: Progress | None = None,
-    load_ahead: Sequence[str] = (),
     **overrides: object,
 ) -> Report:
     """Inspect, run and profile ``model_path`` and return the report.
 
     ``overrides`` set fields of ``CheckOptions`` directly, e.g. ``check(path, dims={"batch": 8})``.
-    ``load_ahead`` names modules the caller will import next (e.g. ``ortcopy_doctor.render.html``): they load on a
-    helper thread while the evidence session is created and warmed up, and are loaded before its first profiled
-    run (``collect``).
     Raises ``DoctorError`` subclasses for bad input, with a one-line message that says what to do.
     """
     options = options or CheckOptions()
@@ -37,7 +32,7 @@ def check(
         if not hasattr(options, key):
             raise TypeError(f"check() got an unknown option {key!r}")
     options = dataclasses.replace(options, **overrides)  # type: ignore[arg-type]
-    return analyse(collect(model_path, options, progress, load_ahead=load_ahead))
+    return analyse(collect(model_path, options, progress))
 
 
 __all__ = ["CheckOptions", "Report", "analyse", "check", "load_report"]

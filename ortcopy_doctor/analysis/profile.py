@@ -24,7 +24,6 @@ from typing import IO, Any
 
 from ortcopy_doctor.model.errors import ModelError
 from ortcopy_doctor.model.evidence import NodeEvent, RunEvent
-from ortcopy_doctor.model.gcpause import gc_paused
 from ortcopy_doctor.knowledge.model_file import dtype_itemsize
 from ortcopy_doctor.knowledge.ort_versions import profile_names_escaped
 
@@ -253,30 +252,27 @@ def parse_profile(path: Path, warmup_runs: int = 0, raw_names: bool = False) -> 
     written (``iter_events``).
     """
     if raw_names:
-        with gc_paused():
-            return parse_events(iter_events(path, raw_names=True), warmup_runs)
-    # millions of short-lived containers: the cyclic GC only slows the parse down (no cycles here)
-    with gc_paused():
-        reducer = _Reducer()
-        try:
-            with Path(path).open("r", encoding="utf-8", errors="replace") as f:
-                head = f.readline(_HEAD_CHARS)  # a bounded read: a profile on one line is never read as a line
-                streamable = head.strip() == "["
-                while streamable:
-                    line = f.readline(_MAX_EVENT_CHARS)
-                    if not line:
-                        break
-                    text = line.strip()
-                    if text in ("]", ""):
-                        continue
-                    if len(line) == _MAX_EVENT_CHARS or not text.startswith("{") or not reducer.add_line(text):
-                        streamable = False
-        except OSError as exc:
-            raise ModelError(f"profile {path} is not readable ({exc})") from None
-        if not streamable:
-            del reducer  # what the fast reader kept goes before the file is read again
-            return parse_events(iter_events(path), warmup_runs)
-        return reducer.result(warmup_runs)
+        return parse_events(iter_events(path, raw_names=True), warmup_runs)
+    reducer = _Reducer()
+    try:
+        with Path(path).open("r", encoding="utf-8", errors="replace") as f:
+            head = f.readline(_HEAD_CHARS)  # a bounded read: a profile on one line is never read as a line
+            streamable = head.strip() == "["
+            while streamable:
+                line = f.readline(_MAX_EVENT_CHARS)
+                if not line:
+                    break
+                text = line.strip()
+                if text in ("]", ""):
+                    continue
+                if len(line) == _MAX_EVENT_CHARS or not text.startswith("{") or not reducer.add_line(text):
+                    streamable = False
+    except OSError as exc:
+        raise ModelError(f"profile {path} is not readable ({exc})") from None
+    if not streamable:
+        del reducer  # what the fast reader kept goes before the file is read again
+        return parse_events(iter_events(path), warmup_runs)
+    return reducer.result(warmup_runs)
 
 
 def iter_events(path: Path, raw_names: bool = False) -> Iterator[Any]:

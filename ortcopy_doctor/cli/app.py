@@ -8,15 +8,17 @@ Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or model error; 3
 from __future__ import annotations
 
 # First of all, as the ``ortcopy-doctor`` script (which imports this module, then calls main): Ctrl-C while the
-# modules load prints one line and exits 130, and the command collects garbage less often (model/gcpause.py).
+# modules load prints one line and exits 130, and the command collects garbage less often (cli/gcpolicy.py).
 # ``python -m ortcopy_doctor`` does the same in __main__.py; the library (importing this module) does neither.
 from ortcopy_doctor.cli import interrupts as _interrupts
 
 if _interrupts.is_console_script():
     _interrupts.install_startup()
-    from ortcopy_doctor.model.gcpause import for_the_command as _for_the_command
+    import gc as _gc
 
-    _for_the_command()
+    from ortcopy_doctor.cli.gcpolicy import COMMAND_THRESHOLDS as _THRESHOLDS
+
+    _gc.set_threshold(*_THRESHOLDS)
 
 import contextlib
 import copy
@@ -440,12 +442,9 @@ def check(
             static=static,
             measure_binding=measure_binding, measure_runs=measure_runs, measure_budget_s=measure_budget,
         )
-        # the renderers this command will use load while the session is created (collect.check._Ahead)
-        ahead = [name for name, used in (("ortcopy_doctor.render.html", html_path is not None),
-                                         ("ortcopy_doctor.render.text", not quiet)) if used]
         with _progress(sys.stderr.isatty() and not quiet) as progress:
             try:
-                report = run_check(model, options, progress=progress, load_ahead=ahead)
+                report = run_check(model, options, progress=progress)
             except DoctorError as exc:
                 _keep_partial_evidence(exc, outputs)
                 raise

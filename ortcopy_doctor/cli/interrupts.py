@@ -237,8 +237,8 @@ def _in_exit(frame: Any) -> bool:
 def _in_import_machinery(frame: Any) -> bool:
     """Whether ``frame`` is the import system's own code (importlib's bootstrap: its locks, finders and loaders),
     which is not written to be interrupted between taking a lock and releasing it. A KeyboardInterrupt raised there
-    (as ``_ImportLockContext.__exit__`` started) left the import lock held: the thread importing the renderers
-    meanwhile (collect.check._Ahead) waited for it, the check waited for that thread, and the process hung with
+    (as ``_ImportLockContext.__exit__`` started) left the import lock held: a thread importing the renderers
+    meanwhile (a check had one then) waited for it, the check waited for that thread, and the process hung with
     every signal ignored (tests/cli/test_ctrl_c.py). Raised in a module's own code, it fails that import cleanly."""
     return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib._bootstrap")
 

@@ -290,10 +290,11 @@ def measure_binding(evidence: Evidence, model_path: Path | str, arrays: dict[str
         failed = BindingMeasurement(status=MeasurementStatus.FAILED, reason=f"{type(exc).__name__}: {first}")
     # Only a failure leaves the variants' sessions in reference cycles (the traceback, the generated code's
     # namespace): free them now, after the except block, once the exception and its traceback are gone (inside
-    # the block they still hold ``_measure``'s frame). Now, not at some later collection: the command freezes what
-    # exists at the end of its next paused step (model/gcpause.py), and a frozen cycle is never collected. A
-    # measurement that finishes breaks those cycles itself (``_measure``'s end), and a full collection costs
-    # 25-40 ms with the command's modules loaded.
+    # the block they still hold ``_measure``'s frame). Now, not at some later collection: those sessions hold device
+    # memory, and the next collection may come late or never (the command's thresholds, cli/gcpolicy.py; a caller's
+    # own). This frees what the failure left; it sets nothing of the collector. A measurement that finishes breaks
+    # those cycles itself (``_measure``'s end), and a full collection costs 25-40 ms with the command's modules
+    # loaded.
     gc.collect()
     return failed
 

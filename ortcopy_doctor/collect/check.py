@@ -10,14 +10,12 @@ from __future__ import annotations
 import contextlib
 import datetime
 import gc
-import importlib
 import os
 import re
 import shutil
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +37,6 @@ from ortcopy_doctor.collect.assignment import assigned_provider, ep_assignment
 from ortcopy_doctor.model.evidence import AssumedDim, Environment, Evidence, RuntimeNode, SessionEvidence, Timings
 from ortcopy_doctor.model.vocabulary import EvidenceMode
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.collect.feeds import build_feeds, check_names, check_state, index_bounds, value_names
 from ortcopy_doctor.collect.sizes import MAX_PROBE_RUNS, ModelGraph, RunFailure, Sizing, choose, find_sizes, suggestion
 from ortcopy_doctor.collect.session import (
@@ -49,9 +46,8 @@ from ortcopy_doctor.collect.session import (
     session_options,
     validated,
 )
-from ortcopy_doctor.knowledge.model_file import display_path, inspect_model, load_model, walk_nodes
+from ortcopy_doctor.knowledge.model_file import display_path, inspect_model, load_model, read_model, walk_nodes
 from ortcopy_doctor.analysis.profile import parse_profile, profile_names_raw
-from ortcopy_doctor.knowledge.onnx_proto import read_model
 
 if TYPE_CHECKING:
     import onnx
@@ -185,80 +181,6 @@ def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exce
     return ModelError(f"onnxruntime refused {model_path.name} during {stage}: {_whole(first)}")
 
 
-# What a check on a device loads after its evidence session exists: the binding A/B and the HTML renderer with
-# jinja2, and the CUPTI bindings of the census (0.15-0.2 s alone on the H200 machine; see _loaded_ahead).
-_LOADED_AFTER_A_GPU_SESSION = ("ortcopy_doctor.collect.binding_ab", "ortcopy_doctor.render.html")
-
-
-def _device_requested(options: CheckOptions) -> bool:
-    return any(p != provider_names.CPU for p in options.providers)
-
-
-def _loaded_ahead(options: CheckOptions) -> tuple[str, ...]:
-    """The modules to import while a device session is created (none for a CPU check, whose session is ready in
-    milliseconds). cupti-python only where the census may use it: imported ahead while the census was to use the
-    PyTorch profiler (``ORTCOPY_CENSUS_BACKEND=torch-profiler``; Kineto drives CUPTI too), the live test of that
-    backend failed on the H200 (tests/analysis/test_transfers.py)."""
-    if not _device_requested(options):
-        return ()
-    if os.environ.get(BACKEND_ENV, "").strip() in ("torch-profiler", "none"):
-        return _LOADED_AFTER_A_GPU_SESSION
-    return ("cupti.cupti", *_LOADED_AFTER_A_GPU_SESSION)
-
-
-# While modules load ahead, the GIL passes back to the check's own thread within this many seconds (Python's
-# default, 5 ms, was the wait at the end of every session creation and warm-up run).
-_AHEAD_SWITCH_INTERVAL_S = 0.0005
-
-
-class _Ahead:
-    """``modules`` imported on a helper thread from now until ``join()``.
-
-    Creating a session and running it release the GIL: on the H200 machine a Python thread ran at full speed
-    through a 0.8 s CUDA session creation, and a CPU check's evidence session takes 12-20 ms to create and ~5 ms
-    to warm up on the 2-CPU machine. So modules the check needs later (the renderers, jinja2, rich, CUPTI) load
-    meanwhile instead of after. ``join()`` comes before the first profiled run, so the imports compete with no run
-    that is profiled or timed. An import that fails here is left to fail again, with its message, where the
-    module is needed."""
-
-    def __init__(self, modules: Sequence[str]) -> None:
-        self._thread: threading.Thread | None = None
-        self._interval = sys.getswitchinterval()
-        names = list(dict.fromkeys(modules))
-        if not names:
-            return
-
-        def load() -> None:
-            for name in names:
-                try:
-                    importlib.import_module(name)
-                except Exception:  # noqa: BLE001 - not installed or broken: the code that needs it says so
-                    pass
-
-        sys.setswitchinterval(min(self._interval, _AHEAD_SWITCH_INTERVAL_S))
-        self._thread = threading.Thread(target=load, name="ortcopy-doctor-imports", daemon=True)
-        self._thread.start()
-
-    def join(self) -> None:
-        """Wait for the imports (at once where there were none); the thread is gone after."""
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            try:
-                thread.join()
-            finally:  # also when the wait is interrupted (Ctrl-C)
-                sys.setswitchinterval(self._interval)
-
-
-@contextlib.contextmanager
-def _importing(modules: Sequence[str]) -> Iterator[_Ahead]:
-    """``_Ahead(modules)`` for the block: joined where the block ends, if not before."""
-    ahead = _Ahead(modules)
-    try:
-        yield ahead
-    finally:
-        ahead.join()
-
-
 def _temporary_folder_full(exc: DoctorError, tmp_dir: Path, weight_bytes: int,
                            profile: bool = False) -> EnvironmentProblem | None:
     """The error to give where ORT failed to write its optimized model (``profile``: its profile) into the
@@ -344,19 +266,15 @@ def _runtime_nodes(graph_model: onnx.ModelProto, assignment: dict[Any, str] | No
     return nodes
 
 
-def collect(model_path: Path | str, options: CheckOptions | None = None, progress: Progress | None = None, *,
-            load_ahead: Sequence[str] = ()) -> Evidence:
-    """Measure one model in one configuration and return the evidence.
-
-    ``load_ahead``: modules the caller imports after the check (the CLI: the renderers it will use), imported on a
-    helper thread while the evidence session is created and warmed up (``_Ahead``)."""
+def collect(model_path: Path | str, options: CheckOptions | None = None,
+            progress: Progress | None = None) -> Evidence:
+    """Measure one model in one configuration and return the evidence."""
     options = validated(options or CheckOptions())
     with GpuListing() as listing:  # nvidia-smi -L runs while the model is read and the session is created
-        return _collect(Path(model_path), options, progress or (lambda _step: None), listing, tuple(load_ahead))
+        return _collect(Path(model_path), options, progress or (lambda _step: None), listing)
 
 
-def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: GpuListing,
-             load_ahead: tuple[str, ...]) -> Evidence:
+def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: GpuListing) -> Evidence:
     ort = ortlog.import_onnxruntime()  # what ORT logs as it loads is captured (its telemetry's warnings)
 
     say("inspecting the model")
@@ -389,12 +307,11 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
     sizing = Sizing() if options.strict_shapes else choose(model, info.inputs, info.outputs, options.dims,
                                                            options.shapes, options.values)
     try:
-        return _measure(ort, model_path, model, info, options, say, listing, load_ahead, list(notes), sizing, bounds)
+        return _measure(ort, model_path, model, info, options, say, listing, list(notes), sizing, bounds)
     except RunRejected as exc:
         error: DoctorError = exc
         if not options.strict_shapes:
-            again = _sized_again(ort, model_path, model, info, options, say, listing, load_ahead, notes, sizing,
-                                 bounds, exc)
+            again = _sized_again(ort, model_path, model, info, options, say, listing, notes, sizing, bounds, exc)
             if isinstance(again, Evidence):
                 return again
             error = again
@@ -405,7 +322,7 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
 
 
 def _sized_again(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, options: CheckOptions, say: Progress,
-                 listing: GpuListing, load_ahead: tuple[str, ...], notes: list[str], sizing: Sizing,
+                 listing: GpuListing, notes: list[str], sizing: Sizing,
                  bounds: dict[str, int], failure: RunRejected) -> Evidence | DoctorError:
     """After the evidence session's run failed at the sizes first taken (``failure``): probe runs on the CPU EP for
     sizes that run (collect/sizes.py), then the whole measurement again at those sizes: its evidence. Where no
@@ -425,7 +342,7 @@ def _sized_again(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, 
                          f"CPU EP found sizes that run ({probes} of at most {MAX_PROBE_RUNS}): the dims chosen are "
                          "listed with why"]
         try:
-            return _measure(ort, model_path, model, info, options, say, listing, load_ahead, notes, found, bounds)
+            return _measure(ort, model_path, model, info, options, say, listing, notes, found, bounds)
         except DoctorError as exc:
             return exc
     tried = _sizes_tried(ran, probes)
@@ -513,7 +430,7 @@ def _with_prediction(error: DoctorError, model: onnx.ModelProto, info: Any, opti
 
 
 def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, options: CheckOptions, say: Progress,
-             listing: GpuListing, load_ahead: tuple[str, ...], notes: list[str], sizing: Sizing,
+             listing: GpuListing, notes: list[str], sizing: Sizing,
              bounds: dict[str, int]) -> Evidence:
     """The evidence session, the timing session and the binding A/B at the sizes of ``sizing`` (and 1 for every
     other dim no flag sizes)."""
@@ -543,19 +460,17 @@ def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, opti
             failure: DoctorError | None = None
             environment: Environment | None = None
             try:
-                with _importing((*_loaded_ahead(options), *load_ahead)) as ahead:
-                    session, _ = _create_session(ort, model_path, so, options)
-                    environment = collect_environment(listing)  # read before any run: the listing overlaps none
-                    active = list(session.get_providers())
-                    assignment = ep_assignment(session)
-                    total = options.warmup_runs + options.profiled_runs
-                    for i in range(total):
-                        if i == options.warmup_runs:
-                            ahead.join()  # before the first profiled run: the imports compete with none
-                            census_run.start(active)  # the transfer census traces the profiled runs, not the warm-up
-                        say(f"warm-up run {i + 1}/{options.warmup_runs}" if i < options.warmup_runs
-                            else f"profiled run {i + 1 - options.warmup_runs}/{options.profiled_runs}")
-                        _run(session, arrays, model_path)
+                session, _ = _create_session(ort, model_path, so, options)
+                environment = collect_environment(listing)  # read before any run: the listing overlaps none
+                active = list(session.get_providers())
+                assignment = ep_assignment(session)
+                total = options.warmup_runs + options.profiled_runs
+                for i in range(total):
+                    if i == options.warmup_runs:
+                        census_run.start(active)  # the transfer census traces the profiled runs, not the warm-up
+                    say(f"warm-up run {i + 1}/{options.warmup_runs}" if i < options.warmup_runs
+                        else f"profiled run {i + 1 - options.warmup_runs}/{options.profiled_runs}")
+                    _run(session, arrays, model_path)
                 census_run.stop()
                 profile_path = session.end_profiling()
                 profiling_start_ns = int(session.get_profiling_start_time_ns())
@@ -731,7 +646,6 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-@without_cyclic_gc  # a node object per node and per prediction step, no cycles (model/gcpause.py)
 def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options: CheckOptions,
                     environment: Any) -> Evidence:
     """Evidence predicted from the model alone (no session): placement, Memcpy nodes, shapes."""
@@ -757,8 +671,7 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
     if shaped is not None:  # the shapes of the nodes as placed (functions inlined), inferred once
         inferred = inferred_values(shaped)
     elif info.file_bytes < 2_000_000_000:  # a CPU prediction (no inference), or the prediction's failed (data_prop)
-        import onnx  # a static check only: a measured one never imports onnx (knowledge/onnx_proto.py); a broken
-        # onnx install fails here, as itself, not as a shape inference that found nothing
+        import onnx  # imported by the model's reading already; a broken onnx install fails there, as itself
 
         try:
             from ortcopy_doctor.knowledge.prediction import with_local_functions_inlined

@@ -14,7 +14,6 @@ from dataclasses import field
 import numpy as np
 
 from ortcopy_doctor.knowledge.installed import distribution_version
-from ortcopy_doctor.knowledge.onnx_proto import onnx_version
 from ortcopy_doctor.model.evidence import Environment
 from ortcopy_doctor.model.records import frozen
 
@@ -34,6 +33,15 @@ def installed_ort_distributions() -> list[str]:
         except importlib.metadata.PackageNotFoundError:
             continue
     return found
+
+
+def onnx_version() -> str:
+    """``onnx.__version__`` (a check has imported onnx to read the model); "unknown" where onnx is not importable."""
+    try:
+        import onnx
+    except ImportError:
+        return "unknown"
+    return str(onnx.__version__)
 
 
 def ort_conflict_warning(installed: list[str]) -> str | None:

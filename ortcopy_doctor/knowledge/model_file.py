@@ -1,8 +1,8 @@
 """Model inspection: inputs, outputs, opsets, nodes, subgraphs, initializers, external data.
 
 The model is loaded without its external data, so inspecting a model of many GB never holds a
-second copy of its weights in Python; and with onnx's protobuf classes alone (``onnx_proto``), so a
-check does not import onnx.
+second copy of its weights in Python. It is read by onnx's public API (``onnx.load``), imported where a model is
+read: loading a report JSON needs no onnx.
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ortcopy_doctor.knowledge.onnx_proto import model_reader, protos, read_model
 from ortcopy_doctor.model.errors import ModelError
 from ortcopy_doctor.model.evidence import ModelInfo, NodeInfo, SubgraphInfo, ValueInfo
 from ortcopy_doctor.model.vocabulary import ValueKind
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
     import onnx
 
 # ONNX's numbers, fixed by its specification (onnx.proto: TensorProto.DataType, AttributeProto.AttributeType,
-# TensorProto.DataLocation); tests/knowledge/test_onnx_proto.py compares each with onnx's enums.
+# TensorProto.DataLocation); tests/knowledge/test_model_file_onnx.py compares each with onnx's enums.
 FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL, FLOAT16 = range(1, 11)
 DOUBLE, UINT32, UINT64, COMPLEX64, COMPLEX128, BFLOAT16 = range(11, 17)
 ATTRIBUTE_TENSOR, ATTRIBUTE_GRAPH, ATTRIBUTE_GRAPHS = 4, 5, 10
@@ -61,7 +60,9 @@ def elem_dtype(elem_type: int) -> str:
     """numpy-style dtype name of an ONNX element type (ONNX's own name where numpy has none)."""
     if elem_type in _ELEM_DTYPE:
         return _ELEM_DTYPE[elem_type]
-    data_type = protos().TensorProto.DataType
+    import onnx  # an element type numpy has no name for: onnx's own name
+
+    data_type = onnx.TensorProto.DataType
     return str(data_type.Name(elem_type)).lower() if elem_type in data_type.values() else "undefined"
 
 
@@ -275,6 +276,21 @@ def check_model_path(path: Path) -> None:
         raise ModelError(f"cannot read {path}: {exc.strerror}: check its permissions") from None
     if not head:
         raise ModelError(f"{path} is empty: pass a complete .onnx model file")
+
+
+def read_model(path: Path | str) -> onnx.ModelProto:
+    """``onnx.load(path, load_external_data=False)``: the graph without its external weights."""
+    return model_reader(path)()
+
+
+def model_reader(path: Path | str) -> Callable[[], onnx.ModelProto]:
+    """``read_model(path)`` as a function to call, with onnx imported now: a broken onnx or protobuf install raises
+    here, with its own error, so that a caller can tell it apart from a file that is not a model (which raises when
+    the function is called)."""
+    import onnx
+
+    name = str(path)
+    return lambda: onnx.load(name, load_external_data=False)
 
 
 def load_model(path: Path) -> onnx.ModelProto:

@@ -11,7 +11,6 @@ from typing import Any
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.render.html import environment
 from ortcopy_doctor.render.terminal import safe
 from ortcopy_doctor.model.diff import _ARROW, _KIND, CHANGED, SIGN, UNCHANGED, Change, Delta, ReportDiff
@@ -158,7 +157,6 @@ def diff_view_model(d: ReportDiff) -> dict[str, Any]:
     }
 
 
-@without_cyclic_gc  # two reports' rows, no cycles (model/gcpause.py)
 def render_diff_html(d: ReportDiff) -> str:
     """The diff as a self-contained HTML page."""
     return environment().get_template(DIFF_TEMPLATE).render(**diff_view_model(d))

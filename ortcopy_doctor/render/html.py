@@ -31,7 +31,6 @@ from ortcopy_doctor.model.evidence import (
 )
 from ortcopy_doctor.knowledge.providers import short
 from ortcopy_doctor.model.format import active_providers, fmt_bytes, fmt_run_bytes
-from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.render import svg
 from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL, StatedOnce, conditional_line, conditional_title
 
@@ -448,7 +447,6 @@ def _binding_measured(report: Report, once: StatedOnce | None = None) -> Any:
     return replace(view, one_line=once(view.one_line))
 
 
-@without_cyclic_gc  # tens of thousands of rows, no cycles (model/gcpause.py)
 def render_html(report: Report) -> str:
     """The report as a self-contained HTML page."""
     return environment().get_template(TEMPLATE).render(**view_model(report))

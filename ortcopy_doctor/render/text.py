@@ -11,7 +11,6 @@ from rich.text import Text
 
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.model.vocabulary import (
     BETWEEN_NODES,
     DEVICE_TO_DEVICE,
@@ -39,7 +38,6 @@ def _more(count: int, what: str) -> str:
     return f"... and {count:,} more {what} (listed in full in the JSON and HTML reports)"
 
 
-@without_cyclic_gc  # 15,000 findings through rich, no cycles (model/gcpause.py)
 def print_report(report: Report, console: Console, details: bool = True) -> None:
     """Print the report (and its prediction for the requested provider, where there is one) to ``console``;
     ``details`` adds the findings (with their fixes) and what the recommendation needs."""

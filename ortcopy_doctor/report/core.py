@@ -22,7 +22,6 @@ from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
 from ortcopy_doctor.analysis.binding import BindingPlan, make_plan
 from ortcopy_doctor.analysis.census_match import UNEXPLAINED_KIND, drop_empty, explain_in_kernel, reconcile
 from ortcopy_doctor.model import jsontext
-from ortcopy_doctor.model.gcpause import without_cyclic_gc
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.report.advice import BindingView, binding_view
 from ortcopy_doctor.report.recommend import Advice, advice_json, advise
@@ -157,7 +156,6 @@ class Report:
         """The line under the verdict: current latency → best attainable, with the variant that gets there."""
         return self.advice.headline if self.advice is not None else ""
 
-    @without_cyclic_gc
     def to_json(self) -> str:
         """The report as the JSON ``--json`` writes: ``to_dict``, sealed (seal.py) where the text holds it exactly
         (no float that is not finite written as null)."""
@@ -285,7 +283,6 @@ def _verdict_text(evidence: Evidence, summary: Summary, findings: list[Finding],
             f"{', '.join(parts)}{fallback}{removable}.")
 
 
-@without_cyclic_gc  # 15,000 findings and their messages, no cycles (model/gcpause.py)
 def analyse(evidence: Evidence, *, measured: Evidence | None = None) -> Report:
     """Rules and plan over the evidence; no onnxruntime needed. ``measured``: for the prediction of a check whose
     requested provider did not load, that check's own run, whose sizes size the copies the prediction leaves
@@ -320,7 +317,6 @@ def analyse(evidence: Evidence, *, measured: Evidence | None = None) -> Report:
     return replace(report, measured=binding_view(report))
 
 
-@without_cyclic_gc  # none of these objects form cycles (model/gcpause.py): a third of the load of a 10k-node report
 def load_report(path: Path | str, *, cache: bool = False) -> Report:
     """Re-analyse a report or evidence JSON written by ``--json`` with this code's rules; needs no ORT session or GPU.
 
@@ -333,7 +329,6 @@ def load_report(path: Path | str, *, cache: bool = False) -> Report:
     return _load_report(Path(path), cache=cache)
 
 
-@without_cyclic_gc
 def load_report_bytes(data: bytes, name: str = "stdin", *, cache: bool = False) -> Report:
     """``load_report`` of a JSON document already read (``report -`` reads stdin); ``name`` names it in errors."""
     return _load_report(Path(name), data, cache=cache)

@@ -8,7 +8,11 @@ text) and ``plugin`` (``watch_fixture``)."""
 
 from __future__ import annotations
 
-from typing import Any
+# Not typing's: the package's __init__ imports this one before the command installs its start-up handler
+# (cli/interrupts.py), and typing takes milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Imported on first use (PEP 562), as the package's own names are: the program's interpreter under `run` imports
 # watch.child at start-up and must not import numpy or onnxruntime before the program does (watch/child.py).

@@ -3,7 +3,7 @@ and nothing at all after a refused option, an error or Ctrl-C, while a folder or
 
 The CLI runs as a real subprocess from an empty working folder, with its own TMPDIR. Ctrl-C is a real SIGINT sent
 to the process group once the process shows it reached the point under test: a sitecustomize of the test (first on
-PYTHONPATH, as tests/model/test_gcpause.py does) holds the process there, at an audited file operation, and marks
+PYTHONPATH, as tests/cli/test_gc_policy.py does) holds the process there, at an audited file operation, and marks
 it with a file, so no assertion depends on timing.
 """
 

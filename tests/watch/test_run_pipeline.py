@@ -267,7 +267,7 @@ def test_generated_state_code_runs_and_carries_the_state(tmp_path, model_cache):
 
 
 def test_the_program_collects_garbage_with_the_thresholds_it_would_have_alone(tmp_path, model_cache):
-    """``run`` itself collects less often (model/gcpause.py); the program it runs does not inherit that."""
+    """``run`` itself collects less often (cli/gcpolicy.py); the program it runs does not inherit that."""
     alone = subprocess.run([sys.executable, "-c", "import gc; print(gc.get_threshold())"], capture_output=True,
                            text=True, check=True).stdout.strip()
     script = tmp_path / "thresholds.py"
