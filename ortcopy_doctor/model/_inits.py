@@ -1616,8 +1616,8 @@ def _make_109(__ortcopy_default10, __ortcopy_default13, __ortcopy_default14, __o
 
 
 # ortcopy_doctor.watch.pipeline.PipelineObservations
-def _make_110(__ortcopy_default0, __ortcopy_default1, __ortcopy_default2, __ortcopy_default4, __ortcopy_default5, __ortcopy_default6, __ortcopy_default7, __ortcopy_default8, __ortcopy_default9, __ortcopy_factory10, __ortcopy_factory11, __ortcopy_factory12, __ortcopy_factory13, __ortcopy_factory14, __ortcopy_factory15, __ortcopy_factory3, __ortcopy_has_factory):
-    def __init__(__ortcopy_self, format=__ortcopy_default0, format_version=__ortcopy_default1, ort_version=__ortcopy_default2, program=__ortcopy_has_factory, exit_code=__ortcopy_default4, ended_by=__ortcopy_default5, error=__ortcopy_default6, started_ns=__ortcopy_default7, ended_ns=__ortcopy_default8, census_requested=__ortcopy_default9, sessions=__ortcopy_has_factory, calls=__ortcopy_has_factory, downloads=__ortcopy_has_factory, libraries=__ortcopy_has_factory, notes=__ortcopy_has_factory, code_checks=__ortcopy_has_factory) -> None:
+def _make_110(__ortcopy_default0, __ortcopy_default1, __ortcopy_default2, __ortcopy_default4, __ortcopy_default5, __ortcopy_default6, __ortcopy_default7, __ortcopy_default8, __ortcopy_default9, __ortcopy_factory10, __ortcopy_factory11, __ortcopy_factory12, __ortcopy_factory13, __ortcopy_factory14, __ortcopy_factory15, __ortcopy_factory16, __ortcopy_factory3, __ortcopy_has_factory):
+    def __init__(__ortcopy_self, format=__ortcopy_default0, format_version=__ortcopy_default1, ort_version=__ortcopy_default2, program=__ortcopy_has_factory, exit_code=__ortcopy_default4, ended_by=__ortcopy_default5, error=__ortcopy_default6, started_ns=__ortcopy_default7, ended_ns=__ortcopy_default8, census_requested=__ortcopy_default9, sessions=__ortcopy_has_factory, calls=__ortcopy_has_factory, downloads=__ortcopy_has_factory, libraries=__ortcopy_has_factory, notes=__ortcopy_has_factory, code_checks=__ortcopy_has_factory, device_status=__ortcopy_has_factory) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['format'] = format
         __ortcopy_dict['format_version'] = format_version
@@ -1635,12 +1635,13 @@ def _make_110(__ortcopy_default0, __ortcopy_default1, __ortcopy_default2, __ortc
         __ortcopy_dict['libraries'] = __ortcopy_factory13() if libraries is __ortcopy_has_factory else libraries
         __ortcopy_dict['notes'] = __ortcopy_factory14() if notes is __ortcopy_has_factory else notes
         __ortcopy_dict['code_checks'] = __ortcopy_factory15() if code_checks is __ortcopy_has_factory else code_checks
+        __ortcopy_dict['device_status'] = __ortcopy_factory16() if device_status is __ortcopy_has_factory else device_status
     return __init__
 
 
 # ortcopy_doctor.watch.pipeline.PipelineReport
-def _make_111(__ortcopy_default9, __ortcopy_has_factory):
-    def __init__(__ortcopy_self, program, exit_code, ended_by, error, sessions, pipelines, observed, not_observed, notes, observations=__ortcopy_default9) -> None:
+def _make_111(__ortcopy_default9, __ortcopy_factory10, __ortcopy_has_factory):
+    def __init__(__ortcopy_self, program, exit_code, ended_by, error, sessions, pipelines, observed, not_observed, notes, observations=__ortcopy_default9, providers=__ortcopy_has_factory) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['program'] = program
         __ortcopy_dict['exit_code'] = exit_code
@@ -1652,21 +1653,37 @@ def _make_111(__ortcopy_default9, __ortcopy_has_factory):
         __ortcopy_dict['not_observed'] = not_observed
         __ortcopy_dict['notes'] = notes
         __ortcopy_dict['observations'] = observations
+        __ortcopy_dict['providers'] = __ortcopy_factory10() if providers is __ortcopy_has_factory else providers
+    return __init__
+
+
+# ortcopy_doctor.watch.pipeline.ProviderFinding
+def _make_112(__ortcopy_has_factory):
+    def __init__(__ortcopy_self, session, created_at, available, cause, fix) -> None:
+        __ortcopy_dict = __ortcopy_self.__dict__
+        __ortcopy_dict['session'] = session
+        __ortcopy_dict['created_at'] = created_at
+        __ortcopy_dict['available'] = available
+        __ortcopy_dict['cause'] = cause
+        __ortcopy_dict['fix'] = fix
     return __init__
 
 
 # ortcopy_doctor.watch.pipeline.SessionRecord
-def _make_112(__ortcopy_has_factory):
-    def __init__(__ortcopy_self, label, model, observations) -> None:
+def _make_113(__ortcopy_default3, __ortcopy_factory4, __ortcopy_factory5, __ortcopy_has_factory):
+    def __init__(__ortcopy_self, label, model, observations, created_at=__ortcopy_default3, available_providers=__ortcopy_has_factory, provider_failures=__ortcopy_has_factory) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['label'] = label
         __ortcopy_dict['model'] = model
         __ortcopy_dict['observations'] = observations
+        __ortcopy_dict['created_at'] = created_at
+        __ortcopy_dict['available_providers'] = __ortcopy_factory4() if available_providers is __ortcopy_has_factory else available_providers
+        __ortcopy_dict['provider_failures'] = __ortcopy_factory5() if provider_failures is __ortcopy_has_factory else provider_failures
     return __init__
 
 
 # ortcopy_doctor.watch.pipeline.SessionSummary
-def _make_113(__ortcopy_has_factory):
+def _make_114(__ortcopy_has_factory):
     def __init__(__ortcopy_self, label, model, providers, calls, placement, census, user_transfers) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['label'] = label
@@ -1680,7 +1697,7 @@ def _make_113(__ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.pipeline.ShapeCall
-def _make_114(__ortcopy_default7, __ortcopy_has_factory):
+def _make_115(__ortcopy_default7, __ortcopy_has_factory):
     def __init__(__ortcopy_self, session, shape, iteration, site, ms, later_median_ms, later_calls, steady_median_ms=__ortcopy_default7) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['session'] = session
@@ -1695,7 +1712,7 @@ def _make_114(__ortcopy_default7, __ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.pipeline.StageRow
-def _make_115(__ortcopy_default5, __ortcopy_default6, __ortcopy_default7, __ortcopy_default8, __ortcopy_has_factory):
+def _make_116(__ortcopy_default5, __ortcopy_default6, __ortcopy_default7, __ortcopy_default8, __ortcopy_has_factory):
     def __init__(__ortcopy_self, stage, kind, calls, median_ms, total_ms, note=__ortcopy_default5, per_iteration_ms=__ortcopy_default6, site=__ortcopy_default7, before_site=__ortcopy_default8) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['stage'] = stage
@@ -1711,7 +1728,7 @@ def _make_115(__ortcopy_default5, __ortcopy_default6, __ortcopy_default7, __ortc
 
 
 # ortcopy_doctor.watch.pipeline.ValueInfo
-def _make_116(__ortcopy_default4, __ortcopy_default5, __ortcopy_has_factory):
+def _make_117(__ortcopy_default4, __ortcopy_default5, __ortcopy_has_factory):
     def __init__(__ortcopy_self, name, role, kind, device, bytes=__ortcopy_default4, link=__ortcopy_default5) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['name'] = name
@@ -1724,7 +1741,7 @@ def _make_116(__ortcopy_default4, __ortcopy_default5, __ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.pipeline.ValueLink
-def _make_117(__ortcopy_has_factory):
+def _make_118(__ortcopy_has_factory):
     def __init__(__ortcopy_self, seq, output, how) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['seq'] = seq
@@ -1734,7 +1751,7 @@ def _make_117(__ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.program.Target
-def _make_118(__ortcopy_default3, __ortcopy_factory4, __ortcopy_has_factory):
+def _make_119(__ortcopy_default3, __ortcopy_factory4, __ortcopy_has_factory):
     def __init__(__ortcopy_self, script, module, argv, interpreter=__ortcopy_default3, args=__ortcopy_has_factory) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['script'] = script
@@ -1746,7 +1763,7 @@ def _make_118(__ortcopy_default3, __ortcopy_factory4, __ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.program._Produced
-def _make_119(__ortcopy_default10, __ortcopy_default9, __ortcopy_factory11, __ortcopy_has_factory):
+def _make_120(__ortcopy_default10, __ortcopy_default9, __ortcopy_factory11, __ortcopy_has_factory):
     def __init__(__ortcopy_self, seq, output, obj, root_id, ptr, nbytes, host, digest, device, how=__ortcopy_default9, alias=__ortcopy_default10, derived=__ortcopy_has_factory) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['seq'] = seq
@@ -1765,7 +1782,7 @@ def _make_119(__ortcopy_default10, __ortcopy_default9, __ortcopy_factory11, __or
 
 
 # ortcopy_doctor.watch.recorder._BindingState
-def _make_120(__ortcopy_factory0, __ortcopy_factory1, __ortcopy_factory2, __ortcopy_has_factory):
+def _make_121(__ortcopy_factory0, __ortcopy_factory1, __ortcopy_factory2, __ortcopy_has_factory):
     def __init__(__ortcopy_self, inputs=__ortcopy_has_factory, outputs=__ortcopy_has_factory, pending=__ortcopy_has_factory) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['inputs'] = __ortcopy_factory0() if inputs is __ortcopy_has_factory else inputs
@@ -1775,7 +1792,7 @@ def _make_120(__ortcopy_factory0, __ortcopy_factory1, __ortcopy_factory2, __ortc
 
 
 # ortcopy_doctor.watch.recorder._Instrumentation
-def _make_121(__ortcopy_default6, __ortcopy_factory5, __ortcopy_has_factory):
+def _make_122(__ortcopy_default6, __ortcopy_factory5, __ortcopy_has_factory):
     def __init__(__ortcopy_self, requested_providers, runtime_graph, ep_failures, profiling, workdir, notes=__ortcopy_has_factory, profile_ended=__ortcopy_default6) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['requested_providers'] = requested_providers
@@ -1789,7 +1806,7 @@ def _make_121(__ortcopy_default6, __ortcopy_factory5, __ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.report.CallReport
-def _make_122(__ortcopy_default5, __ortcopy_default8, __ortcopy_factory6, __ortcopy_factory7, __ortcopy_has_factory):
+def _make_123(__ortcopy_default5, __ortcopy_default8, __ortcopy_factory6, __ortcopy_factory7, __ortcopy_has_factory):
     def __init__(__ortcopy_self, index, method, inputs, outputs, transfers, census=__ortcopy_default5, discrepancies=__ortcopy_has_factory, fixes=__ortcopy_has_factory, error=__ortcopy_default8) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['index'] = index
@@ -1805,7 +1822,7 @@ def _make_122(__ortcopy_default5, __ortcopy_default8, __ortcopy_factory6, __ortc
 
 
 # ortcopy_doctor.watch.report.TensorReport
-def _make_123(__ortcopy_default5, __ortcopy_default6, __ortcopy_has_factory):
+def _make_124(__ortcopy_default5, __ortcopy_default6, __ortcopy_has_factory):
     def __init__(__ortcopy_self, name, role, via, device, needed_on, transfer=__ortcopy_default5, bytes=__ortcopy_default6) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['name'] = name
@@ -1819,7 +1836,7 @@ def _make_123(__ortcopy_default5, __ortcopy_default6, __ortcopy_has_factory):
 
 
 # ortcopy_doctor.watch.report.Transfer
-def _make_124(__ortcopy_default10, __ortcopy_default11, __ortcopy_default6, __ortcopy_default7, __ortcopy_default8, __ortcopy_default9, __ortcopy_has_factory):
+def _make_125(__ortcopy_default10, __ortcopy_default11, __ortcopy_default6, __ortcopy_default7, __ortcopy_default8, __ortcopy_default9, __ortcopy_has_factory):
     def __init__(__ortcopy_self, call, kind, direction, tensor, bytes, basis, phase=__ortcopy_default6, node=__ortcopy_default7, src_kind=__ortcopy_default8, dst_kind=__ortcopy_default9, cause=__ortcopy_default10, fix=__ortcopy_default11) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['call'] = call
@@ -1838,7 +1855,7 @@ def _make_124(__ortcopy_default10, __ortcopy_default11, __ortcopy_default6, __or
 
 
 # ortcopy_doctor.watch.report.WatchReport
-def _make_125(__ortcopy_default7, __ortcopy_default8, __ortcopy_has_factory):
+def _make_126(__ortcopy_default7, __ortcopy_default8, __ortcopy_has_factory):
     def __init__(__ortcopy_self, calls, providers, placement_source, placement_detail, observed, not_observed, notes, predicted=__ortcopy_default7, observations=__ortcopy_default8) -> None:
         __ortcopy_dict = __ortcopy_self.__dict__
         __ortcopy_dict['calls'] = calls
@@ -1964,20 +1981,21 @@ INITS = {
     "def __init__(__ortcopy_self, session, tensor, direction, calls, bytes_per_call, basis) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['tensor'] = tensor\n    __ortcopy_dict['direction'] = direction\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['bytes_per_call'] = bytes_per_call\n    __ortcopy_dict['basis'] = basis\n": (_make_107, ('__ortcopy_has_factory',)),
     "def __init__(__ortcopy_self, sessions, iterations, round_trips, state, on_device, host_hand_offs, uploads, downloads, stages, iteration_ms, code=__ortcopy_default10, timing_note=__ortcopy_default11, code_check=__ortcopy_default12, head=__ortcopy_default13, head_site=__ortcopy_default14, stage_iterations=__ortcopy_default15, first_iteration=__ortcopy_has_factory, first_iteration_ms=__ortcopy_default17, before_loop=__ortcopy_has_factory, after_loop=__ortcopy_has_factory, new_shapes=__ortcopy_has_factory, h2d_bytes_per_iteration=__ortcopy_default21, d2h_bytes_per_iteration=__ortcopy_default22, bytes_predicted=__ortcopy_default23, largest_cost=__ortcopy_default24) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['sessions'] = sessions\n    __ortcopy_dict['iterations'] = iterations\n    __ortcopy_dict['round_trips'] = round_trips\n    __ortcopy_dict['state'] = state\n    __ortcopy_dict['on_device'] = on_device\n    __ortcopy_dict['host_hand_offs'] = host_hand_offs\n    __ortcopy_dict['uploads'] = uploads\n    __ortcopy_dict['downloads'] = downloads\n    __ortcopy_dict['stages'] = stages\n    __ortcopy_dict['iteration_ms'] = iteration_ms\n    __ortcopy_dict['code'] = code\n    __ortcopy_dict['timing_note'] = timing_note\n    __ortcopy_dict['code_check'] = code_check\n    __ortcopy_dict['head'] = head\n    __ortcopy_dict['head_site'] = head_site\n    __ortcopy_dict['stage_iterations'] = stage_iterations\n    __ortcopy_dict['first_iteration'] = __ortcopy_factory16() if first_iteration is __ortcopy_has_factory else first_iteration\n    __ortcopy_dict['first_iteration_ms'] = first_iteration_ms\n    __ortcopy_dict['before_loop'] = __ortcopy_factory18() if before_loop is __ortcopy_has_factory else before_loop\n    __ortcopy_dict['after_loop'] = __ortcopy_factory19() if after_loop is __ortcopy_has_factory else after_loop\n    __ortcopy_dict['new_shapes'] = __ortcopy_factory20() if new_shapes is __ortcopy_has_factory else new_shapes\n    __ortcopy_dict['h2d_bytes_per_iteration'] = h2d_bytes_per_iteration\n    __ortcopy_dict['d2h_bytes_per_iteration'] = d2h_bytes_per_iteration\n    __ortcopy_dict['bytes_predicted'] = bytes_predicted\n    __ortcopy_dict['largest_cost'] = largest_cost\n": (_make_108, ('__ortcopy_default10', '__ortcopy_default11', '__ortcopy_default12', '__ortcopy_default13', '__ortcopy_default14', '__ortcopy_default15', '__ortcopy_default17', '__ortcopy_default21', '__ortcopy_default22', '__ortcopy_default23', '__ortcopy_default24', '__ortcopy_factory16', '__ortcopy_factory18', '__ortcopy_factory19', '__ortcopy_factory20', '__ortcopy_has_factory')),
     "def __init__(__ortcopy_self, seq, session, call, method, wrap_start_ns=__ortcopy_default4, wrap_end_ns=__ortcopy_default5, overhead_start_ns=__ortcopy_default6, overhead_end_ns=__ortcopy_default7, start_ns=__ortcopy_default8, end_ns=__ortcopy_default9, bind_ns=__ortcopy_default10, inputs=__ortcopy_has_factory, outputs=__ortcopy_has_factory, error=__ortcopy_default13, site=__ortcopy_default14) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['call'] = call\n    __ortcopy_dict['method'] = method\n    __ortcopy_dict['wrap_start_ns'] = wrap_start_ns\n    __ortcopy_dict['wrap_end_ns'] = wrap_end_ns\n    __ortcopy_dict['overhead_start_ns'] = overhead_start_ns\n    __ortcopy_dict['overhead_end_ns'] = overhead_end_ns\n    __ortcopy_dict['start_ns'] = start_ns\n    __ortcopy_dict['end_ns'] = end_ns\n    __ortcopy_dict['bind_ns'] = bind_ns\n    __ortcopy_dict['inputs'] = __ortcopy_factory11() if inputs is __ortcopy_has_factory else inputs\n    __ortcopy_dict['outputs'] = __ortcopy_factory12() if outputs is __ortcopy_has_factory else outputs\n    __ortcopy_dict['error'] = error\n    __ortcopy_dict['site'] = site\n": (_make_109, ('__ortcopy_default10', '__ortcopy_default13', '__ortcopy_default14', '__ortcopy_default4', '__ortcopy_default5', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_factory11', '__ortcopy_factory12', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, format=__ortcopy_default0, format_version=__ortcopy_default1, ort_version=__ortcopy_default2, program=__ortcopy_has_factory, exit_code=__ortcopy_default4, ended_by=__ortcopy_default5, error=__ortcopy_default6, started_ns=__ortcopy_default7, ended_ns=__ortcopy_default8, census_requested=__ortcopy_default9, sessions=__ortcopy_has_factory, calls=__ortcopy_has_factory, downloads=__ortcopy_has_factory, libraries=__ortcopy_has_factory, notes=__ortcopy_has_factory, code_checks=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['format'] = format\n    __ortcopy_dict['format_version'] = format_version\n    __ortcopy_dict['ort_version'] = ort_version\n    __ortcopy_dict['program'] = __ortcopy_factory3() if program is __ortcopy_has_factory else program\n    __ortcopy_dict['exit_code'] = exit_code\n    __ortcopy_dict['ended_by'] = ended_by\n    __ortcopy_dict['error'] = error\n    __ortcopy_dict['started_ns'] = started_ns\n    __ortcopy_dict['ended_ns'] = ended_ns\n    __ortcopy_dict['census_requested'] = census_requested\n    __ortcopy_dict['sessions'] = __ortcopy_factory10() if sessions is __ortcopy_has_factory else sessions\n    __ortcopy_dict['calls'] = __ortcopy_factory11() if calls is __ortcopy_has_factory else calls\n    __ortcopy_dict['downloads'] = __ortcopy_factory12() if downloads is __ortcopy_has_factory else downloads\n    __ortcopy_dict['libraries'] = __ortcopy_factory13() if libraries is __ortcopy_has_factory else libraries\n    __ortcopy_dict['notes'] = __ortcopy_factory14() if notes is __ortcopy_has_factory else notes\n    __ortcopy_dict['code_checks'] = __ortcopy_factory15() if code_checks is __ortcopy_has_factory else code_checks\n": (_make_110, ('__ortcopy_default0', '__ortcopy_default1', '__ortcopy_default2', '__ortcopy_default4', '__ortcopy_default5', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_factory10', '__ortcopy_factory11', '__ortcopy_factory12', '__ortcopy_factory13', '__ortcopy_factory14', '__ortcopy_factory15', '__ortcopy_factory3', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, program, exit_code, ended_by, error, sessions, pipelines, observed, not_observed, notes, observations=__ortcopy_default9) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['program'] = program\n    __ortcopy_dict['exit_code'] = exit_code\n    __ortcopy_dict['ended_by'] = ended_by\n    __ortcopy_dict['error'] = error\n    __ortcopy_dict['sessions'] = sessions\n    __ortcopy_dict['pipelines'] = pipelines\n    __ortcopy_dict['observed'] = observed\n    __ortcopy_dict['not_observed'] = not_observed\n    __ortcopy_dict['notes'] = notes\n    __ortcopy_dict['observations'] = observations\n": (_make_111, ('__ortcopy_default9', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, label, model, observations) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['label'] = label\n    __ortcopy_dict['model'] = model\n    __ortcopy_dict['observations'] = observations\n": (_make_112, ('__ortcopy_has_factory',)),
-    "def __init__(__ortcopy_self, label, model, providers, calls, placement, census, user_transfers) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['label'] = label\n    __ortcopy_dict['model'] = model\n    __ortcopy_dict['providers'] = providers\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['placement'] = placement\n    __ortcopy_dict['census'] = census\n    __ortcopy_dict['user_transfers'] = user_transfers\n": (_make_113, ('__ortcopy_has_factory',)),
-    "def __init__(__ortcopy_self, session, shape, iteration, site, ms, later_median_ms, later_calls, steady_median_ms=__ortcopy_default7) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['shape'] = shape\n    __ortcopy_dict['iteration'] = iteration\n    __ortcopy_dict['site'] = site\n    __ortcopy_dict['ms'] = ms\n    __ortcopy_dict['later_median_ms'] = later_median_ms\n    __ortcopy_dict['later_calls'] = later_calls\n    __ortcopy_dict['steady_median_ms'] = steady_median_ms\n": (_make_114, ('__ortcopy_default7', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, stage, kind, calls, median_ms, total_ms, note=__ortcopy_default5, per_iteration_ms=__ortcopy_default6, site=__ortcopy_default7, before_site=__ortcopy_default8) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['stage'] = stage\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['median_ms'] = median_ms\n    __ortcopy_dict['total_ms'] = total_ms\n    __ortcopy_dict['note'] = note\n    __ortcopy_dict['per_iteration_ms'] = per_iteration_ms\n    __ortcopy_dict['site'] = site\n    __ortcopy_dict['before_site'] = before_site\n": (_make_115, ('__ortcopy_default5', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, name, role, kind, device, bytes=__ortcopy_default4, link=__ortcopy_default5) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['name'] = name\n    __ortcopy_dict['role'] = role\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['bytes'] = bytes\n    __ortcopy_dict['link'] = link\n": (_make_116, ('__ortcopy_default4', '__ortcopy_default5', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, seq, output, how) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['how'] = how\n": (_make_117, ('__ortcopy_has_factory',)),
-    "def __init__(__ortcopy_self, script, module, argv, interpreter=__ortcopy_default3, args=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['script'] = script\n    __ortcopy_dict['module'] = module\n    __ortcopy_dict['argv'] = argv\n    __ortcopy_dict['interpreter'] = interpreter\n    __ortcopy_dict['args'] = __ortcopy_factory4() if args is __ortcopy_has_factory else args\n": (_make_118, ('__ortcopy_default3', '__ortcopy_factory4', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, seq, output, obj, root_id, ptr, nbytes, host, digest, device, how=__ortcopy_default9, alias=__ortcopy_default10, derived=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['obj'] = obj\n    __ortcopy_dict['root_id'] = root_id\n    __ortcopy_dict['ptr'] = ptr\n    __ortcopy_dict['nbytes'] = nbytes\n    __ortcopy_dict['host'] = host\n    __ortcopy_dict['digest'] = digest\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['how'] = how\n    __ortcopy_dict['alias'] = alias\n    __ortcopy_dict['derived'] = __ortcopy_factory11() if derived is __ortcopy_has_factory else derived\n": (_make_119, ('__ortcopy_default10', '__ortcopy_default9', '__ortcopy_factory11', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, inputs=__ortcopy_has_factory, outputs=__ortcopy_has_factory, pending=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['inputs'] = __ortcopy_factory0() if inputs is __ortcopy_has_factory else inputs\n    __ortcopy_dict['outputs'] = __ortcopy_factory1() if outputs is __ortcopy_has_factory else outputs\n    __ortcopy_dict['pending'] = __ortcopy_factory2() if pending is __ortcopy_has_factory else pending\n": (_make_120, ('__ortcopy_factory0', '__ortcopy_factory1', '__ortcopy_factory2', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, requested_providers, runtime_graph, ep_failures, profiling, workdir, notes=__ortcopy_has_factory, profile_ended=__ortcopy_default6) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['requested_providers'] = requested_providers\n    __ortcopy_dict['runtime_graph'] = runtime_graph\n    __ortcopy_dict['ep_failures'] = ep_failures\n    __ortcopy_dict['profiling'] = profiling\n    __ortcopy_dict['workdir'] = workdir\n    __ortcopy_dict['notes'] = __ortcopy_factory5() if notes is __ortcopy_has_factory else notes\n    __ortcopy_dict['profile_ended'] = profile_ended\n": (_make_121, ('__ortcopy_default6', '__ortcopy_factory5', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, index, method, inputs, outputs, transfers, census=__ortcopy_default5, discrepancies=__ortcopy_has_factory, fixes=__ortcopy_has_factory, error=__ortcopy_default8) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['index'] = index\n    __ortcopy_dict['method'] = method\n    __ortcopy_dict['inputs'] = inputs\n    __ortcopy_dict['outputs'] = outputs\n    __ortcopy_dict['transfers'] = transfers\n    __ortcopy_dict['census'] = census\n    __ortcopy_dict['discrepancies'] = __ortcopy_factory6() if discrepancies is __ortcopy_has_factory else discrepancies\n    __ortcopy_dict['fixes'] = __ortcopy_factory7() if fixes is __ortcopy_has_factory else fixes\n    __ortcopy_dict['error'] = error\n": (_make_122, ('__ortcopy_default5', '__ortcopy_default8', '__ortcopy_factory6', '__ortcopy_factory7', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, name, role, via, device, needed_on, transfer=__ortcopy_default5, bytes=__ortcopy_default6) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['name'] = name\n    __ortcopy_dict['role'] = role\n    __ortcopy_dict['via'] = via\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['needed_on'] = needed_on\n    __ortcopy_dict['transfer'] = transfer\n    __ortcopy_dict['bytes'] = bytes\n": (_make_123, ('__ortcopy_default5', '__ortcopy_default6', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, call, kind, direction, tensor, bytes, basis, phase=__ortcopy_default6, node=__ortcopy_default7, src_kind=__ortcopy_default8, dst_kind=__ortcopy_default9, cause=__ortcopy_default10, fix=__ortcopy_default11) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['call'] = call\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['direction'] = direction\n    __ortcopy_dict['tensor'] = tensor\n    __ortcopy_dict['bytes'] = bytes\n    __ortcopy_dict['basis'] = basis\n    __ortcopy_dict['phase'] = phase\n    __ortcopy_dict['node'] = node\n    __ortcopy_dict['src_kind'] = src_kind\n    __ortcopy_dict['dst_kind'] = dst_kind\n    __ortcopy_dict['cause'] = cause\n    __ortcopy_dict['fix'] = fix\n": (_make_124, ('__ortcopy_default10', '__ortcopy_default11', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_has_factory')),
-    "def __init__(__ortcopy_self, calls, providers, placement_source, placement_detail, observed, not_observed, notes, predicted=__ortcopy_default7, observations=__ortcopy_default8) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['providers'] = providers\n    __ortcopy_dict['placement_source'] = placement_source\n    __ortcopy_dict['placement_detail'] = placement_detail\n    __ortcopy_dict['observed'] = observed\n    __ortcopy_dict['not_observed'] = not_observed\n    __ortcopy_dict['notes'] = notes\n    __ortcopy_dict['predicted'] = predicted\n    __ortcopy_dict['observations'] = observations\n": (_make_125, ('__ortcopy_default7', '__ortcopy_default8', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, format=__ortcopy_default0, format_version=__ortcopy_default1, ort_version=__ortcopy_default2, program=__ortcopy_has_factory, exit_code=__ortcopy_default4, ended_by=__ortcopy_default5, error=__ortcopy_default6, started_ns=__ortcopy_default7, ended_ns=__ortcopy_default8, census_requested=__ortcopy_default9, sessions=__ortcopy_has_factory, calls=__ortcopy_has_factory, downloads=__ortcopy_has_factory, libraries=__ortcopy_has_factory, notes=__ortcopy_has_factory, code_checks=__ortcopy_has_factory, device_status=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['format'] = format\n    __ortcopy_dict['format_version'] = format_version\n    __ortcopy_dict['ort_version'] = ort_version\n    __ortcopy_dict['program'] = __ortcopy_factory3() if program is __ortcopy_has_factory else program\n    __ortcopy_dict['exit_code'] = exit_code\n    __ortcopy_dict['ended_by'] = ended_by\n    __ortcopy_dict['error'] = error\n    __ortcopy_dict['started_ns'] = started_ns\n    __ortcopy_dict['ended_ns'] = ended_ns\n    __ortcopy_dict['census_requested'] = census_requested\n    __ortcopy_dict['sessions'] = __ortcopy_factory10() if sessions is __ortcopy_has_factory else sessions\n    __ortcopy_dict['calls'] = __ortcopy_factory11() if calls is __ortcopy_has_factory else calls\n    __ortcopy_dict['downloads'] = __ortcopy_factory12() if downloads is __ortcopy_has_factory else downloads\n    __ortcopy_dict['libraries'] = __ortcopy_factory13() if libraries is __ortcopy_has_factory else libraries\n    __ortcopy_dict['notes'] = __ortcopy_factory14() if notes is __ortcopy_has_factory else notes\n    __ortcopy_dict['code_checks'] = __ortcopy_factory15() if code_checks is __ortcopy_has_factory else code_checks\n    __ortcopy_dict['device_status'] = __ortcopy_factory16() if device_status is __ortcopy_has_factory else device_status\n": (_make_110, ('__ortcopy_default0', '__ortcopy_default1', '__ortcopy_default2', '__ortcopy_default4', '__ortcopy_default5', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_factory10', '__ortcopy_factory11', '__ortcopy_factory12', '__ortcopy_factory13', '__ortcopy_factory14', '__ortcopy_factory15', '__ortcopy_factory16', '__ortcopy_factory3', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, program, exit_code, ended_by, error, sessions, pipelines, observed, not_observed, notes, observations=__ortcopy_default9, providers=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['program'] = program\n    __ortcopy_dict['exit_code'] = exit_code\n    __ortcopy_dict['ended_by'] = ended_by\n    __ortcopy_dict['error'] = error\n    __ortcopy_dict['sessions'] = sessions\n    __ortcopy_dict['pipelines'] = pipelines\n    __ortcopy_dict['observed'] = observed\n    __ortcopy_dict['not_observed'] = not_observed\n    __ortcopy_dict['notes'] = notes\n    __ortcopy_dict['observations'] = observations\n    __ortcopy_dict['providers'] = __ortcopy_factory10() if providers is __ortcopy_has_factory else providers\n": (_make_111, ('__ortcopy_default9', '__ortcopy_factory10', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, session, created_at, available, cause, fix) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['created_at'] = created_at\n    __ortcopy_dict['available'] = available\n    __ortcopy_dict['cause'] = cause\n    __ortcopy_dict['fix'] = fix\n": (_make_112, ('__ortcopy_has_factory',)),
+    "def __init__(__ortcopy_self, label, model, observations, created_at=__ortcopy_default3, available_providers=__ortcopy_has_factory, provider_failures=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['label'] = label\n    __ortcopy_dict['model'] = model\n    __ortcopy_dict['observations'] = observations\n    __ortcopy_dict['created_at'] = created_at\n    __ortcopy_dict['available_providers'] = __ortcopy_factory4() if available_providers is __ortcopy_has_factory else available_providers\n    __ortcopy_dict['provider_failures'] = __ortcopy_factory5() if provider_failures is __ortcopy_has_factory else provider_failures\n": (_make_113, ('__ortcopy_default3', '__ortcopy_factory4', '__ortcopy_factory5', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, label, model, providers, calls, placement, census, user_transfers) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['label'] = label\n    __ortcopy_dict['model'] = model\n    __ortcopy_dict['providers'] = providers\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['placement'] = placement\n    __ortcopy_dict['census'] = census\n    __ortcopy_dict['user_transfers'] = user_transfers\n": (_make_114, ('__ortcopy_has_factory',)),
+    "def __init__(__ortcopy_self, session, shape, iteration, site, ms, later_median_ms, later_calls, steady_median_ms=__ortcopy_default7) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['session'] = session\n    __ortcopy_dict['shape'] = shape\n    __ortcopy_dict['iteration'] = iteration\n    __ortcopy_dict['site'] = site\n    __ortcopy_dict['ms'] = ms\n    __ortcopy_dict['later_median_ms'] = later_median_ms\n    __ortcopy_dict['later_calls'] = later_calls\n    __ortcopy_dict['steady_median_ms'] = steady_median_ms\n": (_make_115, ('__ortcopy_default7', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, stage, kind, calls, median_ms, total_ms, note=__ortcopy_default5, per_iteration_ms=__ortcopy_default6, site=__ortcopy_default7, before_site=__ortcopy_default8) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['stage'] = stage\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['median_ms'] = median_ms\n    __ortcopy_dict['total_ms'] = total_ms\n    __ortcopy_dict['note'] = note\n    __ortcopy_dict['per_iteration_ms'] = per_iteration_ms\n    __ortcopy_dict['site'] = site\n    __ortcopy_dict['before_site'] = before_site\n": (_make_116, ('__ortcopy_default5', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, name, role, kind, device, bytes=__ortcopy_default4, link=__ortcopy_default5) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['name'] = name\n    __ortcopy_dict['role'] = role\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['bytes'] = bytes\n    __ortcopy_dict['link'] = link\n": (_make_117, ('__ortcopy_default4', '__ortcopy_default5', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, seq, output, how) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['how'] = how\n": (_make_118, ('__ortcopy_has_factory',)),
+    "def __init__(__ortcopy_self, script, module, argv, interpreter=__ortcopy_default3, args=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['script'] = script\n    __ortcopy_dict['module'] = module\n    __ortcopy_dict['argv'] = argv\n    __ortcopy_dict['interpreter'] = interpreter\n    __ortcopy_dict['args'] = __ortcopy_factory4() if args is __ortcopy_has_factory else args\n": (_make_119, ('__ortcopy_default3', '__ortcopy_factory4', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, seq, output, obj, root_id, ptr, nbytes, host, digest, device, how=__ortcopy_default9, alias=__ortcopy_default10, derived=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['seq'] = seq\n    __ortcopy_dict['output'] = output\n    __ortcopy_dict['obj'] = obj\n    __ortcopy_dict['root_id'] = root_id\n    __ortcopy_dict['ptr'] = ptr\n    __ortcopy_dict['nbytes'] = nbytes\n    __ortcopy_dict['host'] = host\n    __ortcopy_dict['digest'] = digest\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['how'] = how\n    __ortcopy_dict['alias'] = alias\n    __ortcopy_dict['derived'] = __ortcopy_factory11() if derived is __ortcopy_has_factory else derived\n": (_make_120, ('__ortcopy_default10', '__ortcopy_default9', '__ortcopy_factory11', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, inputs=__ortcopy_has_factory, outputs=__ortcopy_has_factory, pending=__ortcopy_has_factory) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['inputs'] = __ortcopy_factory0() if inputs is __ortcopy_has_factory else inputs\n    __ortcopy_dict['outputs'] = __ortcopy_factory1() if outputs is __ortcopy_has_factory else outputs\n    __ortcopy_dict['pending'] = __ortcopy_factory2() if pending is __ortcopy_has_factory else pending\n": (_make_121, ('__ortcopy_factory0', '__ortcopy_factory1', '__ortcopy_factory2', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, requested_providers, runtime_graph, ep_failures, profiling, workdir, notes=__ortcopy_has_factory, profile_ended=__ortcopy_default6) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['requested_providers'] = requested_providers\n    __ortcopy_dict['runtime_graph'] = runtime_graph\n    __ortcopy_dict['ep_failures'] = ep_failures\n    __ortcopy_dict['profiling'] = profiling\n    __ortcopy_dict['workdir'] = workdir\n    __ortcopy_dict['notes'] = __ortcopy_factory5() if notes is __ortcopy_has_factory else notes\n    __ortcopy_dict['profile_ended'] = profile_ended\n": (_make_122, ('__ortcopy_default6', '__ortcopy_factory5', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, index, method, inputs, outputs, transfers, census=__ortcopy_default5, discrepancies=__ortcopy_has_factory, fixes=__ortcopy_has_factory, error=__ortcopy_default8) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['index'] = index\n    __ortcopy_dict['method'] = method\n    __ortcopy_dict['inputs'] = inputs\n    __ortcopy_dict['outputs'] = outputs\n    __ortcopy_dict['transfers'] = transfers\n    __ortcopy_dict['census'] = census\n    __ortcopy_dict['discrepancies'] = __ortcopy_factory6() if discrepancies is __ortcopy_has_factory else discrepancies\n    __ortcopy_dict['fixes'] = __ortcopy_factory7() if fixes is __ortcopy_has_factory else fixes\n    __ortcopy_dict['error'] = error\n": (_make_123, ('__ortcopy_default5', '__ortcopy_default8', '__ortcopy_factory6', '__ortcopy_factory7', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, name, role, via, device, needed_on, transfer=__ortcopy_default5, bytes=__ortcopy_default6) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['name'] = name\n    __ortcopy_dict['role'] = role\n    __ortcopy_dict['via'] = via\n    __ortcopy_dict['device'] = device\n    __ortcopy_dict['needed_on'] = needed_on\n    __ortcopy_dict['transfer'] = transfer\n    __ortcopy_dict['bytes'] = bytes\n": (_make_124, ('__ortcopy_default5', '__ortcopy_default6', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, call, kind, direction, tensor, bytes, basis, phase=__ortcopy_default6, node=__ortcopy_default7, src_kind=__ortcopy_default8, dst_kind=__ortcopy_default9, cause=__ortcopy_default10, fix=__ortcopy_default11) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['call'] = call\n    __ortcopy_dict['kind'] = kind\n    __ortcopy_dict['direction'] = direction\n    __ortcopy_dict['tensor'] = tensor\n    __ortcopy_dict['bytes'] = bytes\n    __ortcopy_dict['basis'] = basis\n    __ortcopy_dict['phase'] = phase\n    __ortcopy_dict['node'] = node\n    __ortcopy_dict['src_kind'] = src_kind\n    __ortcopy_dict['dst_kind'] = dst_kind\n    __ortcopy_dict['cause'] = cause\n    __ortcopy_dict['fix'] = fix\n": (_make_125, ('__ortcopy_default10', '__ortcopy_default11', '__ortcopy_default6', '__ortcopy_default7', '__ortcopy_default8', '__ortcopy_default9', '__ortcopy_has_factory')),
+    "def __init__(__ortcopy_self, calls, providers, placement_source, placement_detail, observed, not_observed, notes, predicted=__ortcopy_default7, observations=__ortcopy_default8) -> None:\n    __ortcopy_dict = __ortcopy_self.__dict__\n    __ortcopy_dict['calls'] = calls\n    __ortcopy_dict['providers'] = providers\n    __ortcopy_dict['placement_source'] = placement_source\n    __ortcopy_dict['placement_detail'] = placement_detail\n    __ortcopy_dict['observed'] = observed\n    __ortcopy_dict['not_observed'] = not_observed\n    __ortcopy_dict['notes'] = notes\n    __ortcopy_dict['predicted'] = predicted\n    __ortcopy_dict['observations'] = observations\n": (_make_126, ('__ortcopy_default7', '__ortcopy_default8', '__ortcopy_has_factory')),
 }

@@ -47,7 +47,7 @@ from ortcopy_doctor.analysis.codelayout import fit
 from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.evidence import CodeCheck, from_jsonable, to_jsonable
-from ortcopy_doctor.knowledge.providers import short
+from ortcopy_doctor.knowledge.providers import is_device, short
 from ortcopy_doctor.render.terminal import safe
 from ortcopy_doctor.watch.analysis import analyse_watch
 from ortcopy_doctor.watch.observations import (
@@ -159,6 +159,9 @@ class SessionRecord:
     label: str  # the model file's name (made unique with #2, #3)
     model: str
     observations: WatchObservations
+    created_at: str = ""  # file:function:line of the program's code that created it ("" where not recorded)
+    available_providers: list[str] = field(default_factory=list)  # onnxruntime.get_available_providers() then
+    provider_failures: dict[str, str] = field(default_factory=dict)  # provider -> ORT's reason it did not load
 
 
 @mutable
@@ -182,6 +185,9 @@ class PipelineObservations:
     notes: list[str] = field(default_factory=list)
     # Each block of hand-off code run as printed next to plain run() after the program (watch/handoff_check.py).
     code_checks: list[CodeCheck] = field(default_factory=list)
+    # A device provider of the program's onnxruntime tried after the program, where a session ran without it and
+    # did not ask for it: "" where it loads, else ORT's reason (``device_status``); absent where not tried.
+    device_status: dict[str, str] = field(default_factory=dict)
 
 
 def load_pipeline_observations(data: dict[str, Any]) -> PipelineObservations:
@@ -314,6 +320,60 @@ class SessionSummary:
 
 
 @frozen
+class ProviderFinding:
+    """A session that runs on the CPU although this onnxruntime has a device provider: where the program created
+    it, why it is not on the device, and what to change (``audit_providers``)."""
+
+    session: str
+    created_at: str  # file:function:line ("" where not recorded)
+    available: str  # the device provider this onnxruntime has (CUDAExecutionProvider first)
+    cause: str
+    fix: str
+
+    @property
+    def line(self) -> str:
+        """One line: the session, where it was created, and why it is not on the device."""
+        where = f" (created at {self.created_at})" if self.created_at else ""
+        return f"session {self.session}{where} runs on the CPU although {short(self.available)} is available: {self.cause}"
+
+
+def audit_providers(obs: PipelineObservations) -> list[ProviderFinding]:
+    """Each session that runs with no device provider while the onnxruntime the program used had one (recorded
+    at its creation): requested and not loaded, with ORT's reason; or not requested (no ``providers``, or none of
+    the device) where the device provider is known to load (another session of the program ran on it, or it was
+    tried after the program: ``PipelineObservations.device_status``). Whether the device is faster for the model
+    is not measured here."""
+    found: list[ProviderFinding] = []
+    for record in obs.sessions:
+        o = record.observations
+        devices = [p for p in record.available_providers if is_device(p)]
+        if not devices or any(is_device(p) for p in o.active_providers):
+            continue
+        available = "CUDAExecutionProvider" if "CUDAExecutionProvider" in devices else devices[0]
+        requested = [p for p in o.requested_providers if is_device(p)]
+        site = f" at {record.created_at}" if record.created_at else ""
+        used = any(available in r.observations.active_providers for r in obs.sessions)
+        if not requested and not used and obs.device_status.get(available) != "":
+            continue  # not known to load here (a build's list names providers whose libraries are missing)
+        if requested:
+            reason = record.provider_failures.get(requested[0], "")
+            cause = (f"{requested[0]} was requested and did not load"
+                     + (f" ({reason})" if reason else " (onnxruntime said nothing as it created the session)"))
+            fix = (f"make {short(requested[0])} load where the program runs (its libraries: `ortcopy-doctor env` "
+                   "lists what is missing); the session falls back to the CPU silently meanwhile")
+        else:
+            cause = ("no `providers` given, so onnxruntime chose the CPU" if not o.requested_providers else
+                     f"`providers` names no device provider ({', '.join(o.requested_providers)})")
+            fix = (f"create it with providers=['{available}', 'CPUExecutionProvider']{site}; whether "
+                   f"{short(available)} is faster for this model at the program's shapes is not measured by run: "
+                   f"`ortcopy-doctor check {record.model or 'MODEL.onnx'} --provider {short(available).lower()},cpu` "
+                   "measures the copies it would make")
+        found.append(ProviderFinding(session=record.label, created_at=record.created_at, available=available,
+                                     cause=cause, fix=fix))
+    return found
+
+
+@frozen
 class PipelineReport:
     """What ``ortcopy-doctor run`` found: each session, each pipeline of sessions and its host round trips."""
 
@@ -327,6 +387,7 @@ class PipelineReport:
     not_observed: list[str]
     notes: list[str]
     observations: Optional[PipelineObservations] = None
+    providers: list[ProviderFinding] = field(default_factory=list)  # sessions on the CPU though a device is available
 
     # queries -------------------------------------------------------------------------------------------------------
 
@@ -375,7 +436,7 @@ class PipelineReport:
             parts.append(f"{n} host round trip(s) between stages"
                          + ("" if any(p.largest_cost for p in self.pipelines) else
                             ": pass the OrtValues (or torch tensors via DLPack) instead"))
-        return "; ".join(parts) + maybe
+        return "; ".join([f.line for f in self.providers] + parts) + maybe  # first: what predicted bytes are about
 
     # output --------------------------------------------------------------------------------------------------------
 
@@ -533,7 +594,10 @@ def analyse_pipeline(obs: PipelineObservations) -> PipelineReport:
         pipelines.append(_pipeline(views, obs, loop, ordered, loop_calls, mine, linked_inputs, consumed_outputs))
     return PipelineReport(program=list(obs.program), exit_code=obs.exit_code, ended_by=obs.ended_by, error=obs.error,
                           sessions=sessions, pipelines=pipelines, observed=observed, not_observed=not_observed,
-                          notes=notes, observations=obs)
+                          notes=notes + [f"{short(p)} is in this onnxruntime build but does not load here ({why}): the "
+                                         "sessions on the CPU could not have used it"
+                                         for p, why in sorted(obs.device_status.items()) if why],
+                          observations=obs, providers=audit_providers(obs))
 
 
 def _host_value(value: ValueInfo) -> bool:
@@ -1210,6 +1274,9 @@ def render_text(report: PipelineReport) -> str:
              "interrupt": f"interrupted (Ctrl-C), exit code {report.exit_code}",
              "signal": f"killed by {report.error}, exit code {report.exit_code}"}.get(report.ended_by, report.ended_by)
     lines = [f"ortcopy-doctor run: {program} -- {ended}", f"verdict: {report.verdict}"]
+    for finding in report.providers:
+        lines.append(f"  providers: {finding.line}")
+        lines.append(f"    fix: {finding.fix}")
     for s in report.sessions:
         lines.append(f"  session {s.label}: {s.calls} call(s) on {', '.join(short(p) for p in s.providers) or '?'}; "
                      f"placement {s.placement}; census {s.census}")
@@ -1328,6 +1395,8 @@ def render_html(report: PipelineReport) -> str:
            f"<h1>ortcopy-doctor run</h1><p><code>{b(' '.join(report.program))}</code> &mdash; ended by {e(report.ended_by)}, "
            f"exit code {report.exit_code}</p>",
            f"<p class='{'rt' if report.round_trips else 'ok'}'><b>{b(report.verdict)}</b></p>",
+           *([("<h2>Providers</h2><ul>" + "".join(f"<li>{b(f.line)}<br>fix: {b(f.fix)}</li>" for f in report.providers)
+               + "</ul>")] if report.providers else []),
            "<h2>Sessions</h2><table><tr><th>session</th><th>providers</th><th>calls</th><th>placement</th><th>census</th></tr>"]
     for s in report.sessions:
         out.append(f"<tr><td>{b(s.label)}</td><td>{e(', '.join(short(p) for p in s.providers))}</td><td class='n'>{s.calls}</td>"

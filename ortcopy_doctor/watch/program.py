@@ -180,9 +180,27 @@ class PipelineRecorder:
                 requested = bound.arguments.get("providers")
             except Exception:  # noqa: BLE001 - the program's own call will say what is wrong
                 requested = None
-            original_init(session, *args, **kwargs)
+            site = recorder._call_site()
+            # What ORT says as it creates the session (a provider that fails to load, and its reason) goes into the
+            # report, as check keeps it; where the creation fails, the program sees it as it would alone.
+            from ortcopy_doctor.collect.ortlog import NativeCapture, capture_native_stderr, extract_facts, parse_lines
+
+            captured = NativeCapture()
+            try:
+                with capture_native_stderr() as captured:
+                    original_init(session, *args, **kwargs)
+            except BaseException:
+                if captured.text:  # the creation failed: what ORT said is the program's to see, as alone
+                    try:
+                        sys.stderr.write(captured.text)
+                        sys.stderr.flush()
+                    except (OSError, ValueError, AttributeError):
+                        pass
+                raise
+            failures = dict(extract_facts(parse_lines(captured.text)).ep_failures)
             if type(session).__init__ is __init__ or isinstance(session, cls):
-                recorder._attach(session, requested)
+                recorder._attach(session, requested, site=site, failures=failures,
+                                 available=list(ort.get_available_providers()))
 
         self._patch(cls, "__init__", __init__)
         for name in BINDING_METHODS:
@@ -239,7 +257,8 @@ class PipelineRecorder:
         self._labels[base] = n
         return (base if n == 1 else f"{base}#{n}"), path
 
-    def _attach(self, session: Any, requested: Any) -> None:
+    def _attach(self, session: Any, requested: Any, *, site: str = "", failures: Optional[dict[str, str]] = None,
+                available: Optional[list[str]] = None) -> None:
         with self._lock:
             if self._finished or getattr(session, "_ortcopy_doctor_pipeline", None) is not None:
                 return
@@ -250,7 +269,8 @@ class PipelineRecorder:
             if getattr(session, _INFO_ATTR, None) is None:
                 names = [p[0] if isinstance(p, (tuple, list)) else str(p) for p in (requested or [])]
                 setattr(session, _INFO_ATTR, _Instrumentation(requested_providers=names, runtime_graph=None,
-                                                              ep_failures={}, profiling=False, workdir=""))
+                                                              ep_failures=dict(failures or {}), profiling=False,
+                                                              workdir=""))
             # Inner wrappers time the ORT call alone; the watch wraps them; the outer wrappers trace values.
             for name in ("run", "run_with_iobinding", "run_with_ort_values"):
                 if hasattr(session, name):
@@ -266,7 +286,9 @@ class PipelineRecorder:
             self._watches.append(watch)
             if not self._outer_bindings:
                 self._time_bindings()
-            self.observations.sessions.append(SessionRecord(label=label, model=path, observations=watch.observations))
+            self.observations.sessions.append(SessionRecord(label=label, model=path, observations=watch.observations,
+                                                            created_at=site, available_providers=list(available or []),
+                                                            provider_failures=dict(failures or {})))
             session._ortcopy_doctor_pipeline = index
             for name in ("run", "run_with_iobinding", "run_with_ort_values"):
                 if hasattr(session, name):
@@ -837,7 +859,28 @@ def watch_program(target: Target, command: Sequence[str], *, census: bool = True
     obs, code, models = run_child(target, census)
     obs.program = list(command)
     obs.exit_code = code
+    obs.device_status = device_status(obs)
     return _checked(obs), code, models
+
+
+def device_status(obs: PipelineObservations) -> dict[str, str]:
+    """The device providers of the program's onnxruntime that a session ran without, not asking for them, each
+    tried here on a one-node model: "" where it loads, else ORT's reason (``audit_providers`` says so only of one
+    that loads: a build lists providers whose libraries may be missing)."""
+    from ortcopy_doctor.knowledge.providers import is_device
+
+    wanted = sorted({p for r in obs.sessions if not any(is_device(a) for a in r.observations.active_providers)
+                     and not any(is_device(q) for q in r.observations.requested_providers)
+                     for p in r.available_providers if is_device(p) and p == "CUDAExecutionProvider"})
+    if not wanted:
+        return {}
+    from ortcopy_doctor.collect.environment import provider_loadable
+
+    status: dict[str, str] = {}
+    for provider in wanted:
+        tried = provider_loadable(provider)
+        status[provider] = "" if tried.loadable else (tried.reason or "it did not load")
+    return status
 
 
 def _checked(obs: PipelineObservations) -> PipelineReport:
