@@ -4,11 +4,9 @@ if __name__ == "__main__":  # first of all: Ctrl-C while the command's modules l
     from ortcopy_doctor.cli import interrupts as _interrupts
 
     _interrupts.install_startup()
-    import gc as _gc
+    from ortcopy_doctor.cli import gcpolicy as _gcpolicy
 
-    from ortcopy_doctor.cli.gcpolicy import COMMAND_THRESHOLDS as _THRESHOLDS
-
-    _gc.set_threshold(*_THRESHOLDS)  # the command's collector policy (cli/gcpolicy.py); the library sets none
+    _gcpolicy.for_the_command()  # the command's collector policy (cli/gcpolicy.py); the library sets none
 
 from ortcopy_doctor.cli.app import main
 

@@ -14,11 +14,9 @@ from ortcopy_doctor.cli import interrupts as _interrupts
 
 if _interrupts.is_console_script():
     _interrupts.install_startup()
-    import gc as _gc
+    from ortcopy_doctor.cli import gcpolicy as _gcpolicy
 
-    from ortcopy_doctor.cli.gcpolicy import COMMAND_THRESHOLDS as _THRESHOLDS
-
-    _gc.set_threshold(*_THRESHOLDS)
+    _gcpolicy.for_the_command()
 
 import contextlib
 import copy

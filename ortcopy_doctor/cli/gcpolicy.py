@@ -9,7 +9,14 @@ starts every 200,000 net allocations instead of 700.
 That is the whole policy: nothing is paused, frozen or restored around a step, and the library (``import
 ortcopy_doctor`` in a user's process: ``check``, ``analyse``, ``load_report``, ``to_json``, the renderers) leaves the
 collector as the caller set it. A program that ``run`` watches runs in an interpreter of its own, with Python's
-defaults. This module imports nothing, so the entry points can load it before the command's modules.
+defaults. This module imports nothing but ``gc``, so the entry points can load it before the command's modules.
 """
 
+import gc
+
 COMMAND_THRESHOLDS = (200_000, 30, 30)
+
+
+def for_the_command() -> None:
+    """Set the command's thresholds: called by the entry points alone, never by the library."""
+    gc.set_threshold(*COMMAND_THRESHOLDS)

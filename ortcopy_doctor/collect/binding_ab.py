@@ -16,7 +16,6 @@ plan promises (advice.promised_transfers); ``transfer_source`` says which.
 from __future__ import annotations
 
 import ctypes
-import gc
 import time
 from dataclasses import replace
 from collections.abc import Callable
@@ -33,7 +32,7 @@ from ortcopy_doctor.model.evidence import BindingMeasurement, CodeCheck, Evidenc
 from ortcopy_doctor.model.vocabulary import CodeCheckStatus, MeasurementStatus
 from ortcopy_doctor.analysis.stats import Sampler, median
 from ortcopy_doctor.collect.procmaps import MAPS, first_library
-from ortcopy_doctor.collect.session import provider_list, session_options
+from ortcopy_doctor.collect.session import provider_list, release_traceback, session_options
 
 if TYPE_CHECKING:
     from ortcopy_doctor.collect.census import CuptiTracer
@@ -288,14 +287,10 @@ def measure_binding(evidence: Evidence, model_path: Path | str, arrays: dict[str
     except Exception as exc:  # noqa: BLE001 - the measurement is an extra: the check itself stands
         first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
         failed = BindingMeasurement(status=MeasurementStatus.FAILED, reason=f"{type(exc).__name__}: {first}")
-    # Only a failure leaves the variants' sessions in reference cycles (the traceback, the generated code's
-    # namespace): free them now, after the except block, once the exception and its traceback are gone (inside
-    # the block they still hold ``_measure``'s frame). Now, not at some later collection: those sessions hold device
-    # memory, and the next collection may come late or never (the command's thresholds, cli/gcpolicy.py; a caller's
-    # own). This frees what the failure left; it sets nothing of the collector. A measurement that finishes breaks
-    # those cycles itself (``_measure``'s end), and a full collection costs 25-40 ms with the command's modules
-    # loaded.
-    gc.collect()
+        # What the failure left holding the variants' sessions (device memory) is released now, inside the capture:
+        # the generated code's namespaces (``_measure``'s ``finally``) and the frames of the traceback. Not by a
+        # collection of the caller's heap: the library leaves it alone.
+        release_traceback(exc)
     return failed
 
 
@@ -314,117 +309,120 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
         checks = {c.block: c for c in found}
     else:
         checks = {c.block: c for c in evidence.code_checks}
-    plan = blocks["plan"].plan if "plan" in blocks else make_plan(evidence)
-    copies = find_copies(evidence)
-    blockers = cuda_graph_blockers(evidence, make_plan(evidence), copies)
-    device_id = plan.device_id
-    result = BindingMeasurement(status=MeasurementStatus.MEASURED, runs=runs, warmup_runs=warmup,
-                                cuda_graph_blockers=[b.text() for b in blockers])
-    variants = {name: VariantTiming(variant=name, label=VARIANT_LABELS[name], ran=False)
-                for name in ("plain", "plan", "all_device", "cuda_graph")}
     calls: dict[str, Callable[[], Any]] = {}
+    try:
+        plan = blocks["plan"].plan if "plan" in blocks else make_plan(evidence)
+        copies = find_copies(evidence)
+        blockers = cuda_graph_blockers(evidence, make_plan(evidence), copies)
+        device_id = plan.device_id
+        result = BindingMeasurement(status=MeasurementStatus.MEASURED, runs=runs, warmup_runs=warmup,
+                                    cuda_graph_blockers=[b.text() for b in blockers])
+        variants = {name: VariantTiming(variant=name, label=VARIANT_LABELS[name], ran=False)
+                    for name in ("plain", "plan", "all_device", "cuda_graph")}
 
-    def unchecked(name: str) -> str:
-        """Why the variant's code is not timed: its check did not match plain run(), or it did not run."""
-        check = checks.get(name)
-        if check is None:
-            return "its code was not run"
-        if check.status == CodeCheckStatus.NOT_RUN:
-            return check.detail
-        return f"{BLOCK_LABELS[name]} {_check_words(check)}"
+        def unchecked(name: str) -> str:
+            """Why the variant's code is not timed: its check did not match plain run(), or it did not run."""
+            check = checks.get(name)
+            if check is None:
+                return "its code was not run"
+            if check.status == CodeCheckStatus.NOT_RUN:
+                return check.detail
+            return f"{BLOCK_LABELS[name]} {_check_words(check)}"
 
-    # (b) the plan, (c) everything on the device, (d) the CUDA graph: each its generated code, as printed, run and
-    # compared with plain run() first (code_check).
-    for name in ("plan", "all_device", "cuda_graph"):
-        if name == "cuda_graph" and dry_run:
-            variants[name] = replace(variants[name], skipped_reason=f"dry run on {device_type}: no CUDA graph")
-        elif name == "cuda_graph" and blockers:
-            variants[name] = replace(variants[name], skipped_reason=f"{len(blockers)} blocker(s): " + "; ".join(
-                b.text() for b in blockers[:3]) + (" …" if len(blockers) > 3 else ""))
-        elif name in blocks:
-            block = blocks[name]
-            calls[name] = block.namespace["infer"]
-            variants[name] = replace(variants[name], session_create_ms=block.setup_ms, first_run_ms=block.first_ms)
-        else:
-            failed = checks.get(name) is not None and checks[name].status in (CodeCheckStatus.FAILED,
-                                                                              CodeCheckStatus.DIFFERS)
-            variants[name] = replace(variants[name], skipped_reason=unchecked(name), failed=failed)
-    session = blocks["plan"].namespace["session"] if "plan" in blocks else None
-    if session is None:
-        so = session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
-        session = ort.InferenceSession(str(model_path), so, providers=provider_list(options))
-        result.notes.append("plain run() ran in a session of its own, since the plan's code did not run")
-    if CUDA not in session.get_providers() and not dry_run:
-        return BindingMeasurement(status=MeasurementStatus.SKIPPED,
-                                  reason="the measurement session did not get the CUDA EP")
+        # (b) the plan, (c) everything on the device, (d) the CUDA graph: each its generated code, as printed, run and
+        # compared with plain run() first (code_check).
+        for name in ("plan", "all_device", "cuda_graph"):
+            if name == "cuda_graph" and dry_run:
+                variants[name] = replace(variants[name], skipped_reason=f"dry run on {device_type}: no CUDA graph")
+            elif name == "cuda_graph" and blockers:
+                variants[name] = replace(variants[name], skipped_reason=f"{len(blockers)} blocker(s): " + "; ".join(
+                    b.text() for b in blockers[:3]) + (" …" if len(blockers) > 3 else ""))
+            elif name in blocks:
+                block = blocks[name]
+                calls[name] = block.namespace["infer"]
+                variants[name] = replace(variants[name], session_create_ms=block.setup_ms, first_run_ms=block.first_ms)
+            else:
+                failed = checks.get(name) is not None and checks[name].status in (CodeCheckStatus.FAILED,
+                                                                                  CodeCheckStatus.DIFFERS)
+                variants[name] = replace(variants[name], skipped_reason=unchecked(name), failed=failed)
+        session = blocks["plan"].namespace["session"] if "plan" in blocks else None
+        if session is None:
+            so = session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
+            session = ort.InferenceSession(str(model_path), so, providers=provider_list(options))
+            result.notes.append("plain run() ran in a session of its own, since the plan's code did not run")
+        if CUDA not in session.get_providers() and not dry_run:
+            return BindingMeasurement(status=MeasurementStatus.SKIPPED,
+                                      reason="the measurement session did not get the CUDA EP")
 
-    # (a) plain run() with numpy, on the plan's session.
-    calls = {"plain": lambda: session.run(None, arrays), **calls}
-    all_binding = all_session = None
-    all_inputs: dict[str, Any] = {}
-    if "all_device" in blocks:
-        everything = blocks["all_device"]
-        all_session = everything.namespace.get("session")
-        names = code_names(everything.plan)
-        all_binding = everything.namespace.get("binding")
-        all_inputs = {e.name: everything.namespace[f"{names.inputs[e.name]}_on_device"] for e in everything.plan.inputs
-                      if f"{names.inputs[e.name]}_on_device" in everything.namespace}
-    namespace = blocks["plan"].namespace if "plan" in blocks else {}
+        # (a) plain run() with numpy, on the plan's session.
+        calls = {"plain": lambda: session.run(None, arrays), **calls}
+        all_binding = all_session = None
+        all_inputs: dict[str, Any] = {}
+        if "all_device" in blocks:
+            everything = blocks["all_device"]
+            all_session = everything.namespace.get("session")
+            names = code_names(everything.plan)
+            all_binding = everything.namespace.get("binding")
+            all_inputs = {e.name: everything.namespace[f"{names.inputs[e.name]}_on_device"] for e in everything.plan.inputs
+                          if f"{names.inputs[e.name]}_on_device" in everything.namespace}
+        namespace = blocks["plan"].namespace if "plan" in blocks else {}
 
-    # Warm-up, then interleaved timed rounds: the calibration (runs rounds), then more until every speed-up
-    # interval is within ±3% or the budget is spent (stats.Sampler).
-    for name, call in list(calls.items()):
-        try:
-            for _ in range(warmup):
-                call()
-        except Exception as exc:  # noqa: BLE001
-            variants[name] = replace(variants[name], skipped_reason=f"failed during warm-up: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}")
-            del calls[name]
-    runtime = None if dry_run else CudaRuntime.loaded()  # found once: the GPU clock and the pinned buffers use it
-    gpu_timer, timer = (("", _host_timer) if dry_run else gpu_event_timer(device_id, runtime))
-    budget = float(getattr(options, "measure_budget_s", DEFAULT_BUDGET_S))
-    sampler = Sampler(calls=dict(calls), timer=timer, base="plain", min_rounds=runs, budget_s=budget)
-    samples = sampler.run() if calls else {}
-    result = replace(result, min_runs=runs, budget_s=budget, stop_reason=sampler.stop_reason, gpu_timer=gpu_timer,
-                     runs=len(next(iter(samples.values()))) if samples else 0)
-    for name, values in samples.items():
-        timed: dict[str, Any] = {"ran": True, "runs": len(values), **stats(values),
-                                 "samples_ms": [round(x, 4) for x in values]}
-        gpu = sampler.gpu.get(name)
-        if gpu and len(gpu) == len(values):
-            timed["gpu_samples_ms"] = [round(x, 4) for x in gpu]
-            timed["gpu_median_ms"] = float(median(np.asarray(gpu, dtype=np.float64)))
-        variants[name] = replace(variants[name], **timed)
+        # Warm-up, then interleaved timed rounds: the calibration (runs rounds), then more until every speed-up
+        # interval is within ±3% or the budget is spent (stats.Sampler).
+        for name, call in list(calls.items()):
+            try:
+                for _ in range(warmup):
+                    call()
+            except Exception as exc:  # noqa: BLE001
+                variants[name] = replace(variants[name], skipped_reason=f"failed during warm-up: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}")
+                del calls[name]
+        runtime = None if dry_run else CudaRuntime.loaded()  # found once: the GPU clock and the pinned buffers use it
+        gpu_timer, timer = (("", _host_timer) if dry_run else gpu_event_timer(device_id, runtime))
+        budget = float(getattr(options, "measure_budget_s", DEFAULT_BUDGET_S))
+        sampler = Sampler(calls=dict(calls), timer=timer, base="plain", min_rounds=runs, budget_s=budget)
+        samples = sampler.run() if calls else {}
+        result = replace(result, min_runs=runs, budget_s=budget, stop_reason=sampler.stop_reason, gpu_timer=gpu_timer,
+                         runs=len(next(iter(samples.values()))) if samples else 0)
+        for name, values in samples.items():
+            timed: dict[str, Any] = {"ran": True, "runs": len(values), **stats(values),
+                                     "samples_ms": [round(x, 4) for x in values]}
+            gpu = sampler.gpu.get(name)
+            if gpu and len(gpu) == len(values):
+                timed["gpu_samples_ms"] = [round(x, 4) for x in gpu]
+                timed["gpu_median_ms"] = float(median(np.asarray(gpu, dtype=np.float64)))
+            variants[name] = replace(variants[name], **timed)
 
-    # Transfers of one call each.
-    census = _Census(enabled=not dry_run)
-    for name, v in variants.items():
-        if name not in calls:
-            continue
-        traced = census.totals(calls[name])
-        if traced is not None:
-            variants[name] = _with_transfers(v, traced, "census")
-        else:
-            variants[name] = _with_transfers(v, promised_transfers(evidence, plan, copies, name), "plan")
-    sources = {v.transfer_source for v in variants.values() if v.transfer_source}
-    result = replace(result, transfer_source="census" if sources == {"census"} else (
-        "plan" if sources == {"plan"} else "census+plan"))
-    if census.tracer is None:
-        result.notes.append(f"transfers are what the plan promises, not counted: CUPTI is not usable here ({census.reason})")
+        # Transfers of one call each.
+        census = _Census(enabled=not dry_run)
+        for name, v in variants.items():
+            if name not in calls:
+                continue
+            traced = census.totals(calls[name])
+            if traced is not None:
+                variants[name] = _with_transfers(v, traced, "census")
+            else:
+                variants[name] = _with_transfers(v, promised_transfers(evidence, plan, copies, name), "plan")
+        sources = {v.transfer_source for v in variants.values() if v.transfer_source}
+        result = replace(result, transfer_source="census" if sources == {"census"} else (
+            "plan" if sources == {"plan"} else "census+plan"))
+        if census.tracer is None:
+            result.notes.append(f"transfers are what the plan promises, not counted: CUPTI is not usable here ({census.reason})")
 
-    # Phases: upload, inference, download, on the everything-bound binding (else the plan's).
-    phases, phase_binding = _phases(ort, all_session or session, plan, namespace, arrays, all_binding, all_inputs,
-                                    runs, warmup, device_id)
-    result = replace(result, phases=phases, phase_binding=phase_binding,
-                     pinned=None if dry_run else _pinned(ort, plan, arrays, runs, warmup, device_id, runtime))
-    if dry_run:
-        result.notes.append(f"dry run on {device_type} OrtValues: the machinery ran, the timings say nothing about a GPU")
-    result = replace(result, variants=[variants[n] for n in ("plain", "plan", "all_device", "cuda_graph")])
-    # Release the sessions inside the stderr capture.
-    calls.clear()
-    for block in blocks.values():
-        block.namespace.clear()
-    return result
+        # Phases: upload, inference, download, on the everything-bound binding (else the plan's).
+        phases, phase_binding = _phases(ort, all_session or session, plan, namespace, arrays, all_binding, all_inputs,
+                                        runs, warmup, device_id)
+        result = replace(result, phases=phases, phase_binding=phase_binding,
+                         pinned=None if dry_run else _pinned(ort, plan, arrays, runs, warmup, device_id, runtime))
+        if dry_run:
+            result.notes.append(f"dry run on {device_type} OrtValues: the machinery ran, the timings say nothing about a GPU")
+        result = replace(result, variants=[variants[n] for n in ("plain", "plan", "all_device", "cuda_graph")])
+        return result
+    finally:
+        # Release the sessions inside the stderr capture, after a failure too: the generated code's namespaces hold
+        # them, and their functions refer back to the namespaces (a cycle no reference count frees).
+        calls.clear()
+        for block in blocks.values():
+            block.namespace.clear()
 
 
 def _check_words(check: CodeCheck) -> str:

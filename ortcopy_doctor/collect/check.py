@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import gc
 import os
 import re
 import shutil
@@ -43,6 +42,7 @@ from ortcopy_doctor.collect.session import (
     OPTIMIZED_MODEL_MAX_WEIGHT_BYTES,
     CheckOptions,
     provider_list,
+    release_traceback,
     session_options,
     validated,
 )
@@ -216,11 +216,11 @@ def _create_session(ort: Any, model_path: Path, so: Any, options: CheckOptions) 
         session = ort.InferenceSession(str(model_path), so, providers=provider_list(options))
     except Exception as exc:  # onnxruntime raises its own exception types (Fail, InvalidGraph, ...)
         error = classify_ort_error(exc, model_path, "session creation")
+        # ORT's traceback holds the half-built native session: freed now, so that its teardown logs inside the
+        # caller's fd-2 capture
+        release_traceback(exc)
     else:
         return session, (time.perf_counter() - start) * 1000.0
-    # Raised outside the except block: ORT's exception (whose traceback holds the half-built native
-    # session) is freed here, so the session's teardown logs inside the caller's fd-2 capture.
-    gc.collect()
     raise error from None
 
 
@@ -388,7 +388,7 @@ def _probe(ort: Any, model_path: Path, info: Any, options: CheckOptions, graph: 
             found, ran, _ = find_sizes(info.inputs, graph, sizing, assumed, failure_text, run)
         finally:
             session = None
-            gc.collect()  # a failed run's traceback may hold the session: free it inside the capture
+            release_traceback(sys.exc_info()[1])  # a failed run's traceback may hold the session
     return found, ran, probes
 
 
@@ -483,10 +483,8 @@ def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, opti
                 # The session logs at verbose level while it is destroyed, also after a failed run:
                 # keep that inside the capture too.
                 session = None
-                if failure is not None or sys.exc_info()[0] is not None:
-                    # only a failure can leave the session in a reference cycle (through a traceback); a full
-                    # collection costs ~25 ms with the CLI's modules loaded (docs/benchmarks.md)
-                    gc.collect()
+                release_traceback(failure)  # only a failure's traceback can hold the session still
+                release_traceback(sys.exc_info()[1])
                 if _large_profile(info, options):
                     release_freed()  # ORT's profile events, freed: back to the system before they are parsed
         if environment is None:  # the session could not be created
@@ -559,8 +557,7 @@ def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, opti
             census_run.measure_overhead(lambda: _run(timing_session, arrays, model_path), min(10, options.timed_runs))
         finally:
             timing_session = None
-            if sys.exc_info()[0] is not None:
-                gc.collect()  # a failed run's traceback may hold the session: free it inside the capture
+            release_traceback(sys.exc_info()[1])  # a failed run's traceback may hold the session
 
     evidence = Evidence(
         inputs_file=None if options.inputs_file is None else str(options.inputs_file),

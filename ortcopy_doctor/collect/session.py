@@ -1,9 +1,11 @@
 """What a check asks of ONNX Runtime: its options (``CheckOptions``) and the session options and provider list
-built from them, shared by the check phases (``collect.check``) and the binding A/B (``collect.binding_ab``)."""
+built from them, shared by the check phases (``collect.check``) and the binding A/B (``collect.binding_ab``), and
+how both free a failed session at once (``release_traceback``)."""
 
 from __future__ import annotations
 
 import os
+import traceback
 from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
@@ -162,4 +164,17 @@ def provider_list(options: CheckOptions) -> list[Any]:
     return result
 
 
-__all__ = ["OPTIMIZED_MODEL_MAX_WEIGHT_BYTES", "CheckOptions", "provider_list", "session_options"]
+def release_traceback(exc: BaseException | None) -> None:
+    """Free now what the tracebacks of ``exc`` (and of the exceptions it replaced) hold in the frames they went
+    through: a session ORT was building or running there, destroyed inside the fd-2 capture it logs into. The
+    frames' locals are cleared (``traceback.clear_frames``; frames still running are left as they are), which is
+    what held it, so no collection of the caller's heap is needed (the library leaves it alone)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if exc.__traceback__ is not None:
+            traceback.clear_frames(exc.__traceback__)
+        exc = exc.__context__
+
+
+__all__ = ["OPTIMIZED_MODEL_MAX_WEIGHT_BYTES", "CheckOptions", "provider_list", "release_traceback", "session_options"]

@@ -403,34 +403,36 @@ def test_an_unreadable_memory_map_means_none(tmp_path):
     assert CudaRuntime.loaded(tmp_path / "missing") is None
 
 
-def test_a_failed_measurement_frees_what_it_left_in_reference_cycles_before_it_returns(tmp_path, monkeypatch):
-    # A session left in a cycle by a failed A/B holds its device memory until a collection: the command's
-    # thresholds (cli/gcpolicy.py) may bring none before the process ends, so the A/B collects it itself.
-    import gc
+def test_a_failed_measurement_frees_its_sessions_before_it_returns_without_a_collection(tmp_path, monkeypatch):
+    # A session a failed A/B left behind holds its device memory until a collection, which the command's thresholds
+    # (cli/gcpolicy.py) may bring late or never, and which the library may not run on its caller's heap: the A/B
+    # releases the generated code's namespaces (a cycle through their functions) and its traceback's frames itself.
     import weakref
 
     from ortcopy_doctor.collect import binding_ab
-    from ortcopy_doctor.collect.session import CheckOptions
 
-    evidence = recorded_report("conv_net", tmp_path).evidence
+    evidence, path, arrays, options = _dry_evidence(tmp_path, "conv_net")
     sessions: list[weakref.ref] = []
+    check_code, measure = binding_ab.check_code, binding_ab._measure
 
-    class Session:
-        pass
+    def checked(*args, **kwargs):
+        found, blocks = check_code(*args, **kwargs)
+        sessions.extend(weakref.ref(b.namespace["session"]) for b in blocks.values() if "session" in b.namespace)
+        return found, blocks
 
-    def failing(*_args, **_kwargs):
-        session = Session()
-        namespace = {"session": session}
-        namespace["namespace"] = namespace  # a cycle, as the generated code's namespace makes one
-        sessions.append(weakref.ref(session))
+    def out_of_memory(*_args, **_kwargs):
         raise RuntimeError("CUDA out of memory")
 
-    monkeypatch.setattr(binding_ab, "_measure", failing)
-    gc.disable()  # only measure_binding's own collection may free it
+    monkeypatch.setattr(binding_ab, "decide", lambda *_args: None)
+    monkeypatch.setattr(binding_ab, "check_code", checked)
+    monkeypatch.setattr(binding_ab, "_measure", lambda *a, **k: measure(*a, **{**k, "device_type": "cpu"}))
+    monkeypatch.setattr(binding_ab, "_phases", out_of_memory)  # after every variant's session was made and timed
+    monkeypatch.setattr(gc, "collect", lambda *_args: pytest.fail("the library collected its caller's heap"))
+    gc.disable()  # nothing but reference counting may free them
     try:
-        result = binding_ab.measure_binding(evidence, tmp_path / "m.onnx", {}, CheckOptions())
-        alive = sessions[0]() is not None
+        result = binding_ab.measure_binding(evidence, path, arrays, options)
+        alive = [ref() is not None for ref in sessions]
     finally:
         gc.enable()
     assert (result.status, result.reason) == ("failed", "RuntimeError: CUDA out of memory")
-    assert not alive
+    assert alive == [False] * len(sessions) and len(sessions) >= 2

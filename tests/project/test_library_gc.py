@@ -50,6 +50,37 @@ def _check(tmp_path: Path) -> Any:
                  measure_binding=False)
 
 
+def _failing_check(tmp_path: Path, nodes: list[Any]) -> Any:
+    import onnx
+    from onnx import TensorProto, helper
+
+    from ortcopy_doctor import check
+    from ortcopy_doctor.model.errors import DoctorError
+
+    graph = helper.make_graph(nodes, "fails", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [helper.make_tensor("shape", TensorProto.INT64, [1], [5])])
+    model = tmp_path / "fails.onnx"
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("x.y", 1)])
+    made.ir_version = 8  # one this onnxruntime loads
+    onnx.save(made, str(model))
+    with pytest.raises(DoctorError):  # the failure's session is freed inside the check, never by a collection
+        check(model, providers=["CPUExecutionProvider"], warmup_runs=1, profiled_runs=1, timed_runs=1,
+              measure_binding=False)
+
+
+def _session_fails(tmp_path: Path) -> Any:
+    from onnx import helper
+
+    return _failing_check(tmp_path, [helper.make_node("Nowhere", ["x"], ["y"], domain="x.y")])  # no kernel: rejected
+
+
+def _run_fails(tmp_path: Path) -> Any:
+    from onnx import helper
+
+    return _failing_check(tmp_path, [helper.make_node("Reshape", ["x", "shape"], ["y"])])  # 6 values into 5
+
+
 def _analyse(tmp_path: Path) -> Any:
     from ortcopy_doctor import analyse
 
@@ -78,7 +109,8 @@ def _render_text(tmp_path: Path) -> Any:
     return render_text(load_fixture("cpu_op_between", tmp_path))
 
 
-CALLS: dict[str, Callable[[Path], Any]] = {"check": _check, "analyse": _analyse, "load_report": _load_report,
+CALLS: dict[str, Callable[[Path], Any]] = {"check": _check, "check, its session rejected": _session_fails,
+                                           "check, its runs failing": _run_fails, "analyse": _analyse, "load_report": _load_report,
                                            "to_json": _to_json, "render_html": _render_html,
                                            "render_text": _render_text}
 
@@ -91,12 +123,13 @@ def test_a_library_call_leaves_the_caller_s_collector_as_it_was(name: str, tmp_p
     assert _state() == before
 
 
-# Every function of gc that changes how the process collects (a collection itself, gc.collect, changes nothing of it).
-_SETTINGS = ("disable", "enable", "freeze", "unfreeze", "set_threshold", "set_debug")
+# Every function of gc that changes how the process collects, and a collection itself, which walks the caller's heap
+# (and runs its finalizers): a failed session is freed by clearing its traceback's frames (collect/session.py).
+_SETTINGS = ("disable", "enable", "freeze", "unfreeze", "set_threshold", "set_debug", "collect")
 
 
 @pytest.mark.parametrize("name", list(CALLS))
-def test_a_library_call_calls_none_of_gc_s_settings(name: str, tmp_path: Path,
+def test_a_library_call_calls_none_of_gc_s_settings_nor_collects(name: str, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     # a pause restored before the call returns leaves the state as it was: the calls themselves are what is seen
     called: list[str] = []
