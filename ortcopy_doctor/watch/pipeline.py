@@ -358,7 +358,8 @@ def audit_providers(obs: PipelineObservations) -> list[ProviderFinding]:
         if requested:
             reason = record.provider_failures.get(requested[0], "")
             cause = (f"{requested[0]} was requested and did not load"
-                     + (f" ({reason})" if reason else " (onnxruntime said nothing as it created the session)"))
+                     + (f" ({reason})" if reason else " (no reason recorded: see what onnxruntime wrote on the program's "
+                                                       "stderr)"))
             fix = (f"make {short(requested[0])} load where the program runs (its libraries: `ortcopy-doctor env` "
                    "lists what is missing); the session falls back to the CPU silently meanwhile")
         else:

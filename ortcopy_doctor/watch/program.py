@@ -187,8 +187,11 @@ class PipelineRecorder:
 
             captured = NativeCapture()
             try:
-                with capture_native_stderr() as captured:
-                    original_init(session, *args, **kwargs)
+                if threading.active_count() > 1:  # the capture takes the process's stderr and sys.stdout: what the
+                    original_init(session, *args, **kwargs)  # program's other threads print meanwhile is theirs
+                else:
+                    with capture_native_stderr() as captured:
+                        original_init(session, *args, **kwargs)
             except BaseException:
                 if captured.text:  # the creation failed: what ORT said is the program's to see, as alone
                     try:
@@ -794,7 +797,15 @@ def run_child(target: Target, census: bool) -> tuple[PipelineObservations, int, 
     try:
         return _run_child_in(folder, target, census)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        # Signals wait until the folder is gone: the program's signal was its own (passed on), so one that comes
+        # now is this command's first, and its exception would cut the removal short.
+        import signal
+
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _child_env(out: str, census: bool) -> dict[str, str]:
