@@ -57,6 +57,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
+import msgspec  # noqa: E402
 import onnx  # noqa: E402
 
 import synth  # noqa: E402
@@ -237,12 +238,12 @@ def _timed(func, repeats: int) -> float:  # noqa: ANN001
 def goals(work: Path, repeats: int) -> str:
     from ortcopy_doctor.api import check, load_report
     from ortcopy_doctor.collect.session import CheckOptions
-    from ortcopy_doctor.model import jsontext
-    from ortcopy_doctor.model.evidence import Evidence, from_jsonable
+    from ortcopy_doctor.model import codec
+    from ortcopy_doctor.model.evidence import Evidence
     from ortcopy_doctor.cli.gcpolicy import COMMAND_THRESHOLDS
     from ortcopy_doctor.render.html import render_html
-    from ortcopy_doctor.report.core import _stored_decoder, _stored_report, analyse
-    from ortcopy_doctor.report.seal import unsealed as without_seal, verified
+    from ortcopy_doctor.report.core import ReportDocument, _stored_report, analyse
+    from ortcopy_doctor.report.seal import analysis_key
 
     py = sys.executable
     doctor = [py, "-m", "ortcopy_doctor"]
@@ -284,29 +285,26 @@ def goals(work: Path, repeats: int) -> str:
                 rows.append(["a: the same in the Python API (not a goal)", measured, f"{ratio:.1%}", "", "",
                              f"in-process as the library runs (Python {sys.version_info[0]}.{sys.version_info[1]}, "
                              f"{gc.get_freeze_count()} objects frozen at start), paired"])
-    # Where the 10k-node load goes (`out`: the last JSON written above, sealed by the code that reads it back, so
-    # read as it is: report/seal.py), each part on its own: checking the seal, decoding the report's types.
+    # Where the 10k-node load goes (`out`: the last JSON written above, keyed by the code that reads it back, so
+    # read as it is: report/seal.py), each part on its own: decoding the report's types, checking the key.
     raw = out.read_bytes()
-    assert _stored_report(raw) is not None, "the check's JSON is not read as it is (report/seal.py)"
-    parts = [("check the seal (SHA-256)", _timed(lambda: verified(raw), repeats)),
-             ("decode into the report's types (msgspec)",
-              _timed(lambda: _stored_decoder().decode(raw), repeats))]
+    key = json.loads(raw)["analysed_by"]
+    assert _stored_report(raw, key) is not None, "the check's JSON is not read as it is (report/seal.py)"
+    document = codec.decode(raw, ReportDocument)
+    blank = msgspec.structs.replace(document, analysed_by="")
+    parts = [("decode into the report's types (msgspec)", _timed(lambda: codec.decode(raw, ReportDocument), repeats)),
+             ("check the key (write the values again, SHA-256)", _timed(lambda: analysis_key(blank), repeats))]
     rows.append(["a: the 10k load's parts (not a goal)", ", ".join(f"{what} {s:.3f} s" for what, s in parts),
                  f"{sum(s for _, s in parts) / wrote:.1%}", "", "", "in-process"])
     # The same file re-analysed from its evidence, as `report` reads it whenever it judges (`--fail-on`,
     # `--max-transfer-bytes`, `--fail-on-gain`, `--sarif`; issue 38: a gate never reads a file's derived sections,
-    # which anyone can edit and seal again), and as any file without a matching seal is read; where that time goes.
+    # which anyone can edit and key again), and as any file without a matching key is read; where that time goes.
     reloaded = _timed(lambda: load_report(out), repeats)
-    text = raw.decode("utf-8")
-    unsealed = work / "unsealed.json"
-    unsealed.write_text(without_seal(text), encoding="utf-8")
-    raw = unsealed.read_bytes()
-    parsed = jsontext.loads(raw)
-    evidence = from_jsonable(Evidence, parsed["evidence"])
-    parts = [("parse the JSON (orjson)", _timed(lambda: jsontext.loads(raw), repeats)),
-             ("rebuild the evidence", _timed(lambda: from_jsonable(Evidence, parsed["evidence"]), repeats)),
+    evidence = document.evidence
+    parts = [("decode the evidence (msgspec)",
+              _timed(lambda: codec.decode(json.dumps(json.loads(raw)["evidence"]), Evidence), repeats)),
              ("re-run the analysis", _timed(lambda: analyse(evidence), repeats))]
-    del raw, parsed, evidence
+    del raw, document, blank, evidence
     rows.append(["a: the 10k file re-analysed, as `report` with a gate reads it (not a goal)",
                  f"`load_report` {reloaded:.3f} s: " + ", ".join(f"{what} {s:.3f} s" for what, s in parts),
                  f"{reloaded / wrote:.1%}", "", "", "in-process"])
@@ -823,9 +821,61 @@ def commands(work: Path, repeats: int, other: Path | None) -> str:
                  "ratios)", ["command", "measured", "how"], rows)
 
 
+_BARE_DEFAULT = _BARE.replace('providers=["CPUExecutionProvider"]',
+                              'providers=["CUDAExecutionProvider", "CPUExecutionProvider"]')
+BUDGET_CHECK = 1.5  # issue 35: `check MODEL` (default providers) / a bare script requesting the same providers
+BUDGET_REPORT = 0.25  # issue 35: `report RUN.json` / the `check` that wrote it, 10k nodes
+
+
+def budgets(work: Path, repeats: int) -> str:
+    """The speed budgets of issue 35, measured as users run the commands (whole processes, ratios in one run):
+    ``check MODEL`` with its default providers (CUDA requested: on a machine where it does not load, the check runs
+    on the CPU EP and adds the static prediction for CUDA) against a bare script that requests the same providers
+    and makes the same runs, on a tiny and on a mid model; ``report RUN.json`` against the ``check`` that wrote the
+    JSON of a 10k-node model. Each pair runs one right after the other; a ratio is the median of the pairs'."""
+    py = sys.executable
+    doctor = [py, "-m", "ortcopy_doctor"]
+    tiny = work / "tiny.onnx"
+    onnx.save(synth.conv_net(channels=8, blocks=1), str(tiny))
+    mid = work / "mid.onnx"
+    onnx.save(synth.conv_net(channels=64, blocks=8), str(mid))
+    big = work / "fallback10k.onnx"
+    onnx.save(synth.fallback_chain_model(10_000), str(big))
+    rounds = max(repeats, C_ROUNDS)
+    rows: list[list[object]] = []
+    for label, model in (("tiny (conv net 8ch, 1 block)", tiny), ("mid (conv net 64ch, 8 blocks)", mid)):
+        check_cmd = [*doctor, "check", str(model), "--html", str(work / "b.html"), "--fail-on", "never", "-q"]
+        _popen_rusage(check_cmd, work)
+        runs = _runs_made_by(check_cmd, work)
+        bare_cmd = [py, "-c", _BARE_DEFAULT, str(model), str(runs)]
+        bare, ((full, ratio),) = _interleaved(bare_cmd, [check_cmd], rounds)
+        rows.append([f"`check MODEL` ≤ {BUDGET_CHECK}x bare script", f"{label}: check {full:.3f} s / bare session "
+                     f"(CUDA, CPU requested) + {runs} runs {bare:.3f} s", f"{ratio:.2f}x", f"≤ {BUDGET_CHECK}x",
+                     _verdict(ratio <= BUDGET_CHECK), f"process, paired ({rounds} rounds)"])
+    out = work / "big.json"
+    static = [*doctor, "check", str(big), "--static", "--dim", "batch=8", "--fail-on", "never", "-q", "--no-html",
+              "--json", str(out)]
+    report_cmd = [*doctor, "report", str(out)]
+    _popen_rusage(static, work)
+    wrote, ((read, ratio),) = _interleaved(static, [report_cmd], rounds)
+    rows.append([f"`report RUN.json` ≤ {BUDGET_REPORT:.0%} of the check", f"10k nodes, 15k findings: `report` "
+                 f"{read:.3f} s / `check --static --json` {wrote:.3f} s ({out.stat().st_size / 1e6:.1f} MB)",
+                 f"{ratio:.1%}", f"≤ {BUDGET_REPORT:.0%}", _verdict(ratio <= BUDGET_REPORT),
+                 f"process, paired ({rounds} rounds)"])
+    return table("Speed budgets (issue 35): whole commands, ratios to baselines in the same run",
+                 ["budget", "measured", "ratio", "budget", "", "how"], rows)
+
+
+def _runs_made_by(check_cmd: list[str], work: Path) -> int:
+    """How many times the check ``check_cmd`` runs its model (every session's run events of its JSON)."""
+    out = work / "runs.json"
+    _popen_rusage([*check_cmd, "--json", str(out)], work)
+    return _runs_made(out)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=["goals", "overhead", "profile", "static", "big", "gpu", "memory",
+    parser.add_argument("--only", choices=["budgets", "goals", "overhead", "profile", "static", "big", "gpu", "memory",
                                            "commands"],
                         action="append")
     parser.add_argument("--repeats", type=int, default=3)
@@ -836,12 +886,14 @@ def main() -> int:
     parser.add_argument("--other", type=Path, help="`commands`: a checkout of another commit, measured in the same "
                         "rounds as this one (before/after)")
     args = parser.parse_args()
-    sections = args.only or ["goals", "static"]
+    sections = args.only or ["budgets", "goals", "static"]
     _compile_bytecode()
     texts = [f"Machine: {machine()}\n"]
     print(texts[0])
     with tempfile.TemporaryDirectory(prefix="ortcopy-bench-") as tmp:
         work = Path(tmp)
+        if "budgets" in sections:
+            texts.append(budgets(work, args.repeats))
         if "goals" in sections:
             texts.append(goals(work, args.repeats))
         if "overhead" in sections:

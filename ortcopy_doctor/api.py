@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 from pathlib import Path
 
 from ortcopy_doctor.collect.check import Progress, collect
@@ -31,7 +31,7 @@ def check(
     for key in overrides:
         if not hasattr(options, key):
             raise TypeError(f"check() got an unknown option {key!r}")
-    options = dataclasses.replace(options, **overrides)  # type: ignore[arg-type]
+    options = msgspec.structs.replace(options, **overrides)
     return analyse(collect(model_path, options, progress))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import copy
-import dataclasses
+import msgspec
 import gzip
 import html as htmllib
 import io
@@ -110,13 +110,23 @@ def program(code: str) -> tuple[str, str]:
 
 
 def programs_in(value: Any) -> Any:
-    """A report's JSON with each generated program (a string holding ``import onnxruntime as ort``) replaced by
-    ``program`` of it: compares two reports whose code differs only in layout. Without the analysis seal, which
-    names the code that wrote a report (report/seal.py): the recorded files were written by older code, or unsealed."""
+    """A report's JSON as this code writes it (read through the codec: the fields older code left out at their
+    defaults filled in), with each generated program (a string holding ``import onnxruntime as ort``) replaced by
+    ``program`` of it: compares two reports whose code differs only in layout. Without the ``analysed_by`` key,
+    which names the code that wrote a report (report/seal.py): the recorded files were written by older code."""
+    if isinstance(value, dict) and value.get("format") == "ortcopy-doctor-report":
+        from ortcopy_doctor.model import codec
+        from ortcopy_doctor.report.core import ReportDocument
+
+        value = codec.to_builtins(codec.convert(value, ReportDocument))
+    return _programs_in(value)
+
+
+def _programs_in(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: programs_in(v) for k, v in value.items() if k != "analysis_seal"}
+        return {k: _programs_in(v) for k, v in value.items() if k != "analysed_by"}
     if isinstance(value, list):
-        return [programs_in(v) for v in value]
+        return [_programs_in(v) for v in value]
     if isinstance(value, str) and "import onnxruntime as ort\n" in value:
         return ["<program>", *program(value)]
     return value
@@ -201,7 +211,7 @@ def _mask_json_value(value: Any) -> Any:
         for k, v in value.items():
             if k in _TIME_KEYS:
                 out[k] = _mask_numbers(v)
-            elif k in ("created_utc", "tool_version", "analysis_seal") and isinstance(v, str):
+            elif k in ("created_utc", "tool_version", "analysed_by") and isinstance(v, str):
                 out[k] = f"<{k.upper()}>"
             else:
                 out[k] = _mask_json_value(v)
@@ -363,7 +373,7 @@ def big_report(tmp_path: Path, n_nodes: int = 10_000, island_every: int = 400):
             ts += dur + 1
         runs.append(RunEvent(r.run, start, ts - start + 5, r.warmup))
         ts += 100
-    return analyse(dataclasses.replace(ev, run_events=runs, node_events=events, census=None, census_status=""))
+    return analyse(msgspec.structs.replace(ev, run_events=runs, node_events=events, census=None, census_status=""))
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ortcopy_doctor.model.census import COPY_KINDS, MEMORY_KINDS, TransferRecord  # noqa: E402
-from ortcopy_doctor.model.evidence import to_jsonable  # noqa: E402
+from ortcopy_doctor.model import codec  # noqa: E402
 
 # The probe's models.py had an older shape_subgraph than tests/models.py: its recording is not comparable.
 SKIP = {"shape_subgraph"}
@@ -70,7 +70,7 @@ def convert(folder: Path, ort_version: str, cupti_version: str) -> dict:
         "warmup_runs": 1,
         "clock_pairs": [list(cupti["clock"])],
         "window_ns": list(cupti.get("window", [])),
-        "records": to_jsonable(records(cupti)),
+        "records": codec.to_builtins(records(cupti)),
         "api_calls_traced": sum(1 for r in cupti["records"] if r["kind"] != "memcpy"),
         "profile_events": profile_events(profile),
     }

@@ -37,6 +37,7 @@ Fixture format (``FORMAT``/``FORMAT_VERSION``), one object per model:
 
 from __future__ import annotations
 
+from ortcopy_doctor.model import codec
 import argparse
 import contextlib
 import datetime
@@ -111,7 +112,6 @@ def inputs_for(name: str, folder: Path) -> Path | None:
 
 def census_of(fn: Any) -> dict | None:
     from ortcopy_doctor.collect.census import CuptiTracer, CuptiUnavailable
-    from ortcopy_doctor.model.evidence import to_jsonable
 
     try:
         with CuptiTracer() as tracer:
@@ -121,7 +121,7 @@ def census_of(fn: Any) -> dict | None:
     except Exception as exc:  # noqa: BLE001 - CUPTI cannot trace here (no driver): no census, said so
         print(f"  census failed: {type(exc).__name__}: {str(exc)[:200]}", file=sys.stderr)
         return None
-    return to_jsonable(tracer.census)
+    return codec.to_builtins(tracer.census)
 
 
 def to_numpy(value: Any) -> Any:

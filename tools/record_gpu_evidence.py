@@ -29,7 +29,7 @@ from ortcopy_doctor import check  # noqa: E402
 from ortcopy_doctor.collect.census import CuptiTracer  # noqa: E402
 from ortcopy_doctor.collect.session import CheckOptions  # noqa: E402
 from ortcopy_doctor.collect.demo_model import DEMO_DIMS, build_demo_model  # noqa: E402
-from ortcopy_doctor.model.evidence import to_jsonable  # noqa: E402
+from ortcopy_doctor.model import codec  # noqa: E402
 
 DIMS = {"batch": 2, "rows": 4, "cols": 8}
 
@@ -45,7 +45,7 @@ def inputs_for(name: str, folder: Path) -> Path | None:
 def census_of(fn) -> dict:
     with CuptiTracer() as tracer:
         fn()
-    return to_jsonable(tracer.census)
+    return codec.to_builtins(tracer.census)
 
 
 def record(name: str, model: onnx.ModelProto, dims: dict, out: Path) -> dict:

@@ -12,6 +12,7 @@ failed to record.
 
 from __future__ import annotations
 
+from ortcopy_doctor.model import codec
 import gzip
 import inspect
 import json
@@ -193,7 +194,6 @@ def run_scenario(scenario: Scenario, folder: Path, warmup: int = 2) -> dict[str,
 
     from ortcopy_doctor import watch
     from ortcopy_doctor.collect.census import CuptiTracer, backend_version
-    from ortcopy_doctor.model.evidence import to_jsonable
 
     session = make_session(scenario, folder)
     if session.get_providers()[0] != "CUDAExecutionProvider":
@@ -203,7 +203,7 @@ def run_scenario(scenario: Scenario, folder: Path, warmup: int = 2) -> dict[str,
         step()
     with CuptiTracer() as tracer:
         step()
-    ground_truth = to_jsonable(tracer.census)
+    ground_truth = codec.to_builtins(tracer.census)
     with watch(session, profile=scenario.instrumented) as w:
         step()
     report = w.report
@@ -223,7 +223,7 @@ def run_scenario(scenario: Scenario, folder: Path, warmup: int = 2) -> dict[str,
         "cupti_python_version": backend_version("cupti-python"),
         "device": gpu_name(),
         "ground_truth": ground_truth,
-        "observations": to_jsonable(w.observations),
+        "observations": codec.to_builtins(w.observations),
         "report": report.to_dict(),
         "assert_passes": passes,
         "assert_message": message,

@@ -25,10 +25,12 @@ node, OCD009 in-kernel) or is "unexplained"; consistency checks compare bytes wi
 
 from __future__ import annotations
 
+import msgspec
 import bisect
 import math
 from collections import defaultdict
-from dataclasses import field, replace
+from msgspec import field
+from msgspec.structs import replace
 from typing import Any, Optional
 
 from ortcopy_doctor.model.format import fmt_bytes
@@ -49,7 +51,6 @@ from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
 from ortcopy_doctor.model.census import TransferRecord, kineto_base_ns
 from ortcopy_doctor.model.evidence import Evidence, Feed, NodeEvent, RunEvent
 from ortcopy_doctor.analysis.stats import list_median
-from ortcopy_doctor.model.records import frozen
 
 
 CLASSES = list(CENSUS_CLASSES)
@@ -66,8 +67,7 @@ PROFILE_QUANTUM_US = 1.0
 PROFILE_CLOCK_ALLOWANCE_US = 5.0
 
 
-@frozen
-class AttributedTransfer:
+class AttributedTransfer(msgspec.Struct, frozen=True):
     """One traced memcpy, placed on the ORT timeline and given its cause."""
 
     run: int  # profile run index, -1 outside every run
@@ -99,8 +99,7 @@ class AttributedTransfer:
         return self.confirms == UNEXPLAINED
 
 
-@frozen
-class ClassTotal:
+class ClassTotal(msgspec.Struct, frozen=True):
     """The transfers of one class (feed, fetch, Memcpy node, ...) in one run, or their mean over the traced runs."""
 
     count: int = 0
@@ -109,8 +108,7 @@ class ClassTotal:
     share_of_run: Optional[float] = None  # device copy time / model_run wall time
 
 
-@frozen
-class RunTotals:
+class RunTotals(msgspec.Struct, frozen=True):
     """The transfers of one traced run, per class, and its host<->device total."""
 
     run: int
@@ -120,8 +118,7 @@ class RunTotals:
     host_device_bytes: int = 0
 
 
-@frozen
-class TransferGroup:
+class TransferGroup(msgspec.Struct, frozen=True):
     """Transfers of one cause (class, node or tensor, direction), per traced run on average."""
 
     kind: CensusClass
@@ -138,8 +135,7 @@ class TransferGroup:
     share_of_run: Optional[float]
 
 
-@frozen
-class Bandwidth:
+class Bandwidth(msgspec.Struct, frozen=True):
     """Measured copy rate by direction and host memory kind (small copies are latency-bound: read with bytes)."""
 
     direction: str
@@ -152,8 +148,7 @@ class Bandwidth:
     largest_gb_per_s: Optional[float]
 
 
-@frozen
-class ConsistencyCheck:
+class ConsistencyCheck(msgspec.Struct, frozen=True):
     """Bytes the census traced for one node or tensor in one run, against what the profile, feeds or analysis expect."""
 
     check: str  # memcpy_node_bytes, feed_bytes, fetch_bytes, in_kernel_bytes
@@ -165,8 +160,7 @@ class ConsistencyCheck:
     detail: str = ""
 
 
-@frozen
-class CensusReport:
+class CensusReport(msgspec.Struct, frozen=True):
     """The attribution of a transfer census: every traced transfer with its cause, totals per run and class, groups,
     bandwidth and consistency checks."""
 
@@ -230,8 +224,7 @@ def boundary_tolerance(clock_pairs: list[list[int]] | list[tuple[int, int]], clo
 # --- placement ----------------------------------------------------------------------------------------------------
 
 
-@frozen
-class _Place:
+class _Place(msgspec.Struct, frozen=True):
     """Where a traced transfer happened: its run, and the node or gap it fell in."""
 
     run: int

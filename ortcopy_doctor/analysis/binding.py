@@ -14,11 +14,13 @@ Code comes in flavors, each runnable as printed: ``onnxruntime`` (numpy data, Or
 
 from __future__ import annotations
 
+import msgspec
 import keyword
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import field, replace
+from msgspec import field
+from msgspec.structs import replace
 from typing import Optional
 
 from ortcopy_doctor.analysis.codelayout import WIDTH, fit
@@ -28,7 +30,6 @@ from ortcopy_doctor.model.format import fmt_shape
 from ortcopy_doctor.model.vocabulary import Role, StateBasis, Word
 from ortcopy_doctor.knowledge.ort_versions import has_from_dlpack
 from ortcopy_doctor.knowledge.providers import is_device
-from ortcopy_doctor.model.records import frozen
 
 
 class BindingPlace(Word):
@@ -46,8 +47,7 @@ UNBOUND = BindingPlace.UNBOUND
 FLAVORS = ("onnxruntime", "torch", "cupy")
 
 
-@frozen
-class BindingEntry:
+class BindingEntry(msgspec.Struct, frozen=True):
     """Where one input or output should live for IO binding, and why."""
 
     name: str
@@ -58,17 +58,16 @@ class BindingEntry:
     preallocate: bool = False
     reason: str = ""
     # State carried between runs: on an input, the output of the previous run it takes; on an output, the input
-    # of the next run it becomes. Left out of the JSON when None.
-    state_pair: Optional[str] = field(default=None, metadata={"omit_if_default": True})
+    # of the next run it becomes.
+    state_pair: Optional[str] = None
     # Why the state pair is taken as one (StateBasis: given, recurrent_node, convention); "" without a pair.
-    state_basis: str = field(default="", metadata={"omit_if_default": True})
+    state_basis: str = ""
     # A device input that a CPU node reads too: ORT copies it to host when it is bound, so the code binds it again
-    # before each run (new data written in place would not reach the CPU node). Left out of the JSON when False.
-    rebind: bool = field(default=False, metadata={"omit_if_default": True})
+    # before each run (new data written in place would not reach the CPU node).
+    rebind: bool = False
 
 
-@frozen
-class BindingPlan:
+class BindingPlan(msgspec.Struct, frozen=True):
     """The binding of every input and output of the model, and the code that binds them (``applicable`` is False,
     with the ``reason``, where no device provider is active)."""
 
@@ -79,10 +78,10 @@ class BindingPlan:
     reason: str = ""
     code: str = ""
     # Inputs and outputs alike in name and shape only (StateBasis.GUESS): said, not carried by the code; --state
-    # IN=OUT carries one. Left out of the JSON when none.
-    possible_state: list[StateCandidate] = field(default_factory=list, metadata={"omit_if_default": True})
+    # IN=OUT carries one.
+    possible_state: list[StateCandidate] = field(default_factory=list)
     # What running ``code`` next to plain run() showed (``code_verdict``); where it failed, ``code`` is "".
-    code_check: str = field(default="", metadata={"omit_if_default": True})
+    code_check: str = ""
 
     @property
     def inputs(self) -> list[BindingEntry]:
@@ -170,8 +169,7 @@ _RECURRENT_SLOTS = {"LSTM": {5: 1, 6: 2}, "GRU": {5: 1}, "RNN": {5: 1}}
 _RECURRENT_HOPS = 4
 
 
-@frozen
-class StateCandidate:
+class StateCandidate(msgspec.Struct, frozen=True):
     """An input and an output that may be the same state carried from one run to the next, and on what basis."""
 
     input: str
@@ -406,8 +404,7 @@ def make_plan(evidence: Evidence, view: GraphView | None = None) -> BindingPlan:
     return replace(plan, code=code if verdict.offered else "", code_check=verdict.text)
 
 
-@frozen
-class CodeVerdict:
+class CodeVerdict(msgspec.Struct, frozen=True):
     """Whether a generated code block is offered, and what its check (``Evidence.code_checks``) says, in words."""
 
     offered: bool
@@ -614,8 +611,7 @@ def value_literal(dtype: str, text: str) -> str:
     return repr(number) if math.isfinite(number) else f"float({text.strip()!r})"
 
 
-@frozen
-class DimConstant:
+class DimConstant(msgspec.Struct, frozen=True):
     """A dynamic dim of the inputs, named in the generated code: its size as this check fed it, and why."""
 
     name: str  # the Python constant (BATCH)
@@ -624,8 +620,7 @@ class DimConstant:
     comment: str
 
 
-@frozen
-class CodeSizes:
+class CodeSizes(msgspec.Struct, frozen=True):
     """The sizes the generated code feeds: one constant per dynamic dim, each input's shape written with them."""
 
     constants: list[DimConstant]
@@ -752,8 +747,7 @@ _RESERVED = {"np", "ort", "session", "binding", "rng", "outputs", "MODEL", "INPU
              "print", "zip", "type", "tuple", "list", "dict", "len", "range", "int", "float", "str"}
 
 
-@frozen
-class CodeNames:
+class CodeNames(msgspec.Struct, frozen=True):
     """The variable each input and output gets in the generated code (the same in every flavor)."""
 
     inputs: dict[str, str]

@@ -16,7 +16,7 @@ Without a census only zero-byte feeds/fetches are left out (an empty tensor make
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import replace
+from msgspec.structs import replace
 from typing import TYPE_CHECKING
 
 from ortcopy_doctor.knowledge import kernel_memory

@@ -9,6 +9,7 @@ host-memory arguments; Memcpy nodes come from the profile and the log.
 
 from __future__ import annotations
 
+import msgspec
 from collections import defaultdict
 from collections.abc import Container, Iterable, Sequence
 from typing import Optional
@@ -29,19 +30,16 @@ from ortcopy_doctor.model.evidence import Dim, Evidence, Feed, MemcpyInsertion, 
 from ortcopy_doctor.knowledge.model_file import dtype_itemsize
 from ortcopy_doctor.analysis.profile import tensor_bytes
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
-from ortcopy_doctor.model.records import frozen
 
 
-@frozen
-class TensorUse:
+class TensorUse(msgspec.Struct, frozen=True):
     """One use of a tensor: the node, and the index of the tensor among its inputs (or outputs, for a producer)."""
 
     node: RuntimeNode
     index: int
 
 
-@frozen
-class GraphView:
+class GraphView(msgspec.Struct, frozen=True):
     """Producers and consumers of each tensor in the graph ORT ran."""
 
     producers: dict[str, TensorUse]

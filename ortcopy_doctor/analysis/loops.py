@@ -27,12 +27,12 @@ its stages: each call, and each host stretch between the end of one call and the
 
 from __future__ import annotations
 
+import msgspec
 import statistics
 from collections import Counter
 from collections.abc import Sequence
 from typing import Optional
 
-from ortcopy_doctor.model.records import frozen
 
 Key = tuple[int, str]  # (session, call site)
 
@@ -40,8 +40,7 @@ CALL = "call"
 HOST = "host"
 
 
-@frozen
-class LoopCall:
+class LoopCall(msgspec.Struct, frozen=True):
     """One session call, in the program's order, on the program's clock (ns, the recorder's own time taken out)."""
 
     session: int
@@ -58,8 +57,7 @@ class LoopCall:
         return (self.session, self.site)
 
 
-@frozen
-class Stage:
+class Stage(msgspec.Struct, frozen=True):
     """One stretch of an iteration: a call (``kind`` "call") or the host time between two calls (``kind`` "host")."""
 
     kind: str
@@ -74,8 +72,7 @@ class Stage:
         return self.end_ns - self.start_ns
 
 
-@frozen
-class Iteration:
+class Iteration(msgspec.Struct, frozen=True):
     """One iteration of a loop: its calls (indices into the calls) and its stages, in order. ``end_ns`` is the start
     of the next iteration's first call; the last iteration has none (its last host stretch is not measured)."""
 
@@ -91,8 +88,7 @@ class Iteration:
         return None if self.end_ns is None else self.end_ns - self.start_ns
 
 
-@frozen
-class Loop:
+class Loop(msgspec.Struct, frozen=True):
     """A loop of the program: the key each iteration starts with, its sessions in order of first call, its
     iterations, and the calls outside every loop shown with it (``before``: warm-up or initialisation before it;
     ``after``: calls after the program's last loop), each as stages."""
@@ -114,8 +110,7 @@ class Loop:
         return [it for it in self.complete if it.index > 0]
 
 
-@frozen
-class StageSummary:
+class StageSummary(msgspec.Struct, frozen=True):
     """One row of a loop's stage table: a call key or a host stretch between two call keys, over the steady
     iterations. ``total_ns`` of all rows adds up to the steady iterations' time exactly."""
 
@@ -130,8 +125,7 @@ class StageSummary:
     per_iteration_ns: float  # total_ns over the steady iterations
 
 
-@frozen
-class ShapeFirst:
+class ShapeFirst(msgspec.Struct, frozen=True):
     """The first call of a session at an input shape, its time, and the median of its later calls at that shape."""
 
     call: int  # index into the calls
@@ -147,8 +141,7 @@ class ShapeFirst:
 # --- finding the loops ---------------------------------------------------------------------------------------------
 
 
-@frozen
-class _Found:
+class _Found(msgspec.Struct, frozen=True):
     head: Key
     start: int  # index of the loop's first call
     end: int  # one past its last call

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from msgspec.structs import replace
 
 from ortcopy_doctor.model.evidence import Evidence, NodeInfo, RuntimeNode
 

@@ -20,15 +20,15 @@ A difference is "measured" (faster or slower) only where the interval excludes 1
 
 from __future__ import annotations
 
+import msgspec
 import hashlib
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import field
+from msgspec import field
 from typing import Any
 
 import numpy as np
-from ortcopy_doctor.model.records import frozen, mutable
 
 LEVEL = 0.95
 SEED = 20240611
@@ -37,8 +37,7 @@ TARGET = 0.03  # stop when every interval is within ±3% of its ratio
 MAX_ROUNDS = 10000  # bounds the raw samples kept in the JSON
 
 
-@frozen
-class RatioCI:
+class RatioCI(msgspec.Struct, frozen=True):
     """median(base) / median(other) with its interval: above 1 means ``other`` is faster."""
 
     ratio: float
@@ -250,8 +249,7 @@ def precise_enough(samples: dict[str, list[float]], base: str, target: float = T
     return True
 
 
-@mutable
-class Sampler:
+class Sampler(msgspec.Struct):
     """Interleaved timed rounds (one call of each variant per round) until precise enough or out of time.
 
     ``timer(call)`` times one call and returns (host_ms, gpu_ms or None). ``clock`` is the wall clock the budget is

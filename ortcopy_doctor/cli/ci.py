@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
+import msgspec
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.render.output import STDOUT, check_writable, write_atomic
 from ortcopy_doctor.report.gate import Gate, evaluate, parse_bytes, parse_gain, resolve_allow
-from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
 
 
-@frozen
-class CiOptions:
+class CiOptions(msgspec.Struct, frozen=True):
     """The CI flags of ``check`` and ``report`` together: the gate, plus the SARIF and trace files to write.
 
     ``parse`` checks them all before any work (a bad --allow or an unwritable --sarif fails up front with exit 2).

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import time
-from dataclasses import replace
+from msgspec.structs import replace
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any

@@ -26,13 +26,13 @@ Chrome trace of every event). ``EVENT_BYTES`` covers the larger.
 
 from __future__ import annotations
 
+import msgspec
 import os
 import re
 from pathlib import Path
 
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.records import frozen
 
 BUDGET_ENV = "ORTCOPY_DOCTOR_MEMORY_BUDGET"
 # The share of the memory available that the budget takes where ORTCOPY_DOCTOR_MEMORY_BUDGET is not set.
@@ -48,8 +48,7 @@ EVENT_BYTES = 7168
 EVENT_BYTES_PER_THREAD = 64
 
 
-@frozen
-class Budget:
+class Budget(msgspec.Struct, frozen=True):
     """The bytes a check may plan for, and where the figure comes from (for the messages)."""
 
     bytes: int
@@ -188,8 +187,7 @@ def profile_events(nodes: int, runs: int) -> int:
     return SESSION_EVENTS + runs * (nodes + SESSION_EVENTS_PER_RUN)
 
 
-@frozen
-class ProfilePlan:
+class ProfilePlan(msgspec.Struct, frozen=True):
     """The profiled runs a check makes (``runs``), and the note that says why where they are fewer than asked."""
 
     runs: int

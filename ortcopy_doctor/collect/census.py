@@ -16,7 +16,7 @@ seconds; see ``census_from_torch_trace``.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from msgspec.structs import replace
 from typing import Any
 
 from ortcopy_doctor.model.census import (  # noqa: F401 - the census types, re-read by the tracers

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from msgspec.structs import replace
 from typing import Any
 
 from ortcopy_doctor.knowledge import providers as provider_names

@@ -15,7 +15,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from msgspec.structs import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

@@ -21,10 +21,12 @@ for the very code it shows (``code_sha256``).
 
 from __future__ import annotations
 
+import msgspec
 import contextlib
 import io
 from collections.abc import Callable, Iterator
-from dataclasses import field, replace
+from msgspec import field
+from msgspec.structs import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +48,6 @@ from ortcopy_doctor.analysis.node_names import with_profiler_names
 from ortcopy_doctor.collect import ortlog
 from ortcopy_doctor.collect.feeds import synthesize
 from ortcopy_doctor.model.evidence import CodeCheck, Evidence
-from ortcopy_doctor.model.records import frozen, mutable
 from ortcopy_doctor.model.vocabulary import CODE_BLOCK_LABELS as BLOCK_LABELS, CodeCheckStatus
 
 if TYPE_CHECKING:
@@ -83,8 +84,7 @@ def split_code(code: str) -> tuple[str, str]:
     return head + "\n", marker.lstrip("\n") + tail
 
 
-@mutable
-class Block:
+class Block(msgspec.Struct):
     """One block executed: its namespace (the session, binding, buffers and ``infer``), the inputs its first call
     read, and the setup and first-call times (ms)."""
 
@@ -235,8 +235,7 @@ def _changed(a: Any, b: Any) -> bool:
     return bool(same(a, b))
 
 
-@frozen
-class Reference:
+class Reference(msgspec.Struct, frozen=True):
     """Plain ``run()`` on a session of its own (the providers the check asked for): what every block must match."""
 
     session: Any

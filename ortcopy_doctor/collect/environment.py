@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import ctypes
 import glob
 import os
@@ -9,13 +10,12 @@ import platform
 import shutil
 import subprocess
 import sys
-from dataclasses import field
+from msgspec import field
 
 import numpy as np
 
 from ortcopy_doctor.knowledge.installed import distribution_version
 from ortcopy_doctor.model.evidence import Environment
-from ortcopy_doctor.model.records import frozen
 
 
 ORT_DISTRIBUTIONS = ("onnxruntime-gpu", "onnxruntime", "onnxruntime-directml", "onnxruntime-openvino",
@@ -192,8 +192,7 @@ def collect_environment(listing: GpuListing | None = None) -> Environment:
 CUDA_LIBRARIES = ["libcudart.so", "libcublas.so", "libcublasLt.so", "libcufft.so", "libcurand.so", "libcudnn.so"]
 
 
-@frozen
-class LibraryStatus:
+class LibraryStatus(msgspec.Struct, frozen=True):
     """One CUDA library: where it was found (None: nowhere) and why it did not load, where it did not."""
 
     name: str
@@ -201,8 +200,7 @@ class LibraryStatus:
     error: str | None = None
 
 
-@frozen
-class ProviderStatus:
+class ProviderStatus(msgspec.Struct, frozen=True):
     """One execution provider: whether a session could use it, and ORT's reason where not."""
 
     name: str
@@ -210,8 +208,7 @@ class ProviderStatus:
     reason: str = ""
 
 
-@frozen
-class EnvironmentReport:
+class EnvironmentReport(msgspec.Struct, frozen=True):
     """What ``environment_report`` found: the environment, each available provider, the CUDA libraries and warnings."""
 
     environment: Environment

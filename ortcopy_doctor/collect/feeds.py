@@ -9,6 +9,7 @@ gives a scalar (or one-element) control input, such as a sample rate, its value 
 
 from __future__ import annotations
 
+import msgspec
 import math
 import os
 import re
@@ -24,7 +25,6 @@ from ortcopy_doctor.collect.budget import Budget, memory_budget
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.evidence import AssumedDim, Feed, ValueInfo
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.records import frozen
 from ortcopy_doctor.model.vocabulary import FeedSource
 
 _DIM_RE = re.compile(r"^(.+)=(\d+)$")
@@ -38,8 +38,7 @@ MAX_INPUT_BYTES = 4 << 30
 MAX_DIM = 1 << 40
 
 
-@frozen
-class ChosenDim:
+class ChosenDim(msgspec.Struct, frozen=True):
     """A size check chose for a dynamic dim no flag sizes (collect/sizes.py): the value, why, and the sizes that
     failed before it."""
 
@@ -48,8 +47,7 @@ class ChosenDim:
     tried: tuple[int, ...] = ()
 
 
-@frozen
-class ChosenValue:
+class ChosenValue(msgspec.Struct, frozen=True):
     """A value check chose for a scalar input no flag gives, as the text a ``--value`` would hold, and why."""
 
     text: str

@@ -8,6 +8,7 @@ tolerates their absence, since other versions word things differently.
 
 from __future__ import annotations
 
+import msgspec
 import contextlib
 import os
 import re
@@ -15,12 +16,11 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterator
-from dataclasses import field
+from msgspec import field
 from typing import Any
 
 from ortcopy_doctor.model.evidence import LogLine, MemcpyInsertion
 from ortcopy_doctor.model.vocabulary import MemcpyOp
-from ortcopy_doctor.model.records import frozen
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LINE = re.compile(r"^\S+ \S+ \[([VIWEF]):onnxruntime:[^,]*, ([^\]]*)\] ?(.*)$")
@@ -140,8 +140,7 @@ def parse_lines(text: str) -> list[LogLine]:
     return lines
 
 
-@frozen
-class LogFacts:
+class LogFacts(msgspec.Struct, frozen=True):
     """What the log says about providers, placement and Memcpy insertion."""
 
     ep_failures: dict[str, str] = field(default_factory=dict)  # provider -> reason

@@ -4,19 +4,19 @@ how both free a failed session at once (``release_traceback``)."""
 
 from __future__ import annotations
 
+import msgspec
 import os
 import traceback
-from dataclasses import field, replace
+from msgspec import field
+from msgspec.structs import replace
 from pathlib import Path
 from typing import Any
 
 from ortcopy_doctor.knowledge import providers as provider_names
 from ortcopy_doctor.model.errors import UsageError
-from ortcopy_doctor.model.records import frozen
 
 
-@frozen
-class CheckOptions:
+class CheckOptions(msgspec.Struct, frozen=True):
     """What ``check`` runs: providers, inputs, and how many runs of each kind."""
 
     providers: list[str] = field(default_factory=lambda: list(provider_names.DEFAULT))

@@ -26,16 +26,17 @@ reads the feeds (the generated code) sees them as it sees the flags.
 
 from __future__ import annotations
 
+import msgspec
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import field, replace
+from msgspec import field
+from msgspec.structs import replace
 from typing import Any
 
 from ortcopy_doctor.collect.feeds import ChosenDim, ChosenValue
 from ortcopy_doctor.knowledge.model_file import subgraphs, walk_nodes
 from ortcopy_doctor.model.evidence import AssumedDim, ValueInfo
-from ortcopy_doctor.model.records import frozen
 
 # Sizes a dim grows through after a failed run where the error says nothing more precise: powers of two from 32,
 # so a stride of up to 32 (a detector's five halvings) divides each one.
@@ -70,8 +71,7 @@ _IMAGE_PASS_THROUGH = frozenset({"Transpose", "Cast", "Mul", "Div", "Add", "Sub"
 _IMAGE_WORDS = ("image", "img", "pixel", "picture", "photo")
 
 
-@frozen
-class Sizing:
+class Sizing(msgspec.Struct, frozen=True):
     """What check chose: a size per (input, axis) and a value per scalar input (``ChosenDim``, ``ChosenValue``)."""
 
     dims: dict[tuple[str, int], ChosenDim] = field(default_factory=dict)
@@ -320,8 +320,7 @@ _AXIS_LENGTH_RE = re.compile(r"requires axis length >= (\d+)")
 _RESHAPE_RE = re.compile(r"Input shape:\{([\d,]*)\}, requested shape:\{([-\d,]*)\}")
 
 
-@frozen
-class RunFailure:
+class RunFailure(msgspec.Struct, frozen=True):
     """What ORT's error says about a failed run: the innermost node named (op type, name) and its message."""
 
     op_type: str

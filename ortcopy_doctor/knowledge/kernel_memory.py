@@ -9,10 +9,10 @@ condition were checked on the H200 with ORT 1.31.1 (tests/fixtures/gpu).
 
 from __future__ import annotations
 
+import msgspec
 from collections.abc import Sequence
 
 from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, HOST_TO_DEVICE, Direction
-from ortcopy_doctor.model.records import frozen
 
 # (domain, op_type) -> indices of inputs read from host memory, for every opset the CUDA EP registers
 # unless a minimum opset is given as (since_version, indices) pairs, newest first.
@@ -72,8 +72,7 @@ CUDA_HOST_OUTPUTS: dict[tuple[str, str], frozenset[int]] = {
     ("", "MemcpyToHost"): frozenset({0}),
 }
 
-@frozen
-class InKernelTransfer:
+class InKernelTransfer(msgspec.Struct, frozen=True):
     """One kind of host<->device copy a CUDA kernel makes inside its own kernel time (not a Memcpy node).
 
     ``size``: "fixed" (``bytes`` per call), "per_batch" (``bytes`` times the batch of the op's first input, per

@@ -10,12 +10,12 @@ non-tensor types keep ORT's spelling (``seq(tensor(float))``, ``map(int64,tensor
 
 from __future__ import annotations
 
+import msgspec
 import functools
 import json
-from dataclasses import field
+from msgspec import field
 from importlib import resources
 from typing import Any, Optional, TypedDict
-from ortcopy_doctor.model.records import frozen
 
 REASONS = ("ok", "no_op", "no_opset", "no_type", "observed")
 
@@ -53,8 +53,7 @@ def _cast_target(actual: str, supported: list[str]) -> Optional[str]:
     return (same or tensors)[0]
 
 
-@frozen
-class Registration:
+class Registration(msgspec.Struct, frozen=True):
     """One kernel registration: an opset range and its type constraints."""
 
     since: int
@@ -97,8 +96,7 @@ class _Query(TypedDict):
     opset: int
 
 
-@frozen
-class KernelMatch:
+class KernelMatch(msgspec.Struct, frozen=True):
     """The answer of ``KernelTable.lookup``: whether a kernel exists, and if not, why."""
 
     found: bool

@@ -33,10 +33,11 @@ prediction keeps those nodes under their original names.
 
 from __future__ import annotations
 
+import msgspec
 import heapq
 import json
 from importlib import resources
-from dataclasses import field
+from msgspec import field
 from collections.abc import Callable
 from typing import Any, Optional, Protocol, cast
 
@@ -48,7 +49,6 @@ from ortcopy_doctor.model.evidence import MemcpyInsertion, RuntimeNode
 from ortcopy_doctor.model.vocabulary import MemcpyOp
 from ortcopy_doctor.knowledge.kernels import KernelMatch, KernelTable, norm_domain
 from ortcopy_doctor.knowledge.model_file import _type_string, elem_dtype, subgraphs as _subgraphs  # _type_string: ORT's spelling of non-tensor types, as kernels.json keeps it
-from ortcopy_doctor.model.records import frozen, mutable
 
 CPU = "CPUExecutionProvider"
 CUDA = "CUDAExecutionProvider"
@@ -63,8 +63,7 @@ _NO_CPU_PREFERENCE_TYPES = frozenset(
 )
 
 
-@frozen
-class Correction:
+class Correction(msgspec.Struct, frozen=True):
     """Where observed placement contradicts OperatorKernels.md, for one ORT version.
 
     Loaded from ``data/observed_corrections.json``; general by construction (op, domain, opset
@@ -138,8 +137,7 @@ _NON_DETERMINISTIC = frozenset(
 )
 
 
-@frozen
-class RemovedNode:
+class RemovedNode(msgspec.Struct, frozen=True):
     """A node of the model that ORT removes before placing nodes, so it is never placed."""
 
     name: str
@@ -149,8 +147,7 @@ class RemovedNode:
     # "inlined": an ONNX function op without a kernel, expanded into its body
 
 
-@frozen
-class Prediction:
+class Prediction(msgspec.Struct, frozen=True):
     """Predicted placement and Memcpy insertions for one model and provider."""
 
     provider: str
@@ -160,7 +157,7 @@ class Prediction:
     # nodes ORT removes before partitioning (Constant nodes, constant folding); not in ``nodes``
     removed: list[RemovedNode] = field(default_factory=list)
     # the model as placed (functions inlined) with the shapes onnx inferred; None where shape inference failed
-    shaped_model: Optional[onnx.ModelProto] = field(default=None, compare=False, repr=False)
+    shaped_model: Optional[onnx.ModelProto] = None
 
     def node(self, name: str) -> RuntimeNode:
         """The predicted node called ``name`` (KeyError if none)."""
@@ -421,8 +418,7 @@ def _expand(node: onnx.NodeProto, body: onnx.FunctionProto, prefix: Optional[str
 # --- placement ---------------------------------------------------------------------------------
 
 
-@mutable
-class _NodeFacts:
+class _NodeFacts(msgspec.Struct):
     node: onnx.NodeProto
     domain: str
     opset: int  # the schema's since_version where onnx knows the op

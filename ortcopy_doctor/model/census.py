@@ -4,17 +4,16 @@ and its clock is here, so evidence recorded on a GPU machine is read anywhere.""
 
 from __future__ import annotations
 
-from dataclasses import field
+import msgspec
+from msgspec import field
 from typing import Any, Optional
-from ortcopy_doctor.model.records import frozen
 
 COPY_KINDS = {1: "host_to_device", 2: "device_to_host", 8: "device_to_device", 9: "host_to_host", 10: "peer_to_peer"}
 MEMORY_KINDS = {0: "unknown", 1: "pageable", 2: "pinned", 3: "device", 4: "array", 5: "managed", 6: "device_static",
                 7: "managed_static"}
 
 
-@frozen
-class TransferRecord:
+class TransferRecord(msgspec.Struct, frozen=True):
     """One memcpy seen by CUPTI; times in CUPTI nanoseconds."""
 
     direction: str
@@ -28,8 +27,7 @@ class TransferRecord:
     api_kind: str = ""
 
 
-@frozen
-class Census:
+class Census(msgspec.Struct, frozen=True):
     """The memcpy records of one traced session and the clock pairs that map them onto ``time.time_ns()``."""
 
     records: list[TransferRecord] = field(default_factory=list)

@@ -6,14 +6,13 @@ the one counted, apart from the copies per run (``Report.conditional_copies``)."
 
 from __future__ import annotations
 
-from dataclasses import field
+import msgspec
+from msgspec import field
 
 from ortcopy_doctor.model.evidence import Dim
 from ortcopy_doctor.model.vocabulary import CopyKind, Direction
-from ortcopy_doctor.model.records import frozen
 
-@frozen
-class Copy:
+class Copy(msgspec.Struct, frozen=True):
     """One host<->device transfer that happens on every run."""
 
     kind: CopyKind  # feed, fetch, memcpy_node, in_kernel; unexplained (a traced transfer no rule explains)
@@ -34,8 +33,8 @@ class Copy:
     confirmed: bool | None = None
     # The subgraph of the node that makes the copy (``If_0.then_branch``, ``Loop_3.body``, nested ones joined by
     # "/"), as ``RuntimeNode.graph`` names it; "" for the main graph, and for feeds and fetches (ORT makes those on
-    # every run whatever branch reads or writes the tensor). Left out of the JSON when "".
-    branch: str = field(default="", metadata={"omit_if_default": True})
+    # every run whatever branch reads or writes the tensor).
+    branch: str = ""
 
 
 __all__ = ["Copy"]

@@ -3,7 +3,8 @@ renders it): each transfer and finding added, removed, changed or unchanged, the
 
 from __future__ import annotations
 
-from dataclasses import field
+import msgspec
+from msgspec import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Sequence, TypeVar
 
@@ -11,7 +12,6 @@ from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import Word
-from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
@@ -41,8 +41,7 @@ _KIND = {"feed": "feed copy", "fetch": "fetch copy", "memcpy_node": "Memcpy node
          "unexplained": "unexplained transfer"}
 
 
-@frozen
-class Change(Generic[T]):
+class Change(msgspec.Struct, Generic[T], frozen=True):
     """One transfer or finding (``T``) matched by ``key`` between report a and report b, and how it changed."""
 
     status: DiffStatus  # added, removed, changed, unchanged
@@ -52,8 +51,7 @@ class Change(Generic[T]):
     what: list[str] = field(default_factory=list)  # for changed: "bytes per run 1.0 KB → 2.0 KB", ...
 
 
-@frozen
-class Delta:
+class Delta(msgspec.Struct, frozen=True):
     """A number in a and in b (None where it was not measured)."""
 
     label: str
@@ -109,8 +107,7 @@ class Delta:
         return f"{result} ({known}{sign}{magnitude}{pct}{apart})"
 
 
-@frozen
-class PredictedDiff:
+class PredictedDiff(msgspec.Struct, frozen=True):
     """The predictions of a and b compared (each for a requested provider that did not load, or ``--static``):
     their transfers and findings matched as the measured ones are, and their per-run numbers."""
 
@@ -120,8 +117,7 @@ class PredictedDiff:
     deltas: list[Delta]  # bytes per run, copies per run (predicted)
 
 
-@frozen
-class ReportDiff:
+class ReportDiff(msgspec.Struct, frozen=True):
     """The difference between report a and report b: their transfers and findings matched, the deltas and the
     environment that differs."""
 

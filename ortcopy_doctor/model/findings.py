@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import field
+import msgspec
+from typing import Any
+
+from msgspec import field
 
 from ortcopy_doctor.model.vocabulary import Word
-from ortcopy_doctor.model.records import frozen
 
 
 class Severity(Word):
@@ -21,8 +23,7 @@ class Severity(Word):
         return {"error": 3, "warning": 2, "info": 1}[self.value]
 
 
-@frozen
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     """One thing a rule found: which rule, where, what it costs per run and how to fix it."""
 
     rule: str  # id, e.g. OCD001
@@ -34,7 +35,7 @@ class Finding:
     location: str  # node or tensor name ("" for the session)
     bytes_per_run: int | None = None
     predicted: bool = False
-    details: dict[str, object] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 __all__ = ["Finding", "Severity"]

@@ -442,7 +442,7 @@ def _binding_measured(report: Report, once: StatedOnce | None = None) -> Any:
     view = report.measured
     if view is None or once is None:
         return view
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     return replace(view, one_line=once(view.one_line))
 

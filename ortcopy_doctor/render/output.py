@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import errno
 import math
 import os
@@ -33,12 +34,11 @@ import stat
 import sys
 import tempfile
 import time
-from dataclasses import field
+from msgspec import field
 from pathlib import Path
 from typing import NamedTuple, Optional
 
 from ortcopy_doctor.model.errors import EnvironmentProblem, UsageError
-from ortcopy_doctor.model.records import frozen, mutable
 
 STDOUT = "-"
 _PATH_MAX = 4096
@@ -82,8 +82,7 @@ def _name_max(folder: str) -> int:
         return 255
 
 
-@mutable
-class _Output:
+class _Output(msgspec.Struct):
     flag: str
     shown: str  # the path as the user gave it
     target: str  # where it is committed: the real path of a regular file, the given path of a device or FIFO
@@ -93,8 +92,7 @@ class _Output:
     tmp: str | None = None  # staged temporary file of a regular output
 
 
-@frozen
-class OutputSet:
+class OutputSet(msgspec.Struct, frozen=True):
     """The outputs of one command; see the module docstring."""
 
     inputs: list[_Input] = field(default_factory=list)  # each file the command reads

@@ -22,9 +22,9 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.knowledge.providers import short
-from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.rules import RULES, Rule, is_allowed, rule_help_uri
 
@@ -232,4 +232,4 @@ def render_sarif(report: Report, allow: Iterable[str] = (), base: Path | str | N
     from ortcopy_doctor.render.terminal import json_safe
 
     # names and messages from the model or the report file: no raw control characters in the file
-    return json_safe(jsontext.dumps_indented(sarif_log(report, allow, base))) + "\n"
+    return json_safe(codec.to_json(sarif_log(report, allow, base))) + "\n"

@@ -16,15 +16,15 @@ Both pictures stay usable for models with thousands of nodes:
 
 from __future__ import annotations
 
+import msgspec
 import heapq
 import math
 from collections import defaultdict
-from dataclasses import field
+from msgspec import field
 from typing import TYPE_CHECKING, Optional
 
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.records import frozen, mutable
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.evidence import Evidence, NodeEvent, RunEvent, RuntimeNode
@@ -103,8 +103,7 @@ def direction_fill(direction: str) -> str:
     return {"host_to_device": H2D_FILL, "device_to_host": D2H_FILL}.get(direction, D2D_FILL)
 
 
-@frozen
-class Figure:
+class Figure(msgspec.Struct, frozen=True):
     """One picture for the report: ``svg`` ("" where there is nothing to draw) and a sentence to show with it."""
 
     svg: str
@@ -131,8 +130,7 @@ def _svg_open(element_id: str, width: float, height: float, label: str) -> str:
 # --- timeline --------------------------------------------------------------------------------------------------
 
 
-@frozen
-class Mark:
+class Mark(msgspec.Struct, frozen=True):
     """A transfer to mark on the timeline, at ``at_us`` (profile clock)."""
 
     at_us: float
@@ -407,8 +405,7 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
 # --- graph and CPU islands -------------------------------------------------------------------------------------
 
 
-@frozen
-class Island:
+class Island(msgspec.Struct, frozen=True):
     """A connected component of CPU nodes in a session whose main provider is a device."""
 
     nodes: list[int]  # indices into evidence.nodes, in order of appearance
@@ -423,8 +420,7 @@ class Island:
         return count + (" (ORT's choice, not a fallback)" if self.cpu_preferred else " (fallback)")
 
 
-@frozen
-class _Graph:
+class _Graph(msgspec.Struct, frozen=True):
     """The nodes drawn and their edges, by index."""
 
     nodes: list[RuntimeNode]
@@ -513,8 +509,7 @@ def _topological(g: _Graph) -> list[int]:
     return order
 
 
-@mutable
-class _Box:
+class _Box(msgspec.Struct):
     """A box of the CPU-islands picture: one node, or a run of nodes drawn collapsed."""
 
     members: list[int]  # node indices
@@ -548,8 +543,7 @@ def _boxes(g: _Graph, order: list[int], islands: list[Island], collapse: bool) -
     return boxes
 
 
-@frozen
-class Layout:
+class Layout(msgspec.Struct, frozen=True):
     """The graph laid out in boxes (one node, or a collapsed run of device nodes), by longest-path depth."""
 
     boxes: list[_Box]

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.knowledge.providers import is_device, short
-from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.model.format import fmt_bytes
 
 if TYPE_CHECKING:
@@ -187,4 +187,4 @@ def render_trace(report: Report) -> str:
     from ortcopy_doctor.render.terminal import json_safe
 
     # names and messages from the model or the report file: no raw control characters in the file
-    return json_safe(jsontext.dumps_indented(trace(report))) + "\n"
+    return json_safe(codec.to_json(trace(report))) + "\n"

@@ -18,7 +18,9 @@ Rules of the advice:
 
 from __future__ import annotations
 
-from dataclasses import field, replace
+import msgspec
+from msgspec import field
+from msgspec.structs import replace
 from typing import TYPE_CHECKING
 
 from ortcopy_doctor.model.copies import Copy
@@ -41,13 +43,11 @@ from ortcopy_doctor.report.variants import (
     is_all_cpu,
     median_interval,
 )
-from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
 
-@frozen
-class BindingView:
+class BindingView(msgspec.Struct, frozen=True):
     """The binding measurement as the renderers show it: rows and lines, computed once by ``binding_view``."""
 
     status: MeasurementStatus  # measured, skipped, off, failed

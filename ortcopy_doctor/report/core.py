@@ -8,8 +8,9 @@ here needs the schema and CHANGELOG.md updated (tests/model/test_schema.py check
 
 from __future__ import annotations
 
-import functools
-from dataclasses import field, replace
+import msgspec
+from msgspec import field
+from msgspec.structs import replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -21,25 +22,23 @@ from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
 from ortcopy_doctor.analysis.binding import BindingPlan, make_plan
 from ortcopy_doctor.analysis.census_match import UNEXPLAINED_KIND, drop_empty, explain_in_kernel, reconcile
-from ortcopy_doctor.model import jsontext
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.report.advice import BindingView, binding_view
-from ortcopy_doctor.report.recommend import Advice, advice_json, advise
-from ortcopy_doctor.report.seal import sealed, verified
-from ortcopy_doctor.model.evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERSION, Evidence, from_jsonable, to_jsonable
+from ortcopy_doctor.report.recommend import Advice, advise
+from ortcopy_doctor.report.seal import analysis_key
+from ortcopy_doctor.model.evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERSION, Evidence
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.rules import RuleContext, run_rules
 from ortcopy_doctor.model.format import fmt_bytes, fmt_run_bytes
 from ortcopy_doctor.analysis.attribution import CensusReport, census_report, mark_confirmed
-from ortcopy_doctor.model.records import frozen
 
 REPORT_FORMAT = "ortcopy-doctor-report"
 REPORT_FORMAT_VERSION = 2
 
 
-@frozen
-class Summary:
+class Summary(msgspec.Struct, frozen=True):
     """The report's numbers: transfers per run, by kind, node placement, run times and findings by severity."""
 
     copies_per_run: int
@@ -58,8 +57,7 @@ class Summary:
     findings_by_severity: dict[str, int] = field(default_factory=dict)
 
 
-@frozen
-class Report:
+class Report(msgspec.Struct, frozen=True):
     """The analysis of one piece of evidence: copies, findings, binding plan, summary and verdict."""
 
     evidence: Evidence
@@ -80,7 +78,7 @@ class Report:
     # True where the derived sections above were read from a file as it holds them (``load_report(cache=True)``,
     # seal.py) rather than computed by this code: the file's word, which anyone can edit and seal again. Such a
     # report is rendered, never judged: ``fails`` and the CI gate (report/gate.py) refuse it.
-    from_cache: bool = field(default=False, compare=False, repr=False)
+    from_cache: bool = False
 
     def shown_binding(self) -> BindingPlan:
         """The plan whose code the report shows: the session's, or, where no device provider was active and the
@@ -115,62 +113,72 @@ class Report:
                              "(load_report(cache=True)), which anyone can edit and seal again: judge a report "
                              "loaded with load_report(path), which analyses the file's evidence")
 
-    def to_dict(self) -> dict[str, Any]:
-        """The report as the JSON-able dict ``--json`` writes (the evidence included); ``conditional_copies`` (of
-        the report and of its prediction) only where there are some."""
-        data = self._to_dict()
-        if self.conditional_copies:
-            data = _after(data, "copies", "conditional_copies", to_jsonable(self.conditional_copies))
-        if self.prediction is not None and self.prediction.conditional_copies:
-            data["prediction"] = _after(data["prediction"], "copies", "conditional_copies",
-                                        to_jsonable(self.prediction.conditional_copies))
-        return data
+    def to_document(self) -> ReportDocument:
+        """The report as the document ``--json`` writes (the evidence included), keyed for reuse (``analysed_by``)."""
+        prediction = None
+        if self.prediction is not None:
+            p = self.prediction
+            prediction = PredictionDocument(verdict=p.verdict, summary=p.summary, copies=p.copies,
+                                            conditional_copies=p.conditional_copies, findings=p.findings,
+                                            binding=p.binding)
+        document = ReportDocument(verdict=self.verdict, summary=self.summary, copies=self.copies,
+                                  conditional_copies=self.conditional_copies, findings=self.findings,
+                                  binding=self.binding, prediction=prediction, census=self.census, advice=self.advice,
+                                  measured=self.measured, evidence=self.evidence)
+        return replace(document, analysed_by=analysis_key(document))
 
-    def _to_dict(self) -> dict[str, Any]:
-        return {
-            "format": REPORT_FORMAT,
-            "format_version": REPORT_FORMAT_VERSION,
-            "verdict": self.verdict,
-            "summary": to_jsonable(self.summary),
-            "copies": to_jsonable(self.copies),
-            "findings": to_jsonable(self.findings),
-            "binding": to_jsonable(self.binding),
-            "prediction": None if self.prediction is None else {
-                "verdict": self.prediction.verdict,
-                "summary": to_jsonable(self.prediction.summary),
-                "copies": to_jsonable(self.prediction.copies),
-                "findings": to_jsonable(self.prediction.findings),
-                "binding": to_jsonable(self.prediction.binding),
-            },
-            "census": None if self.census is None else to_jsonable(self.census),
-            "advice": self.advice_dict(),
-            "measured": None if self.measured is None else to_jsonable(self.measured),
-            "evidence": to_jsonable(self.evidence),
-        }
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain JSON values (``to_document`` through the codec)."""
+        data: dict[str, Any] = codec.to_builtins(self.to_document())
+        return data
 
     def advice_dict(self) -> dict[str, Any] | None:
         """The binding recommendation (recommend.py) as JSON; None without a measurement record."""
-        return advice_json(self.advice)
+        data: dict[str, Any] | None = codec.to_builtins(self.advice)
+        return data
 
     def headline(self) -> str:
         """The line under the verdict: current latency → best attainable, with the variant that gets there."""
         return self.advice.headline if self.advice is not None else ""
 
     def to_json(self) -> str:
-        """The report as the JSON ``--json`` writes: ``to_dict``, sealed (seal.py) where the text holds it exactly
-        (no float that is not finite written as null)."""
-        text, exact = jsontext.dumps_exact(self.to_dict())
-        return sealed(text) if exact else text
+        """The report as the JSON ``--json`` writes: ``to_document`` through the codec, indented."""
+        return codec.to_json(self.to_document())
 
 
-def _after(data: dict[str, Any], key: str, new_key: str, value: Any) -> dict[str, Any]:
-    """``data`` with ``new_key`` put right after ``key`` (the JSON keeps the copies together)."""
-    out: dict[str, Any] = {}
-    for k, v in data.items():
-        out[k] = v
-        if k == key:
-            out[new_key] = value
-    return out
+class PredictionDocument(msgspec.Struct, frozen=True, kw_only=True):
+    """What analysis predicts for the requested provider where it was not active, as the report JSON holds it."""
+
+    verdict: str
+    summary: Summary
+    copies: list[Copy]
+    conditional_copies: list[Copy] = field(default_factory=list)
+    findings: list[Finding]
+    binding: BindingPlan
+
+
+class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
+    """The report JSON (``check --json``, ``report --json``): what analysis made of the evidence, then the evidence.
+
+    ``analysed_by`` keys the reuse of the derived sections (``load_report(cache=True)``): the SHA-256 of the
+    analysing code and of the rest of this document as the codec writes it (report/seal.py); "" where none was
+    computed."""
+
+    format: str = REPORT_FORMAT
+    format_version: int = REPORT_FORMAT_VERSION
+    verdict: str
+    summary: Summary
+    copies: list[Copy]
+    # Copies of If branches and Loop/Scan bodies not counted per run (added within report version 2).
+    conditional_copies: list[Copy] = field(default_factory=list)
+    findings: list[Finding]
+    binding: BindingPlan
+    prediction: PredictionDocument | None = None
+    census: CensusReport | None = None
+    advice: Advice | None = None
+    measured: BindingView | None = None
+    evidence: Evidence
+    analysed_by: str = ""
 
 
 def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding],
@@ -320,8 +328,8 @@ def analyse(evidence: Evidence, *, measured: Evidence | None = None) -> Report:
 def load_report(path: Path | str, *, cache: bool = False) -> Report:
     """Re-analyse a report or evidence JSON written by ``--json`` with this code's rules; needs no ORT session or GPU.
 
-    ``cache=True``, for rendering only: a report whose ``analysis_seal`` matches this code and its bytes (seal.py)
-    is read as it is, its copies, findings, verdict and summary taken from the file (a third to a fifth of the
+    ``cache=True``, for rendering only: a report whose ``analysed_by`` key matches this code and what it holds
+    (seal.py) is read as it is, its copies, findings, verdict and summary taken from the file (a third to a fifth of the
     time for a 10,000-node report). The seal is no signature: anyone can edit a file and seal it again, so such a
     report says what the file says. It is marked ``from_cache``, and ``Report.fails`` and the CI gate refuse it.
     What is read is checked (the types; each finding's rule and slug against the rules; the values the renderers
@@ -345,58 +353,74 @@ def _check_version(path: Path, what: str, version: object, newest: int) -> None:
                          f"({newest}): upgrade ortcopy-doctor")
 
 
+class _Envelope(msgspec.Struct, frozen=True):
+    """What ``load_report`` reads first: which format a document is, its parts left as raw JSON."""
+
+    format: Any = None
+    format_version: Any = REPORT_FORMAT_VERSION
+    evidence: msgspec.Raw = msgspec.Raw(b"")  # (msgspec reads no Raw in a union: empty where absent)
+    analysed_by: Any = ""
+    # a bare evidence document (written by older versions, or by `check --json` of the first format) has these
+    model: msgspec.Raw = msgspec.Raw(b"")
+    session: msgspec.Raw = msgspec.Raw(b"")
+
+
+class _EvidenceHeader(msgspec.Struct, frozen=True):
+    """An evidence document's version, read before the whole of it."""
+
+    format_version: Any = 0
+
+
 def _load_report(path: Path, raw: bytes | None = None, *, cache: bool = False) -> Report:
     try:
         if raw is None:
             raw = path.read_bytes()
-        stored = _stored_report(raw) if cache else None
-        if stored is not None:
-            return stored
-        data = jsontext.loads(raw, text_only=True)
+        envelope = codec.decode(raw, _Envelope)
     except FileNotFoundError:
         raise UsageError(f"{path} not found: pass a JSON file written by `ortcopy-doctor check --json`") from None
-    except (OSError, ValueError) as exc:
-        reason = " ".join(str(exc).split())[:200]
+    except codec.ValidationError:  # JSON, but no object
+        raise UsageError(f"{path} is not an ortcopy-doctor report: pass a file written by `check --json`") from None
+    except (OSError, codec.DecodeError) as exc:
+        reason = "it is empty" if raw is not None and not raw.strip() else codec.message(exc)
         raise UsageError(f"{path} is not readable JSON ({reason}): pass a file written by `check --json`") from None
     except RecursionError:
         raise UsageError(f"{path} is nested too deeply to be a report: pass a file written by `check --json`") from None
-    if isinstance(data, dict) and data.get("format") == REPORT_FORMAT:
-        _check_version(path, "report", data.get("format_version", REPORT_FORMAT_VERSION), REPORT_FORMAT_VERSION)
-        data = data.get("evidence")
-    if not isinstance(data, dict) or "model" not in data or "session" not in data:
+    evidence_raw: Any = raw
+    if envelope.format == REPORT_FORMAT:
+        _check_version(path, "report", envelope.format_version, REPORT_FORMAT_VERSION)
+        evidence_raw = envelope.evidence
+    elif not envelope.model or not envelope.session:
+        evidence_raw = None
+    if evidence_raw is None or not bytes(evidence_raw).lstrip().startswith(b"{"):
         raise UsageError(f"{path} is not an ortcopy-doctor report: pass a file written by `check --json`")
-    _check_version(path, "evidence", data.get("format_version", 0), EVIDENCE_FORMAT_VERSION)
-    if isinstance(data.get("model"), dict) and "sha256" not in data["model"]:
-        data["model"]["sha256"] = ""  # written without the model hash: unknown (diff says so)
     try:
-        evidence = from_jsonable(Evidence, data)
+        header = codec.decode(evidence_raw, _EvidenceHeader)
+        _check_version(path, "evidence", header.format_version, EVIDENCE_FORMAT_VERSION)
+        if cache and envelope.format == REPORT_FORMAT and envelope.analysed_by:
+            stored = _stored_report(raw, envelope.analysed_by)
+            if stored is not None:
+                return stored
+        evidence = codec.decode(evidence_raw, Evidence)
         # the values (kinds, directions, sizes) are checked by the analysis itself
         return analyse(evidence)
-    except (TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError) as exc:
-        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
-        raise UsageError(f"{path} does not match the evidence format ({reason}): pass a file written by "
+    except (codec.DecodeError, TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError) as exc:
+        raise UsageError(f"{path} does not match the evidence format ({codec.message(exc)}): pass a file written by "
                          "`check --json`") from None
 
 
-def _stored_report(raw: bytes) -> Report | None:
-    """The report ``raw`` holds, read as it is rather than re-analysed (``from_cache``): where its seal verifies
-    (the file was written by this code, or edited and sealed again: seal.py), so that re-analysis would give back
-    what it holds unless someone edited it. None where the seal does not verify, msgspec is not installed, the file
-    does not decode to this format's types, or what it holds fails ``cache_problem`` (then ``load_report``
-    re-analyses it, and says what is wrong with it where anything is)."""
-    if not verified(raw):
-        return None
+def _stored_report(raw: bytes, key: str) -> Report | None:
+    """The report ``raw`` holds, read as it is rather than re-analysed (``from_cache``), where its ``analysed_by``
+    is this code's key for what it holds (seal.py), so that re-analysis would give back what it holds unless someone
+    edited it and keyed it again. None where the file does not decode to this format's types, the key differs, or
+    what it holds fails ``cache_problem`` (then ``load_report`` re-analyses it)."""
     try:
-        import msgspec
-    except ImportError:  # pragma: no cover - a declared dependency
-        return None
-    try:
-        stored = _stored_decoder().decode(raw)
-    except msgspec.DecodeError:  # ValidationError included
+        stored = codec.decode(raw, ReportDocument)
+    except (codec.DecodeError, RecursionError):
         return None
     evidence = stored.evidence
-    if (stored.format, stored.format_version, evidence.format_version) != (
-            REPORT_FORMAT, REPORT_FORMAT_VERSION, EVIDENCE_FORMAT_VERSION):
+    if (stored.format_version, evidence.format_version) != (REPORT_FORMAT_VERSION, EVIDENCE_FORMAT_VERSION):
+        return None
+    if analysis_key(replace(stored, analysed_by="")) != key:
         return None
     prediction = None
     if stored.prediction is not None:
@@ -450,23 +474,19 @@ def cache_problem(report: Report) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=1)
-def _stored_decoder() -> Any:
-    """A msgspec decoder of a sealed report straight into this format's types: as fast as parsing the JSON into
-    dicts alone (no dicts are made), a fifth of parsing and rebuilding with ``from_jsonable``. It reads a JSON
-    integer in a ``float`` field as a float (``from_jsonable`` keeps the int): the analysis never puts an int
-    there, which tests/report/test_stored.py checks on every recorded report and on checks of the test models."""
-    import msgspec
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the report JSON, generated from ``ReportDocument`` and the types it holds
+    (``model/schema/report.schema.json`` is this, written by tools/gen_schema.py; a test keeps it current)."""
+    from ortcopy_doctor.model.schema import SCHEMA_ID
 
-    # made with the types themselves: this module's annotations are strings, which msgspec would resolve in the
-    # module, where these classes are not
-    prediction = msgspec.defstruct("StoredPrediction", [
-        ("verdict", str), ("summary", Summary), ("copies", list[Copy]), ("findings", list[Finding]),
-        ("binding", BindingPlan), ("conditional_copies", list[Copy], [])])
-    report = msgspec.defstruct("StoredReport", [
-        ("format", str), ("format_version", int), ("verdict", str), ("summary", Summary), ("copies", list[Copy]),
-        ("findings", list[Finding]), ("binding", BindingPlan), ("evidence", Evidence),
-        ("prediction", Optional[prediction], None), ("census", Optional[CensusReport], None),
-        ("advice", Optional[Advice], None), ("measured", Optional[BindingView], None),
-        ("conditional_copies", list[Copy], [])])
-    return msgspec.json.Decoder(report)
+    generated = msgspec.json.schema(ReportDocument)
+    definitions = generated["$defs"]
+    root = definitions.pop(ReportDocument.__name__)  # the document itself at the top, its parts under $defs
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+            "title": "ortcopy-doctor report",
+            "description": (f"The JSON written by `ortcopy-doctor check --json` and `report --json` (format version "
+                            f"{REPORT_FORMAT_VERSION}; evidence format version {EVIDENCE_FORMAT_VERSION}), generated "
+                            "from the types that write and read it. Readers should ignore keys they do not know: "
+                            "fields are added within a format version; a removal, rename or change of meaning bumps "
+                            "format_version. The change log is CHANGELOG.md."),
+            **{k: v for k, v in root.items() if k not in ("title", "description")}, "$defs": definitions}

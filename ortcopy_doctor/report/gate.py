@@ -18,16 +18,16 @@ the file's word, which anyone can edit and seal again; report/seal.py).
 
 from __future__ import annotations
 
+import msgspec
 import re
 from collections.abc import Iterable
-from dataclasses import field
+from msgspec import field
 from typing import TYPE_CHECKING
 
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.rules import RULES, is_allowed
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
@@ -86,8 +86,7 @@ def resolve_allow(values: Iterable[str], flag: str = "--allow") -> frozenset[str
     return frozenset(allowed)
 
 
-@frozen
-class Gate:
+class Gate(msgspec.Struct, frozen=True):
     """The CI thresholds: --fail-on, --max-transfer-bytes, --allow and --fail-on-gain."""
 
     fail_on: str = "error"  # error, warning, info, never
@@ -101,8 +100,7 @@ class Gate:
         return self.fail_on != "never" or self.max_transfer_bytes is not None or self.fail_on_gain is not None
 
 
-@frozen
-class GateResult:
+class GateResult(msgspec.Struct, frozen=True):
     """The gate's outcome: whether it failed and why, the findings it allowed and what it could not judge."""
 
     failed: bool

@@ -22,7 +22,9 @@ left on the table (``--fail-on-gain``).
 
 from __future__ import annotations
 
-from dataclasses import field, replace
+import msgspec
+from msgspec import field
+from msgspec.structs import replace
 from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.report.variants import (
@@ -40,7 +42,6 @@ from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND
 from ortcopy_doctor.model.evidence import VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.analysis.stats import LEVEL, RatioCI
-from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.report.core import Report
@@ -51,8 +52,7 @@ HEAD_LABELS = {"plain": "plain run()", "plan": "the binding plan", "all_device":
                "cuda_graph": "the CUDA graph"}
 
 
-@frozen
-class VariantAdvice:
+class VariantAdvice(msgspec.Struct, frozen=True):
     """One measured variant as the recommendation shows it: median, speed-up over plain run() and what it needs."""
 
     variant: str
@@ -76,8 +76,7 @@ class VariantAdvice:
     needs: list[str] = field(default_factory=list)  # what the caller must do to get this variant's gain
 
 
-@frozen
-class Advice:
+class Advice(msgspec.Struct, frozen=True):
     """The recommendation: the variant to use, why, its measured gain and the code."""
 
     status: str  # measured, not_measured
@@ -105,11 +104,9 @@ class Advice:
     runs: int = 0
     stop_reason: str = ""
     variants: list[VariantAdvice] = field(default_factory=list)
-
-    @property
-    def gain_left(self) -> float | None:
-        """The lower bound of the recommended variant's speed-up (None where it is plain run() or not measured)."""
-        return self.speedup_ci_low if self.recommended not in ("", "plain") else None
+    # The lower bound of the recommended variant's speed-up (None where it is plain run() or not measured): what
+    # --fail-on-gain judges. Set by ``advise``.
+    gain_left: float | None = None
 
 
 def _transfers(v: VariantTiming | None) -> tuple[int | None, int | None]:
@@ -166,7 +163,10 @@ def advise(report: Report) -> Advice | None:
     as ``Report.advice``)."""
     if report.advice is not None:
         return report.advice
-    return _advise(report)
+    advice = _advise(report)
+    if advice is None or advice.recommended in ("", "plain"):
+        return advice
+    return replace(advice, gain_left=advice.speedup_ci_low)
 
 
 def _advise(report: Report) -> Advice | None:
@@ -327,15 +327,4 @@ def _headline(advice: Advice, cmp: Comparison | None, plan_vs_plain: Comparison)
     return ", ".join(parts) + "."
 
 
-def advice_json(advice: Advice | None) -> dict[str, Any] | None:
-    """The recommendation as it is in the JSON report (with ``gain_left``); None without one."""
-    from ortcopy_doctor.model.evidence import to_jsonable
-
-    if advice is None:
-        return None
-    data = to_jsonable(advice)
-    data["gain_left"] = advice.gain_left
-    return data  # type: ignore[no-any-return]
-
-
-__all__ = ["Advice", "VariantAdvice", "advice_json", "advise", "needs_of", "is_all_cpu"]
+__all__ = ["Advice", "VariantAdvice", "advise", "needs_of", "is_all_cpu"]

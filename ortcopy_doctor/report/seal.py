@@ -1,23 +1,21 @@
-"""The analysis seal: the key of a cache, which JSON reports ``report`` and ``diff`` may render as they are, instead
-of re-analysing them.
+"""The key of a cache, which JSON reports ``report`` and ``diff`` may render as they are, instead of re-analysing.
 
 ``load_report`` re-runs the analysis over a file's evidence, so that evidence recorded by an older ortcopy-doctor
-(or on the GPU machine) is read by today's rules. Where the file was written by this very code and not changed
-since, re-analysis gives back exactly what the file holds (tests/report/test_stored.py checks this over every
-recorded report): then ``load_report(cache=True)`` reads the file's copies, findings, plan and summary as they
-are, which is a third to a fifth of the time (issue 15: loading a JSON within 10% of the check that wrote it).
+(or on the GPU machine) is read by today's rules. Where the file was written by this very code, re-analysis gives
+back what the file holds (tests/report/test_stored.py checks this over every recorded report): then
+``load_report(cache=True)`` reads the file's copies, findings, plan and summary as they are.
 
-The seal is the document's last member, ``"analysis_seal": "<64 hex digits>"``: the SHA-256 of this code's
-``code_digest`` followed by every byte of the document before the seal's member. Any change to the file (a byte of
-its evidence, a finding edited by hand, the file re-indented) or to the code that analyses it (another version, a
-rule edited in a checkout, another Python) breaks the seal, and the file is re-analysed as before; a process
-whose analysis files changed after it imported them writes no seal.
+The key is a metadata field of the report, ``analysed_by``: the SHA-256 of this code's ``code_digest`` and of the
+report as the codec writes it (read back, it is written again to be checked: a file re-indented keeps its key). A
+change to any value of the file (its evidence, a finding edited by hand) or to the code that analyses it (another
+version, a rule edited in a checkout, another Python) breaks the key, and the file is re-analysed; a process whose
+analysis files changed after it imported them writes no key.
 
-It is a check of consistency, not a signature: there is no secret, and anyone who edits a file and seals it again
-with this code gets what they wrote. So the seal says nothing about who wrote a file, and what it keys is a cache
-for rendering only: a report read from it is marked ``Report.from_cache``, the gate and ``Report.fails`` refuse it,
-and the CLI re-analyses whenever it judges (a gate, SARIF). What the cache holds is checked as it is read
-(``report.core.cache_problem``), and every renderer escapes what it prints (docs/guarantees.md).
+It is a check of consistency, not a signature: there is no secret, and anyone who edits a file can key it again
+with this code. So what it keys is a cache for rendering only: a report read from it is marked ``Report.from_cache``, the gate
+and ``Report.fails`` refuse it, and the CLI re-analyses whenever it judges (a gate, SARIF). What the cache holds is
+checked as it is read (``report.core.cache_problem``), and every renderer escapes what it prints
+(docs/guarantees.md).
 """
 
 from __future__ import annotations
@@ -25,25 +23,23 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import re
 import sys
 from pathlib import Path
+from typing import Any
 
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.version import __version__
 
-SEAL_KEY = "analysis_seal"
 # The packages whose code (and data: the kernel tables) decides what `analyse` makes of evidence. The layer
 # contract (pyproject.toml, import-linter) keeps `analyse` from importing anything else of the package.
 ANALYSIS_PACKAGES = ("model", "knowledge", "analysis", "rules", "report")
-_MEMBER = f',\n "{SEAL_KEY}": "'  # then the 64 hex digits, '"', and the document's closing "\n}"
-_TAIL = re.compile(re.escape(_MEMBER.encode()) + rb'([0-9a-f]{64})"\n}\n?\Z')
 
 
 def code_digest(root: Path | None = None) -> bytes:
     """SHA-256 of the tool's version, the Python version (``sum`` of floats rounds differently in 3.12) and every
     file of ``ANALYSIS_PACKAGES`` under ``root`` (this installed package), by relative path; empty where a file
     cannot be read, or where a file of this installed package changed since this process imported its code (a
-    rule edited in a checkout while a check runs): then nothing is sealed, and every file is re-analysed."""
+    rule edited in a checkout while a check runs): then no key is written, and every file is re-analysed."""
     if root is None:
         if _stats(_ROOT) != _STATS_AT_IMPORT:
             return b""
@@ -101,35 +97,16 @@ _ROOT = Path(__file__).resolve().parent.parent
 _STATS_AT_IMPORT = _stats(_ROOT)
 
 
-def sealed(document: str) -> str:
-    """``document`` (a report as ``jsontext.dumps`` writes it: an object ending ``\\n}``) with its seal as the last
-    member; as it is where this code cannot be read (``code_digest`` empty)."""
-    code = code_digest()
-    if not code or not document.endswith("\n}"):
-        return document
-    body = document[:-2]
-    digest = hashlib.sha256(code)
-    digest.update(body.encode("utf-8"))
-    return f'{body}{_MEMBER}{digest.hexdigest()}"\n}}'
-
-
-def unsealed(document: str) -> str:
-    """``document`` without its seal, as ``jsontext.dumps`` wrote it; as it is where it has none."""
-    at = document.rfind(_MEMBER)
-    return document if at < 0 or _TAIL.search(document[at:].encode()) is None else document[:at] + "\n}"
-
-
-def verified(raw: bytes) -> bool:
-    """Whether ``raw`` (a JSON file's bytes) ends with a seal that matches its bytes and this code."""
-    found = _TAIL.search(raw, max(0, len(raw) - 120))
-    if found is None:
-        return False
+def analysis_key(document: Any) -> str:
+    """The key a report's ``analysed_by`` holds: the SHA-256 of this code (``code_digest``) and of ``document`` (the
+    report as it is written, its ``analysed_by`` empty) as the codec writes it, in hex; "" where this code cannot be
+    read (then no report is reused)."""
     code = code_digest()
     if not code:
-        return False
+        return ""
     digest = hashlib.sha256(code)
-    digest.update(memoryview(raw)[:found.start()])  # not a copy of the 20 MB before the seal
-    return digest.hexdigest() == found.group(1).decode()
+    digest.update(codec.to_json_bytes(document, indent=0))
+    return digest.hexdigest()
 
 
-__all__ = ["ANALYSIS_PACKAGES", "SEAL_KEY", "code_digest", "sealed", "unsealed", "verified"]
+__all__ = ["ANALYSIS_PACKAGES", "analysis_key", "code_digest"]

@@ -6,6 +6,7 @@ Pure: reads the evidence, the plan and the copies; needs no onnxruntime.
 
 from __future__ import annotations
 
+import msgspec
 import math
 
 from ortcopy_doctor.analysis.copies import GraphView, declared_size
@@ -15,7 +16,6 @@ from ortcopy_doctor.analysis.binding import DEVICE, HOST, UNBOUND, BindingPlan
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, VariantTiming
 from ortcopy_doctor.knowledge.providers import CPU, is_device
 from ortcopy_doctor.analysis.stats import RatioCI, median_ci, ratio_ci, summary_ratio_ci
-from ortcopy_doctor.model.records import frozen
 
 H2D = "host_to_device"
 D2H = "device_to_host"
@@ -42,8 +42,7 @@ Totals = dict[str, tuple[int, int]]
 # --- CUDA-graph readiness ---------------------------------------------------------------------------------------
 
 
-@frozen
-class Blocker:
+class Blocker(msgspec.Struct, frozen=True):
     """One reason the model cannot run as a captured CUDA graph."""
 
     kind: str  # no_device, memcpy_node, cpu_node, control_flow, data_dependent_shape, in_kernel_transfer, unbound_input, unbound_output
@@ -187,8 +186,7 @@ def is_all_cpu(evidence: Evidence) -> bool:
 # --- comparing two variants -------------------------------------------------------------------------------------
 
 
-@frozen
-class Comparison:
+class Comparison(msgspec.Struct, frozen=True):
     """How one variant's median compares with another's (see ``compare``)."""
 
     verdict: str  # faster, slower, within_noise, not_compared

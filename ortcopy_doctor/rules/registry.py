@@ -7,11 +7,11 @@ view, the census attribution), so no rule recomputes them.
 
 from __future__ import annotations
 
+import msgspec
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Optional
 
 from ortcopy_doctor.model.findings import Finding, Severity
-from ortcopy_doctor.model.records import frozen
 
 if TYPE_CHECKING:
     from ortcopy_doctor.analysis.attribution import CensusReport
@@ -27,8 +27,7 @@ RULES_DOC_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
 LOCATIONS = ("session", "node", "input", "output", "census")  # what a finding's ``location`` names
 
 
-@frozen
-class Rule:
+class Rule(msgspec.Struct, frozen=True):
     """A kind of finding: its id (OCD001), slug (ep-not-active), severity, one-line title, what its findings'
     ``location`` names, and what to do about it in general (SARIF's rule help; each finding carries its own fix)."""
 
@@ -40,8 +39,7 @@ class Rule:
     help: str = ""
 
 
-@frozen
-class RuleContext:
+class RuleContext(msgspec.Struct, frozen=True):
     """What every rule reads: the evidence and what ``analyse`` computed from it."""
 
     evidence: Evidence
@@ -54,8 +52,7 @@ class RuleContext:
 Check = Callable[[RuleContext], list[Finding]]
 
 
-@frozen
-class _Entry:
+class _Entry(msgspec.Struct, frozen=True):
     """A registered rule and the function that checks it."""
 
     rule: Rule

@@ -3,7 +3,7 @@ there is one, else implied by placement and the devices of the values."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 from typing import Optional
 
 from ortcopy_doctor.knowledge.providers import CPU, short

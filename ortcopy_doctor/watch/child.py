@@ -122,10 +122,10 @@ def start(path: str, census: bool) -> None:
     jsonable: list[Callable[[Any], Any]] = []
 
     def install() -> None:
-        from ortcopy_doctor.model.evidence import to_jsonable
+        from ortcopy_doctor.model.codec import to_builtins
         from ortcopy_doctor.watch.program import PipelineRecorder
 
-        jsonable.append(to_jsonable)
+        jsonable.append(to_builtins)
         recorder = PipelineRecorder(census=census)
         recorders.append(recorder)
         try:

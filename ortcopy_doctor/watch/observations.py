@@ -4,11 +4,12 @@ without onnxruntime."""
 
 from __future__ import annotations
 
-from dataclasses import field
+import msgspec
+from msgspec import field
 from typing import Any, Optional
 
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.census import TransferRecord
-from ortcopy_doctor.model.evidence import from_jsonable
 from ortcopy_doctor.model.vocabulary import (
     CopyKind,
     Direction,
@@ -22,7 +23,6 @@ from ortcopy_doctor.model.vocabulary import (
     UNEXPLAINED,
     Word,
 )
-from ortcopy_doctor.model.records import frozen, mutable
 
 WATCH_FORMAT = "ortcopy-doctor-watch"
 WATCH_FORMAT_VERSION = 1
@@ -65,8 +65,7 @@ _DEVICE_TYPES = {"CUDAExecutionProvider": "cuda", "TensorrtExecutionProvider": "
 # --- observations: what the watch recorded (plain data, JSON-able) -------------------------------------------------
 
 
-@mutable
-class TensorUse:
+class TensorUse(msgspec.Struct):
     """One input or output of one call, as the user's code gave or received it."""
 
     name: str
@@ -83,8 +82,7 @@ class TensorUse:
     fresh: bool = True
 
 
-@frozen
-class BindRecords:
+class BindRecords(msgspec.Struct, frozen=True):
     """The memcpys CUPTI saw while one ``bind_*`` of this binding ran (ORT copies bound inputs at bind time)."""
 
     method: str
@@ -92,8 +90,7 @@ class BindRecords:
     records: list[TransferRecord] = field(default_factory=list)
 
 
-@frozen
-class ProfileMemcpy:
+class ProfileMemcpy(msgspec.Struct, frozen=True):
     """A Memcpy node of one call as ORT's profile shows it: name, op type, output bytes, duration."""
 
     name: str
@@ -102,16 +99,14 @@ class ProfileMemcpy:
     dur_us: int
 
 
-@frozen
-class CallProfile:
+class CallProfile(msgspec.Struct, frozen=True):
     """The ORT profile's view of one call (``watch(..., profile=True)`` on a profiling session)."""
 
     run_dur_us: int
     memcpy_nodes: list[ProfileMemcpy] = field(default_factory=list)
 
 
-@mutable
-class CallObservation:
+class CallObservation(msgspec.Struct):
     """One call of the watched session: how it got its inputs and gave its outputs, and what CUPTI saw."""
 
     index: int
@@ -129,8 +124,7 @@ class CallObservation:
     profile: Optional[CallProfile] = None
 
 
-@frozen
-class ModelTransferSite:
+class ModelTransferSite(msgspec.Struct, frozen=True):
     """A place in the model where ORT itself moves data between host and device on every run."""
 
     kind: CopyKind  # memcpy_node, in_kernel
@@ -141,8 +135,7 @@ class ModelTransferSite:
     cause: str
 
 
-@frozen
-class Placement:
+class Placement(msgspec.Struct, frozen=True):
     """Where the session reads its inputs and writes its outputs, and the model's own transfer sites."""
 
     source: PlacementSource  # session, predicted, host_only, unknown
@@ -160,8 +153,7 @@ class Placement:
         return _DEVICE_TYPES.get(self.provider, "cuda")
 
 
-@mutable
-class WatchObservations:
+class WatchObservations(msgspec.Struct):
     """Everything one watch recorded: enough to re-analyse without onnxruntime (``analyse_watch``)."""
 
     format: str = WATCH_FORMAT
@@ -186,12 +178,12 @@ def _is_host(device: str) -> bool:
 
 
 def load_observations(data: dict[str, Any]) -> WatchObservations:
-    """Observations from ``to_jsonable(w.observations)`` (e.g. a recorded fixture)."""
+    """Observations from ``codec.to_builtins(w.observations)`` (e.g. a recorded fixture)."""
     if data.get("format") != WATCH_FORMAT:
         raise ValueError("not ortcopy-doctor watch observations")
     if int(data.get("format_version", 0)) > WATCH_FORMAT_VERSION:
         raise ValueError(f"watch observations format {data.get('format_version')} is newer than this ortcopy-doctor reads")
-    observations: WatchObservations = from_jsonable(WatchObservations, data)
+    observations: WatchObservations = codec.convert(data, WatchObservations)
     return observations
 
 

@@ -24,13 +24,16 @@ variables made from the names by ``analysis.binding.code_identifier``; a name in
 
 from __future__ import annotations
 
+import msgspec
 import html as html_lib
 import re
 import statistics
 from collections.abc import Sequence
-from dataclasses import field, replace
+from msgspec import field
+from msgspec.structs import replace
 from typing import Any, Optional
 
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.analysis.binding import code_comment, code_identifier, code_sha256
 from ortcopy_doctor.analysis.loops import (
     CALL,
@@ -44,9 +47,8 @@ from ortcopy_doctor.analysis.loops import (
     stage_table,
 )
 from ortcopy_doctor.analysis.codelayout import fit
-from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.evidence import CodeCheck, from_jsonable, to_jsonable
+from ortcopy_doctor.model.evidence import CodeCheck
 from ortcopy_doctor.knowledge.providers import is_device, short
 from ortcopy_doctor.render.terminal import safe
 from ortcopy_doctor.watch.analysis import analyse_watch
@@ -60,7 +62,6 @@ from ortcopy_doctor.watch.observations import (
     WatchObservations,
 )
 from ortcopy_doctor.watch.report import CallReport, TensorReport, WatchReport
-from ortcopy_doctor.model.records import frozen, mutable
 
 PIPELINE_FORMAT = "ortcopy-doctor-pipeline"
 PIPELINE_FORMAT_VERSION = 1
@@ -90,8 +91,7 @@ HOST = "host"  # through host memory, but one end lives there anyway
 # --- observations ----------------------------------------------------------------------------------------------------
 
 
-@frozen
-class ValueLink:
+class ValueLink(msgspec.Struct, frozen=True):
     """The output of an earlier call that a consumed value came from."""
 
     seq: int  # the producing call's PipelineCall.seq
@@ -99,8 +99,7 @@ class ValueLink:
     how: str  # object, view, pointer, download, hash
 
 
-@mutable
-class ValueInfo:
+class ValueInfo(msgspec.Struct):
     """One input or output of one call as the program handed it over."""
 
     name: str
@@ -111,8 +110,7 @@ class ValueInfo:
     link: Optional[ValueLink] = None  # inputs only: where the value came from
 
 
-@frozen
-class Download:
+class Download(msgspec.Struct, frozen=True):
     """An OrtValue output of a call turned into numpy by the program after the call."""
 
     seq: int
@@ -122,8 +120,7 @@ class Download:
     at_ns: int
 
 
-@mutable
-class PipelineCall:
+class PipelineCall(msgspec.Struct):
     """One session call in the program's order: the recorder's and ORT's times, and the values it took and gave."""
 
     seq: int  # order of the call in the program, over all sessions
@@ -152,8 +149,7 @@ class PipelineCall:
     site: str = ""
 
 
-@frozen
-class SessionRecord:
+class SessionRecord(msgspec.Struct, frozen=True):
     """One session the program created: its unique label, its model file and the watch's observations of it."""
 
     label: str  # the model file's name (made unique with #2, #3)
@@ -164,8 +160,7 @@ class SessionRecord:
     provider_failures: dict[str, str] = field(default_factory=dict)  # provider -> ORT's reason it did not load
 
 
-@mutable
-class PipelineObservations:
+class PipelineObservations(msgspec.Struct):
     """Everything ``ortcopy-doctor run`` recorded of one program (``analyse_pipeline`` needs no onnxruntime)."""
 
     format: str = PIPELINE_FORMAT
@@ -191,20 +186,19 @@ class PipelineObservations:
 
 
 def load_pipeline_observations(data: dict[str, Any]) -> PipelineObservations:
-    """Observations from ``to_jsonable(observations)`` (a recorded fixture); ``ValueError`` for another format."""
+    """Observations from ``codec.to_builtins(observations)`` (a recorded fixture); ``ValueError`` for another format."""
     if data.get("format") != PIPELINE_FORMAT:
         raise ValueError("not ortcopy-doctor pipeline observations")
     if int(data.get("format_version", 0)) > PIPELINE_FORMAT_VERSION:
         raise ValueError(f"pipeline observations format {data.get('format_version')} is newer than this ortcopy-doctor reads")
-    observations: PipelineObservations = from_jsonable(PipelineObservations, data)
+    observations: PipelineObservations = codec.convert(data, PipelineObservations)
     return observations
 
 
 # --- the report ------------------------------------------------------------------------------------------------------
 
 
-@frozen
-class HandOff:
+class HandOff(msgspec.Struct, frozen=True):
     """Values of one producer output consumed as one input of a later call, aggregated over the run."""
 
     producer: str  # session label
@@ -226,8 +220,7 @@ class HandOff:
     code: str = ""
 
 
-@frozen
-class HostEdge:
+class HostEdge(msgspec.Struct, frozen=True):
     """An input uploaded from host code (not traced to any session output) or an output downloaded at the end."""
 
     session: str
@@ -238,8 +231,7 @@ class HostEdge:
     basis: str
 
 
-@frozen
-class StageRow:
+class StageRow(msgspec.Struct, frozen=True):
     """One row of a pipeline's stage table: a host, inference or download stage, its calls and times."""
 
     stage: str
@@ -254,8 +246,7 @@ class StageRow:
     before_site: str = ""  # host: the code of the call before it (file:function:line)
 
 
-@frozen
-class ShapeCall:
+class ShapeCall(msgspec.Struct, frozen=True):
     """The first call of a session at an input shape, its time and the median of its later calls at that shape."""
 
     session: str
@@ -268,8 +259,7 @@ class ShapeCall:
     steady_median_ms: Optional[float] = None  # the session's calls that were no first call at their shape
 
 
-@frozen
-class Pipeline:
+class Pipeline(msgspec.Struct, frozen=True):
     """Sessions called in a repeating order: hand-offs, uploads, downloads, stage times and the code to fix them."""
 
     sessions: list[str]
@@ -306,8 +296,7 @@ class Pipeline:
     largest_cost: str = ""  # the largest cost the report names a fix for (_largest_cost)
 
 
-@frozen
-class SessionSummary:
+class SessionSummary(msgspec.Struct, frozen=True):
     """One session of the program in brief: providers, calls, placement source, census, user transfers."""
 
     label: str
@@ -319,8 +308,7 @@ class SessionSummary:
     user_transfers: int
 
 
-@frozen
-class ProviderFinding:
+class ProviderFinding(msgspec.Struct, frozen=True):
     """A session that runs on the CPU although this onnxruntime has a device provider: where the program created
     it, why it is not on the device, and what to change (``audit_providers``)."""
 
@@ -374,8 +362,7 @@ def audit_providers(obs: PipelineObservations) -> list[ProviderFinding]:
     return found
 
 
-@frozen
-class PipelineReport:
+class PipelineReport(msgspec.Struct, frozen=True):
     """What ``ortcopy-doctor run`` found: each session, each pipeline of sessions and its host round trips."""
 
     program: list[str]
@@ -443,16 +430,16 @@ class PipelineReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able: the fields with the round trips and the verdict, the observations last."""
-        data = to_jsonable(self)
+        data = codec.to_builtins(self)
         data.pop("observations", None)
-        data["round_trips"] = to_jsonable(self.round_trips)
+        data["round_trips"] = codec.to_builtins(self.round_trips)
         data["verdict"] = self.verdict
         return {"format": PIPELINE_FORMAT + "-report", "format_version": PIPELINE_FORMAT_VERSION, **data,
-                "observations": None if self.observations is None else to_jsonable(self.observations)}
+                "observations": None if self.observations is None else codec.to_builtins(self.observations)}
 
     def to_json(self) -> str:
         """``to_dict`` as indented JSON."""
-        return jsontext.dumps_indented(self.to_dict())
+        return codec.to_json(self.to_dict())
 
     def to_text(self) -> str:
         """The report as plain text (``render_text``)."""
@@ -993,8 +980,7 @@ def _targets(variables: list[str]) -> str:
 IoNames = tuple[list[str], list[str]]  # a session's input and output names, as the program called it
 
 
-@frozen
-class HandoffCode:
+class HandoffCode(msgspec.Struct, frozen=True):
     """One block of hand-off code and the variables it uses, so that it can be run next to plain ``run()``
     (watch/handoff_check.py): ``sessions`` label -> variable; ``given`` the variables the program provides
     ("label|input|name" -> variable: its arrays; "label|initial|name" for a state's initial value); ``results`` the

@@ -18,6 +18,7 @@ equal bytes of host arrays (``HASH_LIMIT`` bytes at most per array; bigger array
 
 from __future__ import annotations
 
+import msgspec
 import collections
 import hashlib
 import inspect
@@ -26,7 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import field
+from msgspec import field
 from pathlib import Path
 from typing import Any, Optional
 
@@ -47,7 +48,6 @@ from ortcopy_doctor.watch.pipeline import (
 )
 from ortcopy_doctor.watch.recorder import _INFO_ATTR, Watch, _Instrumentation, _ortvalue_nbytes
 from ortcopy_doctor.model.errors import EnvironmentProblem
-from ortcopy_doctor.model.records import frozen, mutable
 
 KEEP_CALLS = 2
 BINDING_METHODS = ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "bind_output", "bind_ortvalue_output",
@@ -67,8 +67,7 @@ def _package_prefixes(module_file: str, up: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p + os.sep for p in (folder, os.path.realpath(folder))))
 
 
-@mutable
-class _Produced:
+class _Produced(msgspec.Struct):
     seq: int
     output: str
     obj: Any  # the object kept alive while it can be looked up
@@ -669,8 +668,7 @@ class PipelineRecorder:
 # --- running a program --------------------------------------------------------------------------------------------------
 
 
-@frozen
-class Target:
+class Target(msgspec.Struct, frozen=True):
     """What to run: the words after ``python`` (``args``: its options, then the script, directory, zip file or
     ``-m module`` or ``-c code``, then the program's arguments), the program's name for the report (``script``,
     ``module``) and its ``sys.argv``."""

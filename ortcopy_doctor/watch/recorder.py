@@ -32,6 +32,8 @@ onnxruntime, which is how the recorded GPU fixtures are replayed (tests/fixtures
 
 from __future__ import annotations
 
+import copy
+import msgspec
 import contextlib
 import functools
 import inspect
@@ -42,7 +44,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import field
+from msgspec import field
 from pathlib import Path
 from typing import Any, Optional
 
@@ -51,7 +53,6 @@ from ortcopy_doctor.collect.census import CuptiTracer
 from ortcopy_doctor.knowledge.providers import ALIASES, KNOWN, is_device
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.census import TransferRecord
-from ortcopy_doctor.model.evidence import to_jsonable
 from ortcopy_doctor.watch.analysis import analyse_watch
 from ortcopy_doctor.watch.observations import (
     PLACEMENT_HOST_ONLY,
@@ -66,11 +67,9 @@ from ortcopy_doctor.watch.observations import (
 )
 from ortcopy_doctor.watch.placement import _assignment, _session_placement, predicted_placement
 from ortcopy_doctor.watch.report import WatchReport
-from ortcopy_doctor.model.records import mutable
 
 
-@mutable
-class _Instrumentation:
+class _Instrumentation(msgspec.Struct):
     requested_providers: list[str]
     runtime_graph: Any  # onnx.ModelProto of the graph ORT ran, or None
     ep_failures: dict[str, str]
@@ -226,8 +225,7 @@ def _use_of_value(name: str, role: str, value: Any, via_numpy: str) -> TensorUse
                      is_tensor=arr.dtype != object)
 
 
-@mutable
-class _BindingState:
+class _BindingState(msgspec.Struct):
     inputs: dict[str, TensorUse] = field(default_factory=dict)
     outputs: dict[str, TensorUse] = field(default_factory=dict)
     pending: list[BindRecords] = field(default_factory=list)
@@ -661,7 +659,7 @@ class Watch:
 
     def _run_with_iobinding(self, original: Callable[..., Any], iobinding: Any, *args: Any, **kwargs: Any) -> Any:
         state = self._state(iobinding)
-        inputs = [TensorUse(**to_jsonable(u)) for u in state.inputs.values()]
+        inputs = [copy.deepcopy(u) for u in state.inputs.values()]
         for use in state.inputs.values():
             use.fresh = False  # the next run reuses what ORT already copied at bind time
         pending, state.pending = state.pending, []

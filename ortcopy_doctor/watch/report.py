@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import msgspec
 from collections.abc import Sequence
-from dataclasses import field
+from msgspec import field
 from typing import Any, Optional
 
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.knowledge.providers import is_device, short
-from ortcopy_doctor.model import jsontext
 from ortcopy_doctor.render.terminal import safe
-from ortcopy_doctor.model.evidence import to_jsonable
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import CopyKind, Direction
 from ortcopy_doctor.watch.observations import (
@@ -26,11 +26,9 @@ from ortcopy_doctor.watch.observations import (
     WatchObservations,
     _is_host,
 )
-from ortcopy_doctor.model.records import frozen
 
 
-@frozen
-class Transfer:
+class Transfer(msgspec.Struct, frozen=True):
     """One host<->device transfer of one watched call."""
 
     call: int
@@ -59,8 +57,7 @@ class Transfer:
         return f"call {self.call}: {self.kind} {arrow} '{self.tensor or self.node}' {size}{where} [{self.basis}]"
 
 
-@frozen
-class TensorReport:
+class TensorReport(msgspec.Struct, frozen=True):
     """One input or output of one call: how it was given, where it lives and is needed, the copy implied."""
 
     name: str
@@ -72,8 +69,7 @@ class TensorReport:
     bytes: Optional[int] = None
 
 
-@frozen
-class CallReport:
+class CallReport(msgspec.Struct, frozen=True):
     """One watched call: its inputs and outputs, its transfers, its census totals, discrepancies and fixes."""
 
     index: int
@@ -113,8 +109,7 @@ class CallReport:
         return [t for t in self.transfers if not t.user]
 
 
-@frozen
-class WatchReport:
+class WatchReport(msgspec.Struct, frozen=True):
     """What the watched calls moved between host and device, and what to change in the calling code."""
 
     calls: list[CallReport]
@@ -194,21 +189,21 @@ class WatchReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able: the fields, each call with its ``inputs_from_host``/``outputs_to_host``/``on_device``."""
-        data = {k: to_jsonable(getattr(self, k)) for k in ("providers", "placement_source", "placement_detail",
+        data = {k: codec.to_builtins(getattr(self, k)) for k in ("providers", "placement_source", "placement_detail",
                                                            "observed", "not_observed", "notes")}
         calls = []
         for call in self.calls:
-            entry = to_jsonable(call)
+            entry = codec.to_builtins(call)
             entry.update(inputs_from_host=call.inputs_from_host, outputs_to_host=call.outputs_to_host,
                          on_device=call.on_device)
             calls.append(entry)
         return {"format": WATCH_FORMAT + "-report", "format_version": WATCH_FORMAT_VERSION, **data, "calls": calls,
                 "predicted": None if self.predicted is None else self.predicted.to_dict(),
-                "observations": None if self.observations is None else to_jsonable(self.observations)}
+                "observations": None if self.observations is None else codec.to_builtins(self.observations)}
 
     def to_json(self) -> str:
         """``to_dict`` as indented JSON."""
-        return jsontext.dumps_indented(self.to_dict())
+        return codec.to_json(self.to_dict())
 
     def to_text(self) -> str:
         """Plain text: placement, what was (not) observed, each call's census, transfers, discrepancies and fixes."""

@@ -9,7 +9,7 @@ detection models' untaken branches transfers only depending on the data, which t
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 import json
 
 import onnx
@@ -39,9 +39,9 @@ def _cpu_run(tmp_path, cond: str) -> Evidence:
 
 def _placed_on_cuda(evidence: Evidence) -> Evidence:
     """The CPU run's evidence with the placement the CUDA EP gives these nodes (Celu has no CUDA kernel)."""
-    nodes = [dataclasses.replace(n, provider=CPU if n.op_type == "Celu" else CUDA) for n in evidence.nodes]
-    session = dataclasses.replace(evidence.session, requested_providers=[CUDA, CPU], active_providers=[CUDA, CPU])
-    return dataclasses.replace(evidence, nodes=nodes, session=session, predicted=None)
+    nodes = [msgspec.structs.replace(n, provider=CPU if n.op_type == "Celu" else CUDA) for n in evidence.nodes]
+    session = msgspec.structs.replace(evidence.session, requested_providers=[CUDA, CPU], active_providers=[CUDA, CPU])
+    return msgspec.structs.replace(evidence, nodes=nodes, session=session, predicted=None)
 
 
 def _rows(copies):
@@ -71,7 +71,7 @@ def test_a_census_never_sees_the_branch_that_did_not_run(tmp_path):
     evidence = _placed_on_cuda(_cpu_run(tmp_path, "0"))
     runs = sorted({e.run for e in evidence.run_events if not e.warmup})
     census = CensusEvidence(backend="cupti-python", backend_version="13.4.0", traced_runs=runs, clock_pairs=[[0, 0]])
-    report = analyse(dataclasses.replace(evidence, census=census))
+    report = analyse(msgspec.structs.replace(evidence, census=census))
     assert [(c.kind, c.count_per_run) for c in report.copies] == [("feed", 0), ("fetch", 0)]
     assert [c.node for c in report.conditional_copies] == ["then_nonzero1", "then_nonzero2", "then_nonzero3"]
     assert not any("then_nonzero" in note for note in report.census.notes)
@@ -100,7 +100,7 @@ def test_the_untaken_branch_is_listed_apart_in_text_html_and_json(tmp_path):
     assert [(c["node"], c["branch"]) for c in data["conditional_copies"]] == [
         ("then_nonzero1", THEN), ("then_nonzero2", THEN), ("then_nonzero3", THEN)]
     assert list(data).index("conditional_copies") == list(data).index("copies") + 1
-    assert all("branch" not in c for c in data["copies"])  # "" is left out
+    assert [c["branch"] for c in data["copies"]] == [""] * len(data["copies"])  # counted copies belong to no branch
     assert_valid_report(data)
 
 
@@ -132,7 +132,7 @@ def test_the_prediction_of_a_cpu_machine_counts_alternatives_too(tmp_path):
     assert [c.node for c in report.prediction.conditional_copies] == ["MemcpyToHost", "MemcpyFromHost"]
     data = json.loads(report.to_json())
     assert [c["tensor"] for c in data["prediction"]["conditional_copies"]] == ["negated", "activated"]
-    assert "conditional_copies" not in data  # the CPU session itself has no copies
+    assert data["conditional_copies"] == []  # the CPU session itself has no copies
     assert_valid_report(data)
 
 
@@ -153,7 +153,7 @@ def test_nested_ifs_whose_node_names_hold_slashes(tmp_path):
     nodes = [_node("If_0", "", "If"), _node("If_0_then/decoder/If_1", outer_then, "If"),
              _node("a", f"{inner}.then_branch"), _node("b", f"{inner}.else_branch"), _node("c", f"{inner}.else_branch"),
              _node("d", outer_else), _node("e", "Loop_2.body")]
-    static = dataclasses.replace(evidence, nodes=nodes, mode=EvidenceMode.STATIC)
+    static = msgspec.structs.replace(evidence, nodes=nodes, mode=EvidenceMode.STATIC)
     copies = [_copy("a", f"{inner}.then_branch", 100), _copy("b", f"{inner}.else_branch", 1),
               _copy("c", f"{inner}.else_branch", 1), _copy("d", outer_else, 1), _copy("e", "Loop_2.body", 1)]
     counted, apart = split_conditional(static, copies)

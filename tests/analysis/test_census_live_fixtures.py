@@ -15,7 +15,7 @@ recording are parsed here too.
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 import gzip
 import json
 import statistics
@@ -24,8 +24,9 @@ from decimal import Decimal
 
 import pytest
 
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.census import CLOCK_MARKER, census_from_torch_trace, kineto_base_ns
-from ortcopy_doctor.model.evidence import Evidence, from_jsonable
+from ortcopy_doctor.model.evidence import Evidence
 from ortcopy_doctor.report.core import analyse
 from test_transfers import EXPECTED, MODELS
 from render_helpers import REPO, TESTS
@@ -43,7 +44,7 @@ def live_report(backend: str, name: str) -> dict:
 
 
 def live_evidence(backend: str, name: str) -> Evidence:
-    return from_jsonable(Evidence, live_report(backend, name)["evidence"])
+    return codec.convert(live_report(backend, name)["evidence"], Evidence)
 
 
 def classes(census, run: int) -> list[tuple]:
@@ -144,7 +145,7 @@ def test_torch_trace_parser_on_the_recorded_records(name):
     assert evidence.census is not None
     assert census.records == sorted(evidence.census.records, key=lambda r: r.start_ns)
     assert census.clock_pairs == [(0, trace["baseTimeNanoseconds"])] and census.clock_verified
-    evidence = dataclasses.replace(evidence, census=dataclasses.replace(
+    evidence = msgspec.structs.replace(evidence, census=msgspec.structs.replace(
         evidence.census, records=census.records, clock_pairs=[list(p) for p in census.clock_pairs]))
     replay = analyse(evidence).census
     assert replay is not None and replay.attributed_share == 1.0 and replay.unexplained == []

@@ -10,8 +10,9 @@ from collections import Counter
 
 import pytest
 
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.analysis.attribution import END_SLACK_US, _RunNodes
-from ortcopy_doctor.model.evidence import Evidence, NodeEvent, from_jsonable
+from ortcopy_doctor.model.evidence import Evidence, NodeEvent
 from ortcopy_doctor.model.vocabulary import FEED, HOST_TO_DEVICE, DEVICE_TO_HOST, MEMCPY_NODE
 from ortcopy_doctor.report.core import analyse
 from render_helpers import TESTS, programs_in
@@ -69,7 +70,7 @@ def test_the_placement_index_of_no_events_finds_none():
 def _chain_report():
     with gzip.open(CHAIN, "rt", encoding="utf-8") as f:
         data = json.load(f)
-    return analyse(from_jsonable(Evidence, data["evidence"])), data
+    return analyse(codec.convert(data["evidence"], Evidence)), data
 
 
 def test_a_1000_node_chain_traced_on_the_h200_is_recorded_with_its_versions():

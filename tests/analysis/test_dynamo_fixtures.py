@@ -9,8 +9,9 @@ import tarfile
 
 import pytest
 
+from ortcopy_doctor.model import codec
 from ortcopy_doctor import check
-from ortcopy_doctor.model.evidence import Evidence, from_jsonable
+from ortcopy_doctor.model.evidence import Evidence
 from ortcopy_doctor.report.core import analyse
 from render_helpers import TESTS
 
@@ -25,7 +26,7 @@ def _report(name: str):
     with tarfile.open(FIXTURES / "reports.tar.gz") as tar:
         data = json.loads(tar.extractfile(name).read())
     assert data["evidence"]["environment"]["ort_version"] == "1.31.1"
-    return analyse(from_jsonable(Evidence, data["evidence"]))
+    return analyse(codec.convert(data["evidence"], Evidence))
 
 
 def _copies(report) -> list[list]:

@@ -6,12 +6,12 @@ the copies of one plain run(), and what is left after the generated binding code
 
 from __future__ import annotations
 
+from ortcopy_doctor.model import codec
 import json
 
 import pytest
 
 from fixture_loader import recorded, recorded_report
-from ortcopy_doctor.model.evidence import to_jsonable
 from transfer_checks import census_totals, report_totals
 
 MODELS = ["conv_net", "cpu_op_between", "data_dependent_shape", "sequence_output", "map_output", "if_on_device",
@@ -36,7 +36,7 @@ def test_recorded_with_cuda_active_on_ort_1_31_1(tmp_path):
 @pytest.mark.parametrize("name", MODELS)
 def test_copies_per_run_equal_cupti_census_of_plain_run(tmp_path, name):
     report = recorded_report(name, tmp_path)
-    copies = json.loads(json.dumps(to_jsonable(report.copies)))
+    copies = json.loads(json.dumps(codec.to_builtins(report.copies)))
     assert report_totals(copies) == census_totals(recorded(name)["census_plain_run"])
 
 
@@ -45,7 +45,7 @@ def test_generated_binding_leaves_exactly_the_unremovable_copies(tmp_path, name)
     data = recorded(name)
     assert data["binding_code_ran"] is True
     report = recorded_report(name, tmp_path)
-    copies = json.loads(json.dumps(to_jsonable(report.copies)))
+    copies = json.loads(json.dumps(codec.to_builtins(report.copies)))
     assert census_totals(data["census_bound_run"]) == report_totals(copies, only_unremovable=True)
 
 

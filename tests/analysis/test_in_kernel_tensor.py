@@ -4,7 +4,7 @@ NonZero's count read-back names the output it sizes. Static checks of tiny model
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 import numpy as np
 import onnx
@@ -62,7 +62,7 @@ def test_diff_pairs_a_kernels_transfer_by_its_node_not_its_tensor(tmp_path):
     """A report written before (the LSTM's first output as the upload's tensor) against one written now: the same
     transfer, unchanged."""
     report, _ = _in_kernel(tmp_path, _lstm(with_lengths=False))
-    older = dataclasses.replace(report, copies=[dataclasses.replace(c, tensor="y") if c.kind == IN_KERNEL else c
+    older = msgspec.structs.replace(report, copies=[msgspec.structs.replace(c, tensor="y") if c.kind == IN_KERNEL else c
                                                 for c in report.copies])
     changes = [c for c in diff_reports(older, report).copies if c.after is not None and c.after.kind == IN_KERNEL]
     assert [(c.status, c.what) for c in changes] == [("unchanged", [])]

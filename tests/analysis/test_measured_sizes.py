@@ -5,7 +5,7 @@ inputs, instead of "unknown size"."""
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 import onnx
 import pytest
@@ -45,7 +45,7 @@ def test_a_memcpy_of_a_data_dependent_size_is_sized_by_the_cpu_run(tmp_path):
 def test_sizes_of_other_inputs_are_not_used(tmp_path):
     report = _checked(tmp_path, models.symbolic_output(), dims={"batch": 4})
     measured = report.evidence
-    other = dataclasses.replace(measured, feeds=[dataclasses.replace(f, shape=[8, 16], bytes=512)
+    other = msgspec.structs.replace(measured, feeds=[msgspec.structs.replace(f, shape=[8, 16], bytes=512)
                                                  for f in measured.feeds])
     assert measured_sizes(other, measured.predicted) == {}
     (fetch,) = [c for c in analyse(other).prediction.copies if c.kind == "fetch"]

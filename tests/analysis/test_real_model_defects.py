@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
+import msgspec
 import re
 
 import onnx
@@ -55,14 +55,14 @@ def test_device_binding_code_treats_a_minus_one_dim_as_dynamic(tmp_path):
     evidence = copy.deepcopy(recorded_report("conv_net", tmp_path).evidence)
     path = tmp_path / "minus_one.onnx"
     onnx.save(_minus_one_conv_net(), str(path))
-    evidence = dataclasses.replace(evidence, model=dataclasses.replace(evidence.model, path=str(path)))
-    evidence.model.outputs[0] = dataclasses.replace(evidence.model.outputs[0], shape=[-1, 10])
+    evidence = msgspec.structs.replace(evidence, model=msgspec.structs.replace(evidence.model, path=str(path)))
+    evidence.model.outputs[0] = msgspec.structs.replace(evidence.model.outputs[0], shape=[-1, 10])
     plan = make_plan(evidence)
     (logits,) = plan.outputs
     assert logits.shape == [2, 10] and logits.preallocate
     assert not _negative_dims(plan.code)
     assert not _negative_dims(render_cuda_graph_code(evidence, plan))
-    plan = dataclasses.replace(plan, device_type="cpu")
+    plan = msgspec.structs.replace(plan, device_type="cpu")
     with _quiet():
         namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
     assert [v.shape() for v in namespace["infer"]()] == [[2, 10]]
@@ -73,15 +73,15 @@ def test_minus_one_dim_without_profile_shape_is_bound_by_ort(tmp_path):
     evidence = copy.deepcopy(recorded_report("conv_net", tmp_path).evidence)
     path = tmp_path / "minus_one.onnx"
     onnx.save(_minus_one_conv_net(), str(path))
-    evidence = dataclasses.replace(evidence, model=dataclasses.replace(evidence.model, path=str(path)))
-    evidence.model.outputs[0] = dataclasses.replace(evidence.model.outputs[0], shape=[-1, 10])
-    evidence = dataclasses.replace(evidence, node_events=[])
+    evidence = msgspec.structs.replace(evidence, model=msgspec.structs.replace(evidence.model, path=str(path)))
+    evidence.model.outputs[0] = msgspec.structs.replace(evidence.model.outputs[0], shape=[-1, 10])
+    evidence = msgspec.structs.replace(evidence, node_events=[])
     plan = make_plan(evidence)
     (logits,) = plan.outputs
     assert not logits.preallocate and logits.shape == [None, 10]
     assert "binding.bind_output('logits', 'cuda', 0)" in plan.code
     assert not _negative_dims(plan.code)
-    plan = dataclasses.replace(plan, device_type="cpu")
+    plan = msgspec.structs.replace(plan, device_type="cpu")
     with _quiet():
         namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
     assert [v.shape() for v in namespace["infer"]()] == [[2, 10]]
@@ -102,9 +102,9 @@ def _census_per_run(report) -> tuple[int, int]:
 
 
 def _rename(evidence, node: str, op_type: str, input_shape: dict | None = None) -> None:
-    evidence.nodes[:] = [dataclasses.replace(n, op_type=op_type) if n.name == node else n for n in evidence.nodes]
+    evidence.nodes[:] = [msgspec.structs.replace(n, op_type=op_type) if n.name == node else n for n in evidence.nodes]
     evidence.node_events[:] = [
-        dataclasses.replace(e, op_type=op_type, **({} if input_shape is None else {"input_shapes": [input_shape]}))
+        msgspec.structs.replace(e, op_type=op_type, **({} if input_shape is None else {"input_shapes": [input_shape]}))
         if e.name == node else e for e in evidence.node_events]
 
 
@@ -172,7 +172,7 @@ def test_a_fetch_of_an_empty_tensor_is_no_copy():
 
     evidence = _traced()
     # NonZero found nothing: its output is [2, 0]
-    evidence.node_events[:] = [dataclasses.replace(e, output_shapes=[{"int64": [2, 0]}]) if e.name == "nonzero" else e
+    evidence.node_events[:] = [msgspec.structs.replace(e, output_shapes=[{"int64": [2, 0]}]) if e.name == "nonzero" else e
                                for e in evidence.node_events]
     _drop_records(evidence, "device_to_host", 3920)  # and ORT copied nothing back
     report = analyse(evidence)
@@ -180,7 +180,7 @@ def test_a_fetch_of_an_empty_tensor_is_no_copy():
     count, nbytes = _census_per_run(report)
     assert (report.summary.copies_per_run, report.summary.bytes_per_run) == (count, nbytes) == (2, 2048 + 4)
     assert "fetch" not in report.verdict
-    evidence = dataclasses.replace(evidence, census=None)  # without a census too
+    evidence = msgspec.structs.replace(evidence, census=None)  # without a census too
     assert not [c for c in analyse(evidence).copies if c.kind == FETCH]
 
 
@@ -189,7 +189,7 @@ def test_non_zero_over_an_empty_input_makes_no_transfer_and_no_failed_check():
     from ortcopy_doctor.report.core import analyse
 
     evidence = _traced()
-    evidence.node_events[:] = [dataclasses.replace(e, input_shapes=[{"float": [2, 0]}]) if e.name == "nonzero" else e
+    evidence.node_events[:] = [msgspec.structs.replace(e, input_shapes=[{"float": [2, 0]}]) if e.name == "nonzero" else e
                                for e in evidence.node_events]
     _drop_records(evidence, "device_to_host", 4)  # the kernel returned before reading a count back
     report = analyse(evidence)
@@ -213,14 +213,14 @@ def test_an_output_declared_with_a_wrong_dim_name_is_allocated_by_ort(tmp_path):
     model.graph.output[0].type.tensor_type.shape.dim[1].dim_param = "side"
     path = tmp_path / "wrong_dim_name.onnx"
     onnx.save(model, str(path))
-    evidence = dataclasses.replace(evidence, model=dataclasses.replace(evidence.model, path=str(path)))
-    evidence.model.inputs[0] = dataclasses.replace(evidence.model.inputs[0], shape=["batch", 3, "side", 32])
-    evidence.model.outputs[0] = dataclasses.replace(evidence.model.outputs[0], shape=["batch", "side"])
+    evidence = msgspec.structs.replace(evidence, model=msgspec.structs.replace(evidence.model, path=str(path)))
+    evidence.model.inputs[0] = msgspec.structs.replace(evidence.model.inputs[0], shape=["batch", 3, "side", 32])
+    evidence.model.outputs[0] = msgspec.structs.replace(evidence.model.outputs[0], shape=["batch", "side"])
     plan = make_plan(evidence)
     (logits,) = plan.outputs
     assert not logits.preallocate and "[2, 10]" in logits.reason
     assert "ortvalue_from_shape_and_type([2, 32]" not in plan.code
-    plan = dataclasses.replace(plan, device_type="cpu")
+    plan = msgspec.structs.replace(plan, device_type="cpu")
     with _quiet():
         namespace, _, _ = run_generated(render_code(evidence, plan), "plan", None)
     assert [v.shape() for v in namespace["infer"]()] == [[2, 10]]

@@ -11,8 +11,9 @@ import onnx
 import pytest
 
 import models
+from ortcopy_doctor.model import codec
 from ortcopy_doctor import check
-from ortcopy_doctor.model.evidence import Evidence, from_jsonable
+from ortcopy_doctor.model.evidence import Evidence
 from ortcopy_doctor.report.core import analyse
 from render_helpers import TESTS
 
@@ -23,7 +24,7 @@ def _recorded(name: str):
     with gzip.open(FIXTURES / name, "rt", encoding="utf-8") as f:
         data = json.load(f)
     assert data["evidence"]["environment"]["ort_version"] == "1.31.1"
-    return analyse(from_jsonable(Evidence, data["evidence"]))
+    return analyse(codec.convert(data["evidence"], Evidence))
 
 
 def _copies(report) -> list[tuple[str, str, str, int | None]]:

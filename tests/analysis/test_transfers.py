@@ -9,19 +9,20 @@ whole path (evidence -> analyse -> report) runs on real data.
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 import gzip
 import json
 
 import pytest
 
 from fixture_loader import recorded
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.collect.census import clock_error_ns, start_tracer
 from ortcopy_doctor.model.census import KINETO_BASE_INTERVAL_S
 from ortcopy_doctor.model.census import Census, TransferRecord, census_from_torch_trace, kineto_base_ns
 from ortcopy_doctor.collect.census_run import CensusCollector
-from ortcopy_doctor.model.evidence import CensusEvidence, Evidence, Feed, NodeEvent, RunEvent, from_jsonable, to_jsonable
+from ortcopy_doctor.model.evidence import CensusEvidence, Evidence, Feed, NodeEvent, RunEvent
 from ortcopy_doctor.analysis.profile import parse_events
 from ortcopy_doctor.report.core import analyse, load_report
 from ortcopy_doctor.analysis.attribution import PROFILE_CLOCK_ALLOWANCE_US, PROFILE_QUANTUM_US, attribute, boundary_tolerance, clock_offset, to_profile_us
@@ -73,14 +74,14 @@ def census_fixture(name: str) -> dict:
 
 def traced_evidence(name: str) -> Evidence:
     fx = census_fixture(name)
-    evidence = from_jsonable(Evidence, recorded(name)["report"]["evidence"])
+    evidence = codec.convert(recorded(name)["report"]["evidence"], Evidence)
     run_events, node_events = parse_events(fx["profile_events"], fx["warmup_runs"])
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         evidence, run_events=run_events, node_events=node_events,
-        session=dataclasses.replace(evidence.session, profiling_start_ns=fx["profiling_start_ns"]),
+        session=msgspec.structs.replace(evidence.session, profiling_start_ns=fx["profiling_start_ns"]),
         census=CensusEvidence(
             backend="cupti-python", backend_version=fx["cupti_python_version"],
-            records=[from_jsonable(TransferRecord, r) for r in fx["records"]], clock_pairs=fx["clock_pairs"],
+            records=[codec.convert(r, TransferRecord) for r in fx["records"]], clock_pairs=fx["clock_pairs"],
             traced_runs=[r.run for r in run_events if not r.warmup]),
         census_status=f"recorded: cupti-python {fx['cupti_python_version']}")
 
@@ -214,7 +215,7 @@ def test_report_json_round_trip_keeps_the_census(tmp_path):
     again = load_report(path)
     assert again.census is not None and again.evidence.census is not None
     assert again.evidence.census.records == report.evidence.census.records
-    assert to_jsonable(again.census) == to_jsonable(report.census)
+    assert codec.to_builtins(again.census) == codec.to_builtins(report.census)
 
 
 def test_old_evidence_without_census_still_loads(tmp_path):
@@ -386,7 +387,7 @@ def test_what_the_boundary_rule_does_not_explain_stays_unexplained():
         _record(990, H2D, 2048, corr=7),  # 10 µs before the run: outside
     ]
     # ORT stages its own copies through pinned memory: not a feed of a host array
-    pinned = dataclasses.replace(_record(1021.5, H2D, 2048, corr=5), src_kind="pinned")
+    pinned = msgspec.structs.replace(_record(1021.5, H2D, 2048, corr=5), src_kind="pinned")
     report = attribute(records + [pinned], pairs, START, runs, nodes, copies, feeds)
     by_corr = {t.correlation_id: t for t in report.transfers}
     assert (by_corr[1].kind, by_corr[1].confirms, by_corr[1].boundary_us) == ("feed", "OCD004", None)
@@ -419,7 +420,7 @@ def test_recorded_feed_moved_into_the_first_node_is_still_the_feed():
     records = evidence.census.records
     [i] = [i for i, r in enumerate(records)
            if r.direction == H2D and run2.ts_us <= to_profile_us(r.api_start_ns, offset, start_ns) <= first]
-    records[i] = dataclasses.replace(records[i], api_start_ns=start_ns + offset + (first + 3) * 1000)
+    records[i] = msgspec.structs.replace(records[i], api_start_ns=start_ns + offset + (first + 3) * 1000)
     report = analyse(evidence)
     census = report.census
     assert census is not None and census.attributed_share == 1.0 and census.unexplained == []
@@ -448,10 +449,10 @@ def test_census_rules_report_unexplained_transfers_and_mismatches():
     assert evidence.census is not None
     # Claim NonZero ran on CPU: the analysis then predicts no in-kernel read-back, and the census' 4 B copy
     # inside its event is explained by no finding.
-    evidence.nodes[:] = [dataclasses.replace(node, provider="CPUExecutionProvider") if node.op_type == "NonZero"
+    evidence.nodes[:] = [msgspec.structs.replace(node, provider="CPUExecutionProvider") if node.op_type == "NonZero"
                          else node for node in evidence.nodes]
     # And claim another size of the array fed: the feed check fails.
-    evidence.feeds[0] = dataclasses.replace(evidence.feeds[0], bytes=1024)
+    evidence.feeds[0] = msgspec.structs.replace(evidence.feeds[0], bytes=1024)
     report = analyse(evidence)
     assert report.census is not None
     rules = [(f.rule, f.location) for f in report.findings if f.rule in ("OCD010", "OCD011")]
@@ -628,7 +629,7 @@ def test_live_census_attributes_every_transfer(tmp_path, name):
     for run in census.traced_runs:
         got = [(t.kind, t.direction, t.bytes, t.node, t.tensor, t.confirms) for t in census.transfers if t.run == run]
         assert got == EXPECTED[name], run
-    cupti = cupti_totals([to_jsonable(r) for r in evidence.census.records])
+    cupti = cupti_totals([codec.to_builtins(r) for r in evidence.census.records])
     summed: dict[str, tuple[int, int]] = {}
     for r in census.runs:
         for t in (t for t in census.transfers if t.run == r.run and t.host_device):

@@ -66,6 +66,10 @@ def test_dynamic_dims_without_flags_are_listed_in_the_terminal(tmp_path):
     assert lines[start:start + 4] == ASSUMED_LINES
 
 
+# An assumed dim no --dim names closely: no near name, no reason, no other sizes tried.
+NOT_MISSPELT = {"near": "", "reason": "", "tried": []}
+
+
 def test_dynamic_dims_without_flags_are_in_the_json(tmp_path):
     result = run_cli(["check", _dynamic_model(tmp_path), "-p", "cpu", "--no-html", "--json", "r.json", *FAST],
                      tmp_path)
@@ -73,9 +77,9 @@ def test_dynamic_dims_without_flags_are_in_the_json(tmp_path):
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert_valid_report(data)
     assert data["evidence"]["assumed_dims"] == [
-        {"input": "x", "axis": 0, "declared": "batch", "value": 1, "flag": "--dim batch=N"},
-        {"input": "x", "axis": 1, "declared": "-1", "value": 1, "flag": "--shape x=AxBxC"},
-        {"input": "x", "axis": 2, "declared": "", "value": 1, "flag": "--shape x=AxBxC"},
+        {"input": "x", "axis": 0, "declared": "batch", "value": 1, "flag": "--dim batch=N", **NOT_MISSPELT},
+        {"input": "x", "axis": 1, "declared": "-1", "value": 1, "flag": "--shape x=AxBxC", **NOT_MISSPELT},
+        {"input": "x", "axis": 2, "declared": "", "value": 1, "flag": "--shape x=AxBxC", **NOT_MISSPELT},
     ]
     assert data["evidence"]["feeds"][0]["shape"] == [1, 1, 1, 4]
 
@@ -94,7 +98,7 @@ def test_sized_dims_leave_no_assumed_dims_in_the_json(tmp_path):
                       "--dim", "batch=2", "--shape", "x=2x3x5x4", *FAST], tmp_path)
     assert result.returncode == 0, result.stderr
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    assert "assumed_dims" not in data["evidence"]
+    assert data["evidence"]["assumed_dims"] == []
     assert "Dynamic dims taken as 1" not in result.stdout
 
 
@@ -143,4 +147,5 @@ def test_a_misspelt_dim_is_named_where_its_symbol_is_taken_as_1(tmp_path):
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert_valid_report(data)
     assert data["evidence"]["assumed_dims"][0] == {"input": "x", "axis": 0, "declared": "batch", "value": 1,
-                                                   "flag": "--dim batch=N", "near": "bacth"}
+                                                   "flag": "--dim batch=N", "near": "bacth", "reason": "",
+                                                   "tried": []}

@@ -33,7 +33,7 @@ def test_chosen_sizes_and_values_are_in_the_json_and_html(tmp_path):
     assert result.returncode == 0, result.stderr
     data = assert_valid_report(tmp_path / "r.json")
     assert data["evidence"]["feeds"][1] == {
-        "name": "sr", "dtype": "int64", "shape": [], "bytes": 8, "source": "value", "value": "16000",
+        "name": "sr", "dtype": "int64", "shape": [], "bytes": 8, "source": "value", "high": None, "value": "16000",
         "chosen": "16000, named like a sample rate: 16 kHz, the rate speech models take"}
     assert ("  input 'sr' = 16000, named like a sample rate: 16 kHz, the rate speech models take: set it with --value "
             "sr=V") in result.stdout.splitlines()

@@ -4,7 +4,7 @@ plan's code on CPU OrtValues, as a user's CPU machine does."""
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 import numpy as np
 import onnx
@@ -69,9 +69,9 @@ def test_code_that_swaps_a_state_the_model_does_not_carry_gives_other_outputs(tm
     path = _save(models.sigmoid_in_out(), tmp_path)
     report = check(path, dims={"n": 2}, timed_runs=1, state={"image_in": "image_out"})
     evidence = report.evidence.predicted
-    carried = dataclasses.replace(make_plan(evidence), device_type="cpu")
+    carried = msgspec.structs.replace(make_plan(evidence), device_type="cpu")
     assert carried.state_pairs == [("image_in", "image_out")]
-    stateless = dataclasses.replace(carried, entries=[dataclasses.replace(e, state_pair=None) for e in carried.entries])
+    stateless = msgspec.structs.replace(carried, entries=[msgspec.structs.replace(e, state_pair=None) for e in carried.entries])
     import onnxruntime as ort
 
     arrays, _ = build_feeds(evidence.model.inputs, {"n": 2})
@@ -93,7 +93,7 @@ def test_a_block_that_raises_is_failed_with_its_error(tmp_path):
     path = _save(models.stateful(), tmp_path)
     report = check(path, dims={"batch": 2}, timed_runs=1)
     evidence = report.evidence.predicted
-    plan = dataclasses.replace(make_plan(evidence), device_type="cpu")
+    plan = msgspec.structs.replace(make_plan(evidence), device_type="cpu")
     import onnxruntime as ort
 
     arrays, _ = build_feeds(evidence.model.inputs, {"batch": 2})

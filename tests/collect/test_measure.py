@@ -8,7 +8,7 @@ dry run of the whole machinery on CPU OrtValues over evidence recorded on the H2
 from __future__ import annotations
 
 import copy
-import dataclasses
+import msgspec
 import gc
 import importlib.util
 import json
@@ -23,11 +23,12 @@ import pytest
 
 import models
 from fixture_loader import recorded_report
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.report.advice import binding_view
 from ortcopy_doctor.report.variants import promised_transfers
 from ortcopy_doctor.collect.session import CheckOptions
 from ortcopy_doctor.collect.demo_model import build_demo_model
-from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, from_jsonable, to_jsonable
+from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence
 from ortcopy_doctor.collect.feeds import build_feeds
 from ortcopy_doctor.collect.binding_ab import CudaRuntime
 from ortcopy_doctor.collect.binding_ab import _measure, _quiet, decide, stats
@@ -61,7 +62,7 @@ def test_decide_measures_only_where_cuda_is_active(tmp_path):
     assert decide(evidence, None) is None
     assert decide(evidence, True) is None
     assert decide(evidence, False) == "turned off (--no-measure-binding)"
-    cpu = dataclasses.replace(evidence, session=dataclasses.replace(
+    cpu = msgspec.structs.replace(evidence, session=msgspec.structs.replace(
         evidence.session, active_providers=["CPUExecutionProvider"],
         ep_failure="Failed to create CUDAExecutionProvider\nmore"))
     reason = decide(cpu, None)
@@ -74,9 +75,9 @@ def test_decide_measures_only_where_cuda_is_active(tmp_path):
 
 def test_measurement_round_trips_through_json(tmp_path):
     evidence = _dry_run(tmp_path, "stateful", runs=5)
-    data = json.loads(json.dumps(to_jsonable(evidence)))
+    data = json.loads(json.dumps(codec.to_builtins(evidence)))
     assert data["binding_measurement"]["status"] == "measured"
-    back = from_jsonable(Evidence, data)
+    back = codec.convert(data, Evidence)
     assert back.binding_measurement == evidence.binding_measurement
     assert isinstance(back.binding_measurement, BindingMeasurement)
 
@@ -87,16 +88,16 @@ def test_report_with_measurement_validates_against_the_schema(tmp_path):
     assert_valid_report(json.loads(analyse(_dry_run(tmp_path, "demo", runs=5)).to_json()))
 
 
-def test_evidence_without_measurement_has_no_key(tmp_path):
+def test_evidence_without_measurement_has_a_null_key(tmp_path):
     evidence = recorded_report("conv_net", tmp_path).evidence
     # Recorded with the measurement on: the record round-trips.
-    assert to_jsonable(evidence)["binding_measurement"]["status"] == "measured"
-    again = from_jsonable(Evidence, json.loads(json.dumps(to_jsonable(evidence)))).binding_measurement
+    assert codec.to_builtins(evidence)["binding_measurement"]["status"] == "measured"
+    again = codec.convert(json.loads(json.dumps(codec.to_builtins(evidence))), Evidence).binding_measurement
     assert again == evidence.binding_measurement
-    # Without one, the key is left out and reads back as None.
-    evidence = dataclasses.replace(evidence, binding_measurement=None)
-    assert "binding_measurement" not in to_jsonable(evidence)
-    assert from_jsonable(Evidence, json.loads(json.dumps(to_jsonable(evidence)))).binding_measurement is None
+    # Without one, the key is null and reads back as None.
+    evidence = msgspec.structs.replace(evidence, binding_measurement=None)
+    assert codec.to_builtins(evidence)["binding_measurement"] is None
+    assert codec.convert(json.loads(json.dumps(codec.to_builtins(evidence))), Evidence).binding_measurement is None
 
 
 def _save(tmp_path: Path, name: str, model: onnx.ModelProto) -> Path:
@@ -147,7 +148,7 @@ def _dry_evidence(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0)
     evidence = copy.deepcopy(report.evidence)
     model = build_demo_model() if name == "demo" else models.ALL[name]()
     path = _save(tmp_path, name, model)
-    evidence = dataclasses.replace(evidence, model=dataclasses.replace(evidence.model, path=str(path)))
+    evidence = msgspec.structs.replace(evidence, model=msgspec.structs.replace(evidence.model, path=str(path)))
     dims = {"batch": 32} if name == "demo" else {"batch": 2, "rows": 4, "cols": 8}
     inputs_file = None
     if name == "cpu_only_inputs":
@@ -162,7 +163,7 @@ def _dry_run(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0) -> E
     evidence, path, arrays, options = _dry_evidence(tmp_path, name, runs, budget)
     with _quiet():
         measured = _measure(evidence, path, arrays, options, device_type="cpu")
-    return dataclasses.replace(evidence, binding_measurement=measured)
+    return msgspec.structs.replace(evidence, binding_measurement=measured)
 
 
 def _variants(evidence: Evidence) -> dict:
@@ -254,13 +255,13 @@ def test_dry_run_plan_code_gets_the_same_inputs(tmp_path):
 
     report = recorded_report("demo", tmp_path)
     evidence = copy.deepcopy(report.evidence)
-    evidence = dataclasses.replace(evidence, model=dataclasses.replace(
+    evidence = msgspec.structs.replace(evidence, model=msgspec.structs.replace(
         evidence.model, path=str(_save(tmp_path, "demo", build_demo_model()))))
     from ortcopy_doctor.analysis.binding import make_plan, render_code
 
     plan = make_plan(evidence)
-    plan = dataclasses.replace(plan, device_type="cpu")
-    plan = dataclasses.replace(plan, code=render_code(evidence, plan))
+    plan = msgspec.structs.replace(plan, device_type="cpu")
+    plan = msgspec.structs.replace(plan, code=render_code(evidence, plan))
     with _quiet():
         block = execute("plan", plan.code, plan, None)
     arrays, _ = build_feeds(evidence.model.inputs, {"batch": 32})
@@ -275,10 +276,10 @@ def test_stateful_plan_swaps_buffers_between_runs(tmp_path):
 
     report = recorded_report("stateful", tmp_path)
     evidence = copy.deepcopy(report.evidence)
-    evidence = dataclasses.replace(evidence, model=dataclasses.replace(
+    evidence = msgspec.structs.replace(evidence, model=msgspec.structs.replace(
         evidence.model, path=str(_save(tmp_path, "stateful", models.stateful()))))
     plan = make_plan(evidence)
-    plan = dataclasses.replace(plan, device_type="cpu")
+    plan = msgspec.structs.replace(plan, device_type="cpu")
     with _quiet():
         ns = execute("plan", render_code(evidence, plan), plan, None).namespace
         first_state = ns["state_on_device"]  # after the printed first call: the output of run 1

@@ -1,11 +1,13 @@
-"""Value types are frozen dataclasses (issue #15): a field cannot be assigned, a changed copy comes from
-``dataclasses.replace``. What stays mutable is state filled while something runs, listed here with its reason."""
+"""Value types are frozen ``msgspec.Struct``s (issues #15, #35): a field cannot be assigned, a changed copy comes
+from ``msgspec.structs.replace``. What stays mutable is state filled while something runs, listed here with its
+reason."""
 
 from __future__ import annotations
 
 import ast
-import dataclasses
 import json
+
+import msgspec
 
 import onnx
 import pytest
@@ -15,7 +17,8 @@ from fixture_loader import recorded
 from render_helpers import REPO
 from ortcopy_doctor.api import check
 from ortcopy_doctor.collect.session import CheckOptions
-from ortcopy_doctor.model.evidence import Evidence, RuntimeNode, from_jsonable, to_jsonable
+from ortcopy_doctor.model import codec
+from ortcopy_doctor.model.evidence import Evidence, RuntimeNode
 
 PACKAGE = REPO / "ortcopy_doctor"
 
@@ -38,28 +41,30 @@ MUTABLE = {
 }
 
 
-def _dataclasses() -> dict[tuple[str, str], bool]:
-    """(module path, class) -> frozen, for every dataclass of the package (``@frozen``/``@mutable``, or
-    ``@dataclass``)."""
+def _structs() -> dict[tuple[str, str], bool]:
+    """(module path, class) -> frozen, for every ``msgspec.Struct`` of the package (a class whose bases name
+    ``msgspec.Struct``) and every ``@dataclass``."""
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.ClassDef):
                 continue
+            frozen = any(k.arg == "frozen" and isinstance(k.value, ast.Constant) and k.value.value is True
+                         for k in node.keywords)
+            if any(ast.unparse(b) == "msgspec.Struct" for b in node.bases):
+                found[(path.relative_to(PACKAGE).as_posix(), node.name)] = frozen
             for deco in node.decorator_list:
                 call = deco if isinstance(deco, ast.Call) else None
                 name = call.func if call is not None else deco
-                if isinstance(name, ast.Name) and name.id in ("frozen", "mutable"):  # model/records.py
-                    found[(path.relative_to(PACKAGE).as_posix(), node.name)] = name.id == "frozen"
-                elif isinstance(name, ast.Name) and name.id == "dataclass":
-                    frozen = call is not None and any(k.arg == "frozen" and isinstance(k.value, ast.Constant)
-                                                      and k.value.value is True for k in call.keywords)
-                    found[(path.relative_to(PACKAGE).as_posix(), node.name)] = frozen
+                if ast.unparse(name) in ("dataclass", "dataclasses.dataclass"):
+                    found[(path.relative_to(PACKAGE).as_posix(), node.name)] = call is not None and any(
+                        k.arg == "frozen" and isinstance(k.value, ast.Constant) and k.value.value is True
+                        for k in call.keywords)
     return found
 
 
-def test_every_dataclass_is_frozen_but_the_listed_state():
-    classes = _dataclasses()
+def test_every_struct_is_frozen_but_the_listed_state():
+    classes = _structs()
     assert set(MUTABLE) <= set(classes), set(MUTABLE) - set(classes)
     mutable = {key for key, frozen in classes.items() if not frozen}
     assert mutable == set(MUTABLE), f"mutable but not listed: {mutable - set(MUTABLE)}; listed but frozen: " \
@@ -67,24 +72,23 @@ def test_every_dataclass_is_frozen_but_the_listed_state():
 
 
 def test_evidence_read_from_json_is_equal_and_frozen():
-    evidence = from_jsonable(Evidence, recorded("conv_net")["report"]["evidence"])
-    again = from_jsonable(Evidence, json.loads(json.dumps(to_jsonable(evidence))))
+    evidence = codec.convert(recorded("conv_net")["report"]["evidence"], Evidence)
+    again = codec.decode(codec.to_json_bytes(evidence), Evidence)
     assert again == evidence
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError, match="immutable"):
         again.nodes[0].provider = "CPUExecutionProvider"
 
 
-def test_fields_absent_from_json_take_their_defaults_in_field_order():
+def test_fields_absent_from_json_take_their_defaults():
     data = {"name": "n", "op_type": "Relu", "domain": "", "provider": "CPUExecutionProvider"}
-    node, other = from_jsonable(RuntimeNode, data), from_jsonable(RuntimeNode, data)
+    node, other = codec.convert(data, RuntimeNode), codec.convert(data, RuntimeNode)
     assert node == RuntimeNode("n", "Relu", "", "CPUExecutionProvider")
-    assert list(vars(node)) == [f.name for f in dataclasses.fields(RuntimeNode)]
     assert node.inputs == [] and node.inputs is not other.inputs  # a default_factory list of its own
 
 
-def test_a_required_field_absent_from_json_raises_type_error_naming_it():
-    with pytest.raises(TypeError, match="'provider'"):
-        from_jsonable(RuntimeNode, {"name": "n", "op_type": "Relu", "domain": ""})
+def test_a_required_field_absent_from_json_raises_naming_it():
+    with pytest.raises(msgspec.ValidationError, match="missing required field `provider`"):
+        codec.convert({"name": "n", "op_type": "Relu", "domain": ""}, RuntimeNode)
 
 
 def test_check_overrides_leave_the_options_passed_unchanged(tmp_path):
@@ -96,16 +100,16 @@ def test_check_overrides_leave_the_options_passed_unchanged(tmp_path):
     assert [f.shape for f in report.evidence.feeds] == [[4, 3, 32, 32]]
 
 
-def test_every_dataclass_is_made_by_the_project_decorators():
-    """``@frozen``/``@mutable`` (model/records.py), not ``@dataclass``: a ``check`` loads 66 of these classes, and
-    ``@dataclass`` compiles six methods for each (~90 ms of every run on the 2-CPU machine; issue 15, goal c)."""
-    made_by_dataclass = []
+def test_no_class_is_a_dataclass():
+    """``msgspec.Struct``, not ``@dataclass``: a ``check`` loads ~70 of these classes, and ``@dataclass`` compiles
+    six methods for each (0.4-1.8 ms a class on the 2-CPU machine; a Struct takes ~0.01 ms; issue 35)."""
+    assert [key for key in _structs() if key not in _struct_classes()] == []
+
+
+def _struct_classes() -> set[tuple[str, str]]:
+    found = set()
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef):
-                for deco in node.decorator_list:
-                    name = deco.func if isinstance(deco, ast.Call) else deco
-                    if isinstance(name, (ast.Name, ast.Attribute)) and ast.unparse(name) in (
-                            "dataclass", "dataclasses.dataclass"):
-                        made_by_dataclass.append(f"{path.relative_to(PACKAGE).as_posix()}:{node.name}")
-    assert made_by_dataclass == []
+            if isinstance(node, ast.ClassDef) and any(ast.unparse(b) == "msgspec.Struct" for b in node.bases):
+                found.add((path.relative_to(PACKAGE).as_posix(), node.name))
+    return found

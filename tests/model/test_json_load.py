@@ -1,107 +1,75 @@
-"""Reading a report back: the JSON parser (orjson, the standard library where orjson refuses) and the places that
-``from_jsonable`` names in its errors."""
+"""Reading JSON: the one codec (model/codec.py) checks what it reads against the types and names a bad value's
+place; bad JSON is refused."""
 
 from __future__ import annotations
 
-import json
-
+import msgspec
 import pytest
 
-from ortcopy_doctor.model import jsontext
-from ortcopy_doctor.model.evidence import RuntimeNode, from_jsonable
-
-
-def test_loads_reads_a_document_as_json_does():
-    text = '{"a": [1, 2.5, "x\\u00e9", null, true], "b": {"c": -3e-7}}'
-    assert jsontext.loads(text.encode()) == json.loads(text)
-
-
-def test_loads_reads_nan_and_infinity_which_json_dumps_writes():
-    data = jsontext.loads(json.dumps({"x": float("nan"), "y": float("inf")}).encode())
-    assert data["x"] != data["x"] and data["y"] == float("inf")
-
-
-def test_loads_reads_an_integer_beyond_64_bits_as_a_float_that_an_int_field_refuses():
-    # orjson reads integers beyond 64 bits as floats (no report holds one); a field that must be an integer then
-    # fails with the place named.
-    data = jsontext.loads(b'{"n": 123456789012345678901234567890}')
-    assert data == {"n": 1.2345678901234568e+29}
-    with pytest.raises(TypeError) as exc:
-        from_jsonable(int, data["n"], where="n")
-    assert str(exc.value) == "n: expected int, got a number"
-
-
-def test_loads_reads_a_lone_surrogate_escape_as_json_does():
-    assert jsontext.loads(b'["\\ud800"]') == ["\ud800"]
-
-
-def test_loads_text_only_refuses_a_lone_surrogate_escape():
-    with pytest.raises(ValueError, match=r"lone surrogate escape such as \\ud800"):
-        jsontext.loads(b'{"model": {"path": "\\ud800evil.onnx"}, "x": NaN}', text_only=True)
-
-
-def test_loads_text_only_reads_an_escaped_surrogate_pair():
-    assert jsontext.loads(b'["\\ud83d\\ude00", NaN]', text_only=True)[0] == "\U0001f600"
-
-
-def test_loads_raises_the_standard_librarys_error_for_bad_json():
-    with pytest.raises(json.JSONDecodeError, match="Expecting value: line 1 column 7"):
-        jsontext.loads(b'{"a": }')
-
-
-def test_loads_raises_unicode_decode_error_for_bad_utf8():
-    with pytest.raises(UnicodeDecodeError):
-        jsontext.loads(b'{"a": "\xff"}')
-
-
-def test_loads_raises_recursion_error_for_absurd_nesting():
-    with pytest.raises(RecursionError):
-        jsontext.loads(b"[" * 200_000 + b"]" * 200_000)
+from ortcopy_doctor.model import codec
+from ortcopy_doctor.model.evidence import RuntimeNode
 
 
 def _node(**changes):
-    node = {"name": "n", "op_type": "Relu", "domain": "", "provider": "CPUExecutionProvider",
-            "inputs": ["x"], "outputs": ["y"]}
+    node = {"name": "n", "op_type": "Relu", "domain": "", "provider": "CUDAExecutionProvider", "inputs": ["x"],
+            "outputs": ["y"]}
     node.update(changes)
     return node
 
 
-def test_from_jsonable_names_the_place_of_a_bad_list_item():
-    with pytest.raises(TypeError) as exc:
-        from_jsonable(list[RuntimeNode], [_node(), _node(inputs=["x", 7])])
-    assert str(exc.value) == "[1].inputs[1]: expected str, got a number"
+def test_a_bad_list_item_is_named_by_its_place():
+    with pytest.raises(msgspec.ValidationError, match=r"Expected `str`, got `int` - at `\$\[1\]\.inputs\[1\]`"):
+        codec.convert([_node(), _node(inputs=["x", 7])], list[RuntimeNode])
 
 
-def test_from_jsonable_names_the_place_under_the_callers_prefix():
-    with pytest.raises(TypeError) as exc:
-        from_jsonable(RuntimeNode, _node(op_type=None), where="nodes[4]")
-    assert str(exc.value) == "nodes[4].op_type: expected str, got null"
+def test_a_bad_top_level_value_is_named():
+    with pytest.raises(msgspec.ValidationError, match="Expected `object`, got `array`"):
+        codec.decode(b"[]", RuntimeNode)
 
 
-def test_from_jsonable_names_a_bad_top_level_value():
-    with pytest.raises(TypeError) as exc:
-        from_jsonable(RuntimeNode, [])
-    assert str(exc.value) == "value: expected an object, got a list"
+def test_true_is_no_number():
+    with pytest.raises(msgspec.ValidationError, match=r"Expected `int`, got `bool` - at `\$\[1\]`"):
+        codec.decode(b"[1, true]", list[int])
 
 
-def test_from_jsonable_copies_lists_it_takes_as_they_are():
-    data = _node(inputs=["a", "b"])
-    node = from_jsonable(RuntimeNode, data)
-    node.inputs.append("c")
-    assert data["inputs"] == ["a", "b"]
+def test_an_integer_in_a_float_field_is_read_as_a_float():
+    assert codec.decode(b"[1]", list[float]) == [1.0] and type(codec.decode(b"[1]", list[float])[0]) is float
 
 
-def test_from_jsonable_refuses_true_for_a_number_inside_a_list():
-    with pytest.raises(TypeError) as exc:
-        from_jsonable(list[int], [1, True])
-    assert str(exc.value) == "[1]: expected int, got a boolean"
+def test_a_missing_field_keeps_its_default():
+    node = codec.convert({k: v for k, v in _node().items() if k != "inputs"}, RuntimeNode)
+    assert node.inputs == []
 
 
-def test_from_jsonable_keeps_the_default_of_a_missing_field():
-    node = from_jsonable(RuntimeNode, {k: v for k, v in _node().items() if k != "inputs"})
-    assert node.inputs == [] and node.name == "n"
+def test_a_missing_required_field_is_named():
+    with pytest.raises(msgspec.ValidationError, match="missing required field `name`"):
+        codec.convert({k: v for k, v in _node().items() if k != "name"}, RuntimeNode)
 
 
-def test_from_jsonable_names_a_missing_required_field():
-    with pytest.raises(TypeError, match="missing 1 required positional argument: 'name'"):
-        from_jsonable(RuntimeNode, {k: v for k, v in _node().items() if k != "name"})
+def test_unknown_keys_are_skipped():
+    assert codec.convert(_node(added_in_a_later_version=1), RuntimeNode) == codec.convert(_node(), RuntimeNode)
+
+
+@pytest.mark.parametrize("raw", [b'{"a": }', b'{"a": "\xff"}', b'{"x": NaN}', b'["\\ud800"]'])
+def test_bad_json_is_a_decode_error(raw):
+    with pytest.raises(codec.DecodeError):
+        codec.decode(raw)
+
+
+def test_a_lone_surrogate_escape_is_refused():
+    """JSON allows ``"\\ud800"``, but it is no text: it could not be written out again as UTF-8."""
+    with pytest.raises(codec.DecodeError):
+        codec.decode(b'{"model": {"path": "\\ud800evil.onnx"}}')
+
+
+def test_a_surrogate_pair_is_read():
+    assert codec.decode(b'["\\ud83d\\ude00"]') == ["\U0001f600"]
+
+
+def test_nesting_too_deep_raises_recursion_error():
+    with pytest.raises(RecursionError):
+        codec.decode(b"[" * 200_000 + b"]" * 200_000)
+
+
+def test_message_is_one_line_of_at_most_200_characters():
+    assert codec.message(ValueError("a\n  b" + "c" * 300)) == "a b" + "c" * 197

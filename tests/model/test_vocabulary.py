@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 
 from ortcopy_doctor.analysis.binding import BindingPlace
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.diff import DiffStatus
 from ortcopy_doctor.model.errors import UsageError
-from ortcopy_doctor.model.evidence import Feed, from_jsonable, to_jsonable
+from ortcopy_doctor.model import codec
+from ortcopy_doctor.model.evidence import Feed
 from ortcopy_doctor.model.findings import Severity
 from ortcopy_doctor.model.vocabulary import (
     CENSUS_CLASSES,
@@ -86,40 +88,38 @@ def test_json_writes_members_as_their_strings():
     assert json.dumps({FEED: [HOST_TO_DEVICE, Severity.WARNING]}) == '{"feed": ["host_to_device", "warning"]}'
 
 
-def test_to_jsonable_writes_plain_strings():
+def test_the_codec_writes_plain_strings():
     copy = Copy(kind=FEED, direction=HOST_TO_DEVICE, tensor="x", bytes_per_run=4)
-    data = to_jsonable(copy)
+    data = codec.to_builtins(copy)
     assert (data["kind"], data["direction"]) == ("feed", "host_to_device")
     assert type(data["kind"]) is str and type(data["direction"]) is str
-    assert [type(k) for k in to_jsonable({CensusClass.FEED: 1})] == [str]
+    assert [type(k) for k in codec.to_builtins({CensusClass.FEED: 1})] == [str]
 
 
-def test_from_jsonable_loads_members():
-    copy = from_jsonable(Copy, {"kind": "memcpy_node", "direction": "device_to_host", "tensor": "h",
-                                "bytes_per_run": 8})
+def test_the_codec_reads_members():
+    copy = codec.convert({"kind": "memcpy_node", "direction": "device_to_host", "tensor": "h", "bytes_per_run": 8},
+                         Copy)
     assert copy.kind is CopyKind.MEMCPY_NODE and copy.direction is Direction.DEVICE_TO_HOST
 
 
-def test_from_jsonable_loads_enum_dict_keys_as_members():
-    loaded = from_jsonable(dict[CensusClass, int], {"feed": 1, "outside": 2})
+def test_the_codec_reads_enum_dict_keys_as_members():
+    loaded = codec.convert({"feed": 1, "outside": 2}, dict[CensusClass, int])
     assert [type(k) for k in loaded] == [CensusClass, CensusClass] and loaded == {"feed": 1, "outside": 2}
 
 
-def test_from_jsonable_refuses_a_dict_key_outside_the_set():
-    with pytest.raises(ValueError, match=r"^per_run\.nowhere: 'nowhere' is not one of feed, fetch, "):
-        from_jsonable(dict[CensusClass, int], {"feed": 1, "nowhere": 2}, "per_run")
+def test_the_codec_refuses_a_dict_key_outside_the_set():
+    with pytest.raises(msgspec.ValidationError, match=r"^Invalid enum value 'nowhere' - at `key` in `\$`$"):
+        codec.convert({"feed": 1, "nowhere": 2}, dict[CensusClass, int])
 
 
-def test_from_jsonable_refuses_a_value_outside_the_set():
-    with pytest.raises(ValueError, match=r"^copies\[0\]\.kind: 'memcpy' is not one of feed, fetch, memcpy_node, "
-                                         r"in_kernel, unexplained$"):
-        from_jsonable(Copy, {"kind": "memcpy", "direction": "host_to_device", "tensor": "x", "bytes_per_run": 1},
-                      "copies[0]")
+def test_the_codec_refuses_a_value_outside_the_set():
+    with pytest.raises(msgspec.ValidationError, match=r"^Invalid enum value 'memcpy' - at `\$\.kind`$"):
+        codec.convert({"kind": "memcpy", "direction": "host_to_device", "tensor": "x", "bytes_per_run": 1}, Copy)
 
 
-def test_from_jsonable_refuses_a_non_string_for_a_closed_set():
-    with pytest.raises(TypeError, match=r"^source: expected a string \(synthesized, file, value\), got a number$"):
-        from_jsonable(Feed, {"name": "x", "dtype": "float32", "shape": [1], "bytes": 4, "source": 1})
+def test_the_codec_refuses_a_non_string_for_a_closed_set():
+    with pytest.raises(msgspec.ValidationError, match=r"^Expected `str`, got `int` - at `\$\.source`$"):
+        codec.convert({"name": "x", "dtype": "float32", "shape": [1], "bytes": 4, "source": 1}, Feed)
 
 
 def test_load_report_refuses_an_unknown_value_as_a_usage_error(tmp_path):
@@ -127,6 +127,6 @@ def test_load_report_refuses_an_unknown_value_as_a_usage_error(tmp_path):
     report = fixture_report_dict("demo")
     report["evidence"]["feeds"][0]["source"] = "guessed"
     path = write_report_json(report, tmp_path / "bad.json")
-    with pytest.raises(UsageError, match=r"does not match the evidence format \(feeds\[0\]\.source: 'guessed' is "
-                                         r"not one of synthesized, file, value\): pass a file written by"):
+    with pytest.raises(UsageError, match=r"does not match the evidence format \(Invalid enum value 'guessed' - at "
+                                         r"`\$\.feeds\[0\]\.source`\): pass a file written by"):
         load_report(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ortcopy_doctor.model import codec
 import json
 from pathlib import Path
 
@@ -47,8 +48,6 @@ def _check(tmp_path: Path, name: str):
 @pytest.mark.parametrize("name", MODELS)
 def test_reported_copies_equal_cupti_census_of_plain_run(tmp_path, tracer_cls, name):
     import onnxruntime as ort
-
-    from ortcopy_doctor.model.evidence import to_jsonable
     from ortcopy_doctor.collect.feeds import build_feeds
 
     path, report = _check(tmp_path, name)
@@ -57,18 +56,17 @@ def test_reported_copies_equal_cupti_census_of_plain_run(tmp_path, tracer_cls, n
     session.run(None, arrays)
     with tracer_cls() as tracer:
         session.run(None, arrays)
-    copies = json.loads(json.dumps(to_jsonable(report.copies)))
-    assert report_totals(copies) == census_totals(to_jsonable(tracer.census))
+    copies = json.loads(json.dumps(codec.to_builtins(report.copies)))
+    assert report_totals(copies) == census_totals(codec.to_builtins(tracer.census))
 
 
 @pytest.mark.parametrize("name", MODELS)
 def test_binding_code_runs_and_leaves_only_unremovable_copies(tmp_path, tracer_cls, name):
-    from ortcopy_doctor.model.evidence import to_jsonable
 
     _, report = _check(tmp_path, name)
     namespace: dict = {}
     exec(compile(report.binding.code, "<binding code>", "exec"), namespace)  # noqa: S102 - generated code under test
     with tracer_cls() as tracer:
         namespace["infer"]()
-    copies = json.loads(json.dumps(to_jsonable(report.copies)))
-    assert census_totals(to_jsonable(tracer.census)) == report_totals(copies, only_unremovable=True)
+    copies = json.loads(json.dumps(codec.to_builtins(report.copies)))
+    assert census_totals(codec.to_builtins(tracer.census)) == report_totals(copies, only_unremovable=True)

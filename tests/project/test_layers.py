@@ -4,7 +4,7 @@ evidence does not depend on the onnxruntime installed where it is rendered."""
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 import gzip
 import json
 import subprocess
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from ortcopy_doctor.model import codec
 from render_helpers import REPO, child_env
 
 FIXTURES = REPO / "tests" / "fixtures"
@@ -109,14 +110,14 @@ def test_generated_code_takes_the_dlpack_choice_from_the_evidence():
     evidence claiming onnxruntime 1.25.0 (before it) generates bind_input(data_ptr()) code, wherever it renders."""
     from ortcopy_doctor.analysis.binding import render_code
     from ortcopy_doctor.report.core import analyse
-    from ortcopy_doctor.model.evidence import Evidence, from_jsonable
+    from ortcopy_doctor.model.evidence import Evidence
 
     with gzip.open(FIXTURES / "gpu" / "conv_net.json.gz", "rt", encoding="utf-8") as f:
         data = json.load(f)["report"]["evidence"]
-    evidence = from_jsonable(Evidence, data)
+    evidence = codec.convert(data, Evidence)
     report = analyse(evidence)
     assert "OrtValue.from_dlpack" in render_code(evidence, report.binding, "torch")
-    evidence = dataclasses.replace(evidence, environment=dataclasses.replace(
+    evidence = msgspec.structs.replace(evidence, environment=msgspec.structs.replace(
         evidence.environment, ort_version="1.25.0", ort_has_from_dlpack=None))
     assert "OrtValue.from_dlpack" not in render_code(evidence, report.binding, "torch")
 

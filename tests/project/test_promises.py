@@ -11,7 +11,7 @@ import hashlib
 import io
 import json
 import keyword
-import dataclasses
+import msgspec
 import os
 import signal
 import stat
@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 import models
+from ortcopy_doctor.model import codec
 from fixture_loader import recorded
 from render_helpers import REPO, child_env
 from signal_helpers import default_signals
@@ -398,9 +399,9 @@ def test_terminal_report_escapes_any_name(name):
 
     with tempfile.TemporaryDirectory() as tmp:
         report = recorded_report("cpu_op_between", Path(tmp))
-    report = dataclasses.replace(
-        report, copies=[dataclasses.replace(c, tensor=name, node=name) for c in report.copies],
-        findings=[dataclasses.replace(f, location=name, message=name, fix=name) for f in report.findings])
+    report = msgspec.structs.replace(
+        report, copies=[msgspec.structs.replace(c, tensor=name, node=name) for c in report.copies],
+        findings=[msgspec.structs.replace(f, location=name, message=name, fix=name) for f in report.findings])
     text = render_text(report)
     assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F or c in "\u202e\u2028" for c in text)
 
@@ -484,14 +485,14 @@ RESERVED = {"np", "ort", "torch", "cp", "numpy", "onnxruntime", "cupy", "session
 def _render_all(names: list[str]) -> tuple[list[str], list[str]]:
     """The code of every flavor for the recorded stateful model, its four inputs and outputs renamed."""
     from ortcopy_doctor.analysis.binding import FLAVORS, BindingPlan, code_names, render_code, render_cuda_graph_code
-    from ortcopy_doctor.model.evidence import Evidence, from_jsonable
+    from ortcopy_doctor.model.evidence import Evidence
 
     base = recorded("stateful")["report"]
-    evidence = from_jsonable(Evidence, base["evidence"])
-    plan = from_jsonable(BindingPlan, base["binding"])
-    evidence = dataclasses.replace(evidence, feeds=[])
+    evidence = codec.convert(base["evidence"], Evidence)
+    plan = codec.convert(base["binding"], BindingPlan)
+    evidence = msgspec.structs.replace(evidence, feeds=[])
     for i, name in zip(range(len(plan.entries)), names):
-        plan.entries[i] = dataclasses.replace(plan.entries[i], name=name, state_pair=None)
+        plan.entries[i] = msgspec.structs.replace(plan.entries[i], name=name, state_pair=None)
     codes = [render_code(evidence, plan, flavor) for flavor in FLAVORS] + [render_cuda_graph_code(evidence, plan)]
     got = code_names(plan)
     return codes, [*got.inputs.values(), *got.outputs.values()]
@@ -666,11 +667,11 @@ def test_output_files_get_the_umask_mode(work):
 def test_environment_failure_writes_only_the_partial_json(tmp_path):
     from ortcopy_doctor.cli import app as cli_module
     from ortcopy_doctor.model.errors import EnvironmentProblem
-    from ortcopy_doctor.model.evidence import Evidence, from_jsonable
+    from ortcopy_doctor.model.evidence import Evidence
 
     exc = EnvironmentProblem("the device ran out of memory")
-    exc.partial_evidence = dataclasses.replace(
-        from_jsonable(Evidence, recorded("cpu_op_between")["report"]["evidence"]), failure=exc.message)
+    exc.partial_evidence = msgspec.structs.replace(
+        codec.convert(recorded("cpu_op_between")["report"]["evidence"], Evidence), failure=exc.message)
     outputs = cli_module._outputs([], [("--json", tmp_path / "p.json"), ("--html", tmp_path / "p.html"),
                                        ("--sarif", tmp_path / "p.sarif")])
     cli_module._keep_partial_evidence(exc, outputs)

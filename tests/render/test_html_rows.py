@@ -6,7 +6,7 @@ writes names with a <wbr> at each place they may break (issue 36), escapes exact
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 import re
 
 import jinja2
@@ -98,11 +98,11 @@ def report(tmp_path):
         Copy(kind=CopyKind.FETCH, direction=Direction.DEVICE_TO_HOST, tensor="d", bytes_per_run=2_000_000,
              shape=["batch", 3, None], dtype="float16"),
     ]
-    domain_node = dataclasses.replace(r.evidence.nodes[0], domain="com.microsoft", provider="", graph="loop/body")
+    domain_node = msgspec.structs.replace(r.evidence.nodes[0], domain="com.microsoft", provider="", graph="loop/body")
     predicted = Finding(rule="OCD002", slug="cpu-fallback", severity=Severity.ERROR, title="<t>", message='"m"',
                         fix="f & g", location=EVIL_NODE, predicted=True)
-    evidence = dataclasses.replace(r.evidence, nodes=[*r.evidence.nodes, domain_node])
-    return dataclasses.replace(r, copies=[*r.copies, *odd], findings=[*r.findings, predicted], evidence=evidence)
+    evidence = msgspec.structs.replace(r.evidence, nodes=[*r.evidence.nodes, domain_node])
+    return msgspec.structs.replace(r, copies=[*r.copies, *odd], findings=[*r.findings, predicted], evidence=evidence)
 
 
 def test_copy_rows_match_the_template_loop(report):

@@ -5,7 +5,7 @@ predicted Memcpy-node findings, whose nodes all share their op type as name, are
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 import hashlib
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -216,8 +216,8 @@ def test_measured_memcpy_findings_without_a_node_name_are_told_apart_by_tensor(t
     """A Memcpy node the log names but the profile did not show has no name: the tensor tells two apart."""
     report = load_fixture("cpu_op_between", tmp_path)
     memcpy = next(f for f in report.findings if f.slug == "memcpy-node")
-    unnamed = [dataclasses.replace(memcpy, location="", details={**memcpy.details, "tensor": t}) for t in ("a", "b")]
-    log = sarif_log(dataclasses.replace(report, findings=unnamed), base=None)
+    unnamed = [msgspec.structs.replace(memcpy, location="", details={**memcpy.details, "tensor": t}) for t in ("a", "b")]
+    log = sarif_log(msgspec.structs.replace(report, findings=unnamed), base=None)
     results = log["runs"][0]["results"]
     op = "MemcpyToHost" if memcpy.details["direction"] == "device_to_host" else "MemcpyFromHost"
     assert [r["locations"][0]["logicalLocations"][0]["name"] for r in results] == [f"{op}(a)", f"{op}(b)"]

@@ -7,7 +7,7 @@ Recorded GPU evidence (tests/fixtures/gpu) for what they must show, hostile name
 from __future__ import annotations
 
 import copy
-import dataclasses
+import msgspec
 import html
 import time
 import xml.etree.ElementTree as ET
@@ -87,7 +87,7 @@ def test_timeline_marks_census_transfers_with_their_bytes(tmp_path):
 
 def test_timeline_without_census_marks_the_analysis_copies(tmp_path):
     report = load_fixture("cpu_op_between", tmp_path)
-    ev = dataclasses.replace(copy.deepcopy(report.evidence), census=None, census_status="")
+    ev = msgspec.structs.replace(copy.deepcopy(report.evidence), census=None, census_status="")
     plain = analyse(ev)
     assert plain.census is None
     run = svg.timeline_run(plain)
@@ -109,7 +109,7 @@ def test_timeline_without_census_marks_the_analysis_copies(tmp_path):
 
 def test_static_evidence_has_no_timeline(tmp_path):
     report = load_fixture("demo", tmp_path)
-    report = dataclasses.replace(report, evidence=dataclasses.replace(report.evidence, mode="static"))
+    report = msgspec.structs.replace(report, evidence=msgspec.structs.replace(report.evidence, mode="static"))
     figure = svg.timeline_figure(report)
     assert figure.svg == ""
     assert "no timeline" in figure.note
@@ -121,7 +121,7 @@ def test_static_evidence_has_no_timeline(tmp_path):
 
 def test_no_profiled_run_no_timeline(tmp_path):
     report = load_fixture("demo", tmp_path)
-    report = dataclasses.replace(report, evidence=dataclasses.replace(
+    report = msgspec.structs.replace(report, evidence=msgspec.structs.replace(
         report.evidence, run_events=[r for r in report.evidence.run_events if r.warmup]))
     figure = svg.timeline_figure(report)
     assert figure.svg == "" and "no profiled run" in figure.note.lower()
@@ -214,8 +214,8 @@ def test_layout_is_longest_path_left_to_right(tmp_path):
 
 def test_cpu_only_session_has_no_islands(tmp_path):
     report = load_fixture("demo", tmp_path)
-    report = dataclasses.replace(report, evidence=dataclasses.replace(
-        report.evidence, session=dataclasses.replace(report.evidence.session, active_providers=["CPUExecutionProvider"])))
+    report = msgspec.structs.replace(report, evidence=msgspec.structs.replace(
+        report.evidence, session=msgspec.structs.replace(report.evidence.session, active_providers=["CPUExecutionProvider"])))
     assert svg.find_islands(report.evidence) == []
     figure = svg.islands_figure(report)
     assert figure.svg == "" and "no CPU islands" in figure.note

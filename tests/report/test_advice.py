@@ -9,7 +9,7 @@ code as it is now and every code block run next to plain run() in check), and sk
 from __future__ import annotations
 
 import copy
-import dataclasses
+import msgspec
 import gzip
 import importlib.util
 import json
@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from fixture_loader import recorded, recorded_report
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.render.html import render_html
 from ortcopy_doctor.render.text import render_text
 from ortcopy_doctor.report.advice import binding_view
@@ -27,6 +28,7 @@ from ortcopy_doctor.report.variants import bind_transfers, compare, cuda_graph_b
 from ortcopy_doctor.analysis.copies import find_copies
 from ortcopy_doctor.analysis.binding import (
     DEVICE,
+    BindingEntry,
     FLAVORS,
     find_state_pairs,
     make_plan,
@@ -145,16 +147,15 @@ def test_models_without_state_get_no_pairs(tmp_path):
             assert recorded_report(name, tmp_path).binding.state_pairs == [], name
 
 
-def test_state_pair_is_left_out_of_the_json_when_absent(tmp_path):
+def test_state_pair_is_null_in_the_json_when_absent(tmp_path):
+    """Every field is written, at its default too (the codec writes each struct whole): a reader finds each key."""
     report = recorded_report("conv_net", tmp_path)
     assert report.evidence.binding_measurement is not None  # recorded with the measurement on
     data = json.loads(report.to_json())
-    assert all("state_pair" not in e for e in data["binding"]["entries"])
+    assert [e["state_pair"] for e in data["binding"]["entries"]] == [None] * len(data["binding"]["entries"])
     assert data["evidence"]["binding_measurement"]["status"] == "measured"
-    # Without a measurement record the key is left out too.
-    data = json.loads(analyse(dataclasses.replace(report.evidence, binding_measurement=None)).to_json())
-    assert "binding_measurement" not in data["evidence"]
-    assert all("state_pair" not in e for e in data["binding"]["entries"])
+    data = json.loads(analyse(msgspec.structs.replace(report.evidence, binding_measurement=None)).to_json())
+    assert data["evidence"]["binding_measurement"] is None
     data = json.loads(recorded_report("stateful", tmp_path).to_json())
     assert {e["name"]: e.get("state_pair") for e in data["binding"]["entries"]} == {
         "x": None, "state": "state_out", "y": None, "state_out": "state"}
@@ -287,9 +288,9 @@ def _kv_cache_report(tmp_path):
     onnx.save(model, str(path))
     report = check(path, timed_runs=1)
     cuda = ["CUDAExecutionProvider", "CPUExecutionProvider"]
-    evidence = dataclasses.replace(
-        report.evidence, session=dataclasses.replace(report.evidence.session, active_providers=cuda),
-        nodes=[dataclasses.replace(n, provider=cuda[0]) for n in report.evidence.nodes])
+    evidence = msgspec.structs.replace(
+        report.evidence, session=msgspec.structs.replace(report.evidence.session, active_providers=cuda),
+        nodes=[msgspec.structs.replace(n, provider=cuda[0]) for n in report.evidence.nodes])
     return evidence, path
 
 
@@ -321,7 +322,7 @@ def test_many_state_pairs_swap_as_run_does(tmp_path):
     from ortcopy_doctor.collect.code_check import quiet as _quiet, split_code
 
     evidence, path = _kv_cache_report(tmp_path)
-    plan = dataclasses.replace(make_plan(evidence), device_type="cpu")
+    plan = msgspec.structs.replace(make_plan(evidence), device_type="cpu")
     setup, rest = split_code(render_code(evidence, plan))
     namespace: dict = {"__name__": "kv_code"}
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
@@ -384,7 +385,7 @@ def test_readiness_blockers_of_the_recorded_models(tmp_path):
 
 def test_no_device_is_one_blocker(tmp_path):
     report = recorded_report("conv_net", tmp_path)
-    evidence = dataclasses.replace(report.evidence, session=dataclasses.replace(
+    evidence = msgspec.structs.replace(report.evidence, session=msgspec.structs.replace(
         report.evidence.session, active_providers=["CPUExecutionProvider"]))
     plan = make_plan(evidence)
     assert [b.kind for b in cuda_graph_blockers(evidence, plan, report.copies)] == ["no_device"]
@@ -428,7 +429,7 @@ def test_state_rebound_in_every_call_pays_its_bind_copy_per_call(tmp_path):
     report = recorded_report("stateful", tmp_path)
     evidence = copy.deepcopy(report.evidence)
     gemm = next(n for n in evidence.nodes if "state" in n.inputs)
-    reader = dataclasses.replace(gemm, name="state_reader", op_type="Shape", provider="CPUExecutionProvider",
+    reader = msgspec.structs.replace(gemm, name="state_reader", op_type="Shape", provider="CPUExecutionProvider",
                                  inputs=["state"], outputs=["state_shape"])
     evidence.nodes.append(reader)
     plan = make_plan(evidence)
@@ -503,7 +504,7 @@ def test_compare_text_gives_the_speed_up_with_its_interval():
 
 
 def _with_measurement(report, variants, **extra):
-    evidence = dataclasses.replace(copy.deepcopy(report.evidence), binding_measurement=BindingMeasurement(
+    evidence = msgspec.structs.replace(copy.deepcopy(report.evidence), binding_measurement=BindingMeasurement(
         status="measured", runs=50, warmup_runs=3, transfer_source="census", variants=variants, **extra))
     return analyse(evidence)
 
@@ -555,7 +556,7 @@ def test_noisy_variant_is_flagged(tmp_path):
 
 def _all_cpu(report):
     evidence = copy.deepcopy(report.evidence)
-    return dataclasses.replace(evidence, nodes=[dataclasses.replace(node, provider="CPUExecutionProvider")
+    return msgspec.structs.replace(evidence, nodes=[msgspec.structs.replace(node, provider="CPUExecutionProvider")
                                                 for node in evidence.nodes])
 
 
@@ -563,7 +564,7 @@ def test_all_cpu_model_is_advised_not_to_bind_with_the_measured_reason(tmp_path)
     base = recorded_report("cpu_only_inputs", tmp_path)
     evidence = _all_cpu(base)
     assert is_all_cpu(evidence)
-    evidence = dataclasses.replace(evidence, binding_measurement=BindingMeasurement(status="measured", runs=50, variants=[
+    evidence = msgspec.structs.replace(evidence, binding_measurement=BindingMeasurement(status="measured", runs=50, variants=[
         _v("plain", 0.050), _v("plan", 0.052), _v("all_device", 0.120, h2d=1, d2h=3),
         _v("cuda_graph", 0, ran=False, skipped="blockers")]))
     view = binding_view(analyse(evidence))
@@ -579,7 +580,7 @@ def test_all_cpu_model_is_advised_not_to_bind_with_the_measured_reason(tmp_path)
 
 def test_all_cpu_advice_without_measurement(tmp_path):
     evidence = _all_cpu(recorded_report("conv_net", tmp_path))
-    evidence = dataclasses.replace(evidence, binding_measurement=BindingMeasurement(
+    evidence = msgspec.structs.replace(evidence, binding_measurement=BindingMeasurement(
         status="off", reason="turned off (--no-measure-binding)"))
     view = binding_view(analyse(evidence))
     assert view.one_line == "Binding not measured: turned off (--no-measure-binding)"
@@ -592,7 +593,7 @@ def test_gpu_model_is_not_all_cpu(tmp_path):
 
 def test_copy_guidance_names_what_remains(tmp_path):
     report = recorded_report("demo", tmp_path)
-    report = dataclasses.replace(report, evidence=dataclasses.replace(
+    report = msgspec.structs.replace(report, evidence=msgspec.structs.replace(
         report.evidence, binding_measurement=BindingMeasurement(status="off", reason="off")))
     view = binding_view(report)
     text = "\n".join(view.copy_guidance)
@@ -602,7 +603,7 @@ def test_copy_guidance_names_what_remains(tmp_path):
     assert "'scores' (16.4 KB): on the device after the run" in text
     assert "copy_outputs_to_cpu()" in text
     stateful = recorded_report("stateful", tmp_path)
-    stateful = dataclasses.replace(stateful, evidence=dataclasses.replace(
+    stateful = msgspec.structs.replace(stateful, evidence=msgspec.structs.replace(
         stateful.evidence, binding_measurement=BindingMeasurement(status="off", reason="off")))
     assert any(line.startswith("'state_out': state for the next run's 'state'") for line in
                binding_view(stateful).copy_guidance)
@@ -611,7 +612,7 @@ def test_copy_guidance_names_what_remains(tmp_path):
 def test_no_view_without_a_measurement_record(tmp_path):
     report = recorded_report("demo", tmp_path)
     assert binding_view(report) is not None  # recorded with the measurement on
-    report = dataclasses.replace(report, evidence=dataclasses.replace(report.evidence, binding_measurement=None))
+    report = msgspec.structs.replace(report, evidence=msgspec.structs.replace(report.evidence, binding_measurement=None))
     assert binding_view(report) is None
     assert binding_view(analyse(report.evidence)) is None
 
@@ -682,8 +683,9 @@ def _without_state_reasons(entries):
 def test_replay_plan_equals_the_recorded_plan(ab):
     data, report = ab
     now = json.loads(report.to_json())["binding"]["entries"]
-    assert _without_state_reasons(json.loads(json.dumps(data["report"]["binding"]["entries"]))) == \
-        _without_state_reasons(now)
+    # recorded with the fields at their defaults left out: read as the codec reads them, then written whole
+    recorded = codec.to_builtins(codec.convert(data["report"]["binding"]["entries"], list[BindingEntry]))
+    assert _without_state_reasons(recorded) == _without_state_reasons(now)
     for e in now:
         if e.get("state_pair"):
             assert e["state_basis"] == "convention" and "(named as exporters name recurrent state)" in e["reason"]
@@ -856,8 +858,8 @@ def test_replay_a_slower_plan_would_be_reported(ab):
     if plan.samples_ms:
         slower["samples_ms"] = [x * factor for x in plan.samples_ms]
     # and no CUDA graph or everything-bound to win instead
-    m.variants[:] = [dataclasses.replace(v, **slower) if v is plan
-                     else dataclasses.replace(v, ran=False, samples_ms=None) if v.variant in ("cuda_graph", "all_device")
+    m.variants[:] = [msgspec.structs.replace(v, **slower) if v is plan
+                     else msgspec.structs.replace(v, ran=False, samples_ms=None) if v.variant in ("cuda_graph", "all_device")
                      else v for v in m.variants]
     reanalysed = analyse(evidence)
     view = binding_view(reanalysed)
@@ -910,8 +912,8 @@ def test_an_output_empty_in_the_profiled_run_is_not_preallocated(tmp_path):
     them at [0, 4], and the torch and cupy code failed (an empty tensor has no address: "data_ptr != 0 was false").
     An output empty in the profiled run depends on the data: ORT allocates it."""
     evidence = copy.deepcopy(recorded_report("conv_net", tmp_path).evidence)
-    evidence.model.outputs[0] = dataclasses.replace(evidence.model.outputs[0], shape=[-1, 10])
-    evidence.node_events[:] = [dataclasses.replace(e, output_shapes=[{"float": [0, 10]}]) if e.name == "fc" else e
+    evidence.model.outputs[0] = msgspec.structs.replace(evidence.model.outputs[0], shape=[-1, 10])
+    evidence.node_events[:] = [msgspec.structs.replace(e, output_shapes=[{"float": [0, 10]}]) if e.name == "fc" else e
                                for e in evidence.node_events]
     (logits,) = make_plan(evidence).outputs
     assert (logits.place, logits.preallocate, logits.shape) == ("device", False, [None, 10])

@@ -22,7 +22,7 @@ with the approximate intervals. While no format-2 fixture is recorded, the repla
 from __future__ import annotations
 
 import copy
-import dataclasses
+import msgspec
 import gzip
 import importlib.util
 import json
@@ -174,7 +174,7 @@ def test_record_tool_summarises_the_winner_and_intervals(tmp_path):
         variants.append(VariantTiming(variant=name, label=name, ran=True, runs=200, median_ms=q[2], p10_ms=q[0],
                                       p25_ms=q[1], p75_ms=q[3], p90_ms=q[4], samples_ms=samples,
                                       gpu_samples_ms=samples, gpu_median_ms=q[2]))
-    evidence = dataclasses.replace(evidence, binding_measurement=BindingMeasurement(
+    evidence = msgspec.structs.replace(evidence, binding_measurement=BindingMeasurement(
         status="measured", runs=200, variants=variants, min_runs=50, budget_s=3.0,
         stop_reason="every interval within ±3% after 200 rounds", gpu_timer="torch.cuda.Event"))
     summary = _record_tool().ab_summary(analyse(evidence), 4.2)
@@ -202,7 +202,7 @@ def _synthetic_record(tmp_path, graph_ms=0.5):
         variants.append(VariantTiming(variant=name, label=name, ran=True, runs=300, median_ms=q[2], p10_ms=q[0],
                                       p25_ms=q[1], p75_ms=q[3], p90_ms=q[4], samples_ms=samples,
                                       h2d_count=1 if name == "plain" else 0, d2h_count=0, h2d_bytes=10, d2h_bytes=0))
-    evidence = dataclasses.replace(evidence, binding_measurement=BindingMeasurement(
+    evidence = msgspec.structs.replace(evidence, binding_measurement=BindingMeasurement(
         status="measured", runs=300, variants=variants, min_runs=50, budget_s=3.0,
         stop_reason="time budget of 3 s spent after 300 rounds"))
     report = analyse(evidence)

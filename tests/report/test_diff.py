@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
-import dataclasses
+import msgspec
 from pathlib import Path
 
 import pytest
@@ -122,7 +122,7 @@ def test_an_unexplained_transfer_added_is_listed(tmp_path):
 
     a = load_fixture("demo", tmp_path)
     traced = Copy(kind=UNEXPLAINED, direction=DEVICE_TO_HOST, tensor="", bytes_per_run=64, node="mystery")
-    b = dataclasses.replace(a, copies=[*a.copies, traced])
+    b = msgspec.structs.replace(a, copies=[*a.copies, traced])
     text = render_diff_text(diff_reports(a, b, "a.json", "b.json"))
     assert "  + unexplained transfer device→host, 64 B per run (node mystery)" in text.splitlines()
     assert "unexplained transfer" in render_diff_html(diff_reports(b, a, "b.json", "a.json"))
@@ -143,8 +143,8 @@ def test_ort_upgrade_shows_version_opset_and_latency(tmp_path):
 def test_changed_copy_and_finding(tmp_path):
     a = load_fixture("cpu_op_between", tmp_path)
     b = load_fixture("cpu_op_between", tmp_path)
-    b.copies[0] = dataclasses.replace(b.copies[0], bytes_per_run=(b.copies[0].bytes_per_run or 0) * 4)
-    b.findings[0] = dataclasses.replace(b.findings[0], severity="error")
+    b.copies[0] = msgspec.structs.replace(b.copies[0], bytes_per_run=(b.copies[0].bytes_per_run or 0) * 4)
+    b.findings[0] = msgspec.structs.replace(b.findings[0], severity="error")
     d = diff_reports(a, b)
     changed = [c for c in d.copies if c.status == CHANGED]
     assert len(changed) == 1 and changed[0].what == ["bytes per run 512 B → 2.0 KB"]
@@ -157,8 +157,8 @@ def test_changed_copy_and_finding(tmp_path):
 def test_memcpy_findings_match_by_tensor_not_by_ort_node_name(tmp_path):
     a = load_fixture("cpu_op_between", tmp_path)
     b = load_fixture("cpu_op_between", tmp_path)
-    b = dataclasses.replace(b, findings=[
-        dataclasses.replace(f, location=f.location + "_renamed_by_ort") if f.slug == "memcpy-node" else f
+    b = msgspec.structs.replace(b, findings=[
+        msgspec.structs.replace(f, location=f.location + "_renamed_by_ort") if f.slug == "memcpy-node" else f
         for f in b.findings])
     d = diff_reports(a, b)
     assert all(f.status != ADDED for f in d.findings)

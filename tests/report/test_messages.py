@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 from ortcopy_doctor.collect import binding_ab as measure
 
@@ -23,7 +23,7 @@ LONG_REASON = ("Failed to load library libonnxruntime_providers_cuda.so with err
 
 def _on_cpu(tmp_path, requested: list[str], ep_failure: str | None):
     evidence = load_fixture("demo", tmp_path).evidence
-    return dataclasses.replace(evidence, session=dataclasses.replace(
+    return msgspec.structs.replace(evidence, session=msgspec.structs.replace(
         evidence.session, requested_providers=requested, active_providers=[CPU], ep_failure=ep_failure))
 
 
@@ -58,7 +58,7 @@ def _context(report, copies):
 
 def test_memcpy_finding_with_no_shape_says_shape_unknown(tmp_path):
     report = load_fixture("demo", tmp_path)
-    copies = [dataclasses.replace(c, shape=None) for c in report.copies]
+    copies = [msgspec.structs.replace(c, shape=None) for c in report.copies]
     messages = [f.message for f in rules.memcpy_node.memcpy_nodes(_context(report, copies))]
     assert len(messages) == 2
     assert all("shape unknown)" in m and "None" not in m for m in messages)
@@ -66,7 +66,7 @@ def test_memcpy_finding_with_no_shape_says_shape_unknown(tmp_path):
 
 def test_feed_finding_with_no_shape_says_shape_unknown(tmp_path):
     report = load_fixture("demo", tmp_path)
-    copies = [dataclasses.replace(c, shape=None) for c in report.copies]
+    copies = [msgspec.structs.replace(c, shape=None) for c in report.copies]
     (finding,) = rules.feed_copy.feed_copies(_context(report, copies))
     assert finding.message.startswith("Input 'features' (float32, shape unknown) is copied host→device on every run")
 
@@ -80,6 +80,6 @@ def test_total_bytes_say_unknown_instead_of_0_B():
 def test_verdict_with_unknown_sizes_says_so(tmp_path):
     evidence = load_fixture("demo", tmp_path).evidence
     # no profile and no census: the sizes of the Memcpy nodes and NonZero output unknown
-    evidence = dataclasses.replace(evidence, node_events=[], census=None)
+    evidence = msgspec.structs.replace(evidence, node_events=[], census=None)
     report = analyse(evidence)
     assert report.verdict.startswith("6 host↔device copies per run (49.2 KB + 3 of unknown size): 1 feed, 2 fetch")

@@ -9,7 +9,7 @@ measurements here carry raw samples.
 from __future__ import annotations
 
 import copy
-import dataclasses
+import msgspec
 import gzip
 import json
 import re
@@ -56,7 +56,7 @@ def _v(variant, median, ran=True, h2d=0, d2h=0, skipped="", gpu=None):
 
 def _measured(name, tmp_path, variants) -> Report:
     report = recorded_report(name, tmp_path)
-    evidence = dataclasses.replace(copy.deepcopy(report.evidence), binding_measurement=BindingMeasurement(
+    evidence = msgspec.structs.replace(copy.deepcopy(report.evidence), binding_measurement=BindingMeasurement(
         status="measured", runs=101, warmup_runs=3, transfer_source="census", variants=variants))
     return analyse(evidence)
 
@@ -140,12 +140,12 @@ def test_host_jitter_is_told_apart_with_cuda_events(tmp_path):
 
 def test_unmeasured_record_gives_the_reason(tmp_path):
     report = recorded_report("conv_net", tmp_path)
-    evidence = dataclasses.replace(copy.deepcopy(report.evidence), binding_measurement=BindingMeasurement(
+    evidence = msgspec.structs.replace(copy.deepcopy(report.evidence), binding_measurement=BindingMeasurement(
         status="skipped", reason="the CUDA EP is not active here"))
     advice = advise(analyse(evidence))
     assert advice.status == "not_measured" and advice.recommended == ""
     assert advice.headline == "Best attainable latency not measured: the CUDA EP is not active here"
-    evidence = dataclasses.replace(evidence, binding_measurement=None)
+    evidence = msgspec.structs.replace(evidence, binding_measurement=None)
     assert advise(analyse(evidence)) is None
 
 
@@ -184,7 +184,7 @@ def test_advice_is_in_the_json_and_validates(tmp_path):
 
 def test_advice_is_null_without_a_measurement(tmp_path):
     report = recorded_report("conv_net", tmp_path)
-    data = assert_valid_report(json.loads(analyse(dataclasses.replace(report.evidence, binding_measurement=None)).to_json()))
+    data = assert_valid_report(json.loads(analyse(msgspec.structs.replace(report.evidence, binding_measurement=None)).to_json()))
     assert data["advice"] is None
 
 
@@ -218,7 +218,7 @@ def test_gain_gate_fails_by_the_lower_bound(tmp_path):
 def test_gain_gate_passes_when_plain_run_is_best_and_notes_when_unmeasured(tmp_path):
     report = _measured("conv_net", tmp_path, [_v("plain", 1.0), _v("plan", 1.0)])
     assert not evaluate(report, Gate(fail_on="never", fail_on_gain=1.0)).failed
-    result = evaluate(analyse(dataclasses.replace(report.evidence, binding_measurement=None)),
+    result = evaluate(analyse(msgspec.structs.replace(report.evidence, binding_measurement=None)),
                       Gate(fail_on="never", fail_on_gain=1.2))
     assert not result.failed
     assert result.notes == ["--fail-on-gain: not judged: no binding measurement in this report"]
@@ -305,12 +305,12 @@ def test_partly_cpu_verdict_names_the_split(tmp_path):
     from ortcopy_doctor.report.core import _verdict
 
     report = recorded_report("conv_net", tmp_path)
-    summary = dataclasses.replace(report.summary, copies_per_run=0, bytes_per_run=0, feed_copies=0, fetch_copies=0,
+    summary = msgspec.structs.replace(report.summary, copies_per_run=0, bytes_per_run=0, feed_copies=0, fetch_copies=0,
                                   nodes_by_provider={"CPU": 2, "CUDA": 5}, fallback_nodes=1)
     verdict = _verdict(report.evidence, summary, [])
     assert verdict == ("No host↔device copies per run, but not every node is on CUDA: 5 of 7 there; CPU: 2 "
                        "(1 falls back).")
-    summary = dataclasses.replace(summary, nodes_by_provider={"CUDA": 7}, fallback_nodes=0)
+    summary = msgspec.structs.replace(summary, nodes_by_provider={"CUDA": 7}, fallback_nodes=0)
     assert _verdict(report.evidence, summary, []) == "No host↔device copies per run: all 7 nodes on CUDA."
 
 
@@ -329,7 +329,7 @@ def test_zero_or_missing_timings_give_no_interval_rather_than_a_crash(tmp_path):
     from ortcopy_doctor.report.variants import compare
 
     zero = _v("plan", 0.5)
-    zero = dataclasses.replace(zero, samples_ms=[0.0] * len(zero.samples_ms), median_ms=0.0, p25_ms=0.0, p75_ms=0.0)
+    zero = msgspec.structs.replace(zero, samples_ms=[0.0] * len(zero.samples_ms), median_ms=0.0, p25_ms=0.0, p75_ms=0.0)
     assert compare(_v("plain", 1.0), zero).verdict == "not_compared"
     report = _measured("conv_net", tmp_path, [_v("plain", 1.0), zero])
     advice = advise(report)
@@ -411,7 +411,7 @@ def _checked(name, tmp_path, variants, failed_check=None) -> Report:
     checks = [CodeCheck(block=b, status="matched", device="cuda", calls=4) for b in ("plan", "all_device")]
     if failed_check is not None:
         checks.append(failed_check)
-    evidence = dataclasses.replace(copy.deepcopy(report.evidence), code_checks=checks, binding_measurement=(
+    evidence = msgspec.structs.replace(copy.deepcopy(report.evidence), code_checks=checks, binding_measurement=(
         BindingMeasurement(status="measured", runs=101, warmup_runs=3, transfer_source="census", variants=variants)))
     return analyse(evidence)
 

@@ -1,15 +1,15 @@
 """A report JSON this code wrote, unchanged, is read as it is by ``load_report(cache=True)`` (report/seal.py):
 exactly what re-analysis gives.
 
-Every recorded report (H200 fixtures, corpus, pipelines...) is re-analysed here, written sealed, and read back
-through the stored path: the same report, object for object, and the same JSON. Any change to the file, to the
+Every recorded report (H200 fixtures, corpus, pipelines...) is re-analysed here, written with its ``analysed_by``
+key, and read back through the stored path: the same report, object for object, and the same JSON. Any change to the file, to the
 code that analysed it, or a file that does not decode or holds what the analysis never makes, goes back to
 re-analysis; so does every load without ``cache=True``, and a report read from the cache is never judged.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 import functools
 import gzip
 import json
@@ -20,7 +20,7 @@ import subprocess
 import sys
 import types
 import typing
-from dataclasses import replace
+from msgspec.structs import replace
 from pathlib import Path
 
 import onnx
@@ -29,10 +29,17 @@ import pytest
 import models
 from fixture_loader import recorded
 from ortcopy_doctor.api import CheckOptions, check, load_report
-from ortcopy_doctor.model import jsontext
-from ortcopy_doctor.report.core import Report, _stored_report, analyse, load_report_bytes
-from ortcopy_doctor.report.seal import ANALYSIS_PACKAGES, SEAL_KEY, code_digest, sealed, unsealed, verified
+from ortcopy_doctor.model import codec
+from ortcopy_doctor.report.core import Report, _stored_report as _stored_with_key, analyse, load_report_bytes
+from ortcopy_doctor.report.seal import ANALYSIS_PACKAGES, analysis_key, code_digest
 from render_helpers import REPO, TESTS
+from seal_helpers import sealed, unsealed, verified
+
+
+def _stored_report(raw: bytes | str) -> Report | None:
+    """What ``load_report(cache=True)`` reads from ``raw`` as it is (None: it re-analyses)."""
+    raw = raw.encode("utf-8") if isinstance(raw, str) else raw
+    return _stored_with_key(raw, json.loads(raw).get("analysed_by", ""))
 
 PACKAGE = REPO / "ortcopy_doctor"
 
@@ -62,9 +69,9 @@ def _ints_in_float_slots(value, annotation, where: str = "report") -> list[str]:
         return [w for item in value for w in _ints_in_float_slots(item, args[0], f"{where}[]")]
     if origin is dict and isinstance(value, dict) and args:
         return [w for item in value.values() for w in _ints_in_float_slots(item, args[1], f"{where}{{}}")]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if isinstance(value, msgspec.Struct):
         hints = _hints(type(value))
-        return [w for f in dataclasses.fields(value)
+        return [w for f in msgspec.structs.fields(value)
                 for w in _ints_in_float_slots(getattr(value, f.name), hints[f.name], f"{type(value).__name__}.{f.name}")]
     return []
 
@@ -120,7 +127,7 @@ def test_a_sealed_recorded_report_reads_back_as_its_reanalysis(recorded, tmp_pat
     stored = _stored_report(raw)
     assert stored is not None
     assert _ints_in_float_slots(reanalysed, Report) == []  # else the JSON text below would differ (2 vs 2.0)
-    assert stored == reanalysed
+    assert replace(stored, from_cache=False) == reanalysed
     assert stored.to_json() == text
 
 
@@ -149,7 +156,7 @@ def test_a_check_json_reads_back_as_it_is_and_as_its_reanalysis(tmp_path, option
     stored = _stored_report(path.read_bytes())
     assert stored is not None
     assert stored.to_json() == text
-    assert stored == analyse(stored.evidence)
+    assert replace(stored, from_cache=False) == analyse(stored.evidence)
     assert _ints_in_float_slots(checked, Report) == []
 
 
@@ -162,7 +169,7 @@ def test_a_sealed_report_keeps_its_conditional_copies(tmp_path, options):
     assert stored is not None
     predicted = stored if stored.prediction is None else stored.prediction
     assert [c.branch for c in predicted.conditional_copies] == ["branch.else_branch"] * 2
-    assert stored == analyse(stored.evidence)
+    assert replace(stored, from_cache=False) == analyse(stored.evidence)
 
 
 @pytest.mark.no_cuda  # where CUDA runs, the session's own plan is shown and there is no prediction
@@ -179,13 +186,15 @@ def _edited(text: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
-def test_the_seal_is_the_last_member(tmp_path):
-    _, text = _check(tmp_path, models.cpu_op_between(), static=True)
+def test_the_key_is_the_last_member_and_covers_the_rest(tmp_path):
+    path, text = _check(tmp_path, models.cpu_op_between(), static=True)
     data = json.loads(text)
-    assert list(data)[-1] == SEAL_KEY
+    assert list(data)[-1] == "analysed_by"
+    stored = _stored_report(path.read_bytes())
+    assert stored is not None
+    document = replace(stored.to_document(), analysed_by="")
+    assert data["analysed_by"] == analysis_key(document) and len(data["analysed_by"]) == 64
     assert sealed(unsealed(text)) == text
-    assert unsealed(text) == jsontext.dumps({k: v for k, v in data.items() if k != SEAL_KEY})
-    assert unsealed(unsealed(text)) == unsealed(text)  # no seal: as it is
 
 
 def test_a_resealed_edit_is_read_as_written_from_the_cache_only(tmp_path):
@@ -204,7 +213,7 @@ def test_a_report_read_from_the_cache_is_never_judged(tmp_path):
 
     path, _ = _check(tmp_path, models.cpu_op_between(), static=True)
     cached = load_report(path, cache=True)
-    assert cached.from_cache and cached == load_report(path)
+    assert cached.from_cache and replace(cached, from_cache=False) == load_report(path)
     with pytest.raises(ValueError, match=r"Report.fails: .*load_report\(path\)"):
         cached.fails("warning")
     with pytest.raises(ValueError, match="the CI gate: "):
@@ -234,14 +243,14 @@ def test_a_sealed_file_holding_what_the_analysis_never_makes_is_reanalysed(tmp_p
         data["advice"]["speedup_ci_low"] = None
     else:
         data["measured"]["ab_rows"][0] = {}
-    path.write_text(sealed(jsontext.dumps(data)), encoding="utf-8")
+    path.write_text(sealed(codec.to_json(data)), encoding="utf-8")
     assert verified(path.read_bytes())
     assert _stored_report(path.read_bytes()) is None
     reread = load_report(path, cache=True)
     assert not reread.from_cache and reread.to_json() == text
 
 
-def test_an_edit_without_a_new_seal_is_reanalysed(tmp_path):
+def test_an_edit_without_a_new_key_is_reanalysed(tmp_path):
     path, text = _check(tmp_path, models.cpu_op_between(), static=True)
     verdict = json.loads(text)["verdict"]
     path.write_text(_edited(text, json.dumps(verdict, ensure_ascii=False), '"edited by hand"'), encoding="utf-8")
@@ -249,19 +258,21 @@ def test_an_edit_without_a_new_seal_is_reanalysed(tmp_path):
     assert load_report(path).verdict == verdict
 
 
-def test_a_reindented_report_is_reanalysed(tmp_path):
+def test_a_reindented_report_keeps_its_key(tmp_path):
+    """The key is of what the file holds, not of its bytes: the same values laid out otherwise read back as they are."""
     path, text = _check(tmp_path, models.cpu_op_between(), static=True)
     path.write_text(json.dumps(json.loads(text), indent=2), encoding="utf-8")
-    assert not verified(path.read_bytes())
-    assert load_report(path).to_json() == text
+    assert verified(path.read_bytes())
+    cached = load_report(path, cache=True)
+    assert cached.from_cache and cached.to_json() == text
 
 
 def test_a_sealed_file_that_does_not_decode_is_reanalysed(tmp_path):
     path, text = _check(tmp_path, models.cpu_op_between(), static=True)
     copies = json.loads(text)["copies"]
     assert copies
-    broken = sealed(_edited(unsealed(text), '"kind": "memcpy_node"', '"kind": "teleport"'))
-    assert verified(broken.encode("utf-8")) and _stored_report(broken.encode("utf-8")) is None
+    broken = _edited(text, '"kind": "memcpy_node"', '"kind": "teleport"')  # its key kept: no key can name it
+    assert _stored_report(broken.encode("utf-8")) is None
     path.write_text(broken, encoding="utf-8")
     assert load_report(path, cache=True).to_json() == text
 
@@ -283,13 +294,16 @@ def test_stdin_reads_a_sealed_report_as_it_is(tmp_path):
     assert load_report_bytes(resealed.encode("utf-8")).verdict == verdict
 
 
-def test_a_float_written_as_null_leaves_the_report_unsealed(tmp_path):
+def test_a_float_written_as_null_reads_back_as_null(tmp_path):
+    """JSON has no NaN: a float that is not finite is written null, and the key is made of what is written."""
     path, _ = _check(tmp_path, models.cpu_op_between(), static=True)
     report = load_report(path)
-    report = replace(report, summary=replace(report.summary, median_run_ms=math.nan))
+    report = replace(report, summary=replace(report.summary, median_run_ms=math.nan, p10_run_ms=math.nan,
+                                             p90_run_ms=math.nan))
     text = report.to_json()
     assert json.loads(text)["summary"]["median_run_ms"] is None
-    assert SEAL_KEY not in json.loads(text)
+    stored = _stored_report(text)
+    assert stored is not None and stored.summary.median_run_ms is None
 
 
 def _package_copy(tmp_path: Path) -> Path:
@@ -328,16 +342,16 @@ def test_an_edit_of_a_renderer_leaves_the_digest(tmp_path):
 
 
 
-def test_a_rule_edited_while_the_process_runs_seals_nothing(tmp_path):
+def test_a_rule_edited_while_the_process_runs_keys_nothing(tmp_path):
     # the process analysed with the code it imported; the files now say otherwise: its JSON must not claim them
     shutil.copytree(PACKAGE, tmp_path / "ortcopy_doctor", ignore=shutil.ignore_patterns("__pycache__"))
     rule = tmp_path / "ortcopy_doctor" / "rules" / "cpu_fallback.py"
     code = ("import sys\n"
             "from pathlib import Path\n"
-            "from ortcopy_doctor.report.seal import code_digest, sealed\n"
+            "from ortcopy_doctor.report.seal import analysis_key, code_digest\n"
             "before = code_digest()\n"
             f"rule = Path({str(rule)!r}); rule.write_text(rule.read_text() + '# edited\\n')\n"
-            "print(len(before), code_digest() == b'', sealed('{\\n}') == '{\\n}')\n")
+            "print(len(before), code_digest() == b'', analysis_key({}) == '')\n")
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                             env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert (result.returncode, result.stdout) == (0, "32 True True\n"), result.stderr

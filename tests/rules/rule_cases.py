@@ -11,8 +11,9 @@ from pathlib import Path
 import onnx
 
 from fixture_loader import recorded
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.analysis.copies import GraphView
-from ortcopy_doctor.model.evidence import Evidence, from_jsonable
+from ortcopy_doctor.model.evidence import Evidence
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.report.core import analyse
 from ortcopy_doctor.rules import Rule, RuleContext
@@ -26,7 +27,7 @@ MEMCPY_FIX = ("Only a model or placement change removes it: give the CPU node(s)
 
 def recorded_evidence(name: str) -> Evidence:
     """The evidence ``check`` recorded for tests/fixtures/gpu/<name>.json.gz (a fresh copy)."""
-    return from_jsonable(Evidence, recorded(name)["report"]["evidence"])
+    return codec.convert(recorded(name)["report"]["evidence"], Evidence)
 
 
 def cpu_check_evidence(model: onnx.ModelProto, tmp_path: Path, **dims: int) -> Evidence:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 from ortcopy_doctor.rules import ep_not_active
 from rule_cases import CPU, CUDA, findings_of, recorded_evidence
@@ -13,7 +13,7 @@ REASON = "libcublasLt.so.13: cannot open shared object file"
 
 def test_fires_when_cuda_was_requested_and_the_session_runs_on_cpu():
     evidence = recorded_evidence("conv_net")
-    evidence = dataclasses.replace(evidence, session=dataclasses.replace(
+    evidence = msgspec.structs.replace(evidence, session=msgspec.structs.replace(
         evidence.session, requested_providers=[CUDA, CPU], active_providers=[CPU], ep_failure=REASON))
     (finding,) = findings_of(RULE, evidence)
     assert (finding.rule, finding.slug, finding.severity, finding.location) == ("OCD001", "ep-not-active", "error",
@@ -27,7 +27,7 @@ def test_fires_when_cuda_was_requested_and_the_session_runs_on_cpu():
 
 def test_says_so_when_ort_gave_no_reason():
     evidence = recorded_evidence("conv_net")
-    evidence = dataclasses.replace(evidence, session=dataclasses.replace(
+    evidence = msgspec.structs.replace(evidence, session=msgspec.structs.replace(
         evidence.session, active_providers=[CPU], ep_failure=None))
     (finding,) = findings_of(RULE, evidence)
     assert finding.message.endswith("the session runs on CPU: ORT gave no reason")
@@ -39,6 +39,6 @@ def test_silent_when_the_requested_provider_is_active():
 
 def test_silent_when_only_cpu_was_requested():
     evidence = recorded_evidence("conv_net")
-    evidence = dataclasses.replace(evidence, session=dataclasses.replace(
+    evidence = msgspec.structs.replace(evidence, session=msgspec.structs.replace(
         evidence.session, requested_providers=[CPU], active_providers=[CPU]))
     assert findings_of(RULE, evidence) == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 from ortcopy_doctor.rules import cpu_fallback
 from rule_cases import CPU, findings_of, recorded_evidence
@@ -35,6 +35,6 @@ def test_silent_for_nodes_ort_put_on_cpu_on_purpose():
 
 def test_silent_when_the_session_runs_on_cpu():
     evidence = recorded_evidence("cpu_op_between")
-    evidence = dataclasses.replace(evidence, session=dataclasses.replace(evidence.session, active_providers=[CPU]),
-                                   nodes=[dataclasses.replace(node, provider=CPU) for node in evidence.nodes])
+    evidence = msgspec.structs.replace(evidence, session=msgspec.structs.replace(evidence.session, active_providers=[CPU]),
+                                   nodes=[msgspec.structs.replace(node, provider=CPU) for node in evidence.nodes])
     assert findings_of(RULE, evidence) == []

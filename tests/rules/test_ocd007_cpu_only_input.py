@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 from ortcopy_doctor.rules import cpu_only_input
 from rule_cases import CPU, findings_of, recorded_evidence
@@ -31,5 +31,5 @@ def test_silent_when_every_input_is_read_on_the_device():
 
 def test_silent_when_the_session_runs_on_cpu():
     evidence = recorded_evidence("cpu_only_inputs")
-    evidence = dataclasses.replace(evidence, session=dataclasses.replace(evidence.session, active_providers=[CPU]))
+    evidence = msgspec.structs.replace(evidence, session=msgspec.structs.replace(evidence.session, active_providers=[CPU]))
     assert findings_of(RULE, evidence) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.rules import cpu_preferred_node
 from rule_cases import findings_of, recorded_evidence
 
@@ -31,11 +32,11 @@ def _gpt2_past():
     import json
     import tarfile
 
-    from ortcopy_doctor.model.evidence import Evidence, from_jsonable
+    from ortcopy_doctor.model.evidence import Evidence
     from render_helpers import TESTS
 
     with tarfile.open(TESTS / "fixtures" / "dynamo" / "reports.tar.gz") as tar:
-        return from_jsonable(Evidence, json.loads(tar.extractfile("gpt2_past.cuda.json").read())["evidence"])
+        return codec.convert(json.loads(tar.extractfile("gpt2_past.cuda.json").read())["evidence"], Evidence)
 
 
 def test_a_node_whose_output_a_memcpy_copies_says_so():

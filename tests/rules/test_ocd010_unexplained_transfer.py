@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 from ortcopy_doctor.rules import unexplained_transfer
 from rule_cases import findings_of, recorded_evidence
@@ -32,5 +32,5 @@ def test_silent_when_every_traced_copy_is_explained():
 
 def test_silent_without_a_census():
     evidence = recorded_evidence("conv_net")
-    evidence = dataclasses.replace(evidence, census=None)
+    evidence = msgspec.structs.replace(evidence, census=None)
     assert findings_of(RULE, evidence) == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 from ortcopy_doctor.rules import census_mismatch
 from rule_cases import findings_of, recorded_evidence
@@ -14,7 +14,7 @@ def test_fires_when_the_traced_feed_differs_from_the_bytes_fed():
     evidence = recorded_evidence("conv_net")
     (feed,) = evidence.feeds
     # the census traced 24576 B for 'image' in each of runs 2, 3, 4
-    evidence.feeds[0] = dataclasses.replace(feed, bytes=1000)
+    evidence.feeds[0] = msgspec.structs.replace(feed, bytes=1000)
     findings = findings_of(RULE, evidence)
     assert [(f.rule, f.slug, f.severity, f.location) for f in findings] == [
         ("OCD011", "census-mismatch", "warning", "image"),
@@ -36,5 +36,5 @@ def test_silent_when_the_census_agrees():
 
 def test_silent_without_a_census():
     evidence = recorded_evidence("conv_net")
-    evidence = dataclasses.replace(evidence, census=None)
+    evidence = msgspec.structs.replace(evidence, census=None)
     assert findings_of(RULE, evidence) == []

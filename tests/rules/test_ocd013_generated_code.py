@@ -3,7 +3,7 @@ printed (collect/code_check.py) is not offered, and the finding says what happen
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 from ortcopy_doctor.model.evidence import BindingMeasurement, CodeCheck, VariantTiming
 from ortcopy_doctor.rules import generated_code
@@ -16,7 +16,7 @@ FIX = "Keep plain run() or use another block of the report; the code was generat
 def _with_checks(*checks, variants=()):
     evidence = recorded_evidence("stateful")
     measurement = BindingMeasurement(status="measured", variants=list(variants)) if variants else None
-    return dataclasses.replace(evidence, code_checks=list(checks), binding_measurement=measurement)
+    return msgspec.structs.replace(evidence, code_checks=list(checks), binding_measurement=measurement)
 
 
 def test_fires_for_a_block_that_gave_other_outputs():

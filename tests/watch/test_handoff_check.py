@@ -3,7 +3,7 @@ that gives other outputs is not offered, and the report says what happened."""
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 import hashlib
 import json
 import subprocess
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ortcopy_doctor.model.evidence import CodeCheck, to_jsonable
+from ortcopy_doctor.model import codec
+from ortcopy_doctor.model.evidence import CodeCheck
 from ortcopy_doctor.watch.handoff_check import _check, blocks_of
 from ortcopy_doctor.watch.pipeline import analyse_pipeline, load_pipeline_observations
 from render_helpers import REPO, child_env
@@ -34,9 +35,9 @@ def streaming(tmp_path_factory):
 
 
 def test_state_code_that_reads_the_buffer_it_writes_gives_other_outputs(streaming):
-    obs = dataclasses.replace(streaming, code_checks=[])
+    obs = msgspec.structs.replace(streaming, code_checks=[])
     (block,) = blocks_of(analyse_pipeline(obs), obs)
-    broken = dataclasses.replace(block, code=block.code.replace("bind_ortvalue_input('h_in', state['h_in'][src])",
+    broken = msgspec.structs.replace(block, code=block.code.replace("bind_ortvalue_input('h_in', state['h_in'][src])",
                                                                 "bind_ortvalue_input('h_in', state['h_in'][dst])"))
     assert broken.code != block.code
     result = _check(broken, obs)
@@ -65,8 +66,8 @@ def test_a_block_that_gave_other_outputs_is_not_offered(streaming):
 
 
 def test_a_model_file_gone_is_not_run_and_says_why(streaming, tmp_path):
-    obs = load_pipeline_observations(json.loads(json.dumps(to_jsonable(streaming))))  # a copy
-    obs.sessions[0] = dataclasses.replace(obs.sessions[0], model=str(tmp_path / "gone.onnx"))
+    obs = load_pipeline_observations(json.loads(json.dumps(codec.to_builtins(streaming))))  # a copy
+    obs.sessions[0] = msgspec.structs.replace(obs.sessions[0], model=str(tmp_path / "gone.onnx"))
     (block,) = blocks_of(analyse_pipeline(obs), obs)
     result = _check(block, obs)
     assert (result.status, result.detail) == ("not_run", f"the model file {tmp_path / 'gone.onnx'} is gone")

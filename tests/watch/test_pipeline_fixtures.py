@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.census import TransferRecord
 from ortcopy_doctor.watch.pipeline import (
     PipelineCall,
@@ -154,10 +155,9 @@ def test_round_trip_missing_from_the_census_is_not_claimed_as_confirmed():
 
 
 def test_observations_round_trip_through_json():
-    from ortcopy_doctor.model.evidence import to_jsonable
 
     obs = _two_stage()
-    again = load_pipeline_observations(json.loads(json.dumps(to_jsonable(obs))))
+    again = load_pipeline_observations(json.loads(json.dumps(codec.to_builtins(obs))))
     assert analyse_pipeline(again).to_dict()["round_trips"] == analyse_pipeline(obs).to_dict()["round_trips"]
 
 

@@ -17,10 +17,11 @@ import pytest
 
 import models
 from fixture_loader import recorded
+from ortcopy_doctor.model import codec
 from ortcopy_doctor import instrumented_session, pytest_watch
 from ortcopy_doctor import watch
 from ortcopy_doctor.model.census import Census, TransferRecord
-from ortcopy_doctor.model.evidence import RuntimeNode, to_jsonable
+from ortcopy_doctor.model.evidence import RuntimeNode
 from ortcopy_doctor.watch.analysis import analyse_watch
 from ortcopy_doctor.watch.observations import (
     FEED,
@@ -292,7 +293,7 @@ def test_recorded_census_of_stateful_plain_and_bound_runs():
 def test_observations_round_trip_through_json():
     obs = _observations("cpu_op_between", "census_plain_run", [TensorUse("x", "input", "numpy", "cpu", 512)],
                         [TensorUse("y", "output", "returned", "cpu", 256)], "run")
-    again = load_observations(json.loads(json.dumps(to_jsonable(obs))))
+    again = load_observations(json.loads(json.dumps(codec.to_builtins(obs))))
     assert isinstance(again.calls[0].records[0], TransferRecord)
     assert analyse_watch(again).to_dict() == analyse_watch(obs).to_dict()
     with pytest.raises(ValueError):

@@ -1,8 +1,8 @@
 """The published JSON Schema (draft 2020-12) of the report JSON, shipped in the package.
 
 ``report.schema.json`` describes what ``check --json`` and ``report --json`` write (docs/json-format.md has the
-layout, CHANGELOG.md the format versions). Its objects are closed and tests/model/test_schema.py checks them field by
-field against the dataclasses. Validating needs the ``jsonschema`` package, which ortcopy-doctor itself does
+layout, CHANGELOG.md the format versions). It is generated from the report's types (``report.core.report_schema``,
+written by tools/gen_schema.py; tests/model/test_schema.py keeps the file current). Validating needs the ``jsonschema`` package, which ortcopy-doctor itself does
 not depend on: ``pip install jsonschema`` (it is in the ``test`` extra).
 
 >>> from ortcopy_doctor.model.schema import load_schema, validation_errors

@@ -1,0 +1,86 @@
+"""The one codec: every JSON document ortcopy-doctor writes or reads goes through msgspec, with the report's own types.
+
+Writing: ``to_json`` (indented text) and ``to_builtins`` (plain dicts and lists, for a document assembled around
+records). The types are ``msgspec.Struct``s and ``Word`` enums, written field by field in their declared order, a
+closed set's member as its value. JSON has no NaN or Infinity (jq, ``JSON.parse``, Go and SARIF viewers refuse
+both): a float that is not finite is written ``null``, so a field that may hold one is typed ``float | None``.
+
+Reading: ``decode`` (JSON bytes into a type) and ``convert`` (an already parsed document, such as a recorded
+fixture, into a type). A value of the wrong type raises ``msgspec.ValidationError`` naming its place
+(``Expected `int`, got `str` - at `$.nodes[3].size```); keys a type does not know are skipped (a newer minor
+version's fields), and a field that is missing takes its default. ``DecodeError`` covers both bad JSON and
+``ValidationError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar, overload
+
+import msgspec
+
+T = TypeVar("T")
+
+DecodeError = msgspec.DecodeError
+ValidationError = msgspec.ValidationError
+
+
+
+def _plain(obj: Any) -> Any:
+    """A value msgspec does not write itself: a numpy scalar (``numpy.float64`` from a statistic) as its Python value."""
+    item = getattr(obj, "item", None)
+    if item is not None and getattr(obj, "shape", None) == ():
+        return item()
+    raise NotImplementedError(f"cannot write a {type(obj).__name__} as JSON")
+
+
+_ENCODER = msgspec.json.Encoder(enc_hook=_plain)
+
+
+def to_builtins(obj: Any) -> Any:
+    """``obj`` as plain JSON values: structs as dicts (fields in order), enums as their values, tuples as lists."""
+    return msgspec.to_builtins(obj, enc_hook=_plain)
+
+
+def to_json_bytes(obj: Any, indent: int = 1) -> bytes:
+    """``obj`` as UTF-8 JSON, ``indent`` spaces a level (0: one line); non-ASCII written as it is."""
+    raw = _ENCODER.encode(obj)
+    return msgspec.json.format(raw, indent=indent) if indent > 0 else raw
+
+
+def to_json(obj: Any, indent: int = 1) -> str:
+    """``to_json_bytes`` as text."""
+    return to_json_bytes(obj, indent).decode("utf-8")
+
+
+@overload
+def decode(data: bytes | str) -> Any: ...
+@overload
+def decode(data: bytes | str, into: type[T]) -> T: ...
+@overload
+def decode(data: bytes | str, into: Any) -> Any: ...
+
+
+def decode(data: bytes | str, into: Any = Any) -> Any:
+    """JSON ``data`` as ``into`` (a struct, a typing annotation; ``Any``: plain values). Raises ``DecodeError``."""
+    return msgspec.json.decode(data, type=into)
+
+
+@overload
+def convert(data: Any, into: type[T]) -> T: ...
+@overload
+def convert(data: Any, into: Any) -> Any: ...
+
+
+def convert(data: Any, into: Any) -> Any:
+    """A parsed JSON document (dicts, lists, strings, numbers) as ``into``; ``ValidationError`` names a bad value's
+    place. A JSON integer in a ``float`` field becomes a float."""
+    return msgspec.convert(data, into)
+
+
+def message(exc: Exception) -> str:
+    """A decoding error on one line, at most 200 characters."""
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
+
+
+__all__ = ["DecodeError", "ValidationError", "convert", "decode", "message", "to_builtins", "to_json",
+           "to_json_bytes"]
