@@ -27,6 +27,8 @@ from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.records import frozen, mutable
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ortcopy_doctor.model.evidence import Evidence, NodeEvent, RunEvent, RuntimeNode
     from ortcopy_doctor.report.core import Report
 
@@ -271,7 +273,31 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
     out = [_svg_open(element_id, width, height, f"Timeline of run {run.run}: nodes by provider, transfers with bytes")]
     out.append(f"<title>Run {run.run}: {len(events)} node events in {esc(fmt_us(run.dur_us))}; "
                f"{len(marks)} transfers</title>")
-    # grid and axis
+    out += _timeline_axis(x, start, span, top, axis_y, left, plot_w, run.run)
+    # lane labels
+    for p in lanes:
+        out.append(f'<text class="lane" x="{num(left - 8)}" y="{num(lane_y[p] + lane_h / 2 + 4)}" text-anchor="end" '
+                   f'font-weight="600">{esc(short(p))}</text>')
+    out.append(f'<text class="lane" x="{num(left - 8)}" y="{num(transfer_y + 12)}" text-anchor="end" '
+               f'font-weight="600">transfers</text>')
+
+    drawn, rects, merged_rects = _timeline_nodes(events, lanes, lane_y, lane_h, x, scale, t0)
+    out += drawn
+    drawn, mark_groups = _timeline_transfers(marks, x, scale, t0, top, transfer_y, left, plot_w, label_rows)
+    out += drawn
+    out.extend(_legend(_timeline_legend(lanes, events, marks), left, legend_y))
+    out.append("</svg>")
+
+    note = _timeline_note(report, run, events, marks, mark_groups, merged_rects, unplaced)
+    return Figure("".join(out), note, stats={"rects": rects, "merged_rects": merged_rects, "marks": len(marks),
+                                             "mark_groups": len(mark_groups),
+                                             "events": len(events)})
+
+
+def _timeline_axis(x: Callable[[float], float], start: float, span: float, top: float, axis_y: float, left: float,
+                   plot_w: float, run: int) -> list[str]:
+    """The timeline's grid (a vertical line at each tick) and its time axis, ticks labelled in µs since the start."""
+    out = []
     step = _nice_step(span)
     tick = 0.0
     out.append(f'<g stroke="{GRID}">')
@@ -287,15 +313,15 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
         out.append(f'<text x="{num(x(start + tick))}" y="{num(axis_y + 14)}">{esc(f"{tick:g} µs")}</text>')
     out.append("</g>")
     out.append(f'<text x="{num(left + plot_w)}" y="{num(axis_y + 28)}" text-anchor="end" fill="{MUTED}">'
-               f'time since the start of run {run.run} (µs)</text>')
-    # lane labels
-    for p in lanes:
-        out.append(f'<text class="lane" x="{num(left - 8)}" y="{num(lane_y[p] + lane_h / 2 + 4)}" text-anchor="end" '
-                   f'font-weight="600">{esc(short(p))}</text>')
-    out.append(f'<text class="lane" x="{num(left - 8)}" y="{num(transfer_y + 12)}" text-anchor="end" '
-               f'font-weight="600">transfers</text>')
+               f'time since the start of run {run} (µs)</text>')
+    return out
 
-    # node events
+
+def _timeline_nodes(events: list[NodeEvent], lanes: list[str], lane_y: dict[str, float], lane_h: float,
+                    x: Callable[[float], float], scale: float, t0: float) -> tuple[list[str], int, int]:
+    """The node events, a bar each in their provider's lane; with many events, neighbours narrower than a pixel
+    drawn as one bar. Returns the SVG, the bars of one node and the merged bars."""
+    out = []
     by_lane: dict[str, list[NodeEvent]] = defaultdict(list)
     for e in events:
         by_lane[e.provider].append(e)
@@ -333,8 +359,16 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
                            f'height="{num(lane_h)}" fill="{fill}" data-nodes="{len(group)}"><title>{esc(tip)}</title>'
                            f'</rect>')
                 merged_rects += 1
+    return out, rects, merged_rects
 
-    # transfers: a dashed line across the lanes, a triangle in the transfer lane (down: to the device), the bytes
+
+def _timeline_transfers(marks: list[Mark], x: Callable[[float], float], scale: float, t0: float, top: float,
+                        transfer_y: float, left: float, plot_w: float,
+                        label_rows: int) -> tuple[list[str], list[list[Mark]]]:
+    """The transfers: a dashed line across the lanes, a triangle in the transfer lane (down: to the device), the
+    bytes on the first of ``label_rows`` rows with room; with many transfers, those of one direction less than two
+    pixels apart drawn as one mark. Returns the SVG and the marks' groups."""
+    out = []
     rows_end = [-1e9] * label_rows
     mark_groups = _merge_marks(marks, scale) if len(marks) > MERGE_MARKS_ABOVE else [[m] for m in marks]
     for mark_group in mark_groups:
@@ -374,16 +408,26 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
     if not marks:
         out.append(f'<text x="{num(left + 4)}" y="{num(transfer_y + 12)}" fill="{MUTED}">'
                    f'no host↔device transfer in this run</text>')
+    return out, mark_groups
 
+
+def _timeline_legend(lanes: list[str], events: list[NodeEvent], marks: list[Mark]) -> list[tuple[str, str]]:
+    """The timeline's legend: a node of each lane's provider, Memcpy nodes where there are some, the two
+    directions of transfer, and device-to-device copies where there are some."""
     legend = [(f"{short(p)} node", provider_fill(p)) for p in lanes]
     if any(e.op_type in MEMCPY_OPS for e in events):
         legend.append(("Memcpy node", MEMCPY_FILL))
     legend += [("host→device transfer", H2D_FILL), ("device→host transfer", D2H_FILL)]
     if any(m.direction not in ("host_to_device", "device_to_host") for m in marks):
         legend.append(("device→device copy", D2D_FILL))
-    out.extend(_legend(legend, left, legend_y))
-    out.append("</svg>")
+    return legend
 
+
+def _timeline_note(report: Report, run: RunEvent, events: list[NodeEvent], marks: list[Mark],
+                   mark_groups: list[list[Mark]], merged_rects: int, unplaced: int) -> str:
+    """The note under the timeline: which run it draws, where its transfers come from, and what was merged or
+    could not be placed."""
+    ev = report.evidence
     source = ("the transfer census (every memcpy the driver performed, at the time it was issued)"
               if report.census is not None else
               "the analysis (Memcpy nodes at their node, feeds at the run's start, fetches at its end; not traced)")
@@ -399,9 +443,7 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
                  f"one mark with their total bytes.")
     if unplaced:
         note += f" {unplaced} cop{'y' if unplaced == 1 else 'ies'} could not be placed (no node event in this run)."
-    return Figure("".join(out), note, stats={"rects": rects, "merged_rects": merged_rects, "marks": len(marks),
-                                             "mark_groups": len(mark_groups),
-                                             "events": len(events)})
+    return note
 
 
 # --- graph and CPU islands -------------------------------------------------------------------------------------
