@@ -679,6 +679,37 @@ def islands_figure(report: Report, element_id: str = "islands-svg") -> Figure:
     out.append(f"<title>The graph ORT ran{esc(predicted)}: {len(nodes)} nodes, {len(islands)} CPU "
                f"island{'s' if len(islands) != 1 else ''}</title>")
     # island highlights behind everything
+    drawn, island_boxes = _island_highlights(islands, boxes, box_of, box_w, box_h)
+    out += drawn
+    out += _box_edges(box_edges, boxes, box_w, box_h)
+    # nodes
+    drawn_nodes = 0
+    for box in boxes:
+        if box.collapsed:
+            out.append(_collapsed_box(box, nodes, box_w, box_h))
+            continue
+        out.append(_node_box(nodes[box.members[0]], box, box_w, box_h))
+        drawn_nodes += 1
+    legend = [(f"{short(active[0])} node", DEVICE_FILL), ("CPU node", CPU_FILL), ("Memcpy node", MEMCPY_FILL)]
+    out.extend(_legend(legend, margin_x, legend_y))
+    lx = margin_x + sum(28 + len(label) * CHAR_W for label, _ in legend)
+    out.append(f'<rect x="{num(lx)}" y="{num(legend_y - 9)}" width="14" height="10" fill="{ISLAND_FILL}" '
+               f'stroke="{ISLAND_STROKE}" stroke-dasharray="3 2"/><text x="{num(lx + 18)}" y="{num(legend_y)}">'
+               f'CPU island</text>')
+    out.append("</svg>")
+
+    note = _islands_note(islands, nodes, active, predicted, collapse, truncated)
+    return Figure("".join(out), note, wide=width > WIDE_ABOVE,
+                  stats={"boxes": len(boxes), "nodes_drawn": drawn_nodes, "islands": len(islands),
+                         "island_boxes": island_boxes, "edges": len(box_edges),
+                         "collapsed": sum(1 for b in boxes if b.collapsed)})
+
+
+def _island_highlights(islands: list[Island], boxes: list[_Box], box_of: dict[int, int], box_w: float,
+                       box_h: float) -> tuple[list[str], int]:
+    """A dashed, labelled rectangle around the boxes of each CPU island that is drawn, to go behind everything.
+    Returns the SVG and the islands drawn."""
+    out = []
     island_boxes = 0
     for island in islands:
         drawn = [boxes[box_of[i]] for i in island.nodes if i in box_of]
@@ -695,8 +726,14 @@ def islands_figure(report: Report, element_id: str = "islands-svg") -> Figure:
                    f'<text x="{num(x0 + 2)}" y="{num(y0 - 5)}" fill="{ISLAND_STROKE}" font-weight="600">'
                    f'{esc(island.label)}</text></g>')
         island_boxes += 1
-    # edges
-    out.append('<g fill="none" stroke="#8a8a8a" stroke-width="1.2">')
+    return out, island_boxes
+
+
+def _box_edges(box_edges: dict[tuple[int, int], list[str]], boxes: list[_Box], box_w: float,
+               box_h: float) -> list[str]:
+    """The edges between boxes, a curve each (its tensors in the tooltip unless both ends are collapsed), then an
+    arrow head at each edge's end."""
+    out = ['<g fill="none" stroke="#8a8a8a" stroke-width="1.2">']
     for (bu, bv), tensors in box_edges.items():
         a, b = boxes[bu], boxes[bv]
         x1, y1 = a.x + box_w, a.y + box_h / 2
@@ -714,56 +751,58 @@ def islands_figure(report: Report, element_id: str = "islands-svg") -> Figure:
         x2, y2 = b.x, b.y + box_h / 2
         out.append(f'<polygon points="{num(x2)},{num(y2)} {num(x2 - 6)},{num(y2 - 3.5)} {num(x2 - 6)},{num(y2 + 3.5)}"/>')
     out.append("</g>")
-    # nodes
-    drawn_nodes = 0
-    for box in boxes:
-        first = nodes[box.members[0]]
-        if box.collapsed:
-            count = len(box.members)
-            label = f"{count} {short(first.provider)} node{'s' if count != 1 else ''}"
-            ops: dict[str, int] = defaultdict(int)
-            for i in box.members:
-                ops[nodes[i].op_type] += 1
-            top_ops = ", ".join(f"{op} {k}" for op, k in sorted(ops.items(), key=lambda item: -item[1])[:6])
-            last = nodes[box.members[-1]]
-            tip = f"{label}, collapsed: {first.name} … {last.name}; ops: {top_ops}"
-            fill = provider_fill(first.provider)
-            out.append(f'<g class="collapsed" data-nodes="{count}"><title>{esc(tip)}</title>'
-                       f'<rect x="{num(box.x + 4)}" y="{num(box.y - 4)}" width="{num(box_w)}" height="{num(box_h)}" '
-                       f'rx="4" fill="{fill}" opacity="0.45"/>'
-                       f'<rect x="{num(box.x)}" y="{num(box.y)}" width="{num(box_w)}" height="{num(box_h)}" rx="4" '
-                       f'fill="{fill}"/><text x="{num(box.x + box_w / 2)}" y="{num(box.y + box_h / 2 + 4)}" '
-                       f'text-anchor="middle" fill="#fff" font-weight="600">{esc(label)}</text></g>')
-            continue
-        n = first
-        fill = provider_fill(n.provider, n.op_type)
-        op = n.op_type if not n.domain else f"{n.domain}:{n.op_type}"
-        why = ""
-        if n.provider == CPU and n.fallback_reason:
-            why = "; on CPU: " + (n.fallback_detail or n.fallback_reason)
-        tip = (f"{n.name} ({op}) on {short(n.provider) if n.provider else '?'}"
-               + (f", in {n.graph}" if n.graph else "") + why
-               + ("; inputs: " + ", ".join(n.inputs[:6]) if n.inputs else "")
-               + ("; outputs: " + ", ".join(n.outputs[:6]) if n.outputs else ""))
-        cls = "memcpy" if n.op_type in MEMCPY_OPS else ("cpu" if n.provider == CPU else "node")
-        dash = ' stroke="#fff" stroke-width="2" stroke-dasharray="4 2"' if n.op_type in MEMCPY_OPS else ""
-        sub = ' stroke-dasharray="2 2" stroke="#333"' if n.graph else ""
-        out.append(f'<g class="{cls}"><title>{esc(tip)}</title>'
-                   f'<rect x="{num(box.x)}" y="{num(box.y)}" width="{num(box_w)}" height="{num(box_h)}" rx="4" '
-                   f'fill="{fill}"{dash or sub}/>'
-                   f'<text x="{num(box.x + 6)}" y="{num(box.y + 14)}" fill="#fff" font-weight="600">'
-                   f'{esc(fit(n.name, box_w - 10))}</text>'
-                   f'<text x="{num(box.x + 6)}" y="{num(box.y + 27)}" fill="#fff" font-size="10">'
-                   f'{esc(fit(op + " · " + (short(n.provider) if n.provider else "?"), box_w - 10))}</text></g>')
-        drawn_nodes += 1
-    legend = [(f"{short(active[0])} node", DEVICE_FILL), ("CPU node", CPU_FILL), ("Memcpy node", MEMCPY_FILL)]
-    out.extend(_legend(legend, margin_x, legend_y))
-    lx = margin_x + sum(28 + len(label) * CHAR_W for label, _ in legend)
-    out.append(f'<rect x="{num(lx)}" y="{num(legend_y - 9)}" width="14" height="10" fill="{ISLAND_FILL}" '
-               f'stroke="{ISLAND_STROKE}" stroke-dasharray="3 2"/><text x="{num(lx + 18)}" y="{num(legend_y)}">'
-               f'CPU island</text>')
-    out.append("</svg>")
+    return out
 
+
+def _collapsed_box(box: _Box, nodes: list[RuntimeNode], box_w: float, box_h: float) -> str:
+    """A run of nodes drawn collapsed: a stacked box with their count, the first and last named in the tooltip
+    with the most frequent ops."""
+    first = nodes[box.members[0]]
+    count = len(box.members)
+    label = f"{count} {short(first.provider)} node{'s' if count != 1 else ''}"
+    ops: dict[str, int] = defaultdict(int)
+    for i in box.members:
+        ops[nodes[i].op_type] += 1
+    top_ops = ", ".join(f"{op} {k}" for op, k in sorted(ops.items(), key=lambda item: -item[1])[:6])
+    last = nodes[box.members[-1]]
+    tip = f"{label}, collapsed: {first.name} … {last.name}; ops: {top_ops}"
+    fill = provider_fill(first.provider)
+    return (f'<g class="collapsed" data-nodes="{count}"><title>{esc(tip)}</title>'
+            f'<rect x="{num(box.x + 4)}" y="{num(box.y - 4)}" width="{num(box_w)}" height="{num(box_h)}" '
+            f'rx="4" fill="{fill}" opacity="0.45"/>'
+            f'<rect x="{num(box.x)}" y="{num(box.y)}" width="{num(box_w)}" height="{num(box_h)}" rx="4" '
+            f'fill="{fill}"/><text x="{num(box.x + box_w / 2)}" y="{num(box.y + box_h / 2 + 4)}" '
+            f'text-anchor="middle" fill="#fff" font-weight="600">{esc(label)}</text></g>')
+
+
+def _node_box(n: RuntimeNode, box: _Box, box_w: float, box_h: float) -> str:
+    """One node's box, in its provider's colour (Memcpy nodes dashed, subgraph nodes dotted): its name, op and
+    provider, with why it is on CPU, where it is, in the tooltip."""
+    fill = provider_fill(n.provider, n.op_type)
+    op = n.op_type if not n.domain else f"{n.domain}:{n.op_type}"
+    why = ""
+    if n.provider == CPU and n.fallback_reason:
+        why = "; on CPU: " + (n.fallback_detail or n.fallback_reason)
+    tip = (f"{n.name} ({op}) on {short(n.provider) if n.provider else '?'}"
+           + (f", in {n.graph}" if n.graph else "") + why
+           + ("; inputs: " + ", ".join(n.inputs[:6]) if n.inputs else "")
+           + ("; outputs: " + ", ".join(n.outputs[:6]) if n.outputs else ""))
+    cls = "memcpy" if n.op_type in MEMCPY_OPS else ("cpu" if n.provider == CPU else "node")
+    dash = ' stroke="#fff" stroke-width="2" stroke-dasharray="4 2"' if n.op_type in MEMCPY_OPS else ""
+    sub = ' stroke-dasharray="2 2" stroke="#333"' if n.graph else ""
+    return (f'<g class="{cls}"><title>{esc(tip)}</title>'
+            f'<rect x="{num(box.x)}" y="{num(box.y)}" width="{num(box_w)}" height="{num(box_h)}" rx="4" '
+            f'fill="{fill}"{dash or sub}/>'
+            f'<text x="{num(box.x + 6)}" y="{num(box.y + 14)}" fill="#fff" font-weight="600">'
+            f'{esc(fit(n.name, box_w - 10))}</text>'
+            f'<text x="{num(box.x + 6)}" y="{num(box.y + 27)}" fill="#fff" font-size="10">'
+            f'{esc(fit(op + " · " + (short(n.provider) if n.provider else "?"), box_w - 10))}</text></g>')
+
+
+def _islands_note(islands: list[Island], nodes: list[RuntimeNode], active: list[str], predicted: str, collapse: bool,
+                  truncated: int) -> str:
+    """The note under the graph: its CPU islands (the first six named) or that there are none, what the Memcpy
+    nodes are, and how the graph was laid out, collapsed or cut short."""
     if islands:
         parts = []
         for island in islands[:6]:
@@ -783,7 +822,4 @@ def islands_figure(report: Report, element_id: str = "islands-svg") -> Figure:
                  f"box each (its tooltip names the first and last).")
     if truncated:
         note += f" Only the first {MAX_BOXES} boxes are drawn ({truncated} more left out)."
-    return Figure("".join(out), note, wide=width > WIDE_ABOVE,
-                  stats={"boxes": len(boxes), "nodes_drawn": drawn_nodes, "islands": len(islands),
-                         "island_boxes": island_boxes, "edges": len(box_edges),
-                         "collapsed": sum(1 for b in boxes if b.collapsed)})
+    return note
