@@ -986,39 +986,50 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
         imports = ["import cupy as cp"]
         device_expr = ""
     sizes = code_sizes(evidence, plan)
-    outputs_declared = _declared_output_shapes(evidence, plan)
     lines = _header(evidence, plan, f"IO binding with {lib} tensors", imports) + _size_lines(sizes)
     if not torch:
         lines.append(f"cp.cuda.Device({dev}).use()  # cupy allocates on the GPU the session runs on")
     lines.append(f"# Inputs: your {lib} tensors on the GPU (here made from numpy); the host-only ones stay numpy.")
+    input_lines, feed_exprs = _library_inputs(evidence, plan, sizes, names, torch, dlpack, dev, device_expr)
+    lines += input_lines
+    bound = [e for e in plan.outputs if e.place != UNBOUND]
+    if not bound or any(e.place == UNBOUND for e in plan.inputs):
+        return "\n".join(lines + _library_run_without_binding(plan, feed_exprs, torch)) + "\n"
+    lines += ["", "# Outputs."]
+    output_lines, result = _library_outputs(evidence, plan, bound, sizes, names, torch, dev, device_expr)
+    lines += output_lines
+    lines += _library_infer(evidence, plan, names, result, torch, dlpack, dev)
+    return "\n".join(lines) + "\n"
 
-    def to_device(var: str) -> str:
-        return f"torch.from_numpy({var}_host).to({device_expr})" if torch else f"cp.asarray({var}_host)"
 
-    def ptr(var: str) -> str:
-        return f"{var}.data_ptr()" if torch else f"{var}.data.ptr"
+def _library_ptr(var: str, torch: bool) -> str:
+    """The expression of the device address of the tensor ``var`` (torch or cupy)."""
+    return f"{var}.data_ptr()" if torch else f"{var}.data.ptr"
 
-    def shape_of(var: str) -> str:
-        return f"tuple({var}.shape)"
 
-    def bind_input_line(entry: BindingEntry, var: str) -> str:
-        if torch and dlpack:
-            return (f"binding.bind_ortvalue_input({entry.name!r}, ort.OrtValue.from_dlpack({var}))  "
-                    f"# zero-copy view of the tensor (DLPack): {code_comment(entry.reason)}")
-        return (f"binding.bind_input({entry.name!r}, 'cuda', {dev}, {_np_dtype(entry.dtype)}, {shape_of(var)}, {ptr(var)})  "
-                f"# zero-copy: ORT reads the tensor's memory: {code_comment(entry.reason)}")
+def _library_bind_input(entry: BindingEntry, var: str, torch: bool, dlpack: bool, dev: int) -> str:
+    """The line that binds the device tensor ``var`` as the input ``entry``: through DLPack (torch, where ``dlpack``)
+    or by its address."""
+    if torch and dlpack:
+        return (f"binding.bind_ortvalue_input({entry.name!r}, ort.OrtValue.from_dlpack({var}))  "
+                f"# zero-copy view of the tensor (DLPack): {code_comment(entry.reason)}")
+    return (f"binding.bind_input({entry.name!r}, 'cuda', {dev}, {_np_dtype(entry.dtype)}, tuple({var}.shape), "
+            f"{_library_ptr(var, torch)})  # zero-copy: ORT reads the tensor's memory: {code_comment(entry.reason)}")
 
-    def bind_output_line(entry: BindingEntry, var: str) -> str:
-        return (f"binding.bind_output({entry.name!r}, 'cuda', {dev}, {_np_dtype(entry.dtype)}, {shape_of(var)}, {ptr(var)})  "
-                f"# ORT writes into the tensor: {code_comment(entry.reason)}")
 
+def _library_inputs(evidence: Evidence, plan: BindingPlan, sizes: CodeSizes, names: CodeNames, torch: bool,
+                    dlpack: bool, dev: int, device_expr: str) -> tuple[list[str], dict[str, str]]:
+    """The inputs: each one placed on the device made a library tensor there (from numpy) and bound; the others
+    numpy arrays, bound on the CPU or left unbound. Returns the lines and each input's variable."""
+    lines: list[str] = []
     feed_exprs: dict[str, str] = {}
     for entry in plan.inputs:
         var = names.inputs[entry.name]
         if entry.place == DEVICE and entry.dtype != "str":
+            to_device = f"torch.from_numpy({var}_host).to({device_expr})" if torch else f"cp.asarray({var}_host)"
             lines.append(f"{var}_host = {_array_expr(entry, evidence, sizes)}")
-            lines.append(f"{var} = {to_device(var)}  # one copy here; in your code the tensor is already on the GPU")
-            lines.append(bind_input_line(entry, var))
+            lines.append(f"{var} = {to_device}  # one copy here; in your code the tensor is already on the GPU")
+            lines.append(_library_bind_input(entry, var, torch, dlpack, dev))
             feed_exprs[entry.name] = var
         else:
             lines.append(f"{var} = {_array_expr(entry, evidence, sizes)}")
@@ -1027,33 +1038,45 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
             else:
                 lines.append(f"binding.bind_cpu_input({entry.name!r}, {var})  # {code_comment(entry.reason)}")
             feed_exprs[entry.name] = var
-    bound = [e for e in plan.outputs if e.place != UNBOUND]
-    if not bound or any(e.place == UNBOUND for e in plan.inputs):
-        lines += [
-            "",
-            _run_instead(plan, "run() takes the inputs as OrtValues viewing the tensors (no copy) and returns Python "
-                               "objects."),
-            "def infer():",
-        ]
-        if torch:
-            lines.append("    torch.cuda.synchronize()  # ORT runs on its own CUDA stream: finish the writes to the inputs first")
+    return lines, feed_exprs
+
+
+def _library_run_without_binding(plan: BindingPlan, feed_exprs: dict[str, str], torch: bool) -> list[str]:
+    """Where no output is bound or an input cannot be: an ``infer()`` that calls run() with OrtValues viewing the
+    device tensors (no copy), and the call."""
+    lines = [
+        "",
+        _run_instead(plan, "run() takes the inputs as OrtValues viewing the tensors (no copy) and returns Python "
+                           "objects."),
+        "def infer():",
+    ]
+    if torch:
+        lines.append("    torch.cuda.synchronize()  # ORT runs on its own CUDA stream: finish the writes to the inputs first")
+    else:
+        lines.append("    cp.cuda.get_current_stream().synchronize()  # ORT runs on its own CUDA stream: finish the writes first")
+    feeds = []
+    for entry in plan.inputs:
+        var = feed_exprs[entry.name]
+        if entry.place == DEVICE and entry.dtype != "str":
+            feeds.append(f"{entry.name!r}: ort.OrtValue.from_dlpack({var})")
         else:
-            lines.append("    cp.cuda.get_current_stream().synchronize()  # ORT runs on its own CUDA stream: finish the writes first")
-        feeds = []
-        for entry in plan.inputs:
-            var = feed_exprs[entry.name]
-            if entry.place == DEVICE and entry.dtype != "str":
-                feeds.append(f"{entry.name!r}: ort.OrtValue.from_dlpack({var})")
-            else:
-                feeds.append(f"{entry.name!r}: {var}")
-        lines += [
-            f"    return session.run(None, {{{', '.join(feeds)}}})",
-            "",
-            "outputs = infer()",
-            "print([type(o).__name__ for o in outputs])",
-        ]
-        return "\n".join(lines) + "\n"
-    lines += ["", "# Outputs."]
+            feeds.append(f"{entry.name!r}: {var}")
+    return lines + [
+        f"    return session.run(None, {{{', '.join(feeds)}}})",
+        "",
+        "outputs = infer()",
+        "print([type(o).__name__ for o in outputs])",
+    ]
+
+
+def _library_outputs(evidence: Evidence, plan: BindingPlan, bound: list[BindingEntry], sizes: CodeSizes,
+                     names: CodeNames, torch: bool, dev: int,
+                     device_expr: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The outputs bound: in host memory, into a library tensor allocated before the run, or on the device where ORT
+    allocates (read through DLPack); the others said to be left out. Returns the lines and, for each bound
+    output, the expression ``infer()`` returns it as, with a comment."""
+    lines: list[str] = []
+    outputs_declared = _declared_output_shapes(evidence, plan)
     result: list[tuple[str, str]] = []  # (expression, comment)
     for k, entry in enumerate(bound):
         if entry.place == HOST:
@@ -1069,7 +1092,8 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
                 lines.append(f"{var} = torch.empty({shape}, dtype=torch.{_torch_dtype(entry.dtype)}, device={device_expr})")
             else:
                 lines.append(f"{var} = cp.empty({shape}, dtype={_np_dtype(entry.dtype)})")
-            lines.append(bind_output_line(entry, var))
+            lines.append(f"binding.bind_output({entry.name!r}, 'cuda', {dev}, {_np_dtype(entry.dtype)}, tuple({var}.shape), "
+                         f"{_library_ptr(var, torch)})  # ORT writes into the tensor: {code_comment(entry.reason)}")
             result.append((f"{entry.name!r}: {var}", "ORT wrote into this tensor"))
         else:
             lines.append(f"binding.bind_output({entry.name!r}, 'cuda', {dev})  # {code_comment(entry.reason)}")
@@ -1078,15 +1102,23 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
     for entry in plan.outputs:
         if entry.place == UNBOUND:
             lines.append(code_comment(f"# {entry.name!r} is left out: {entry.reason}"))
+    return lines, result
+
+
+def _library_infer(evidence: Evidence, plan: BindingPlan, names: CodeNames, result: list[tuple[str, str]],
+                   torch: bool, dlpack: bool, dev: int) -> list[str]:
+    """``infer()`` with the binding: the library's writes finished, inputs rebound, the run, the outputs returned
+    as ``result`` says, then the state tensors swapped for the next run (rebinding addresses); and the call."""
     pairs = plan.state_pairs
-    lines += ["", "def infer():"]
+    lines = ["", "def infer():"]
     if pairs:
         lines += _global_lines([(names.inputs[i], names.outputs[o]) for i, o in pairs])
     if torch:
         lines.append("    torch.cuda.synchronize()  # ORT runs on its own CUDA stream: finish torch's writes to the inputs first")
     else:
         lines.append("    cp.cuda.get_current_stream().synchronize()  # ORT runs on its own CUDA stream: finish cupy's writes first")
-    lines += _input_rebind_lines(plan, lambda e: bind_input_line(e, names.inputs[e.name]).split("  #")[0])
+    lines += _input_rebind_lines(
+        plan, lambda e: _library_bind_input(e, names.inputs[e.name], torch, dlpack, dev).split("  #")[0])
     lines += _rebind_lines(plan, evidence, "cuda", dev)
     lines.append("    session.run_with_iobinding(binding)  # no copies for what is bound on the device")
     lines.append("    values = binding.get_outputs()")
@@ -1106,16 +1138,17 @@ def _render_tensor_library(evidence: Evidence, plan: BindingPlan, flavor: str, d
             if torch and dlpack:
                 lines.append(f"    binding.bind_ortvalue_input({i!r}, ort.OrtValue.from_dlpack({a}))")
             else:
-                lines.append(f"    binding.bind_input({i!r}, 'cuda', {dev}, {_np_dtype(entry_in.dtype)}, {shape_of(a)}, {ptr(a)})")
-            lines.append(f"    binding.bind_output({o!r}, 'cuda', {dev}, {_np_dtype(entry_out.dtype)}, {shape_of(b)}, {ptr(b)})")
-    lines += [
+                lines.append(f"    binding.bind_input({i!r}, 'cuda', {dev}, {_np_dtype(entry_in.dtype)}, tuple({a}.shape), "
+                             f"{_library_ptr(a, torch)})")
+            lines.append(f"    binding.bind_output({o!r}, 'cuda', {dev}, {_np_dtype(entry_out.dtype)}, tuple({b}.shape), "
+                         f"{_library_ptr(b, torch)})")
+    return lines + [
         "    return result",
         "",
         "outputs = infer()",
         "for name, value in outputs.items():",
         "    print(name, type(value).__name__, tuple(value.shape))",
     ]
-    return "\n".join(lines) + "\n"
 
 
 _TORCH_DTYPES = {"float32": "float32", "float16": "float16", "float64": "float64", "int64": "int64", "int32": "int32",

@@ -37,6 +37,8 @@ from ortcopy_doctor.collect.session import provider_list, release_traceback, ses
 if TYPE_CHECKING:
     from ortcopy_doctor.collect.census import CuptiTracer
     from ortcopy_doctor.collect.session import CheckOptions
+    from ortcopy_doctor.model.copies import Copy
+    from ortcopy_doctor.report.variants import Blocker
 
 CUDA = "CUDAExecutionProvider"
 DEFAULT_RUNS = 50
@@ -319,32 +321,9 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
                                     cuda_graph_blockers=[b.text() for b in blockers])
         variants = {name: VariantTiming(variant=name, label=VARIANT_LABELS[name], ran=False)
                     for name in ("plain", "plan", "all_device", "cuda_graph")}
-
-        def unchecked(name: str) -> str:
-            """Why the variant's code is not timed: its check did not match plain run(), or it did not run."""
-            check = checks.get(name)
-            if check is None:
-                return "its code was not run"
-            if check.status == CodeCheckStatus.NOT_RUN:
-                return check.detail
-            return f"{BLOCK_LABELS[name]} {_check_words(check)}"
-
         # (b) the plan, (c) everything on the device, (d) the CUDA graph: each its generated code, as printed, run and
         # compared with plain run() first (code_check).
-        for name in ("plan", "all_device", "cuda_graph"):
-            if name == "cuda_graph" and dry_run:
-                variants[name] = replace(variants[name], skipped_reason=f"dry run on {device_type}: no CUDA graph")
-            elif name == "cuda_graph" and blockers:
-                variants[name] = replace(variants[name], skipped_reason=f"{len(blockers)} blocker(s): " + "; ".join(
-                    b.text() for b in blockers[:3]) + (" …" if len(blockers) > 3 else ""))
-            elif name in blocks:
-                block = blocks[name]
-                calls[name] = block.namespace["infer"]
-                variants[name] = replace(variants[name], session_create_ms=block.setup_ms, first_run_ms=block.first_ms)
-            else:
-                failed = checks.get(name) is not None and checks[name].status in (CodeCheckStatus.FAILED,
-                                                                                  CodeCheckStatus.DIFFERS)
-                variants[name] = replace(variants[name], skipped_reason=unchecked(name), failed=failed)
+        _generated_variants(variants, calls, blocks, checks, blockers, dry_run, device_type)
         session = blocks["plan"].namespace["session"] if "plan" in blocks else None
         if session is None:
             so = session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
@@ -356,57 +335,17 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
 
         # (a) plain run() with numpy, on the plan's session.
         calls = {"plain": lambda: session.run(None, arrays), **calls}
-        all_binding = all_session = None
-        all_inputs: dict[str, Any] = {}
-        if "all_device" in blocks:
-            everything = blocks["all_device"]
-            all_session = everything.namespace.get("session")
-            names = code_names(everything.plan)
-            all_binding = everything.namespace.get("binding")
-            all_inputs = {e.name: everything.namespace[f"{names.inputs[e.name]}_on_device"] for e in everything.plan.inputs
-                          if f"{names.inputs[e.name]}_on_device" in everything.namespace}
+        all_session, all_binding, all_inputs = _all_device_binding(blocks)
         namespace = blocks["plan"].namespace if "plan" in blocks else {}
 
         # Warm-up, then interleaved timed rounds: the calibration (runs rounds), then more until every speed-up
         # interval is within ±3% or the budget is spent (stats.Sampler).
-        for name, call in list(calls.items()):
-            try:
-                for _ in range(warmup):
-                    call()
-            except Exception as exc:  # noqa: BLE001
-                variants[name] = replace(variants[name], skipped_reason=f"failed during warm-up: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}")
-                del calls[name]
+        _warm_up(calls, variants, warmup)
         runtime = None if dry_run else CudaRuntime.loaded()  # found once: the GPU clock and the pinned buffers use it
-        gpu_timer, timer = (("", _host_timer) if dry_run else gpu_event_timer(device_id, runtime))
-        budget = float(getattr(options, "measure_budget_s", DEFAULT_BUDGET_S))
-        sampler = Sampler(calls=dict(calls), timer=timer, base="plain", min_rounds=runs, budget_s=budget)
-        samples = sampler.run() if calls else {}
-        result = replace(result, min_runs=runs, budget_s=budget, stop_reason=sampler.stop_reason, gpu_timer=gpu_timer,
-                         runs=len(next(iter(samples.values()))) if samples else 0)
-        for name, values in samples.items():
-            timed: dict[str, Any] = {"ran": True, "runs": len(values), **stats(values),
-                                     "samples_ms": [round(x, 4) for x in values]}
-            gpu = sampler.gpu.get(name)
-            if gpu and len(gpu) == len(values):
-                timed["gpu_samples_ms"] = [round(x, 4) for x in gpu]
-                timed["gpu_median_ms"] = float(median(np.asarray(gpu, dtype=np.float64)))
-            variants[name] = replace(variants[name], **timed)
+        result = _sampled(result, variants, calls, options, runs, dry_run, device_id, runtime)
 
         # Transfers of one call each.
-        census = _Census(enabled=not dry_run)
-        for name, v in variants.items():
-            if name not in calls:
-                continue
-            traced = census.totals(calls[name])
-            if traced is not None:
-                variants[name] = _with_transfers(v, traced, "census")
-            else:
-                variants[name] = _with_transfers(v, promised_transfers(evidence, plan, copies, name), "plan")
-        sources = {v.transfer_source for v in variants.values() if v.transfer_source}
-        result = replace(result, transfer_source="census" if sources == {"census"} else (
-            "plan" if sources == {"plan"} else "census+plan"))
-        if census.tracer is None:
-            result.notes.append(f"transfers are what the plan promises, not counted: CUPTI is not usable here ({census.reason})")
+        result = _counted_transfers(result, variants, calls, evidence, plan, copies, dry_run)
 
         # Phases: upload, inference, download, on the everything-bound binding (else the plan's).
         phases, phase_binding = _phases(ort, all_session or session, plan, namespace, arrays, all_binding, all_inputs,
@@ -423,6 +362,109 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
         calls.clear()
         for block in blocks.values():
             block.namespace.clear()
+
+
+def _generated_variants(variants: dict[str, VariantTiming], calls: dict[str, Callable[[], Any]],
+                        blocks: dict[str, Block], checks: dict[str, CodeCheck], blockers: list[Blocker], dry_run: bool,
+                        device_type: str) -> None:
+    """The variants timed with their generated code (the plan, everything on the device, the CUDA graph): the
+    ``infer`` of each block that ran, added to ``calls``, with its setup and first-run times in ``variants``;
+    else the reason it is skipped there."""
+    for name in ("plan", "all_device", "cuda_graph"):
+        if name == "cuda_graph" and dry_run:
+            variants[name] = replace(variants[name], skipped_reason=f"dry run on {device_type}: no CUDA graph")
+        elif name == "cuda_graph" and blockers:
+            variants[name] = replace(variants[name], skipped_reason=f"{len(blockers)} blocker(s): " + "; ".join(
+                b.text() for b in blockers[:3]) + (" …" if len(blockers) > 3 else ""))
+        elif name in blocks:
+            block = blocks[name]
+            calls[name] = block.namespace["infer"]
+            variants[name] = replace(variants[name], session_create_ms=block.setup_ms, first_run_ms=block.first_ms)
+        else:
+            failed = checks.get(name) is not None and checks[name].status in (CodeCheckStatus.FAILED,
+                                                                              CodeCheckStatus.DIFFERS)
+            variants[name] = replace(variants[name], skipped_reason=_unchecked(checks, name), failed=failed)
+
+
+def _unchecked(checks: dict[str, CodeCheck], name: str) -> str:
+    """Why the variant's code is not timed: its check did not match plain run(), or it did not run."""
+    check = checks.get(name)
+    if check is None:
+        return "its code was not run"
+    if check.status == CodeCheckStatus.NOT_RUN:
+        return check.detail
+    return f"{BLOCK_LABELS[name]} {_check_words(check)}"
+
+
+def _all_device_binding(blocks: dict[str, Block]) -> tuple[Any, Any, dict[str, Any]]:
+    """The session, the binding and the device inputs of the everything-on-the-device code, where it ran (the
+    phases are timed on them); None, None and no inputs where it did not."""
+    all_binding = all_session = None
+    all_inputs: dict[str, Any] = {}
+    if "all_device" in blocks:
+        everything = blocks["all_device"]
+        all_session = everything.namespace.get("session")
+        names = code_names(everything.plan)
+        all_binding = everything.namespace.get("binding")
+        all_inputs = {e.name: everything.namespace[f"{names.inputs[e.name]}_on_device"] for e in everything.plan.inputs
+                      if f"{names.inputs[e.name]}_on_device" in everything.namespace}
+    return all_session, all_binding, all_inputs
+
+
+def _warm_up(calls: dict[str, Callable[[], Any]], variants: dict[str, VariantTiming], warmup: int) -> None:
+    """``warmup`` calls of each variant; a variant that fails is taken out of ``calls``, with the reason in
+    ``variants``."""
+    for name, call in list(calls.items()):
+        try:
+            for _ in range(warmup):
+                call()
+        except Exception as exc:  # noqa: BLE001
+            variants[name] = replace(variants[name], skipped_reason=f"failed during warm-up: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}")
+            del calls[name]
+
+
+def _sampled(result: BindingMeasurement, variants: dict[str, VariantTiming], calls: dict[str, Callable[[], Any]],
+             options: CheckOptions, runs: int, dry_run: bool, device_id: int,
+             runtime: CudaRuntime | None) -> BindingMeasurement:
+    """The interleaved timed rounds (``stats.Sampler``): each variant's samples and statistics put in ``variants``
+    (on the GPU clock too, where it ran), and the sampling's runs, budget and stop reason on ``result``."""
+    gpu_timer, timer = (("", _host_timer) if dry_run else gpu_event_timer(device_id, runtime))
+    budget = float(getattr(options, "measure_budget_s", DEFAULT_BUDGET_S))
+    sampler = Sampler(calls=dict(calls), timer=timer, base="plain", min_rounds=runs, budget_s=budget)
+    samples = sampler.run() if calls else {}
+    result = replace(result, min_runs=runs, budget_s=budget, stop_reason=sampler.stop_reason, gpu_timer=gpu_timer,
+                     runs=len(next(iter(samples.values()))) if samples else 0)
+    for name, values in samples.items():
+        timed: dict[str, Any] = {"ran": True, "runs": len(values), **stats(values),
+                                 "samples_ms": [round(x, 4) for x in values]}
+        gpu = sampler.gpu.get(name)
+        if gpu and len(gpu) == len(values):
+            timed["gpu_samples_ms"] = [round(x, 4) for x in gpu]
+            timed["gpu_median_ms"] = float(median(np.asarray(gpu, dtype=np.float64)))
+        variants[name] = replace(variants[name], **timed)
+    return result
+
+
+def _counted_transfers(result: BindingMeasurement, variants: dict[str, VariantTiming],
+                       calls: dict[str, Callable[[], Any]], evidence: Evidence, plan: BindingPlan, copies: list[Copy],
+                       dry_run: bool) -> BindingMeasurement:
+    """The transfers of one call of each variant that ran, put in ``variants``: traced by the census where CUPTI is
+    usable, else what the plan promises; ``result`` says which source (and why not the census)."""
+    census = _Census(enabled=not dry_run)
+    for name, v in variants.items():
+        if name not in calls:
+            continue
+        traced = census.totals(calls[name])
+        if traced is not None:
+            variants[name] = _with_transfers(v, traced, "census")
+        else:
+            variants[name] = _with_transfers(v, promised_transfers(evidence, plan, copies, name), "plan")
+    sources = {v.transfer_source for v in variants.values() if v.transfer_source}
+    result = replace(result, transfer_source="census" if sources == {"census"} else (
+        "plan" if sources == {"plan"} else "census+plan"))
+    if census.tracer is None:
+        result.notes.append(f"transfers are what the plan promises, not counted: CUPTI is not usable here ({census.reason})")
+    return result
 
 
 def _check_words(check: CodeCheck) -> str:

@@ -33,7 +33,8 @@ from ortcopy_doctor.collect.census import BACKEND_ENV
 from ortcopy_doctor.collect.scratch import session_folder
 from ortcopy_doctor.collect.census_run import CensusCollector
 from ortcopy_doctor.collect.assignment import assigned_provider, ep_assignment
-from ortcopy_doctor.model.evidence import AssumedDim, Environment, Evidence, RuntimeNode, SessionEvidence, Timings
+from ortcopy_doctor.model.evidence import (AssumedDim, Environment, Evidence, NodeEvent, RunEvent, RuntimeNode,
+                                         SessionEvidence, Timings)
 from ortcopy_doctor.model.vocabulary import EvidenceMode
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.collect.feeds import build_feeds, check_names, check_state, index_bounds, value_names
@@ -443,13 +444,7 @@ def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, opti
     options = _runs_that_fit(options, info, feeds, budget, notes, model_path)
 
     with session_folder() as tmp_dir:
-        optimized: Path | None = tmp_dir / "optimized.onnx"
-        if info.initializer_bytes > OPTIMIZED_MODEL_MAX_WEIGHT_BYTES:
-            # ORT would write a second copy of every weight into the temporary folder (2.2 GB of weights:
-            # +15 s and +2.2 GB of disk, docs/benchmarks.md): map placement onto the original graph instead.
-            optimized = None
-            notes.append(f"the model's weights ({info.initializer_bytes / 1e9:.1f} GB) are too large to save ORT's "
-                         "optimized graph as well: placement is mapped onto the original graph")
+        optimized = _optimized_model_path(tmp_dir, info, notes)
         say("building the evidence session")
         so = session_options(ort, options, verbose=True, profile_prefix=str(tmp_dir / "profile"), optimized_path=optimized)
         with ortlog.capture_native_stderr() as captured:
@@ -464,14 +459,7 @@ def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, opti
                 environment = collect_environment(listing)  # read before any run: the listing overlaps none
                 active = list(session.get_providers())
                 assignment = ep_assignment(session)
-                total = options.warmup_runs + options.profiled_runs
-                for i in range(total):
-                    if i == options.warmup_runs:
-                        census_run.start(active)  # the transfer census traces the profiled runs, not the warm-up
-                    say(f"warm-up run {i + 1}/{options.warmup_runs}" if i < options.warmup_runs
-                        else f"profiled run {i + 1 - options.warmup_runs}/{options.profiled_runs}")
-                    _run(session, arrays, model_path)
-                census_run.stop()
+                _profiled_runs(session, arrays, model_path, options, census_run, say, active)
                 profile_path = session.end_profiling()
                 profiling_start_ns = int(session.get_profiling_start_time_ns())
             except DoctorError as exc:
@@ -491,51 +479,153 @@ def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, opti
             environment = collect_environment(listing)
         lines = ortlog.parse_lines(ortlog.import_log() + captured.text)  # what ORT said as it loaded, then here
         facts = ortlog.extract_facts(lines)
-        graph_model: onnx.ModelProto = model
-        graph_source = "original_model"
-        if optimized is not None and optimized.is_file():
-            try:
-                graph_model = read_model(optimized)
-                graph_source = "optimized_model"
-            except Exception:  # noqa: BLE001 - fall back to the original graph, and say so
-                notes.append("the optimized model ORT saved could not be read; placement is mapped onto the original graph")
+        graph_model, graph_source = _placement_graph(model, optimized, notes)
         if failure is not None:
-            failure.partial_evidence = Evidence(
-                model=info,
-                session=SessionEvidence(
-                    requested_providers=list(options.providers), active_providers=active,
-                    provider_options={p: dict(o) for p, o in (x for x in provider_list(options) if isinstance(x, tuple))},
-                    device_id=options.device_id, ep_failure=None,
-                    placement_source="assignment_info" if assignment else ("verbose_log" if facts.placement_counts else "none"),
-                    graph_source=graph_source, log=facts.relevant),
-                environment=environment, feeds=feeds,
-                nodes=_runtime_nodes(graph_model, assignment, facts, active) if active else [],
-                memcpy_insertions=facts.memcpy, mode=EvidenceMode.MEASURED, notes=notes, failure=failure.message,
-                tool_version=__version__, created_utc=_now(), assumed_dims=assumed, given_state=dict(options.state),
-            )
+            failure.partial_evidence = _partial_evidence(failure, info, options, active, assignment, facts, graph_model,
+                                                         graph_source, environment, feeds, notes, assumed)
             raise failure
-        try:
-            raw = profile_names_raw(ort.__version__, (node.name for _, node in walk_nodes(graph_model.graph)))
-            run_events, node_events = parse_profile(Path(profile_path), options.warmup_runs, raw_names=raw)
-        except DoctorError as exc:
-            raise _temporary_folder_full(exc, tmp_dir, info.initializer_bytes, profile=True) or exc
-        try:
-            os.unlink(profile_path)
-        except OSError:
-            pass
+        run_events, node_events = _read_profile(ort, Path(profile_path), graph_model, options, tmp_dir, info)
 
-    ep_failure = None
+    ep_failure = _ep_failure(options, active, facts, environment)
+    nodes = _runtime_nodes(graph_model, assignment, facts, active)
+    timings = _timed_runs(ort, model_path, arrays, options, say, census_run)
+
+    evidence = Evidence(
+        inputs_file=None if options.inputs_file is None else str(options.inputs_file),
+        model=info,
+        session=SessionEvidence(
+            requested_providers=list(options.providers),
+            active_providers=active,
+            provider_options=_provider_options(options),
+            device_id=options.device_id,
+            ep_failure=ep_failure,
+            placement_source=_placement_source(assignment, facts),
+            graph_source=graph_source,
+            log=facts.relevant,
+            profiling_start_ns=profiling_start_ns,
+        ),
+        environment=environment,
+        feeds=feeds,
+        nodes=nodes,
+        memcpy_insertions=facts.memcpy,
+        node_events=node_events,
+        run_events=run_events,
+        timings=timings,
+        mode=EvidenceMode.MEASURED,
+        notes=notes,
+        census=census_run.census,
+        census_status=census_run.status,
+        tool_version=__version__,
+        created_utc=_now(),
+        assumed_dims=assumed,
+        given_state=dict(options.state),
+    )
+    if ep_failure is not None and any(provider_names.is_device(p) for p in options.providers):
+        evidence = _with_predicted_placement(evidence, model, info, feeds, options, environment, assumed, say)
+    return _checked_and_measured(evidence, model_path, arrays, options, say, active)
+
+
+def _optimized_model_path(tmp_dir: Path, info: Any, notes: list[str]) -> Path | None:
+    """Where ORT saves the optimized graph in ``tmp_dir``; None, with a note in ``notes``, where the model's
+    weights are too large to save a second copy of them."""
+    if info.initializer_bytes > OPTIMIZED_MODEL_MAX_WEIGHT_BYTES:
+        # ORT would write a second copy of every weight into the temporary folder (2.2 GB of weights:
+        # +15 s and +2.2 GB of disk, docs/benchmarks.md): map placement onto the original graph instead.
+        notes.append(f"the model's weights ({info.initializer_bytes / 1e9:.1f} GB) are too large to save ORT's "
+                     "optimized graph as well: placement is mapped onto the original graph")
+        return None
+    return tmp_dir / "optimized.onnx"
+
+
+def _profiled_runs(session: Any, arrays: dict[str, np.ndarray], model_path: Path, options: CheckOptions,
+                   census_run: CensusCollector, say: Progress, active: list[str]) -> None:
+    """The evidence session's warm-up runs, then its profiled runs, which the transfer census traces."""
+    total = options.warmup_runs + options.profiled_runs
+    for i in range(total):
+        if i == options.warmup_runs:
+            census_run.start(active)  # the transfer census traces the profiled runs, not the warm-up
+        say(f"warm-up run {i + 1}/{options.warmup_runs}" if i < options.warmup_runs
+            else f"profiled run {i + 1 - options.warmup_runs}/{options.profiled_runs}")
+        _run(session, arrays, model_path)
+    census_run.stop()
+
+
+def _placement_graph(model: onnx.ModelProto, optimized: Path | None,
+                     notes: list[str]) -> tuple[onnx.ModelProto, str]:
+    """The graph placement is mapped onto, and its source: the optimized graph ORT saved where it could be read,
+    else ``model`` (with a note in ``notes`` where the saved graph could not be read)."""
+    if optimized is not None and optimized.is_file():
+        try:
+            return read_model(optimized), "optimized_model"
+        except Exception:  # noqa: BLE001 - fall back to the original graph, and say so
+            notes.append("the optimized model ORT saved could not be read; placement is mapped onto the original graph")
+    return model, "original_model"
+
+
+def _placement_source(assignment: dict[Any, str] | None, facts: ortlog.LogFacts) -> str:
+    """Where the nodes' placement came from: ORT's assignment info, its verbose log, or nowhere."""
+    return "assignment_info" if assignment else ("verbose_log" if facts.placement_counts else "none")
+
+
+def _provider_options(options: CheckOptions) -> dict[str, dict[str, Any]]:
+    """The options given to each provider that has some, by provider."""
+    return {p: dict(o) for p, o in (x for x in provider_list(options) if isinstance(x, tuple))}
+
+
+def _partial_evidence(failure: DoctorError, info: Any, options: CheckOptions, active: list[str],
+                      assignment: dict[Any, str] | None, facts: ortlog.LogFacts, graph_model: onnx.ModelProto,
+                      graph_source: str, environment: Environment, feeds: list[Any], notes: list[str],
+                      assumed: list[AssumedDim]) -> Evidence:
+    """What the evidence session gathered before ``failure`` (log, providers, placement), kept on the error for
+    --json."""
+    return Evidence(
+        model=info,
+        session=SessionEvidence(
+            requested_providers=list(options.providers), active_providers=active,
+            provider_options=_provider_options(options),
+            device_id=options.device_id, ep_failure=None,
+            placement_source=_placement_source(assignment, facts),
+            graph_source=graph_source, log=facts.relevant),
+        environment=environment, feeds=feeds,
+        nodes=_runtime_nodes(graph_model, assignment, facts, active) if active else [],
+        memcpy_insertions=facts.memcpy, mode=EvidenceMode.MEASURED, notes=notes, failure=failure.message,
+        tool_version=__version__, created_utc=_now(), assumed_dims=assumed, given_state=dict(options.state),
+    )
+
+
+def _read_profile(ort: Any, profile_path: Path, graph_model: onnx.ModelProto, options: CheckOptions, tmp_dir: Path,
+                  info: Any) -> tuple[list[RunEvent], list[NodeEvent]]:
+    """The run and node events of the profile ORT wrote (the warm-up runs set apart), then the profile removed."""
+    try:
+        raw = profile_names_raw(ort.__version__, (node.name for _, node in walk_nodes(graph_model.graph)))
+        run_events, node_events = parse_profile(profile_path, options.warmup_runs, raw_names=raw)
+    except DoctorError as exc:
+        raise _temporary_folder_full(exc, tmp_dir, info.initializer_bytes, profile=True) or exc
+    try:
+        os.unlink(profile_path)
+    except OSError:
+        pass
+    return run_events, node_events
+
+
+def _ep_failure(options: CheckOptions, active: list[str], facts: ortlog.LogFacts,
+                environment: Environment) -> str | None:
+    """Why the first requested provider other than CPU is not active (ORT's logged reason where it gave one);
+    None where every requested provider is."""
     for requested in options.providers:
         if requested not in active and requested != provider_names.CPU:
-            ep_failure = facts.ep_failures.get(requested) or (
+            return facts.ep_failures.get(requested) or (
                 f"{requested} is available in this onnxruntime build but the session did not use it, and ORT logged no reason"
                 if requested in environment.available_providers
                 else f"{requested} is not available in this onnxruntime build ({environment.ort_package})"
             )
-            break
-    nodes = _runtime_nodes(graph_model, assignment, facts, active)
-    placement_source = "assignment_info" if assignment else ("verbose_log" if facts.placement_counts else "none")
+    return None
 
+
+def _timed_runs(ort: Any, model_path: Path, arrays: dict[str, np.ndarray], options: CheckOptions, say: Progress,
+                census_run: CensusCollector) -> Timings:
+    """The timing session, unprofiled: its creation, its first run, the warm-up, the timed runs, and the census's
+    overhead measured on runs traced the same way."""
     say("timed runs")
     so = session_options(ort, options, verbose=False, profile_prefix=None, optimized_path=None)
     with ortlog.capture_native_stderr():
@@ -558,47 +648,30 @@ def _measure(ort: Any, model_path: Path, model: onnx.ModelProto, info: Any, opti
         finally:
             timing_session = None
             release_traceback(sys.exc_info()[1])  # a failed run's traceback may hold the session
+    return Timings(warmup_runs=options.warmup_runs, profiled_runs=options.profiled_runs, run_ms=run_ms,
+                   session_create_ms=create_ms, first_run_ms=first_ms)
 
-    evidence = Evidence(
-        inputs_file=None if options.inputs_file is None else str(options.inputs_file),
-        model=info,
-        session=SessionEvidence(
-            requested_providers=list(options.providers),
-            active_providers=active,
-            provider_options={p: dict(o) for p, o in (x for x in provider_list(options) if isinstance(x, tuple))},
-            device_id=options.device_id,
-            ep_failure=ep_failure,
-            placement_source=placement_source,
-            graph_source=graph_source,
-            log=facts.relevant,
-            profiling_start_ns=profiling_start_ns,
-        ),
-        environment=environment,
-        feeds=feeds,
-        nodes=nodes,
-        memcpy_insertions=facts.memcpy,
-        node_events=node_events,
-        run_events=run_events,
-        timings=Timings(warmup_runs=options.warmup_runs, profiled_runs=options.profiled_runs, run_ms=run_ms,
-                        session_create_ms=create_ms, first_run_ms=first_ms),
-        mode=EvidenceMode.MEASURED,
-        notes=notes,
-        census=census_run.census,
-        census_status=census_run.status,
-        tool_version=__version__,
-        created_utc=_now(),
-        assumed_dims=assumed,
-        given_state=dict(options.state),
-    )
-    if ep_failure is not None and any(provider_names.is_device(p) for p in options.providers):
-        say("predicting the requested provider's placement")
-        try:
-            predicted = replace(static_evidence(model, info, feeds, options, environment), assumed_dims=assumed)
-            evidence = replace(evidence, predicted=predicted)
-            evidence.notes.append(
-                f"{options.providers[0]} was not active: the predicted section shows what static analysis expects it to do")
-        except UsageError as exc:  # no kernel table for this provider: the prediction is an extra, not the check
-            evidence.notes.append(f"no prediction for {options.providers[0]}: {exc.message}")
+
+def _with_predicted_placement(evidence: Evidence, model: onnx.ModelProto, info: Any, feeds: list[Any],
+                              options: CheckOptions, environment: Environment, assumed: list[AssumedDim],
+                              say: Progress) -> Evidence:
+    """``evidence`` with the requested provider's placement predicted by static analysis, where that provider was
+    not active; a note instead where there is no kernel table for it."""
+    say("predicting the requested provider's placement")
+    try:
+        predicted = replace(static_evidence(model, info, feeds, options, environment), assumed_dims=assumed)
+        evidence = replace(evidence, predicted=predicted)
+        evidence.notes.append(
+            f"{options.providers[0]} was not active: the predicted section shows what static analysis expects it to do")
+    except UsageError as exc:  # no kernel table for this provider: the prediction is an extra, not the check
+        evidence.notes.append(f"no prediction for {options.providers[0]}: {exc.message}")
+    return evidence
+
+
+def _checked_and_measured(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray], options: CheckOptions,
+                          say: Progress, active: list[str]) -> Evidence:
+    """``evidence`` with the generated binding code checked against plain run() (an extra: a failure to check is
+    recorded, not raised) and the binding A/B measured; the code blocks' sessions released after."""
     from ortcopy_doctor.collect.binding_ab import measure_binding
     from ortcopy_doctor.collect.code_check import check_code, not_run
 

@@ -234,65 +234,12 @@ def view_model(report: Report) -> dict[str, Any]:
     ev = report.evidence
     s = report.summary
     verdict_class = "bad" if report.worst_severity() == "error" else ("warn" if report.copies else "good")
-    prediction = None
-    if report.prediction is not None:
-        p = report.prediction
-        prediction = {
-            "provider": p.evidence.session.active_providers[0] if p.evidence.session.active_providers else "?",
-            "verdict": p.verdict,
-            "copies": _copy_rows(p),
-            "conditional": [conditional_line(c) for c in p.conditional_copies],
-            "conditional_title": conditional_title(True),
-            "findings": _finding_blocks((f for f in p.findings if f.slug in _PREDICTED_SLUGS), tag_all=True),
-            "nodes_by_provider": ", ".join(f"{k} {v}" for k, v in p.summary.nodes_by_provider.items()),
-        }
-    timing = []
-    if ev.timings is not None:
-        t = ev.timings
-        timing = [
-            ("session creation", f"{t.session_create_ms:.1f} ms"),
-            ("first run", f"{t.first_run_ms:.3f} ms"),
-            (f"run, median of {len(t.run_ms)}", f"{s.median_run_ms:.3f} ms" if s.median_run_ms is not None else "n/a"),
-            ("run, p10 – p90", f"{s.p10_run_ms:.3f} – {s.p90_run_ms:.3f} ms" if s.p10_run_ms is not None and s.p90_run_ms is not None else "n/a"),
-            ("Memcpy node time per run (profiled)", f"{s.memcpy_node_time_us_per_run:.1f} µs"),
-            ("warm-up runs excluded", str(t.warmup_runs)),
-            ("profiled runs", str(t.profiled_runs)),
-        ]
-    env = ev.environment
-    environment_rows = [
-        ("onnxruntime", f"{env.ort_version} ({env.ort_package})"),
-        ("onnxruntime build", env.ort_build or "n/a"),
-        ("providers requested", ", ".join(ev.session.requested_providers)),
-        ("providers active", active_providers(ev)),
-        ("providers available in this build", ", ".join(env.available_providers)),
-        ("GPUs", ", ".join(env.gpus) or "none seen"),
-        ("onnx / numpy / python", f"{env.onnx_version} / {env.numpy_version} / {env.python}"),
-        ("platform", env.platform),
-        ("placement from", ev.session.placement_source),
-        ("graph analysed", ev.session.graph_source),
-        ("evidence", f"{ev.mode}, recorded {ev.created_utc} by ortcopy-doctor {ev.tool_version}"),
-    ]
+    prediction = _prediction_view(report.prediction) if report.prediction is not None else None
+    timing = _timing_rows(report)
+    environment_rows = _environment_rows(report)
     model = ev.model
-    model_rows = [
-        ("file", model.path),
-        ("size", fmt_bytes(model.file_bytes)),
-        ("IR version", str(model.ir_version)),
-        ("opsets", ", ".join(f"{k} {v}" for k, v in model.opsets.items())),
-        ("producer", model.producer or "n/a"),
-        ("nodes (model / run by ORT)", f"{len(model.nodes)} / {len(ev.nodes)}"),
-        ("initializers", f"{model.initializer_count} ({fmt_bytes(model.initializer_bytes)})"),
-        ("external data", ", ".join(model.external_data_files) or "none"),
-        ("subgraphs", ", ".join(f"{g.node}.{g.attribute} ({g.node_count} nodes)" for g in model.subgraphs) or "none"),
-    ]
-    io_rows = [
-        {"role": "input", "name": v.name, "type": v.type_string,
-         "shape": "?" if v.shape is None else "[" + ", ".join("?" if d is None else str(d) for d in v.shape) + "]"}
-        for v in model.inputs
-    ] + [
-        {"role": "output", "name": v.name, "type": v.type_string,
-         "shape": "?" if v.shape is None else "[" + ", ".join("?" if d is None else str(d) for d in v.shape) + "]"}
-        for v in model.outputs
-    ]
+    model_rows = _model_rows(report)
+    io_rows = _io_rows(report)
     once = StatedOnce(ev.session.ep_failure)  # ORT's reason once, in the verdict; later lines refer back
     verdict = once(report.verdict)
     return {
@@ -340,6 +287,91 @@ def view_model(report: Report) -> dict[str, Any]:
         "timeline": _figure(svg.timeline_figure(report)),
         "islands": _figure(svg.islands_figure(report)),
     }
+
+
+def _prediction_view(p: Report) -> dict[str, Any]:
+    """The predicted section: the requested provider, its verdict, copies and findings, as static analysis
+    expects them."""
+    return {
+        "provider": p.evidence.session.active_providers[0] if p.evidence.session.active_providers else "?",
+        "verdict": p.verdict,
+        "copies": _copy_rows(p),
+        "conditional": [conditional_line(c) for c in p.conditional_copies],
+        "conditional_title": conditional_title(True),
+        "findings": _finding_blocks((f for f in p.findings if f.slug in _PREDICTED_SLUGS), tag_all=True),
+        "nodes_by_provider": ", ".join(f"{k} {v}" for k, v in p.summary.nodes_by_provider.items()),
+    }
+
+
+def _timing_rows(report: Report) -> list[tuple[str, str]]:
+    """The Timing table: session creation, first run, the runs' median and spread, Memcpy node time, and the run
+    counts; empty where no session was timed."""
+    ev, s = report.evidence, report.summary
+    timing = []
+    if ev.timings is not None:
+        t = ev.timings
+        timing = [
+            ("session creation", f"{t.session_create_ms:.1f} ms"),
+            ("first run", f"{t.first_run_ms:.3f} ms"),
+            (f"run, median of {len(t.run_ms)}", f"{s.median_run_ms:.3f} ms" if s.median_run_ms is not None else "n/a"),
+            ("run, p10 – p90", f"{s.p10_run_ms:.3f} – {s.p90_run_ms:.3f} ms" if s.p10_run_ms is not None and s.p90_run_ms is not None else "n/a"),
+            ("Memcpy node time per run (profiled)", f"{s.memcpy_node_time_us_per_run:.1f} µs"),
+            ("warm-up runs excluded", str(t.warmup_runs)),
+            ("profiled runs", str(t.profiled_runs)),
+        ]
+    return timing
+
+
+def _environment_rows(report: Report) -> list[tuple[str, str]]:
+    """The Environment table: onnxruntime and its providers, GPUs, versions, platform, and where the evidence came
+    from."""
+    ev = report.evidence
+    env = ev.environment
+    return [
+        ("onnxruntime", f"{env.ort_version} ({env.ort_package})"),
+        ("onnxruntime build", env.ort_build or "n/a"),
+        ("providers requested", ", ".join(ev.session.requested_providers)),
+        ("providers active", active_providers(ev)),
+        ("providers available in this build", ", ".join(env.available_providers)),
+        ("GPUs", ", ".join(env.gpus) or "none seen"),
+        ("onnx / numpy / python", f"{env.onnx_version} / {env.numpy_version} / {env.python}"),
+        ("platform", env.platform),
+        ("placement from", ev.session.placement_source),
+        ("graph analysed", ev.session.graph_source),
+        ("evidence", f"{ev.mode}, recorded {ev.created_utc} by ortcopy-doctor {ev.tool_version}"),
+    ]
+
+
+def _model_rows(report: Report) -> list[tuple[str, str]]:
+    """The Model table: file, size, IR version, opsets, producer, node counts, initializers, external data and
+    subgraphs."""
+    ev = report.evidence
+    model = ev.model
+    return [
+        ("file", model.path),
+        ("size", fmt_bytes(model.file_bytes)),
+        ("IR version", str(model.ir_version)),
+        ("opsets", ", ".join(f"{k} {v}" for k, v in model.opsets.items())),
+        ("producer", model.producer or "n/a"),
+        ("nodes (model / run by ORT)", f"{len(model.nodes)} / {len(ev.nodes)}"),
+        ("initializers", f"{model.initializer_count} ({fmt_bytes(model.initializer_bytes)})"),
+        ("external data", ", ".join(model.external_data_files) or "none"),
+        ("subgraphs", ", ".join(f"{g.node}.{g.attribute} ({g.node_count} nodes)" for g in model.subgraphs) or "none"),
+    ]
+
+
+def _io_rows(report: Report) -> list[dict[str, str]]:
+    """The model's inputs, then its outputs: name, type and shape ("?" for an unknown dim or shape)."""
+    model = report.evidence.model
+    return [
+        {"role": "input", "name": v.name, "type": v.type_string,
+         "shape": "?" if v.shape is None else "[" + ", ".join("?" if d is None else str(d) for d in v.shape) + "]"}
+        for v in model.inputs
+    ] + [
+        {"role": "output", "name": v.name, "type": v.type_string,
+         "shape": "?" if v.shape is None else "[" + ", ".join("?" if d is None else str(d) for d in v.shape) + "]"}
+        for v in model.outputs
+    ]
 
 
 def _figure(figure: svg.Figure) -> dict[str, Any]:

@@ -27,6 +27,8 @@ from ortcopy_doctor.knowledge.providers import CPU, is_device, short
 from ortcopy_doctor.model.format import fmt_bytes
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ortcopy_doctor.model.evidence import Evidence, NodeEvent, RunEvent, RuntimeNode
     from ortcopy_doctor.report.core import Report
 
@@ -269,7 +271,31 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
     out = [_svg_open(element_id, width, height, f"Timeline of run {run.run}: nodes by provider, transfers with bytes")]
     out.append(f"<title>Run {run.run}: {len(events)} node events in {esc(fmt_us(run.dur_us))}; "
                f"{len(marks)} transfers</title>")
-    # grid and axis
+    out += _timeline_axis(x, start, span, top, axis_y, left, plot_w, run.run)
+    # lane labels
+    for p in lanes:
+        out.append(f'<text class="lane" x="{num(left - 8)}" y="{num(lane_y[p] + lane_h / 2 + 4)}" text-anchor="end" '
+                   f'font-weight="600">{esc(short(p))}</text>')
+    out.append(f'<text class="lane" x="{num(left - 8)}" y="{num(transfer_y + 12)}" text-anchor="end" '
+               f'font-weight="600">transfers</text>')
+
+    drawn, rects, merged_rects = _timeline_nodes(events, lanes, lane_y, lane_h, x, scale, t0)
+    out += drawn
+    drawn, mark_groups = _timeline_transfers(marks, x, scale, t0, top, transfer_y, left, plot_w, label_rows)
+    out += drawn
+    out.extend(_legend(_timeline_legend(lanes, events, marks), left, legend_y))
+    out.append("</svg>")
+
+    note = _timeline_note(report, run, events, marks, mark_groups, merged_rects, unplaced)
+    return Figure("".join(out), note, stats={"rects": rects, "merged_rects": merged_rects, "marks": len(marks),
+                                             "mark_groups": len(mark_groups),
+                                             "events": len(events)})
+
+
+def _timeline_axis(x: Callable[[float], float], start: float, span: float, top: float, axis_y: float, left: float,
+                   plot_w: float, run: int) -> list[str]:
+    """The timeline's grid (a vertical line at each tick) and its time axis, ticks labelled in µs since the start."""
+    out = []
     step = _nice_step(span)
     tick = 0.0
     out.append(f'<g stroke="{GRID}">')
@@ -285,15 +311,15 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
         out.append(f'<text x="{num(x(start + tick))}" y="{num(axis_y + 14)}">{esc(f"{tick:g} µs")}</text>')
     out.append("</g>")
     out.append(f'<text x="{num(left + plot_w)}" y="{num(axis_y + 28)}" text-anchor="end" fill="{MUTED}">'
-               f'time since the start of run {run.run} (µs)</text>')
-    # lane labels
-    for p in lanes:
-        out.append(f'<text class="lane" x="{num(left - 8)}" y="{num(lane_y[p] + lane_h / 2 + 4)}" text-anchor="end" '
-                   f'font-weight="600">{esc(short(p))}</text>')
-    out.append(f'<text class="lane" x="{num(left - 8)}" y="{num(transfer_y + 12)}" text-anchor="end" '
-               f'font-weight="600">transfers</text>')
+               f'time since the start of run {run} (µs)</text>')
+    return out
 
-    # node events
+
+def _timeline_nodes(events: list[NodeEvent], lanes: list[str], lane_y: dict[str, float], lane_h: float,
+                    x: Callable[[float], float], scale: float, t0: float) -> tuple[list[str], int, int]:
+    """The node events, a bar each in their provider's lane; with many events, neighbours narrower than a pixel
+    drawn as one bar. Returns the SVG, the bars of one node and the merged bars."""
+    out = []
     by_lane: dict[str, list[NodeEvent]] = defaultdict(list)
     for e in events:
         by_lane[e.provider].append(e)
@@ -331,8 +357,16 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
                            f'height="{num(lane_h)}" fill="{fill}" data-nodes="{len(group)}"><title>{esc(tip)}</title>'
                            f'</rect>')
                 merged_rects += 1
+    return out, rects, merged_rects
 
-    # transfers: a dashed line across the lanes, a triangle in the transfer lane (down: to the device), the bytes
+
+def _timeline_transfers(marks: list[Mark], x: Callable[[float], float], scale: float, t0: float, top: float,
+                        transfer_y: float, left: float, plot_w: float,
+                        label_rows: int) -> tuple[list[str], list[list[Mark]]]:
+    """The transfers: a dashed line across the lanes, a triangle in the transfer lane (down: to the device), the
+    bytes on the first of ``label_rows`` rows with room; with many transfers, those of one direction less than two
+    pixels apart drawn as one mark. Returns the SVG and the marks' groups."""
+    out = []
     rows_end = [-1e9] * label_rows
     mark_groups = _merge_marks(marks, scale) if len(marks) > MERGE_MARKS_ABOVE else [[m] for m in marks]
     for mark_group in mark_groups:
@@ -372,16 +406,26 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
     if not marks:
         out.append(f'<text x="{num(left + 4)}" y="{num(transfer_y + 12)}" fill="{MUTED}">'
                    f'no host↔device transfer in this run</text>')
+    return out, mark_groups
 
+
+def _timeline_legend(lanes: list[str], events: list[NodeEvent], marks: list[Mark]) -> list[tuple[str, str]]:
+    """The timeline's legend: a node of each lane's provider, Memcpy nodes where there are some, the two
+    directions of transfer, and device-to-device copies where there are some."""
     legend = [(f"{short(p)} node", provider_fill(p)) for p in lanes]
     if any(e.op_type in MEMCPY_OPS for e in events):
         legend.append(("Memcpy node", MEMCPY_FILL))
     legend += [("host→device transfer", H2D_FILL), ("device→host transfer", D2H_FILL)]
     if any(m.direction not in ("host_to_device", "device_to_host") for m in marks):
         legend.append(("device→device copy", D2D_FILL))
-    out.extend(_legend(legend, left, legend_y))
-    out.append("</svg>")
+    return legend
 
+
+def _timeline_note(report: Report, run: RunEvent, events: list[NodeEvent], marks: list[Mark],
+                   mark_groups: list[list[Mark]], merged_rects: int, unplaced: int) -> str:
+    """The note under the timeline: which run it draws, where its transfers come from, and what was merged or
+    could not be placed."""
+    ev = report.evidence
     source = ("the transfer census (every memcpy the driver performed, at the time it was issued)"
               if report.census is not None else
               "the analysis (Memcpy nodes at their node, feeds at the run's start, fetches at its end; not traced)")
@@ -397,9 +441,7 @@ def timeline_figure(report: Report, element_id: str = "timeline-svg") -> Figure:
                  f"one mark with their total bytes.")
     if unplaced:
         note += f" {unplaced} cop{'y' if unplaced == 1 else 'ies'} could not be placed (no node event in this run)."
-    return Figure("".join(out), note, stats={"rects": rects, "merged_rects": merged_rects, "marks": len(marks),
-                                             "mark_groups": len(mark_groups),
-                                             "events": len(events)})
+    return note
 
 
 # --- graph and CPU islands -------------------------------------------------------------------------------------
@@ -631,6 +673,37 @@ def islands_figure(report: Report, element_id: str = "islands-svg") -> Figure:
     out.append(f"<title>The graph ORT ran{esc(predicted)}: {len(nodes)} nodes, {len(islands)} CPU "
                f"island{'s' if len(islands) != 1 else ''}</title>")
     # island highlights behind everything
+    drawn, island_boxes = _island_highlights(islands, boxes, box_of, box_w, box_h)
+    out += drawn
+    out += _box_edges(box_edges, boxes, box_w, box_h)
+    # nodes
+    drawn_nodes = 0
+    for box in boxes:
+        if box.collapsed:
+            out.append(_collapsed_box(box, nodes, box_w, box_h))
+            continue
+        out.append(_node_box(nodes[box.members[0]], box, box_w, box_h))
+        drawn_nodes += 1
+    legend = [(f"{short(active[0])} node", DEVICE_FILL), ("CPU node", CPU_FILL), ("Memcpy node", MEMCPY_FILL)]
+    out.extend(_legend(legend, margin_x, legend_y))
+    lx = margin_x + sum(28 + len(label) * CHAR_W for label, _ in legend)
+    out.append(f'<rect x="{num(lx)}" y="{num(legend_y - 9)}" width="14" height="10" fill="{ISLAND_FILL}" '
+               f'stroke="{ISLAND_STROKE}" stroke-dasharray="3 2"/><text x="{num(lx + 18)}" y="{num(legend_y)}">'
+               f'CPU island</text>')
+    out.append("</svg>")
+
+    note = _islands_note(islands, nodes, active, predicted, collapse, truncated)
+    return Figure("".join(out), note, wide=width > WIDE_ABOVE,
+                  stats={"boxes": len(boxes), "nodes_drawn": drawn_nodes, "islands": len(islands),
+                         "island_boxes": island_boxes, "edges": len(box_edges),
+                         "collapsed": sum(1 for b in boxes if b.collapsed)})
+
+
+def _island_highlights(islands: list[Island], boxes: list[_Box], box_of: dict[int, int], box_w: float,
+                       box_h: float) -> tuple[list[str], int]:
+    """A dashed, labelled rectangle around the boxes of each CPU island that is drawn, to go behind everything.
+    Returns the SVG and the islands drawn."""
+    out = []
     island_boxes = 0
     for island in islands:
         drawn = [boxes[box_of[i]] for i in island.nodes if i in box_of]
@@ -647,8 +720,14 @@ def islands_figure(report: Report, element_id: str = "islands-svg") -> Figure:
                    f'<text x="{num(x0 + 2)}" y="{num(y0 - 5)}" fill="{ISLAND_STROKE}" font-weight="600">'
                    f'{esc(island.label)}</text></g>')
         island_boxes += 1
-    # edges
-    out.append('<g fill="none" stroke="#8a8a8a" stroke-width="1.2">')
+    return out, island_boxes
+
+
+def _box_edges(box_edges: dict[tuple[int, int], list[str]], boxes: list[_Box], box_w: float,
+               box_h: float) -> list[str]:
+    """The edges between boxes, a curve each (its tensors in the tooltip unless both ends are collapsed), then an
+    arrow head at each edge's end."""
+    out = ['<g fill="none" stroke="#8a8a8a" stroke-width="1.2">']
     for (bu, bv), tensors in box_edges.items():
         a, b = boxes[bu], boxes[bv]
         x1, y1 = a.x + box_w, a.y + box_h / 2
@@ -666,56 +745,58 @@ def islands_figure(report: Report, element_id: str = "islands-svg") -> Figure:
         x2, y2 = b.x, b.y + box_h / 2
         out.append(f'<polygon points="{num(x2)},{num(y2)} {num(x2 - 6)},{num(y2 - 3.5)} {num(x2 - 6)},{num(y2 + 3.5)}"/>')
     out.append("</g>")
-    # nodes
-    drawn_nodes = 0
-    for box in boxes:
-        first = nodes[box.members[0]]
-        if box.collapsed:
-            count = len(box.members)
-            label = f"{count} {short(first.provider)} node{'s' if count != 1 else ''}"
-            ops: dict[str, int] = defaultdict(int)
-            for i in box.members:
-                ops[nodes[i].op_type] += 1
-            top_ops = ", ".join(f"{op} {k}" for op, k in sorted(ops.items(), key=lambda item: -item[1])[:6])
-            last = nodes[box.members[-1]]
-            tip = f"{label}, collapsed: {first.name} … {last.name}; ops: {top_ops}"
-            fill = provider_fill(first.provider)
-            out.append(f'<g class="collapsed" data-nodes="{count}"><title>{esc(tip)}</title>'
-                       f'<rect x="{num(box.x + 4)}" y="{num(box.y - 4)}" width="{num(box_w)}" height="{num(box_h)}" '
-                       f'rx="4" fill="{fill}" opacity="0.45"/>'
-                       f'<rect x="{num(box.x)}" y="{num(box.y)}" width="{num(box_w)}" height="{num(box_h)}" rx="4" '
-                       f'fill="{fill}"/><text x="{num(box.x + box_w / 2)}" y="{num(box.y + box_h / 2 + 4)}" '
-                       f'text-anchor="middle" fill="#fff" font-weight="600">{esc(label)}</text></g>')
-            continue
-        n = first
-        fill = provider_fill(n.provider, n.op_type)
-        op = n.op_type if not n.domain else f"{n.domain}:{n.op_type}"
-        why = ""
-        if n.provider == CPU and n.fallback_reason:
-            why = "; on CPU: " + (n.fallback_detail or n.fallback_reason)
-        tip = (f"{n.name} ({op}) on {short(n.provider) if n.provider else '?'}"
-               + (f", in {n.graph}" if n.graph else "") + why
-               + ("; inputs: " + ", ".join(n.inputs[:6]) if n.inputs else "")
-               + ("; outputs: " + ", ".join(n.outputs[:6]) if n.outputs else ""))
-        cls = "memcpy" if n.op_type in MEMCPY_OPS else ("cpu" if n.provider == CPU else "node")
-        dash = ' stroke="#fff" stroke-width="2" stroke-dasharray="4 2"' if n.op_type in MEMCPY_OPS else ""
-        sub = ' stroke-dasharray="2 2" stroke="#333"' if n.graph else ""
-        out.append(f'<g class="{cls}"><title>{esc(tip)}</title>'
-                   f'<rect x="{num(box.x)}" y="{num(box.y)}" width="{num(box_w)}" height="{num(box_h)}" rx="4" '
-                   f'fill="{fill}"{dash or sub}/>'
-                   f'<text x="{num(box.x + 6)}" y="{num(box.y + 14)}" fill="#fff" font-weight="600">'
-                   f'{esc(fit(n.name, box_w - 10))}</text>'
-                   f'<text x="{num(box.x + 6)}" y="{num(box.y + 27)}" fill="#fff" font-size="10">'
-                   f'{esc(fit(op + " · " + (short(n.provider) if n.provider else "?"), box_w - 10))}</text></g>')
-        drawn_nodes += 1
-    legend = [(f"{short(active[0])} node", DEVICE_FILL), ("CPU node", CPU_FILL), ("Memcpy node", MEMCPY_FILL)]
-    out.extend(_legend(legend, margin_x, legend_y))
-    lx = margin_x + sum(28 + len(label) * CHAR_W for label, _ in legend)
-    out.append(f'<rect x="{num(lx)}" y="{num(legend_y - 9)}" width="14" height="10" fill="{ISLAND_FILL}" '
-               f'stroke="{ISLAND_STROKE}" stroke-dasharray="3 2"/><text x="{num(lx + 18)}" y="{num(legend_y)}">'
-               f'CPU island</text>')
-    out.append("</svg>")
+    return out
 
+
+def _collapsed_box(box: _Box, nodes: list[RuntimeNode], box_w: float, box_h: float) -> str:
+    """A run of nodes drawn collapsed: a stacked box with their count, the first and last named in the tooltip
+    with the most frequent ops."""
+    first = nodes[box.members[0]]
+    count = len(box.members)
+    label = f"{count} {short(first.provider)} node{'s' if count != 1 else ''}"
+    ops: dict[str, int] = defaultdict(int)
+    for i in box.members:
+        ops[nodes[i].op_type] += 1
+    top_ops = ", ".join(f"{op} {k}" for op, k in sorted(ops.items(), key=lambda item: -item[1])[:6])
+    last = nodes[box.members[-1]]
+    tip = f"{label}, collapsed: {first.name} … {last.name}; ops: {top_ops}"
+    fill = provider_fill(first.provider)
+    return (f'<g class="collapsed" data-nodes="{count}"><title>{esc(tip)}</title>'
+            f'<rect x="{num(box.x + 4)}" y="{num(box.y - 4)}" width="{num(box_w)}" height="{num(box_h)}" '
+            f'rx="4" fill="{fill}" opacity="0.45"/>'
+            f'<rect x="{num(box.x)}" y="{num(box.y)}" width="{num(box_w)}" height="{num(box_h)}" rx="4" '
+            f'fill="{fill}"/><text x="{num(box.x + box_w / 2)}" y="{num(box.y + box_h / 2 + 4)}" '
+            f'text-anchor="middle" fill="#fff" font-weight="600">{esc(label)}</text></g>')
+
+
+def _node_box(n: RuntimeNode, box: _Box, box_w: float, box_h: float) -> str:
+    """One node's box, in its provider's colour (Memcpy nodes dashed, subgraph nodes dotted): its name, op and
+    provider, with why it is on CPU, where it is, in the tooltip."""
+    fill = provider_fill(n.provider, n.op_type)
+    op = n.op_type if not n.domain else f"{n.domain}:{n.op_type}"
+    why = ""
+    if n.provider == CPU and n.fallback_reason:
+        why = "; on CPU: " + (n.fallback_detail or n.fallback_reason)
+    tip = (f"{n.name} ({op}) on {short(n.provider) if n.provider else '?'}"
+           + (f", in {n.graph}" if n.graph else "") + why
+           + ("; inputs: " + ", ".join(n.inputs[:6]) if n.inputs else "")
+           + ("; outputs: " + ", ".join(n.outputs[:6]) if n.outputs else ""))
+    cls = "memcpy" if n.op_type in MEMCPY_OPS else ("cpu" if n.provider == CPU else "node")
+    dash = ' stroke="#fff" stroke-width="2" stroke-dasharray="4 2"' if n.op_type in MEMCPY_OPS else ""
+    sub = ' stroke-dasharray="2 2" stroke="#333"' if n.graph else ""
+    return (f'<g class="{cls}"><title>{esc(tip)}</title>'
+            f'<rect x="{num(box.x)}" y="{num(box.y)}" width="{num(box_w)}" height="{num(box_h)}" rx="4" '
+            f'fill="{fill}"{dash or sub}/>'
+            f'<text x="{num(box.x + 6)}" y="{num(box.y + 14)}" fill="#fff" font-weight="600">'
+            f'{esc(fit(n.name, box_w - 10))}</text>'
+            f'<text x="{num(box.x + 6)}" y="{num(box.y + 27)}" fill="#fff" font-size="10">'
+            f'{esc(fit(op + " · " + (short(n.provider) if n.provider else "?"), box_w - 10))}</text></g>')
+
+
+def _islands_note(islands: list[Island], nodes: list[RuntimeNode], active: list[str], predicted: str, collapse: bool,
+                  truncated: int) -> str:
+    """The note under the graph: its CPU islands (the first six named) or that there are none, what the Memcpy
+    nodes are, and how the graph was laid out, collapsed or cut short."""
     if islands:
         parts = []
         for island in islands[:6]:
@@ -735,7 +816,4 @@ def islands_figure(report: Report, element_id: str = "islands-svg") -> Figure:
                  f"box each (its tooltip names the first and last).")
     if truncated:
         note += f" Only the first {MAX_BOXES} boxes are drawn ({truncated} more left out)."
-    return Figure("".join(out), note, wide=width > WIDE_ABOVE,
-                  stats={"boxes": len(boxes), "nodes_drawn": drawn_nodes, "islands": len(islands),
-                         "island_boxes": island_boxes, "edges": len(box_edges),
-                         "collapsed": sum(1 for b in boxes if b.collapsed)})
+    return note

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, MeasurementStatus
 from ortcopy_doctor.analysis.binding import HOST, UNBOUND, BindingPlan, code_verdict, render_code, render_cuda_graph_code
-from ortcopy_doctor.model.evidence import Evidence, VariantTiming
+from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, PinnedTiming, VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.report.recommend import advise
 from ortcopy_doctor.report.variants import (
@@ -178,22 +178,8 @@ def binding_view(report: Report) -> BindingView | None:
     view = BindingView(status=m.status, one_line="", reason=m.reason, transfer_source=m.transfer_source,
                        notes=list(m.notes))
     view = replace(view, all_cpu=is_all_cpu(evidence))
-    blockers = cuda_graph_blockers(evidence, plan, copies)
     if plan.applicable:  # without a device there is nothing to copy back, capture or bind
-        variants = []
-        for flavor, block in (("onnxruntime", "plan"), ("torch", "plan_torch"), ("cupy", "plan_cupy")):
-            code = render_code(evidence, plan, flavor)
-            checked = code_verdict(evidence, block, code)
-            variants.append((flavor, code if checked.offered else "", checked.text))
-        view = replace(view, graph_blockers=[b.text() for b in blockers], graph_ready=not blockers,
-                       copy_guidance=_copy_guidance(evidence, plan, copies), code_variants=variants)
-        if blockers:
-            view = replace(view, graph_text=f"{len(blockers)} blocker(s) keep this model from a CUDA graph (all listed):")
-        else:
-            graph_code = render_cuda_graph_code(evidence, plan)
-            checked = code_verdict(evidence, "cuda_graph", graph_code)
-            view = replace(view, graph_code=graph_code if checked.offered else "", graph_code_check=checked.text,
-                           graph_text="No blocker: the model can run as a captured CUDA graph (code below); not measured.")
+        view = _with_code_and_graph(view, evidence, plan, copies)
     if m.status != "measured":
         view = replace(view, one_line=f"Binding not measured: {m.reason}")
         if view.all_cpu:
@@ -210,9 +196,51 @@ def binding_view(report: Report) -> BindingView | None:
             summary.append(f"{SHORT_LABELS[v.variant]} {v.median_ms:.3f} ms")
 
     # The recommendation, and the plan against plain run(), by the 95% interval of the ratio of medians.
+    view, verdict = _with_recommendation(view, report, m)
+    verdict = _plan_against_plain(view, m, plain, planned, verdict)
+
+    # Everything on the device against plain run(): the reason an all-CPU model must not bind.
+    view, verdict = _with_all_device(view, evidence, plan, plain, all_device, verdict)
+
+    # CUDA graph.
+    if view.graph_ready:
+        view = _with_graph_measured(view, plain, planned, graph)
+
+    # Phases, and the costs shown apart.
+    view = _with_phases(view, m, evidence)
+
+    # Pinned staging.
+    if m.pinned is not None:
+        view = replace(view, pinned=_pinned_text(m.pinned))
+    view = replace(view, one_line=("Binding measured (" + f"{m.runs} runs, median): " + ", ".join(summary)
+                                   + (f"; {verdict}" if verdict else "") + "."))
+    return view
+
+
+def _with_code_and_graph(view: BindingView, evidence: Evidence, plan: BindingPlan, copies: list[Copy]) -> BindingView:
+    """``view`` with the binding code in each flavor (where its check offers it), the copy guidance, and the CUDA
+    graph's readiness: its blockers, or its code where nothing blocks it."""
+    blockers = cuda_graph_blockers(evidence, plan, copies)
+    variants = []
+    for flavor, block in (("onnxruntime", "plan"), ("torch", "plan_torch"), ("cupy", "plan_cupy")):
+        code = render_code(evidence, plan, flavor)
+        checked = code_verdict(evidence, block, code)
+        variants.append((flavor, code if checked.offered else "", checked.text))
+    view = replace(view, graph_blockers=[b.text() for b in blockers], graph_ready=not blockers,
+                   copy_guidance=_copy_guidance(evidence, plan, copies), code_variants=variants)
+    if blockers:
+        return replace(view, graph_text=f"{len(blockers)} blocker(s) keep this model from a CUDA graph (all listed):")
+    graph_code = render_cuda_graph_code(evidence, plan)
+    checked = code_verdict(evidence, "cuda_graph", graph_code)
+    return replace(view, graph_code=graph_code if checked.offered else "", graph_code_check=checked.text,
+                   graph_text="No blocker: the model can run as a captured CUDA graph (code below); not measured.")
+
+
+def _with_recommendation(view: BindingView, report: Report, m: BindingMeasurement) -> tuple[BindingView, str]:
+    """``view`` with the recommendation (``recommend.advise``): the winner, why, its code, and each A/B row's
+    speed-up, interval of the median and GPU median; and the verdict's words for the one-line summary."""
     advice = advise(report)
     verdict = ""
-    plan_vs_plain = compare(plain, planned)
     if advice is not None and advice.status == "measured":
         view = replace(view, recommended=advice.recommended, needs=list(advice.needs), host_jitter=advice.host_jitter)
         if advice.recommended == "plain":
@@ -237,6 +265,14 @@ def binding_view(report: Report) -> BindingView | None:
                                 else "—")
             row["gpu_median"] = _ms(va.gpu_median_ms) if va is not None and va.gpu_median_ms is not None else "—"
             row["recommended"] = "yes" if row["variant"] == advice.recommended else ""
+    return view, verdict
+
+
+def _plan_against_plain(view: BindingView, m: BindingMeasurement, plain: VariantTiming | None,
+                        planned: VariantTiming | None, verdict: str) -> str:
+    """The plan against plain run() added to ``view``'s conclusions (or warnings, where within noise), with the
+    warnings on approximate intervals and noisy timings; ``verdict`` with the plan's slowness put first."""
+    plan_vs_plain = compare(plain, planned)
     if plan_vs_plain.verdict == "faster":
         view.conclusions.append(f"The plan is faster than plain run(): {plan_vs_plain.text}.")
     elif plan_vs_plain.verdict == "slower":
@@ -258,8 +294,13 @@ def binding_view(report: Report) -> BindingView | None:
         if v.ran and v.median_ms and v.p10_ms is not None and v.p90_ms is not None and (v.p90_ms - v.p10_ms) > v.median_ms:
             view.warnings.append(f"{VARIANT_LABELS.get(v.variant, v.variant)}: p10–p90 spans more than the median "
                                  f"({v.p10_ms:.3f} – {v.p90_ms:.3f} ms): the timings are noisy.")
+    return verdict
 
-    # Everything on the device against plain run(): the reason an all-CPU model must not bind.
+
+def _with_all_device(view: BindingView, evidence: Evidence, plan: BindingPlan, plain: VariantTiming | None,
+                     all_device: VariantTiming | None, verdict: str) -> tuple[BindingView, str]:
+    """Everything bound on the device against plain run(): for an all-CPU model, the advice not to bind on CUDA
+    (which also replaces ``verdict``); otherwise a conclusion where it measured slower."""
     all_vs_plain = compare(plain, all_device)
     extra = _extra_transfers(plain, all_device)
     if view.all_cpu:
@@ -281,23 +322,30 @@ def binding_view(report: Report) -> BindingView | None:
     elif all_vs_plain.verdict == "slower":
         view.conclusions.append(f"Binding everything on the device is slower than plain run(): {all_vs_plain.text}; "
                                 "the plan keeps host-side tensors on the host for that reason.")
+    return view, verdict
 
-    # CUDA graph.
-    if view.graph_ready:
-        graph_vs_plan = compare(planned if planned is not None and planned.ran else plain, graph)
-        if graph is not None and graph.ran:
-            against = "the plan" if planned is not None and planned.ran else "plain run()"
-            view = replace(view, graph_text=(f"No blocker: measured with enable_cuda_graph=1: {graph_vs_plan.text} against "
-                                             f"{against} without the graph ({graph_vs_plan.verdict.replace('_', ' ')})"
-                                             + ("; recommended (its code under Binding code)." if view.recommended == "cuda_graph"
-                                                else ".")))
-            if view.recommended == "cuda_graph":
-                view = replace(view, graph_code="")  # shown once, as the first code block of the report
-        else:
-            view = replace(view, graph_text=("No blocker, but the CUDA graph was not measured: "
-                                             f"{graph.skipped_reason if graph is not None else 'no record'}"))
 
-    # Phases, and the costs shown apart.
+def _with_graph_measured(view: BindingView, plain: VariantTiming | None, planned: VariantTiming | None,
+                         graph: VariantTiming | None) -> BindingView:
+    """``view``'s CUDA-graph line for a model nothing blocks: the graph measured against the plan (else plain
+    run()), or why it was not measured."""
+    graph_vs_plan = compare(planned if planned is not None and planned.ran else plain, graph)
+    if graph is not None and graph.ran:
+        against = "the plan" if planned is not None and planned.ran else "plain run()"
+        view = replace(view, graph_text=(f"No blocker: measured with enable_cuda_graph=1: {graph_vs_plan.text} against "
+                                         f"{against} without the graph ({graph_vs_plan.verdict.replace('_', ' ')})"
+                                         + ("; recommended (its code under Binding code)." if view.recommended == "cuda_graph"
+                                            else ".")))
+        if view.recommended == "cuda_graph":
+            view = replace(view, graph_code="")  # shown once, as the first code block of the report
+        return view
+    return replace(view, graph_text=("No blocker, but the CUDA graph was not measured: "
+                                     f"{graph.skipped_reason if graph is not None else 'no record'}"))
+
+
+def _with_phases(view: BindingView, m: BindingMeasurement, evidence: Evidence) -> BindingView:
+    """``view`` with the phases timed apart (and the recommended variant's whole call next to them), and the costs
+    shown apart: session creation and first runs."""
     for p in m.phases:
         what = p.what + (f" ({fmt_bytes(p.bytes)})" if p.bytes else "")
         spread = f"{p.p10_ms:.3f} – {p.p90_ms:.3f} ms" if p.p10_ms is not None and p.p90_ms is not None else "—"
@@ -321,23 +369,23 @@ def binding_view(report: Report) -> BindingView | None:
                                     f"{v.session_create_ms:.1f} ms"))
         if v.first_run_ms is not None:
             view.apart_rows.append((f"first run, {VARIANT_LABELS.get(v.variant, v.variant)}", _ms(v.first_run_ms)))
-
-    # Pinned staging.
-    pinned = m.pinned
-    if pinned is not None:
-        if pinned.skipped_reason:
-            view = replace(view, pinned=f"Pinned staging not measured: {pinned.skipped_reason}")
-        elif pinned.pageable_ms is not None and pinned.pinned_ms is not None:
-            ratio = pinned.pageable_ms / pinned.pinned_ms if pinned.pinned_ms else 0.0
-            staging = f"; copying the numpy data into the pinned buffer costs {pinned.staging_ms:.3f} ms" if pinned.staging_ms is not None else ""
-            view = replace(view, pinned=(f"Feeds that must come from host memory ({fmt_bytes(pinned.bytes)} per run): upload from pageable "
-                                         f"numpy {pinned.pageable_ms:.3f} ms vs from a pinned buffer {pinned.pinned_ms:.3f} ms "
-                                         f"({ratio:.1f}×, pinned buffer from {pinned.method}){staging}. Allocate the pinned buffer once "
-                                         "(torch.empty(..., pin_memory=True) or cupyx.empty_pinned) and have the producer write into "
-                                         "it, then update the bound device OrtValue in place."))
-    view = replace(view, one_line=("Binding measured (" + f"{m.runs} runs, median): " + ", ".join(summary)
-                                   + (f"; {verdict}" if verdict else "") + "."))
     return view
+
+
+def _pinned_text(pinned: PinnedTiming) -> str:
+    """The line on pinned staging: the upload from pageable memory against a pinned buffer, or why it was not
+    measured ("" where neither is recorded)."""
+    if pinned.skipped_reason:
+        return f"Pinned staging not measured: {pinned.skipped_reason}"
+    if pinned.pageable_ms is not None and pinned.pinned_ms is not None:
+        ratio = pinned.pageable_ms / pinned.pinned_ms if pinned.pinned_ms else 0.0
+        staging = f"; copying the numpy data into the pinned buffer costs {pinned.staging_ms:.3f} ms" if pinned.staging_ms is not None else ""
+        return (f"Feeds that must come from host memory ({fmt_bytes(pinned.bytes)} per run): upload from pageable "
+                f"numpy {pinned.pageable_ms:.3f} ms vs from a pinned buffer {pinned.pinned_ms:.3f} ms "
+                f"({ratio:.1f}×, pinned buffer from {pinned.method}){staging}. Allocate the pinned buffer once "
+                "(torch.empty(..., pin_memory=True) or cupyx.empty_pinned) and have the producer write into "
+                "it, then update the bound device OrtValue in place.")
+    return ""
 
 
 def _cpu_ops(evidence: Evidence) -> str:

@@ -39,7 +39,7 @@ from ortcopy_doctor.report.variants import (
     speedup_ci,
 )
 from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND
-from ortcopy_doctor.model.evidence import VariantTiming
+from ortcopy_doctor.model.evidence import BindingMeasurement, VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.analysis.stats import LEVEL, RatioCI
 
@@ -183,31 +183,7 @@ def _advise(report: Report) -> Advice | None:
     advice = Advice(status="measured", runs=m.runs, stop_reason=m.stop_reason, cuda_graph_blockers=blockers,
                     cuda_graph_ready=report.binding.applicable and not blockers)
     for v in m.variants:
-        copies_per_run, bytes_per_run = _transfers(v)
-        interval = median_interval(v)
-        median_ci: tuple[float | None, float | None] = interval if interval is not None else (None, None)
-        speedup: tuple[float | None, float | None, float | None] = (None, None, None)
-        gpu_speedup: tuple[float | None, float | None, float | None] = (None, None, None)
-        if not v.ran:
-            verdict = "not_run"
-        elif v.variant == "plain":
-            verdict = "baseline"
-        else:
-            ci = speedup_ci(plain, v)
-            if ci is None:
-                verdict = "not_compared"
-            else:
-                speedup, verdict = (ci.ratio, ci.low, ci.high), ci.verdict
-            gci = speedup_ci(plain, v, gpu=True)
-            if gci is not None:
-                gpu_speedup = (gci.ratio, gci.low, gci.high)
-        advice.variants.append(VariantAdvice(
-            variant=v.variant, label=v.label or VARIANT_LABELS.get(v.variant, v.variant), ran=v.ran, runs=v.runs,
-            skipped_reason=v.skipped_reason, median_ms=v.median_ms, median_ci_low_ms=median_ci[0],
-            median_ci_high_ms=median_ci[1], speedup=speedup[0], speedup_ci_low=speedup[1], speedup_ci_high=speedup[2],
-            verdict=verdict, gpu_median_ms=v.gpu_median_ms, gpu_speedup=gpu_speedup[0],
-            gpu_speedup_ci_low=gpu_speedup[1], gpu_speedup_ci_high=gpu_speedup[2], copies_per_run=copies_per_run,
-            bytes_per_run=bytes_per_run, needs=needs_of(report, v.variant)))
+        advice.variants.append(_variant_advice(report, plain, v))
     if plain is None or not plain.ran:
         reason = "plain run() did not run, so there is no baseline to compare with"
         return replace(advice, status="not_measured", reason=reason,
@@ -219,12 +195,66 @@ def _advise(report: Report) -> Advice | None:
     graph_vs_plan = compare(planned, graph) if planned is not None and planned.ran else graph_vs_plain
     if graph is not None and graph.ran:
         advice = replace(advice, cuda_graph_vs_plan=graph_vs_plan.verdict)
-    # The choice, candidate by candidate: each measurably faster than plain run() and than the choice so far.
-    choice, choice_cmp = "plain", None
-    weighed: list[str] = []  # how each candidate faster than plain run() fared against the choice before it
     # Evidence recorded before the code blocks were run next to plain run() timed "everything bound" with a binding
     # of its own, not with code a report offers: there it stays a diagnostic variant.
     candidates = CANDIDATES if report.evidence.code_checks else LEGACY_CANDIDATES
+    choice, choice_cmp, weighed = _choose(m, plain, candidates)
+    advice = replace(advice, recommended=choice, recommended_label=VARIANT_LABELS[choice], current_ms=plain.median_ms,
+                     needs=needs_of(report, choice))
+    advice = replace(advice, reason=_reason(m, plain, choice, weighed, graph, blockers))
+
+    best = _variant(m, choice)
+    advice = replace(advice, best_ms=best.median_ms if best is not None else None)
+    if choice_cmp is not None and choice_cmp.ci is not None:
+        ci = choice_cmp.ci
+        advice = replace(advice, speedup=ci.ratio, speedup_ci_low=ci.low, speedup_ci_high=ci.high,
+                         ci_method=ci.method)
+    cur_n, cur_b = _transfers(plain)
+    best_n, best_b = _transfers(best)
+    if cur_n is not None and best_n is not None and cur_b is not None and best_b is not None:
+        advice = replace(advice, copies_removed=cur_n - best_n, bytes_removed=cur_b - best_b)
+    advice = replace(advice, host_jitter=_host_jitter(plain, best, choice, choice_cmp))
+    advice = _with_recommended_code(advice, report, choice)
+    return replace(advice, headline=_headline(advice, choice_cmp, plan_vs_plain))
+
+
+def _variant_advice(report: Report, plain: VariantTiming | None, v: VariantTiming) -> VariantAdvice:
+    """One variant as the advice shows it: its median with its interval, its speed-up over ``plain`` (by the host
+    clock and the GPU's) and the verdict on it, its transfers, and what it needs from the caller."""
+    copies_per_run, bytes_per_run = _transfers(v)
+    interval = median_interval(v)
+    median_ci: tuple[float | None, float | None] = interval if interval is not None else (None, None)
+    speedup: tuple[float | None, float | None, float | None] = (None, None, None)
+    gpu_speedup: tuple[float | None, float | None, float | None] = (None, None, None)
+    if not v.ran:
+        verdict = "not_run"
+    elif v.variant == "plain":
+        verdict = "baseline"
+    else:
+        ci = speedup_ci(plain, v)
+        if ci is None:
+            verdict = "not_compared"
+        else:
+            speedup, verdict = (ci.ratio, ci.low, ci.high), ci.verdict
+        gci = speedup_ci(plain, v, gpu=True)
+        if gci is not None:
+            gpu_speedup = (gci.ratio, gci.low, gci.high)
+    return VariantAdvice(
+        variant=v.variant, label=v.label or VARIANT_LABELS.get(v.variant, v.variant), ran=v.ran, runs=v.runs,
+        skipped_reason=v.skipped_reason, median_ms=v.median_ms, median_ci_low_ms=median_ci[0],
+        median_ci_high_ms=median_ci[1], speedup=speedup[0], speedup_ci_low=speedup[1], speedup_ci_high=speedup[2],
+        verdict=verdict, gpu_median_ms=v.gpu_median_ms, gpu_speedup=gpu_speedup[0],
+        gpu_speedup_ci_low=gpu_speedup[1], gpu_speedup_ci_high=gpu_speedup[2], copies_per_run=copies_per_run,
+        bytes_per_run=bytes_per_run, needs=needs_of(report, v.variant))
+
+
+def _choose(m: BindingMeasurement, plain: VariantTiming,
+            candidates: tuple[str, ...]) -> tuple[str, Comparison | None, list[str]]:
+    """The choice, candidate by candidate: each measurably faster than plain run() and than the choice so far.
+    Returns the choice ("plain" where none is), its comparison with plain run(), and how each candidate faster
+    than plain run() fared against the choice before it."""
+    choice, choice_cmp = "plain", None
+    weighed: list[str] = []
     for name in candidates:
         candidate = _variant(m, name)
         if candidate is None or not candidate.ran:
@@ -240,8 +270,13 @@ def _advise(report: Report) -> Advice | None:
                 continue
             weighed.append(f"{HEAD_LABELS[name]} is measurably faster than {HEAD_LABELS[choice]}: {over_choice.text}")
         choice, choice_cmp = name, over_plain
-    advice = replace(advice, recommended=choice, recommended_label=VARIANT_LABELS[choice], current_ms=plain.median_ms,
-                     needs=needs_of(report, choice))
+    return choice, choice_cmp, weighed
+
+
+def _reason(m: BindingMeasurement, plain: VariantTiming, choice: str, weighed: list[str], graph: VariantTiming | None,
+            blockers: list[str]) -> str:
+    """Why ``choice``: no variant measurably faster (each one's interval said), or the choice against plain run()
+    and the candidates weighed; then each candidate not offered because its code failed."""
     reasons = []
     if choice == "plain":
         said = []
@@ -267,19 +302,12 @@ def _advise(report: Report) -> Advice | None:
         tried = _variant(m, name)
         if tried is not None and tried.failed:
             reasons.append(f"{HEAD_LABELS[name]} is not offered: {tried.skipped_reason}")
-    advice = replace(advice, reason="; ".join(reasons))
+    return "; ".join(reasons)
 
-    best = _variant(m, choice)
-    advice = replace(advice, best_ms=best.median_ms if best is not None else None)
-    if choice_cmp is not None and choice_cmp.ci is not None:
-        ci = choice_cmp.ci
-        advice = replace(advice, speedup=ci.ratio, speedup_ci_low=ci.low, speedup_ci_high=ci.high,
-                         ci_method=ci.method)
-    cur_n, cur_b = _transfers(plain)
-    best_n, best_b = _transfers(best)
-    if cur_n is not None and best_n is not None and cur_b is not None and best_b is not None:
-        advice = replace(advice, copies_removed=cur_n - best_n, bytes_removed=cur_b - best_b)
-    advice = replace(advice, host_jitter=_host_jitter(plain, best, choice, choice_cmp))
+
+def _with_recommended_code(advice: Advice, report: Report, choice: str) -> Advice:
+    """``advice`` with the code of the recommended variant and what running it next to plain run() showed; none
+    where plain run() is recommended."""
     if choice == "cuda_graph":
         from ortcopy_doctor.analysis.binding import code_verdict, render_cuda_graph_code
 
@@ -294,7 +322,7 @@ def _advise(report: Report) -> Advice | None:
         advice = replace(advice, code=code, code_check=code_verdict(report.evidence, "all_device", code).text)
     elif choice == "plan":
         advice = replace(advice, code=report.binding.code, code_check=report.binding.code_check)
-    return replace(advice, headline=_headline(advice, choice_cmp, plan_vs_plain))
+    return advice
 
 
 def _host_jitter(plain: VariantTiming, best: VariantTiming | None, choice: str, cmp: Comparison | None) -> str:
