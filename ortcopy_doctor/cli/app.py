@@ -35,11 +35,13 @@ import typer
 from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.model.errors import DoctorError, ExitCode, UsageError
 from ortcopy_doctor.collect.procmaps import MAPS, mapped_files
+from ortcopy_doctor.cli.outputs import ASKED, Asked, output_options
+from ortcopy_doctor.render.registry import (CHECK, DIFF, EVIDENCE, PREDICTION, RUN, TEXT, RenderContext, Renderer, by_flag,
+                                            formats_for)
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ortcopy_doctor.cli.ci import CiOptions
     from ortcopy_doctor.render.output import OutputSet
 
 app = typer.Typer(
@@ -64,8 +66,6 @@ class FailOn(str, Enum):
     never = "never"
 
 
-SARIF_HELP = "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs; - for stdout."
-TRACE_HELP = "Write the profiled runs as Chrome/Perfetto trace JSON here, transfers marked with their bytes; - for stdout."
 MAX_BYTES_HELP = "Exit 1 when the host<->device bytes per run exceed N (e.g. 500000, 500KB, 1.5MB)."
 GAIN_HELP = ("Exit 1 when the binding A/B measured a speed-up of at least this factor (e.g. 1.2x; by the lower bound "
              "of its 95% CI) that the current code leaves on the table.")
@@ -282,10 +282,12 @@ def _parse_kv(values: list[str], flag: str) -> dict[str, str]:
     return result
 
 
-def _outputs(inputs: list[tuple[str, Optional[Path]]], outputs: list[tuple[str, Optional[Path]]],
+def _outputs(inputs: list[tuple[str, Optional[Path]]], outputs: list[tuple[Any, Optional[Path]]],
              stdin: Optional[str] = None) -> OutputSet:
-    """Every output path checked before any work (render/output.py): not an input, not another output. ``stdin``:
-    what the command reads from stdin (``report -``), whose file or pipe no output may be either."""
+    """Every output path checked before any work (render/output.py): not an input, not another output. ``outputs``:
+    (format, path) pairs (``Asked.targets``; a format by its flag too, ``"--json"``), a format on stdout (``-``)
+    where it allows it. ``stdin``: what the command reads from stdin (``report -``), whose file or pipe no output
+    may be either."""
     from ortcopy_doctor.render.output import OutputSet
 
     result = OutputSet()
@@ -293,27 +295,22 @@ def _outputs(inputs: list[tuple[str, Optional[Path]]], outputs: list[tuple[str, 
         result.add_stdin(stdin)
     for what, path in inputs:
         result.add_input(what, path)
-    for flag, path in outputs:
+    for fmt, path in outputs:
+        renderer: Optional[Renderer] = by_flag(fmt) if isinstance(fmt, str) else fmt
+        flag = fmt if isinstance(fmt, str) else fmt.flag
         if path is not None and str(path) == "-" and "stdout" in _CLOSED_STREAMS:
             raise UsageError(f"{flag} -: stdout is closed (`>&-`): give a file path, or leave stdout open")
-        result.add(flag, path, stdout_ok=flag in ("--json", "--sarif", "--trace"))
+        result.add(flag, path, stdout_ok=renderer is not None and renderer.stdout_ok)
     return result
 
 
-def _write_outputs(outputs: OutputSet, report: Any, ci: Optional[CiOptions] = None,
-                   html: Optional[Callable[[Any], str]] = None) -> list[str]:
-    """Render every output asked for, then write them all (or, on any failure, none). ``html`` renders the page
-    (the report's renderer unless given)."""
+def _write_outputs(outputs: OutputSet, report: Any, asked: Asked, context: RenderContext) -> list[str]:
+    """Render every output asked for, each by its format in the registry's order, then write them all (or, on any
+    failure, none)."""
     try:
-        if outputs.asked("--json"):
-            outputs.stage("--json", report.to_json())
-        if outputs.asked("--html"):
-            if html is None:
-                from ortcopy_doctor.render.html import render_html
-                html = render_html
-            outputs.stage("--html", html(report))
-        for flag, text in (ci.render(report) if ci is not None else []):
-            outputs.stage(flag, text)
+        for renderer in asked.formats:
+            if renderer.flag is not None and outputs.asked(renderer.flag):
+                outputs.stage(renderer.flag, renderer.render(report, context))
         return outputs.commit()
     finally:
         outputs.discard()
@@ -345,18 +342,17 @@ def _keep_partial_evidence(exc: DoctorError, outputs: OutputSet) -> None:
     predicted = getattr(exc.partial_evidence, "predicted", None) is not None
     if exc.partial_evidence is None or not (predicted or exc.exit_code == ExitCode.ENVIRONMENT):
         return  # a model ORT rejects, with nothing predicted of it: bad input (exit 2) leaves no file behind
-    kept = ("--json", "--html") if predicted else ("--json",)
-    if not any(outputs.asked(flag) for flag in kept):
+    # the formats that keep partial evidence (JSON), and those that keep it only with the prediction (HTML)
+    kept = {r.flag: r for r in formats_for(CHECK, with_flag=True)
+            if r.flag is not None and (r.partial == EVIDENCE or (predicted and r.partial == PREDICTION))}
+    if not any(flag is not None and outputs.asked(flag) for flag in kept):
         return
     from ortcopy_doctor.report.core import analyse
 
     try:
         partial = analyse(exc.partial_evidence)  # type: ignore[arg-type]
-        texts = [("--json", partial.to_json())] if outputs.asked("--json") else []
-        if outputs.asked("--html") and predicted:
-            from ortcopy_doctor.render.html import render_html
-
-            texts.append(("--html", render_html(partial)))
+        texts = [(flag, r.render(partial, RenderContext(CHECK))) for flag, r in kept.items()
+                 if flag is not None and outputs.asked(flag)]
     except Exception:  # noqa: BLE001 - a report of a partial record that fails to render is not a second error
         return
     try:
@@ -374,6 +370,7 @@ def _keep_partial_evidence(exc: DoctorError, outputs: OutputSet) -> None:
 
 
 @app.command(short_help="Run the model and report every host<->device copy.")
+@output_options(CHECK, by_default={"html": "<model>.ortcopy.html"})
 def check(
     model: Path = typer.Argument(..., help="The .onnx model file (never modified)."),
     provider: list[str] = typer.Option([], "--provider", "-p", help="Execution provider: cuda, cpu, tensorrt, ... (repeat or comma-separate; default: cuda then cpu)."),
@@ -388,9 +385,7 @@ def check(
     warmup: int = typer.Option(2, "--warmup", min=0, max=10_000, help="Warm-up runs, excluded from the evidence."),
     runs: int = typer.Option(3, "--runs", min=1, max=1_000, help="Profiled runs that give the evidence."),
     timed_runs: int = typer.Option(20, "--timed-runs", min=1, max=1_000_000, help="Unprofiled runs that give the timings."),
-    html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path (default: <model>.ortcopy.html)."),
-    no_html: bool = typer.Option(False, "--no-html", help="Write no HTML report."),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="Write evidence and report as JSON here; - for stdout."),
+    asked: Asked = ASKED,  # --json, --html/-o, --no-html, --sarif, --trace (cli/outputs.py)
     fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
     custom_op_library: list[Path] = typer.Option([], "--custom-op-library", help="Shared library of custom ops to register."),
     static: bool = typer.Option(False, "--static", help="Predict placement and copies from the model alone; create no session (works without a GPU)."),
@@ -399,8 +394,6 @@ def check(
     measure_runs: int = typer.Option(50, "--measure-runs", min=5, max=1_000_000, help="Minimum timed runs per binding variant (--measure-binding); more are added until the 95% CI of every speed-up is within ±3% or --measure-budget is spent."),
     measure_budget: float = typer.Option(5.0, "--measure-budget", min=0.0, max=3600.0, help="Seconds of adaptive sampling for the binding A/B at most (after the --measure-runs minimum)."),
     fail_on_gain: Optional[str] = typer.Option(None, "--fail-on-gain", help=GAIN_HELP),
-    sarif: Optional[Path] = typer.Option(None, "--sarif", help=SARIF_HELP),
-    trace: Optional[Path] = typer.Option(None, "--trace", help=TRACE_HELP),
     max_transfer_bytes: Optional[str] = typer.Option(None, "--max-transfer-bytes", help=MAX_BYTES_HELP),
     allow: list[str] = typer.Option([], "--allow", help=ALLOW_HELP),
 ) -> None:
@@ -414,14 +407,13 @@ def check(
         from ortcopy_doctor.api import check as run_check
 
         check_model_path(model)
-        html_path = _html_path(html, no_html, Path(f"{model.stem}.ortcopy.html"))
         outputs = _outputs([("the model", model), ("the --inputs file", inputs),
                             *(("the --custom-op-library", lib) for lib in custom_op_library)],
-                           [("--json", json_path), ("--html", html_path), ("--sarif", sarif), ("--trace", trace)])
+                           asked.targets(f"{model.stem}.ortcopy"))  # the page by default: <model>.ortcopy.html
         _try_outputs(outputs)  # a folder that takes no new file (/proc, a read-only mount, even as root): refused now
         from ortcopy_doctor.cli.ci import CiOptions
 
-        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
+        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, fail_on_gain=fail_on_gain)
         providers = resolve(provider)
         if not math.isfinite(measure_budget):  # nan passes typer's range check
             raise UsageError(f"--measure-budget {measure_budget}: give a number of seconds, e.g. --measure-budget 5")
@@ -454,7 +446,7 @@ def check(
                 _print_line(f"note: {lowered}", stderr=True)
         for name in report.evidence.model.external_data_files:  # known once the model is read
             outputs.add_input("the model's external data", model.parent / name)
-        written = _write_outputs(outputs, report, ci)
+        written = _write_outputs(outputs, report, asked, RenderContext(CHECK, allow=ci.gate.allow))
         if quiet:  # one line: no terminal renderer loaded (the gate prints nothing either)
             _print_line(report.verdict, stderr=outputs.uses_stdout)
             return ci.exit_code(report, None, quiet)
@@ -470,13 +462,11 @@ def check(
 
 
 @app.command(short_help="Re-analyse and re-render recorded JSON.")
+@output_options(CHECK)
 def report(
     evidence_json: Path = typer.Argument(..., help="A JSON file written by `check --json`; - for stdin."),
-    html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path."),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the re-analysed report as JSON here; - for stdout."),
+    asked: Asked = ASKED,  # --json, --html/-o, --sarif, --trace (cli/outputs.py)
     fail_on: FailOn = typer.Option(FailOn.never, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
-    sarif: Optional[Path] = typer.Option(None, "--sarif", help=SARIF_HELP),
-    trace: Optional[Path] = typer.Option(None, "--trace", help=TRACE_HELP),
     max_transfer_bytes: Optional[str] = typer.Option(None, "--max-transfer-bytes", help=MAX_BYTES_HELP),
     allow: list[str] = typer.Option([], "--allow", help=ALLOW_HELP),
     fail_on_gain: Optional[str] = typer.Option(None, "--fail-on-gain", help=GAIN_HELP),
@@ -487,14 +477,14 @@ def report(
         from ortcopy_doctor.render.text import print_report
 
         from_stdin = str(evidence_json) == "-"
-        outputs = _outputs([] if from_stdin else [("the evidence JSON", evidence_json)],
-                           [("--json", json_path), ("--html", html), ("--sarif", sarif), ("--trace", trace)],
+        outputs = _outputs([] if from_stdin else [("the evidence JSON", evidence_json)], asked.targets(),
                            stdin="the evidence JSON, read from stdin" if from_stdin else None)
         from ortcopy_doctor.cli.ci import CiOptions
 
-        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, sarif, trace, fail_on_gain)
-        loaded = _load(evidence_json, "report", cache=not ci.judges)  # a gate judges this code's analysis
-        written = _write_outputs(outputs, loaded, ci)
+        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, fail_on_gain=fail_on_gain)
+        # a gate, or a format that judges (SARIF), judges this code's analysis
+        loaded = _load(evidence_json, "report", cache=not (ci.judges or asked.judges))
+        written = _write_outputs(outputs, loaded, asked, RenderContext(CHECK, allow=ci.gate.allow))
         out = _stdout(outputs.uses_stdout)
         print_report(loaded, out)
         for path in written:
@@ -505,10 +495,11 @@ def report(
 
 
 @app.command(short_help="Compare two reports: transfers, findings, latency.")
+@output_options(DIFF)
 def diff(
     a_json: Path = typer.Argument(..., help="The earlier report: a JSON file written by `check --json`; - for stdin."),
     b_json: Path = typer.Argument(..., help="The later report to compare with it; - for stdin."),
-    html: Optional[Path] = typer.Option(None, "--html", "-o", help="Write the diff as an HTML page here."),
+    asked: Asked = ASKED,  # --html/-o (cli/outputs.py)
     fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help="Exit 1 when b has transfers or findings that a has not."),
     show_unchanged: bool = typer.Option(False, "--all", help="List unchanged transfers and findings too."),
     fail_on_model_change: bool = typer.Option(False, "--fail-on-model-change", help="Exit 1 when a and b are reports of different model files (sha256)."),
@@ -517,19 +508,18 @@ def diff(
 
     def body() -> int:
         from ortcopy_doctor.report.diff import diff_reports
-        from ortcopy_doctor.render.diff import render_diff_html, render_diff_text
         from ortcopy_doctor.render.terminal import safe
 
         if str(a_json) == "-" and str(b_json) == "-":
             raise UsageError("diff - -: only one of the two reports can come from stdin: give the other one's path")
         reports = [("report a", a_json), ("report b", b_json)]
-        outputs = _outputs([(what, path) for what, path in reports if str(path) != "-"], [("--html", html)],
+        outputs = _outputs([(what, path) for what, path in reports if str(path) != "-"], asked.targets(),
                            stdin=next((f"{what}, read from stdin" for what, path in reports if str(path) == "-"), None))
         cache = not (fail_on_regression or fail_on_model_change)  # a gate judges this code's analysis
         result = diff_reports(_load(a_json, "diff", cache), _load(b_json, "diff", cache),
                               *("stdin" if str(p) == "-" else str(p) for p in (a_json, b_json)))
-        written = _write_outputs(outputs, result, html=render_diff_html)
-        _write(render_diff_text(result, show_unchanged=show_unchanged))
+        written = _write_outputs(outputs, result, asked, RenderContext(DIFF))
+        _write(TEXT.render(result, RenderContext(DIFF, show_unchanged=show_unchanged)))
         for path in written:
             _write(f"wrote {safe(path)}\n")
         if fail_on_model_change and result.model_changed:
@@ -578,8 +568,9 @@ def env() -> None:
 
 
 @app.command(short_help="Check the bundled example, write reports/demo.html.")
+@output_options(CHECK, only=("html",), defaults={"html": Path("reports/demo.html")})
 def demo(
-    output: Path = typer.Option(Path("reports/demo.html"), "--html", "-o", help="Where to write the HTML report."),
+    asked: Asked = ASKED,  # --html/-o, reports/demo.html by default (cli/outputs.py)
     provider: list[str] = typer.Option([], "--provider", "-p", help="Providers (default: cuda then cpu)."),
     fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding is at or above this severity (as check)."),
 ) -> None:
@@ -596,6 +587,8 @@ def demo(
         from ortcopy_doctor.model.errors import EnvironmentProblem
         from ortcopy_doctor.render.text import print_report
 
+        output = asked.path("html")
+        assert output is not None  # it has a default
         # Every option is checked before anything is created: a bad one leaves no folder and no model behind.
         options = CheckOptions(providers=resolve(provider), dims=dict(DEMO_DIMS))
         ci = CiOptions.parse(fail_on.value)
@@ -611,7 +604,7 @@ def demo(
                 except OSError as exc:
                     raise UsageError(f"--html {output}: cannot create folder {output.parent} ({exc.strerror}): "
                                      "choose another path") from None
-            outputs = _outputs([], [("--html", output)])
+            outputs = _outputs([], asked.targets())
             if outputs.outputs[0].kind == "file":
                 model_path = output.parent / "demo.onnx"
                 page = (outputs.outputs[0].target, _demo_file_id(outputs.outputs[0].target))
@@ -632,7 +625,7 @@ def demo(
             write_demo_model_once(model_path)  # never replaces a different demo.onnx
             with _progress(sys.stderr.isatty()) as progress:
                 result = run_check(model_path, options, progress=progress)
-            _write_outputs(outputs, result)
+            _write_outputs(outputs, result, asked, RenderContext(CHECK))
         except BaseException:  # an error or a signal (KeyboardInterrupt, Terminated)
             # Before the page is written, what this run created goes; after (a signal held back while the page was
             # renamed into place), the page and the model it names stay, as every output written stays.
@@ -691,23 +684,20 @@ def _demo_remove(model: Optional[Path], folders: list[Path]) -> None:
 
 @app.command(short_help="Run a Python program, report its host round trips.",
              context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@output_options(RUN, by_default={"html": "<script>.ortcopy-run.html"}, stdout=False)  # stdout is the program's
 def run(
     command: list[str] = typer.Argument(..., help="The program: `-- python script.py args` (or `-- script.py args`, `-- python -m pkg`)."),
-    html: Optional[Path] = typer.Option(None, "--html", "-o", help="HTML report path (default: <script>.ortcopy-run.html)."),
-    no_html: bool = typer.Option(False, "--no-html", help="Write no HTML report."),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the pipeline report (with its observations) as JSON here."),
+    asked: Asked = ASKED,  # --json, --html/-o, --no-html (cli/outputs.py)
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
     fail_on: str = typer.Option("never", "--fail-on", help="Exit 1 (when the program itself exited 0) on: round-trip, host-transfer, never."),
     no_census: bool = typer.Option(False, "--no-census", help="Take no CUPTI census of the calls."),
     subprocess: bool = typer.Option(False, "--subprocess", help="Kept for earlier command lines: the program always runs in an interpreter of its own, as `python` runs it."),
 ) -> None:
     """Run an unmodified Python program and report the host round trips between its sessions (pipeline stages)."""
-    _guard(lambda: _run_body(command, html=html, no_html=no_html, json_path=json_path, quiet=quiet,
-                             fail_on=fail_on, census=not no_census))
+    _guard(lambda: _run_body(command, asked=asked, quiet=quiet, fail_on=fail_on, census=not no_census))
 
 
-def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_path: Optional[Path], quiet: bool,
-              fail_on: str, census: bool) -> int:
+def _run_body(command: list[str], *, asked: Asked, quiet: bool, fail_on: str, census: bool) -> int:
     """``run``: its outputs checked as ``check`` checks them before the program starts (not an input: the script, a
     file the program's command line names, an existing model or Python file; not another output), the program run
     with every session watched, the outputs written as one set (never over a model the program loaded), and the
@@ -722,18 +712,16 @@ def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_p
         raise UsageError(f"--fail-on {fail_on!r}: choose one of {', '.join(FAIL_ON)}")
     target = parse_command(command)
     stem = Path(target.script).stem if target.script else (target.module or "program").replace(".", "_")
-    html_path = _html_path(html, no_html, Path(f"{stem}.ortcopy-run.html"))
-    if json_path is not None and str(json_path) == "-":  # stdout is the program's
-        raise UsageError("--json cannot write to stdout ('-'): give a file path")
+    targets = asked.targets(f"{stem}.ortcopy-run")  # refuses "-": stdout is the program's
     script = Path(target.script) if target.script else None
     inputs: list[tuple[str, Optional[Path]]] = [("the program's script", script)]
     inputs += [("the program's argument", Path(name)) for name in command_files(command)]
     kinds = {".onnx": "an ONNX model", ".py": "a Python file"}
-    for path in (json_path, html_path):  # never a report over a model or a program, named or not
+    for _, path in targets:  # never a report over a model or a program, named or not
         if path is not None and path.suffix.lower() in kinds and path.is_file():
             inputs.append((kinds[path.suffix.lower()], path))
     # stdin is the program's: a file behind it is one the program may read
-    outputs = _outputs(inputs, [("--json", json_path), ("--html", html_path)], stdin="the program's stdin")
+    outputs = _outputs(inputs, targets, stdin="the program's stdin")
     _try_outputs(outputs)
     try:
         report, code, models = watch_program(target, command, census=census)
@@ -751,9 +739,9 @@ def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_p
         outputs.add_input("the program's model", model)
         for data in external_data_files(Path(model)):  # its weights too: written over, the model computes garbage
             outputs.add_input("the external data of the program's model", data)
-    written = _write_outputs(outputs, report, html=lambda pipeline: str(pipeline.to_html()))
+    written = _write_outputs(outputs, report, asked, RenderContext(RUN))
     # The report goes to stderr: the program's stdout stays the program's.
-    _write("\n" + (report.verdict if quiet else report.to_text()) + "\n", stderr=True)
+    _write("\n" + (report.verdict if quiet else TEXT.render(report, RenderContext(RUN))) + "\n", stderr=True)
     if not quiet:
         for shown in written:
             _write(f"wrote {safe(shown)}\n", stderr=True)
@@ -766,14 +754,6 @@ def _run_body(command: list[str], *, html: Optional[Path], no_html: bool, json_p
     if fail_on == "host-transfer" and any(s.user_transfers for s in report.sessions):
         return int(ExitCode.FINDINGS)
     return int(ExitCode.CLEAN)
-
-
-def _html_path(html: Optional[Path], no_html: bool, default: Path) -> Optional[Path]:
-    """The HTML report's path (``check``, ``run``): ``--html``, else ``default``; None with ``--no-html``, which
-    contradicts an ``--html`` given with it."""
-    if html is not None and no_html:
-        raise UsageError(f"--html {html} and --no-html contradict each other: give one")
-    return None if no_html else (html or default)
 
 
 def _try_outputs(outputs: OutputSet) -> None:

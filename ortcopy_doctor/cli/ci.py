@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ortcopy_doctor.render.output import STDOUT, check_writable, write_atomic
+from ortcopy_doctor.render.output import STDOUT, check_writable
 from ortcopy_doctor.report.gate import Gate, evaluate, parse_bytes, parse_gain, resolve_allow
 
 if TYPE_CHECKING:
@@ -18,6 +18,8 @@ class CiOptions(msgspec.Struct, frozen=True):
     """The CI flags of ``check`` and ``report`` together: the gate, plus the SARIF and trace files to write.
 
     ``parse`` checks them all before any work (a bad --allow or an unwritable --sarif fails up front with exit 2).
+    The command line renders and writes SARIF and trace as it does every format, through the renderers' registry
+    (render/registry.py, cli/outputs.py); it gives ``parse`` the gate's flags alone.
     """
 
     gate: Gate
@@ -44,29 +46,6 @@ class CiOptions(msgspec.Struct, frozen=True):
         analysis of the file's evidence, never the file's derived sections as it holds them (``load_report``'s
         ``cache``)."""
         return self.gate.judges or self.sarif is not None
-
-    def render(self, report: Report, base: Path | None = None) -> list[tuple[str, str]]:
-        """(flag, text) of the SARIF and trace outputs asked for; SARIF model URIs relative to ``base`` (cwd)."""
-        rendered = []
-        if self.sarif is not None:
-            from ortcopy_doctor.render.sarif import render_sarif  # loaded only where asked for
-            rendered.append(("--sarif", render_sarif(report, self.gate.allow, base if base is not None else Path.cwd())))
-        if self.trace is not None:
-            from ortcopy_doctor.render.trace import render_trace
-
-            rendered.append(("--trace", render_trace(report)))
-        return rendered
-
-    def write(self, report: Report, base: Path | None = None) -> list[Path]:
-        """Write the SARIF and trace files asked for; SARIF model URIs are relative to ``base`` (default: cwd)."""
-        paths = {"--sarif": self.sarif, "--trace": self.trace}
-        written = []
-        for flag, text in self.render(report, base):
-            path = paths[flag]
-            assert path is not None
-            write_atomic(path, text)
-            written.append(path)
-        return written
 
     def exit_code(self, report: Report, console: Any = None, quiet: bool = False) -> int:
         """0 when the report passes the gate, else 1; the reasons go to ``console`` (a rich Console) unless quiet."""

@@ -1,0 +1,209 @@
+"""One renderer interface: every output format by name, with what the command line needs to offer it.
+
+A renderer (``Renderer``) says what it is called (``name``), the flag that asks for it (``--html``; None for the
+terminal's text, which no flag asks for), its help, whether ``-`` (stdout) may take it, the suffix of its default
+file, which kinds of report it renders (``CHECK``: the ``Report`` of check, report and demo; ``DIFF``: diff's
+``ReportDiff``; ``RUN``: run's ``PipelineReport``) and ``render(report, context) -> str``.
+
+``REGISTRY`` holds the formats by name, in the order the command line adds and writes their outputs: text, JSON,
+HTML, SARIF, trace. The command line builds its output options from it (cli/outputs.py), so a format registered
+here is offered by every command whose kind of report it renders, and by none other.
+
+This module imports nothing heavy: each format loads its renderer (jinja2 for HTML, rich for text) only when it
+renders. Nothing here reads a report's type either: the run's report (``watch.pipeline``, a layer above) renders
+itself (``to_json``, ``to_html``, ``to_text``), which its renderers call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple, Optional, Protocol
+
+CHECK = "check"  # a check's Report: check, report, demo
+DIFF = "diff"  # a ReportDiff: diff
+RUN = "run"  # a PipelineReport: run
+KINDS = (CHECK, DIFF, RUN)
+
+# What a renderer keeps of a check that ended early with partial evidence (cli/app.py, _keep_partial_evidence).
+EVIDENCE = "evidence"  # the evidence gathered so far, whatever the error
+PREDICTION = "prediction"  # only where the static prediction was made
+
+
+class RenderContext(NamedTuple):
+    """What a render reads besides the report: the kind of report, and the options some formats take."""
+
+    kind: str
+    allow: Collection[str] = ()  # SARIF: the finding kinds the team accepts (suppressed notes)
+    base: Optional[Path] = None  # SARIF: the folder model URIs are relative to (None: the current one)
+    show_unchanged: bool = False  # the diff's text: unchanged transfers and findings too
+    width: int = 120  # the check's text: its columns
+
+
+class Renderer(Protocol):
+    """One output format: its name and flag, what the command line says of it, and its render."""
+
+    name: str  # the format's name, the key in a registry: "html"
+    flag: Optional[str]  # the option that asks for it ("--html"); None: no option (the terminal's text)
+    short: Optional[str]  # its short option ("-o"), if any
+    title: str  # the format as a sentence names it: "HTML" (``--no-html``: "Write no HTML report.")
+    stdout_ok: bool  # whether "-" (stdout) may take it
+    suffix: str  # the suffix of its default file name: ".html"
+    judges: bool  # whether asking for it judges the report (SARIF: code scanning acts on it), as a gate does
+    partial: Optional[str]  # what it keeps of a check that ended early: EVIDENCE, PREDICTION, or None
+    kinds: Collection[str]  # the kinds of report it renders (CHECK, DIFF, RUN)
+
+    def help(self, kind: str) -> str:
+        """What its option does for a report of ``kind``, without the final full stop."""
+
+    def render(self, report: Any, context: RenderContext) -> str:
+        """``report`` (of ``context.kind``) in this format."""
+
+
+Render = Callable[[Any, RenderContext], str]
+
+
+class Format:
+    """A renderer made of one render function and one help per kind of report it renders (``Renderer``)."""
+
+    def __init__(self, name: str, *, title: str, suffix: str, renders: Mapping[str, Render],
+                 helps: Mapping[str, str], flag: Optional[str] = None, short: Optional[str] = None,
+                 stdout_ok: bool = False, judges: bool = False, partial: Optional[str] = None) -> None:
+        if set(helps) != set(renders):
+            raise ValueError(f"format {name!r}: a help for each kind it renders, and no other")
+        self.name = name
+        self.flag = flag
+        self.short = short
+        self.title = title
+        self.stdout_ok = stdout_ok
+        self.suffix = suffix
+        self.judges = judges
+        self.partial = partial
+        self.kinds: Collection[str] = tuple(renders)
+        self._renders = dict(renders)
+        self._helps = dict(helps)
+
+    def help(self, kind: str) -> str:
+        """What its option does for a report of ``kind``, without the final full stop."""
+        return self._helps[kind]
+
+    def render(self, report: Any, context: RenderContext) -> str:
+        """``report`` (of ``context.kind``) in this format; a kind it does not render is a ValueError."""
+        render = self._renders.get(context.kind)
+        if render is None:
+            raise ValueError(f"the {self.title} format renders no {context.kind} report "
+                             f"(it renders: {', '.join(self.kinds)})")
+        return render(report, context)
+
+    def __repr__(self) -> str:
+        return f"Format({self.name!r}, flag={self.flag!r}, kinds={list(self.kinds)!r})"
+
+
+def register(renderer: Renderer, registry: Optional[dict[str, Renderer]] = None) -> Renderer:
+    """Add ``renderer`` to ``registry`` (``REGISTRY``) under its name, which no other format may have."""
+    target = REGISTRY if registry is None else registry
+    if renderer.name in target:
+        raise ValueError(f"a format named {renderer.name!r} is registered already")
+    if renderer.flag is not None and any(other.flag == renderer.flag for other in target.values()):
+        raise ValueError(f"another format has the flag {renderer.flag}")
+    target[renderer.name] = renderer
+    return renderer
+
+
+def formats_for(kind: str, registry: Optional[Mapping[str, Renderer]] = None,
+                with_flag: bool = False) -> list[Renderer]:
+    """The formats of ``registry`` (``REGISTRY``) that render a report of ``kind``, in their order; ``with_flag``:
+    only those an option asks for."""
+    source = REGISTRY if registry is None else registry
+    return [r for r in source.values() if kind in r.kinds and (r.flag is not None or not with_flag)]
+
+
+def by_flag(flag: str, registry: Optional[Mapping[str, Renderer]] = None) -> Optional[Renderer]:
+    """The format ``flag`` asks for, None where none does."""
+    source = REGISTRY if registry is None else registry
+    return next((r for r in source.values() if r.flag == flag), None)
+
+
+# --- the formats ----------------------------------------------------------------------------------------------------
+# Each render function imports its renderer when it runs: `--help` and `check -q` load neither rich nor jinja2.
+
+
+def _check_text(report: Any, context: RenderContext) -> str:
+    from ortcopy_doctor.render.text import render_text
+
+    return render_text(report, context.width)
+
+
+def _diff_text(report: Any, context: RenderContext) -> str:
+    from ortcopy_doctor.render.diff import render_diff_text
+
+    return render_diff_text(report, show_unchanged=context.show_unchanged)
+
+
+def _run_text(report: Any, context: RenderContext) -> str:
+    return str(report.to_text())
+
+
+def _json(report: Any, context: RenderContext) -> str:
+    return str(report.to_json())  # the check's Report and the run's PipelineReport write their own JSON
+
+
+def _check_html(report: Any, context: RenderContext) -> str:
+    from ortcopy_doctor.render.html import render_html
+
+    return render_html(report)
+
+
+def _diff_html(report: Any, context: RenderContext) -> str:
+    from ortcopy_doctor.render.diff import render_diff_html
+
+    return render_diff_html(report)
+
+
+def _run_html(report: Any, context: RenderContext) -> str:
+    return str(report.to_html())
+
+
+def _sarif(report: Any, context: RenderContext) -> str:
+    from ortcopy_doctor.render.sarif import render_sarif
+
+    return render_sarif(report, context.allow, context.base if context.base is not None else Path.cwd())
+
+
+def _trace(report: Any, context: RenderContext) -> str:
+    from ortcopy_doctor.render.trace import render_trace
+
+    return render_trace(report)
+
+
+REGISTRY: dict[str, Renderer] = {}
+
+TEXT = register(Format(
+    "text", title="text", suffix=".txt",
+    renders={CHECK: _check_text, DIFF: _diff_text, RUN: _run_text},
+    helps={CHECK: "The report as plain text", DIFF: "The diff as plain text", RUN: "The pipeline report as plain text"},
+))
+JSON = register(Format(
+    "json", flag="--json", title="JSON", suffix=".json", stdout_ok=True, partial=EVIDENCE,
+    renders={CHECK: _json, RUN: _json},
+    helps={CHECK: "Write evidence and report as JSON here",
+           RUN: "Write the pipeline report (with its observations) as JSON here"},
+))
+HTML = register(Format(
+    "html", flag="--html", short="-o", title="HTML", suffix=".html", partial=PREDICTION,
+    renders={CHECK: _check_html, DIFF: _diff_html, RUN: _run_html},
+    helps={CHECK: "HTML report path", DIFF: "Write the diff as an HTML page here", RUN: "HTML report path"},
+))
+SARIF = register(Format(
+    "sarif", flag="--sarif", title="SARIF", suffix=".sarif", stdout_ok=True, judges=True,
+    renders={CHECK: _sarif},
+    helps={CHECK: "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs"},
+))
+TRACE = register(Format(
+    "trace", flag="--trace", title="trace", suffix=".trace.json", stdout_ok=True,
+    renders={CHECK: _trace},
+    helps={CHECK: "Write the profiled runs as Chrome/Perfetto trace JSON here, transfers marked with their bytes"},
+))
+
+__all__ = ["CHECK", "DIFF", "EVIDENCE", "HTML", "JSON", "KINDS", "PREDICTION", "REGISTRY", "RUN", "SARIF", "TEXT",
+           "TRACE", "Format", "RenderContext", "Renderer", "by_flag", "formats_for", "register"]
