@@ -67,12 +67,15 @@ def _masked(text: str, location: str) -> str:
 
 
 _OP_BEFORE = re.compile(r"\b[A-Za-z_][\w.]* '" + re.escape(PLACEHOLDER) + "'")
+_QUOTED = f" '{PLACEHOLDER}'"
 
 
 def _shape(text: str, location: str) -> str:
     """``text`` with the location and the op type named before it (``Gather '…'``) taken out."""
     masked = _masked(text, location)
-    return _OP_BEFORE.sub(f"{PLACEHOLDER} '{PLACEHOLDER}'", masked) if masked is not text else masked
+    if masked is text or _QUOTED not in masked:  # no quoted location: no op type before one (most messages)
+        return masked
+    return _OP_BEFORE.sub(f"{PLACEHOLDER} '{PLACEHOLDER}'", masked)
 
 
 def group_findings(findings: Iterable[Finding]) -> list[FindingGroup]:
