@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.model.providers import DEVICE_PROVIDERS, is_device, short  # the model's: pure string functions
 
 ALIASES = {
     "cuda": "CUDAExecutionProvider",
@@ -23,10 +24,6 @@ KNOWN = set(ALIASES.values()) | {"AzureExecutionProvider", "DnnlExecutionProvide
                                  "CANNExecutionProvider", "JsExecutionProvider"}
 CPU = "CPUExecutionProvider"
 DEFAULT = ["CUDAExecutionProvider", CPU]
-
-# Providers whose kernels take and give tensors in device memory: a host tensor crossing into one is copied.
-DEVICE_PROVIDERS = {"CUDAExecutionProvider", "TensorrtExecutionProvider", "ROCMExecutionProvider",
-                    "MIGraphXExecutionProvider", "NvTensorRTRTXExecutionProvider", "DmlExecutionProvider"}
 
 
 def resolve(names: list[str] | None) -> list[str]:
@@ -52,18 +49,4 @@ def resolve(names: list[str] | None) -> list[str]:
     return resolved
 
 
-_SHORT: dict[str, str] = {}
-
-
-def short(provider: str) -> str:
-    """"CUDAExecutionProvider" -> "CUDA"."""
-    name = _SHORT.get(provider)
-    if name is None:
-        # remembered: a report names the provider of each of thousands of nodes (a handful of distinct names)
-        name = _SHORT[provider] = provider.replace("ExecutionProvider", "") or provider
-    return name
-
-
-def is_device(provider: str) -> bool:
-    """Whether ``provider``'s kernels take and give tensors in device memory (a host tensor crossing into one is copied)."""
-    return provider in DEVICE_PROVIDERS
+__all__ = ["ALIASES", "CPU", "DEFAULT", "DEVICE_PROVIDERS", "KNOWN", "is_device", "resolve", "short"]

@@ -14,21 +14,7 @@ from __future__ import annotations
 
 import re
 
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _escape_one(match: re.Match[str]) -> str:
-    ch = match.group(0)
-    if ch in _NAMED:
-        return _NAMED[ch]
-    code = ord(ch)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
-
-
-def safe(text: object) -> str:
-    """``text`` with every control character escaped: one printable line."""
-    return _UNSAFE.sub(_escape_one, str(text))
+from ortcopy_doctor.model.text import safe  # the model's (its report types escape their own messages)
 
 
 # C0 controls never stand raw in JSON text: inside a string the encoder escapes them, and outside one only the
