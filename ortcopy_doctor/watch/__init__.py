@@ -1,10 +1,12 @@
 """Watching a program's own sessions: ``watch(session)`` for one session, ``ortcopy-doctor run`` for a whole
 program (the recorder in ``program``, the pipeline analysis in ``pipeline``).
 
-One session's watch, by responsibility: ``observations`` (what is recorded, and its JSON loading), ``recorder``
-(``Watch``, the session and IOBinding patches, ``instrumented_session``), ``placement`` (where the session reads
-and writes each value), ``analysis`` (``analyse_watch``: what each call copied), ``report`` (``WatchReport`` and its
-text) and ``plugin`` (``watch_fixture``)."""
+One session's watch, by responsibility: ``recorder`` (``Watch``, the session and IOBinding patches,
+``instrumented_session``), ``placement`` (where the session reads and writes each value), ``analysis``
+(``analyse_watch``: what each call copied) and ``plugin`` (``watch_fixture``). The watch is a collector: what it
+records and reports are the model's types (``model.watch``: ``WatchObservations``, ``WatchReport``; ``model.pipeline``
+for ``run``), re-exported by ``observations``, ``report`` and ``pipeline`` under their old paths, and their text and
+HTML are the renderers' (``render.watch``, ``render.pipeline``): nothing here imports ``render/``."""
 
 from __future__ import annotations
 

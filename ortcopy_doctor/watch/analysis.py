@@ -9,30 +9,35 @@ from typing import Optional
 from ortcopy_doctor.knowledge.providers import CPU, short
 from ortcopy_doctor.model.census import TransferRecord
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.vocabulary import Direction
-from ortcopy_doctor.watch.observations import (
-    BASIS_CENSUS,
-    BASIS_PLACEMENT,
-    BASIS_PREDICTION,
+from ortcopy_doctor.model.vocabulary import (
     DEVICE_TO_HOST,
     FEED,
     FETCH,
     HOST_TO_DEVICE,
     IN_KERNEL,
     MEMCPY_NODE,
+    UNEXPLAINED,
+    Direction,
+)
+from ortcopy_doctor.model.watch import (
+    BASIS_CENSUS,
+    BASIS_PLACEMENT,
+    BASIS_PREDICTION,
     PLACEMENT_HOST_ONLY,
     PLACEMENT_PREDICTED,
     PLACEMENT_SESSION,
     PLACEMENT_UNKNOWN,
-    UNEXPLAINED,
     Basis,
     CallObservation,
+    CallReport,
     Placement,
+    TensorReport,
     TensorUse,
+    Transfer,
     WatchObservations,
-    _is_host,
+    WatchReport,
+    is_host,
 )
-from ortcopy_doctor.watch.report import CallReport, TensorReport, Transfer, WatchReport
 
 
 def analyse_watch(obs: WatchObservations) -> WatchReport:
@@ -146,7 +151,7 @@ def _analyse_call(call: CallObservation, placement: Placement, basis: Basis, use
         needed = _where(placement, use)
         direction = ""
         if use.is_tensor and use.device and needed != "unknown":
-            host = _is_host(use.device)
+            host = is_host(use.device)
             if host and needed == "device":
                 direction = HOST_TO_DEVICE
             elif not host and needed == "host":
@@ -161,7 +166,7 @@ def _analyse_call(call: CallObservation, placement: Placement, basis: Basis, use
         needed = _where(placement, use)
         direction = ""
         if use.is_tensor and use.device and needed != "unknown":
-            host = _is_host(use.device)
+            host = is_host(use.device)
             if host and needed == "device":
                 direction = DEVICE_TO_HOST
             elif not host and needed == "host":

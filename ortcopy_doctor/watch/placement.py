@@ -9,12 +9,8 @@ from typing import Any, Optional
 from ortcopy_doctor.collect.assignment import Assignment, assigned_provider, ep_assignment
 from ortcopy_doctor.knowledge.providers import is_device, short
 from ortcopy_doctor.model.evidence import MemcpyInsertion, RuntimeNode
-from ortcopy_doctor.model.vocabulary import MEMCPY_OPS
-from ortcopy_doctor.watch.observations import (
-    DEVICE_TO_HOST,
-    HOST_TO_DEVICE,
-    IN_KERNEL,
-    MEMCPY_NODE,
+from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, HOST_TO_DEVICE, IN_KERNEL, MEMCPY_NODE, MEMCPY_OPS
+from ortcopy_doctor.model.watch import (
     PLACEMENT_PREDICTED,
     PLACEMENT_SESSION,
     ModelTransferSite,

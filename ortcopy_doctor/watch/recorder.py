@@ -3,7 +3,8 @@
 >>> from ortcopy_doctor import watch
 >>> with watch(session) as w:                                   # doctest: +SKIP
 ...     outputs = session.run(None, {"x": x})
->>> print(w.report.to_text())                                   # doctest: +SKIP
+>>> from ortcopy_doctor.render.watch import render_watch_text
+>>> print(render_watch_text(w.report))                          # doctest: +SKIP
 >>> w.report.assert_no_host_transfers(except_outputs=["y"])     # doctest: +SKIP
 
 For the duration of the ``with`` block the session's ``run``, ``run_with_iobinding`` and ``run_with_ort_values``
@@ -54,7 +55,7 @@ from ortcopy_doctor.knowledge.providers import ALIASES, KNOWN, is_device
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.census import TransferRecord
 from ortcopy_doctor.watch.analysis import analyse_watch
-from ortcopy_doctor.watch.observations import (
+from ortcopy_doctor.model.watch import (
     PLACEMENT_HOST_ONLY,
     PLACEMENT_UNKNOWN,
     BindRecords,
@@ -64,9 +65,9 @@ from ortcopy_doctor.watch.observations import (
     ProfileMemcpy,
     TensorUse,
     WatchObservations,
+    WatchReport,
 )
 from ortcopy_doctor.watch.placement import _assignment, _session_placement, predicted_placement
-from ortcopy_doctor.watch.report import WatchReport
 
 
 class _Instrumentation(msgspec.Struct):

@@ -22,6 +22,7 @@ from ortcopy_doctor import instrumented_session, pytest_watch
 from ortcopy_doctor import watch
 from ortcopy_doctor.model.census import Census, TransferRecord
 from ortcopy_doctor.model.evidence import RuntimeNode
+from ortcopy_doctor.render.watch import render_watch_text
 from ortcopy_doctor.watch.analysis import analyse_watch
 from ortcopy_doctor.watch.observations import (
     FEED,
@@ -93,7 +94,7 @@ def test_cpu_session_records_every_call_and_has_no_host_transfers(model_path):
     assert any("CPU only" in o for o in report.observed)
     assert w.observations.census_note.startswith("not taken: no device provider")
     report.assert_no_host_transfers()  # a CPU session moves nothing between host and device
-    assert "3 call(s)" in report.to_text()
+    assert "3 call(s)" in render_watch_text(report)
     assert json.loads(report.to_json())["calls"][0]["method"] == "run"
 
 

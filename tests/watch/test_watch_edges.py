@@ -16,6 +16,7 @@ from onnx import TensorProto, helper
 import models
 from ortcopy_doctor import instrumented_session, watch
 from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.render.watch import render_watch_text
 
 X = np.ones((2, 64), np.float32)
 
@@ -123,7 +124,7 @@ def test_the_text_and_the_assertion_message_escape_names_from_the_model(tmp_path
     evil = ort.InferenceSession(str(tmp_path / "evil.onnx"), providers=["CPUExecutionProvider"])
     with watch(evil, predict_for="cuda") as w:
         evil.run(None, {name: np.ones(2, np.float32)})
-    text = w.report.to_text()
+    text = render_watch_text(w.report)
     assert "feed H2D 'x\\x1b[31m\\u202e'" in text and "\x1b" not in text and "\u202e" not in text
     with pytest.raises(AssertionError) as failed:
         w.report.assert_no_host_transfers(predicted=True)
