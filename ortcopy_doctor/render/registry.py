@@ -10,8 +10,8 @@ HTML, SARIF, trace. The command line builds its output options from it (cli/outp
 here is offered by every command whose kind of report it renders, and by none other.
 
 This module imports nothing heavy: each format loads its renderer (jinja2 for HTML, rich for text) only when it
-renders. Nothing here reads a report's type either: the run's report (``watch.pipeline``, a layer above) renders
-itself (``to_json``, ``to_html``, ``to_text``), which its renderers call.
+renders. Nothing here reads a report's type either: the run's report (``model.pipeline.PipelineReport``) is
+rendered by ``render.pipeline`` (text, HTML) and writes its own JSON (``to_json``), as the check's ``Report`` does.
 """
 
 from __future__ import annotations
@@ -141,11 +141,13 @@ def _diff_text(report: Any, context: RenderContext) -> str:
 
 
 def _run_text(report: Any, context: RenderContext) -> str:
-    return str(report.to_text())
+    from ortcopy_doctor.render.pipeline import render_pipeline_text
+
+    return render_pipeline_text(report)
 
 
 def _json(report: Any, context: RenderContext) -> str:
-    return str(report.to_json())  # the check's Report and the run's PipelineReport write their own JSON
+    return str(report.to_json())  # the check's Report and the run's PipelineReport write their own JSON (model.codec)
 
 
 def _check_html(report: Any, context: RenderContext) -> str:
@@ -161,7 +163,9 @@ def _diff_html(report: Any, context: RenderContext) -> str:
 
 
 def _run_html(report: Any, context: RenderContext) -> str:
-    return str(report.to_html())
+    from ortcopy_doctor.render.pipeline import render_pipeline_html
+
+    return render_pipeline_html(report)
 
 
 def _sarif(report: Any, context: RenderContext) -> str:

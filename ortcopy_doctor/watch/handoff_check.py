@@ -29,16 +29,14 @@ import numpy as np
 from ortcopy_doctor.collect.code_check import TOLERANCE_TEXT, code_sha256, quiet, same
 from ortcopy_doctor.model.evidence import CodeCheck
 from ortcopy_doctor.model.vocabulary import CodeCheckStatus
-from ortcopy_doctor.watch.pipeline import (
-    ROUND_TRIP,
+from ortcopy_doctor.model.pipeline import (
     POSSIBLE_ROUND_TRIP,
+    ROUND_TRIP,
     HandoffCode,
     PipelineObservations,
     PipelineReport,
-    handoff_block,
-    pipeline_blocks,
-    _io_names,
 )
+from ortcopy_doctor.watch.pipeline import _io_names, handoff_block, pipeline_blocks
 
 BETWEEN_CALLS = 3
 STATE_STEPS = 4

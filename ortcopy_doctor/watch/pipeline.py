@@ -24,16 +24,12 @@ variables made from the names by ``analysis.binding.code_identifier``; a name in
 
 from __future__ import annotations
 
-import msgspec
-import html as html_lib
 import re
 import statistics
 from collections.abc import Sequence
-from msgspec import field
 from msgspec.structs import replace
-from typing import Any, Optional
+from typing import Optional
 
-from ortcopy_doctor.model import codec
 from ortcopy_doctor.analysis.binding import code_comment, code_identifier, code_sha256
 from ortcopy_doctor.analysis.loops import (
     CALL,
@@ -47,282 +43,55 @@ from ortcopy_doctor.analysis.loops import (
     stage_table,
 )
 from ortcopy_doctor.analysis.codelayout import fit
-from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.evidence import CodeCheck
 from ortcopy_doctor.knowledge.providers import is_device, short
-from ortcopy_doctor.render.terminal import safe
-from ortcopy_doctor.watch.analysis import analyse_watch
-from ortcopy_doctor.watch.observations import (
-    BASIS_CENSUS,
-    DEVICE_TO_HOST,
-    FEED,
-    FETCH,
-    HOST_TO_DEVICE,
-    PLACEMENT_HOST_ONLY,
-    WatchObservations,
+from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.pipeline import (
+    DEVICE,
+    HOST,
+    HOST_KINDS,
+    HOW_DOWNLOAD,
+    HOW_HASH,
+    HOW_OBJECT,
+    HOW_POINTER,
+    HOW_VIEW,
+    PIPELINE_FORMAT,
+    PIPELINE_FORMAT_VERSION,
+    POSSIBLE_ROUND_TRIP,
+    ROUND_TRIP,
+    Download,
+    HandOff,
+    HandoffCode,
+    HostEdge,
+    IoNames,
+    Pipeline,
+    PipelineCall,
+    PipelineObservations,
+    PipelineReport,
+    ProviderFinding,
+    SessionRecord,
+    SessionSummary,
+    ShapeCall,
+    StageRow,
+    ValueInfo,
+    ValueLink,
+    fmt_ms,
+    load_pipeline_observations,
+    shape_message,
+    short_site,
 )
-from ortcopy_doctor.watch.report import CallReport, TensorReport, WatchReport
+from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, FEED, FETCH, HOST_TO_DEVICE
+from ortcopy_doctor.model.watch import BASIS_CENSUS, PLACEMENT_HOST_ONLY, CallReport, TensorReport, WatchReport
+from ortcopy_doctor.watch.analysis import analyse_watch
 
-PIPELINE_FORMAT = "ortcopy-doctor-pipeline"
-PIPELINE_FORMAT_VERSION = 1
-
-# How a consumed value was traced back to the output that produced it.
-HOW_OBJECT = "object"  # the very object the producing call returned (or bound)
-HOW_VIEW = "view"  # a numpy view of it, or another array over the same host buffer (torch.from_numpy, ...)
-HOW_POINTER = "pointer"  # the same device/host pointer (an OrtValue of a binding, bind_input(buffer_ptr=...))
-HOW_DOWNLOAD = "download"  # the user's code turned the OrtValue output into numpy (OrtValue.numpy(), copy_outputs_to_cpu)
-HOW_HASH = "hash"  # a different host array with equal bytes (a copy: .copy(), astype, np.array(...))
+# The observation and report types, their closed sets of names and PIPELINE_FORMAT live in model/pipeline.py
+# (issue 35), the report's text and HTML in render/pipeline.py; their names stay importable from here.
 
 _HOW_WORDS = {HOW_OBJECT: "through numpy (the same array)", HOW_VIEW: "through numpy (a view of the same buffer)",
               HOW_POINTER: "through the same buffer", HOW_DOWNLOAD: "through numpy (the user's code called .numpy() on it)",
               HOW_HASH: "through numpy (a copy with equal bytes)"}
 
-HOST_KINDS = ("numpy", "torch_cpu", "host_pointer")
-
-# What a hand-off is (HandOff.kind). A state hand-off traced by equal bytes alone (HOW_HASH) is only a *possible*
-# round trip: a program that feeds the same constant every call to a model that returns it unchanged (Relu of ones)
-# gives the same link, and the recorder keeps nothing that tells the two apart. It is reported, and not counted.
-ROUND_TRIP = "round_trip"  # device->host after the producing call, and back host->device as the consumer's input
-POSSIBLE_ROUND_TRIP = "possible_round_trip"  # state that would be a round trip, traced by equal bytes alone
-DEVICE = "device"  # handed over on the device
-HOST = "host"  # through host memory, but one end lives there anyway
-
-
-# --- observations ----------------------------------------------------------------------------------------------------
-
-
-class ValueLink(msgspec.Struct, frozen=True):
-    """The output of an earlier call that a consumed value came from."""
-
-    seq: int  # the producing call's PipelineCall.seq
-    output: str
-    how: str  # object, view, pointer, download, hash
-
-
-class ValueInfo(msgspec.Struct):
-    """One input or output of one call as the program handed it over."""
-
-    name: str
-    role: str  # input, output
-    kind: str  # numpy, ortvalue, torch_cpu, torch_cuda, cupy, host_pointer, device_pointer, other
-    device: str  # cpu, cuda, ...
-    bytes: Optional[int] = None
-    link: Optional[ValueLink] = None  # inputs only: where the value came from
-
-
-class Download(msgspec.Struct, frozen=True):
-    """An OrtValue output of a call turned into numpy by the program after the call."""
-
-    seq: int
-    output: str
-    device: str
-    bytes: Optional[int]
-    at_ns: int
-
-
-class PipelineCall(msgspec.Struct):
-    """One session call in the program's order: the recorder's and ORT's times, and the values it took and gave."""
-
-    seq: int  # order of the call in the program, over all sessions
-    session: int  # index into PipelineObservations.sessions
-    call: int  # index into that session's WatchObservations.calls
-    method: str
-    # The program's view: from entering the recorder to leaving it (host time between calls is measured with these,
-    # so the recorder's own work is no stage of the program's).
-    wrap_start_ns: int = 0
-    wrap_end_ns: int = 0
-    # The recorder's own time so far (a running total over the program: its work around run and bind_* calls,
-    # CUPTI tracing included) at wrap_start_ns and at wrap_end_ns: subtracted from every interval measured.
-    overhead_start_ns: int = 0
-    overhead_end_ns: int = 0
-    # The ORT call alone (the session's method, inside the census when there is one).
-    start_ns: int = 0
-    end_ns: int = 0
-    # ORT's own time in the bind_* calls made on this call's IOBinding since its previous run (bind_cpu_input
-    # uploads its array there): the session's work, so counted in its stage and not in the host time before it.
-    bind_ns: int = 0
-    inputs: list[ValueInfo] = field(default_factory=list)
-    outputs: list[ValueInfo] = field(default_factory=list)
-    error: str = ""
-    # The program's code that made the call: file:function:line of the first frame that is neither ortcopy_doctor's
-    # nor onnxruntime's ("" where not recorded: observations of earlier versions).
-    site: str = ""
-
-
-class SessionRecord(msgspec.Struct, frozen=True):
-    """One session the program created: its unique label, its model file and the watch's observations of it."""
-
-    label: str  # the model file's name (made unique with #2, #3)
-    model: str
-    observations: WatchObservations
-    created_at: str = ""  # file:function:line of the program's code that created it ("" where not recorded)
-    available_providers: list[str] = field(default_factory=list)  # onnxruntime.get_available_providers() then
-    provider_failures: dict[str, str] = field(default_factory=dict)  # provider -> ORT's reason it did not load
-
-
-class PipelineObservations(msgspec.Struct):
-    """Everything ``ortcopy-doctor run`` recorded of one program (``analyse_pipeline`` needs no onnxruntime)."""
-
-    format: str = PIPELINE_FORMAT
-    format_version: int = PIPELINE_FORMAT_VERSION
-    ort_version: str = ""
-    program: list[str] = field(default_factory=list)
-    exit_code: int = 0
-    ended_by: str = "exit"  # exit, exception, interrupt, signal (killed by the signal named in error)
-    error: str = ""
-    started_ns: int = 0
-    ended_ns: int = 0
-    census_requested: bool = True
-    sessions: list[SessionRecord] = field(default_factory=list)
-    calls: list[PipelineCall] = field(default_factory=list)
-    downloads: list[Download] = field(default_factory=list)
-    libraries: list[str] = field(default_factory=list)  # torch, cupy: where the program imported them
-    notes: list[str] = field(default_factory=list)
-    # Each block of hand-off code run as printed next to plain run() after the program (watch/handoff_check.py).
-    code_checks: list[CodeCheck] = field(default_factory=list)
-    # A device provider of the program's onnxruntime tried after the program, where a session ran without it and
-    # did not ask for it: "" where it loads, else ORT's reason (``device_status``); absent where not tried.
-    device_status: dict[str, str] = field(default_factory=dict)
-
-
-def load_pipeline_observations(data: dict[str, Any]) -> PipelineObservations:
-    """Observations from ``codec.to_builtins(observations)`` (a recorded fixture); ``ValueError`` for another format."""
-    if data.get("format") != PIPELINE_FORMAT:
-        raise ValueError("not ortcopy-doctor pipeline observations")
-    if int(data.get("format_version", 0)) > PIPELINE_FORMAT_VERSION:
-        raise ValueError(f"pipeline observations format {data.get('format_version')} is newer than this ortcopy-doctor reads")
-    observations: PipelineObservations = codec.convert(data, PipelineObservations)
-    return observations
-
 
 # --- the report ------------------------------------------------------------------------------------------------------
-
-
-class HandOff(msgspec.Struct, frozen=True):
-    """Values of one producer output consumed as one input of a later call, aggregated over the run."""
-
-    producer: str  # session label
-    output: str
-    consumer: str
-    input: str
-    calls: int  # how many consuming calls
-    how: str
-    state: bool  # the same session: output of call k fed to call k+1
-    kind: str  # round_trip, possible_round_trip (state traced by equal bytes alone), device, host
-    d2h_bytes_per_call: Optional[int] = None
-    h2d_bytes_per_call: Optional[int] = None
-    basis: str = ""  # census, placement, prediction, assumed
-    census_d2h: Optional[int] = None  # consuming calls whose producing call's census shows the fetch copy
-    census_h2d: Optional[int] = None  # consuming calls whose census shows the feed copy
-    host_ms_between: Optional[float] = None  # median host time between the producing and the consuming call
-    message: str = ""
-    fix: str = ""
-    code: str = ""
-
-
-class HostEdge(msgspec.Struct, frozen=True):
-    """An input uploaded from host code (not traced to any session output) or an output downloaded at the end."""
-
-    session: str
-    tensor: str
-    direction: str
-    calls: int
-    bytes_per_call: Optional[int]
-    basis: str
-
-
-class StageRow(msgspec.Struct, frozen=True):
-    """One row of a pipeline's stage table: a host, inference or download stage, its calls and times."""
-
-    stage: str
-    kind: str  # host, inference, download
-    calls: int
-    median_ms: Optional[float]
-    total_ms: Optional[float]
-    note: str = ""
-    # ms per iteration of the iterations the table covers: the rows other than download add up to their mean time
-    per_iteration_ms: Optional[float] = None
-    site: str = ""  # inference: the program's code that made the call; host: the code of the call after it
-    before_site: str = ""  # host: the code of the call before it (file:function:line)
-
-
-class ShapeCall(msgspec.Struct, frozen=True):
-    """The first call of a session at an input shape, its time and the median of its later calls at that shape."""
-
-    session: str
-    shape: str  # each input's shape (1x3x960x544), in the order of the call's inputs
-    iteration: int  # 1-based; 0 for a call outside the loop (before or after it)
-    site: str
-    ms: float
-    later_median_ms: Optional[float]
-    later_calls: int
-    steady_median_ms: Optional[float] = None  # the session's calls that were no first call at their shape
-
-
-class Pipeline(msgspec.Struct, frozen=True):
-    """Sessions called in a repeating order: hand-offs, uploads, downloads, stage times and the code to fix them."""
-
-    sessions: list[str]
-    iterations: int
-    round_trips: list[HandOff]
-    state: list[HandOff]  # state carried between calls of one session (round trips, possible ones, kept on device)
-    on_device: list[HandOff]  # hand-offs between sessions kept on the device
-    host_hand_offs: list[HandOff]  # through host memory but no round trip (read or written on the host)
-    uploads: list[HostEdge]
-    downloads: list[HostEdge]
-    stages: list[StageRow]
-    iteration_ms: Optional[float]  # median wall time of one iteration (first session's call to the next)
-    code: str = ""
-    timing_note: str = ""  # what the times include (the CUPTI census, where it was taken)
-    # What running the hand-off code as printed next to plain run() showed (watch/handoff_check.py).
-    code_check: str = ""
-    # The loop (analysis/loops.py): each iteration starts at a call of `head` made at `head_site`; `stages` covers
-    # `stage_iterations` iterations (those after the first whose end is known; all of them where there are no such);
-    # the first iteration, the calls before the loop (warm-up) and after it, and the first call of each session at
-    # each input shape, apart.
-    head: str = ""
-    head_site: str = ""
-    stage_iterations: int = 0
-    first_iteration: list[StageRow] = field(default_factory=list)
-    first_iteration_ms: Optional[float] = None
-    before_loop: list[StageRow] = field(default_factory=list)
-    after_loop: list[StageRow] = field(default_factory=list)
-    new_shapes: list[ShapeCall] = field(default_factory=list)
-    # bytes copied host->device and device->host per iteration (mean over the iterations; the watch's per-call
-    # transfers, predicted for the device provider where none was active: bytes_predicted)
-    h2d_bytes_per_iteration: Optional[float] = None
-    d2h_bytes_per_iteration: Optional[float] = None
-    bytes_predicted: bool = False
-    largest_cost: str = ""  # the largest cost the report names a fix for (_largest_cost)
-
-
-class SessionSummary(msgspec.Struct, frozen=True):
-    """One session of the program in brief: providers, calls, placement source, census, user transfers."""
-
-    label: str
-    model: str
-    providers: list[str]
-    calls: int
-    placement: str
-    census: str
-    user_transfers: int
-
-
-class ProviderFinding(msgspec.Struct, frozen=True):
-    """A session that runs on the CPU although this onnxruntime has a device provider: where the program created
-    it, why it is not on the device, and what to change (``audit_providers``)."""
-
-    session: str
-    created_at: str  # file:function:line ("" where not recorded)
-    available: str  # the device provider this onnxruntime has (CUDAExecutionProvider first)
-    cause: str
-    fix: str
-
-    @property
-    def line(self) -> str:
-        """One line: the session, where it was created, and why it is not on the device."""
-        where = f" (created at {self.created_at})" if self.created_at else ""
-        return f"session {self.session}{where} runs on the CPU although {short(self.available)} is available: {self.cause}"
 
 
 def audit_providers(obs: PipelineObservations) -> list[ProviderFinding]:
@@ -360,97 +129,6 @@ def audit_providers(obs: PipelineObservations) -> list[ProviderFinding]:
         found.append(ProviderFinding(session=record.label, created_at=record.created_at, available=available,
                                      cause=cause, fix=fix))
     return found
-
-
-class PipelineReport(msgspec.Struct, frozen=True):
-    """What ``ortcopy-doctor run`` found: each session, each pipeline of sessions and its host round trips."""
-
-    program: list[str]
-    exit_code: int
-    ended_by: str
-    error: str
-    sessions: list[SessionSummary]
-    pipelines: list[Pipeline]
-    observed: list[str]
-    not_observed: list[str]
-    notes: list[str]
-    observations: Optional[PipelineObservations] = None
-    providers: list[ProviderFinding] = field(default_factory=list)  # sessions on the CPU though a device is available
-
-    # queries -------------------------------------------------------------------------------------------------------
-
-    @property
-    def round_trips(self) -> list[HandOff]:
-        """Every host round trip: between sessions and of state carried between calls."""
-        return [h for p in self.pipelines for h in p.round_trips + [s for s in p.state if s.kind == ROUND_TRIP]]
-
-    @property
-    def possible_round_trips(self) -> list[HandOff]:
-        """State that would make a host round trip, traced by equal bytes alone: not counted in ``round_trips``."""
-        return [s for p in self.pipelines for s in p.state if s.kind == POSSIBLE_ROUND_TRIP]
-
-    @property
-    def verdict(self) -> str:
-        """One line, led by the bytes that cross PCIe per iteration of each loop and the largest removable cost; then
-        how many host round trips between stages, or that there is none; and how many possible ones."""
-        n = len(self.round_trips)
-        calls = sum(p.iterations for p in self.pipelines)
-        if not self.sessions:
-            return "no onnxruntime session was created by the program"
-        possible = len(self.possible_round_trips)
-        maybe = (f"; {possible} possible state round trip(s), traced by equal bytes alone (not counted)"
-                 if possible else "")
-        parts: list[str] = []
-
-        def moved(p: Pipeline) -> float:
-            return (p.h2d_bytes_per_iteration or 0) + (p.d2h_bytes_per_iteration or 0)
-
-        for p in sorted(self.pipelines, key=moved, reverse=True):
-            loop = " → ".join(p.sessions)
-            if moved(p) > 0:
-                predicted = " (predicted for the device: no device provider was active)" if p.bytes_predicted else ""
-                parts.append(f"{fmt_bytes(int(moved(p)))} cross PCIe per iteration of {loop}{predicted}: "
-                             f"{fmt_bytes(int(p.h2d_bytes_per_iteration or 0))} up, "
-                             f"{fmt_bytes(int(p.d2h_bytes_per_iteration or 0))} down (mean of {p.iterations} "
-                             "iteration(s))")
-            if p.largest_cost:
-                parts.append(p.largest_cost)
-        if not any(moved(p) > 0 for p in self.pipelines):
-            parts.insert(0, "no bytes cross PCIe between host and device")
-        if n == 0:
-            parts.append(f"no host round trip between stages ({len(self.sessions)} session(s), {calls} iteration(s))")
-        else:
-            # the largest round trip, with its fix, is the largest removable cost named above
-            parts.append(f"{n} host round trip(s) between stages"
-                         + ("" if any(p.largest_cost for p in self.pipelines) else
-                            ": pass the OrtValues (or torch tensors via DLPack) instead"))
-        return "; ".join([f.line for f in self.providers] + parts) + maybe  # first: what predicted bytes are about
-
-    # output --------------------------------------------------------------------------------------------------------
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able: the fields with the round trips and the verdict, the observations last."""
-        data = codec.to_builtins(self)
-        data.pop("observations", None)
-        data["round_trips"] = codec.to_builtins(self.round_trips)
-        data["verdict"] = self.verdict
-        return {"format": PIPELINE_FORMAT + "-report", "format_version": PIPELINE_FORMAT_VERSION, **data,
-                "observations": None if self.observations is None else codec.to_builtins(self.observations)}
-
-    def to_json(self) -> str:
-        """``to_dict`` as indented JSON."""
-        return codec.to_json(self.to_dict())
-
-    def to_text(self) -> str:
-        """The report as plain text (``render_text``)."""
-        return render_text(self)
-
-    def to_html(self) -> str:
-        """The report as one HTML page (``render_html``)."""
-        return render_html(self)
-
-    def __str__(self) -> str:
-        return self.to_text()
 
 
 # --- analysis ----------------------------------------------------------------------------------------------------------
@@ -746,15 +424,6 @@ def _loop_indices(loop: Loop) -> list[int]:
     return found + [s.call for s in loop.after if s.kind == CALL]
 
 
-def short_site(site: str) -> str:
-    """``file:function:line`` with the file's folder left out (the JSON keeps the whole path)."""
-    path, sep, rest = site.rpartition(":")
-    path, sep2, function = path.rpartition(":")
-    if not sep or not sep2:
-        return site
-    return f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{function}:{rest}"
-
-
 def _rows(obs: PipelineObservations, summaries: list[StageSummary], with_downloads: bool) -> list[StageRow]:
     """Stage rows from analysis/loops.py's summaries: each call (``<model>: inference``, with its site where the
     session is called from more than one) and each host stretch (``host: between <site> and <site>``)."""
@@ -881,19 +550,6 @@ TIMING_UNDER_CENSUS = ("these times include the CUPTI census, which slows every 
 NEW_SHAPE_MIN_EXCESS_MS = 1.0
 
 
-def shape_message(s: ShapeCall) -> str:
-    """``first call of det.onnx at shape 1x3x960x544 (iteration 3): 980.000 ms, next calls median 10.000 ms``."""
-    where = f"iteration {s.iteration}" if s.iteration else "outside the loop"
-    if s.later_median_ms is not None:
-        later = f"next calls median {_fmt_ms(s.later_median_ms)} ms ({s.later_calls} call(s))"
-    elif s.steady_median_ms is not None:
-        later = (f"no later call at that shape; its calls at a shape seen before median {_fmt_ms(s.steady_median_ms)} "
-                 "ms")
-    else:
-        later = "no later call at that shape"
-    return f"first call of {s.session} at shape {s.shape} ({where}): {_fmt_ms(s.ms)} ms, {later}"
-
-
 def _largest_cost(p: Pipeline) -> str:
     """The largest cost the report can name a fix for: a round trip (bytes per iteration), else the first call at a
     new shape that took longest over the later calls at that shape, else the largest host<->device transfer."""
@@ -909,7 +565,7 @@ def _largest_cost(p: Pipeline) -> str:
     slow = [(s, s.ms - base) for s, base in baselines if base is not None and s.ms - base >= NEW_SHAPE_MIN_EXCESS_MS]
     if slow:
         s, extra = max(slow, key=lambda t: t[1])
-        return (f"largest removable cost: the {shape_message(s)}: {_fmt_ms(extra)} ms more; warm the session up at that shape before the loop, or "
+        return (f"largest removable cost: the {shape_message(s)}: {fmt_ms(extra)} ms more; warm the session up at that shape before the loop, or "
                 "feed shapes it has already run")
     edges = [(e, (e.bytes_per_call or 0) * e.calls / count) for e in p.uploads + p.downloads]
     edges = [(e, per) for e, per in edges if per > 0]
@@ -975,34 +631,6 @@ def _note(text: str) -> str:
 def _targets(variables: list[str]) -> str:
     """The left-hand side that unpacks a list into ``variables`` (``a,`` for one)."""
     return ", ".join(variables) + ("," if len(variables) == 1 else "")
-
-
-IoNames = tuple[list[str], list[str]]  # a session's input and output names, as the program called it
-
-
-class HandoffCode(msgspec.Struct, frozen=True):
-    """One block of hand-off code and the variables it uses, so that it can be run next to plain ``run()``
-    (watch/handoff_check.py): ``sessions`` label -> variable; ``given`` the variables the program provides
-    ("label|input|name" -> variable: its arrays; "label|initial|name" for a state's initial value); ``results`` the
-    variables the block leaves ("label|output|name" -> variable)."""
-
-    kind: str  # between, state
-    code: str
-    sessions: dict[str, str]
-    given: dict[str, str]
-    results: dict[str, str]
-    producer: str = ""
-    consumer: str = ""
-    pairs: list[tuple[str, str]] = field(default_factory=list)  # between: (output, input); state: (input, output)
-    stream: bool = False  # state: per-step inputs come from ``stream`` (else ``steps`` counts the steps)
-
-    @property
-    def block(self) -> str:
-        """Its name in ``PipelineObservations.code_checks``: ``state:cell.onnx (h_in<-h_out)``,
-        ``handoff:det.onnx->cls.onnx (features->features, boxes->rois)``."""
-        if self.kind == "state":
-            return f"state:{self.producer} ({', '.join(f'{i}<-{o}' for i, o in self.pairs)})"
-        return f"handoff:{self.producer}->{self.consumer} ({', '.join(f'{o}->{i}' for o, i in self.pairs)})"
 
 
 def handoff_code(h: HandOff, *, libraries: Sequence[str] = (), producer_io: Optional[IoNames] = None,
@@ -1247,202 +875,10 @@ def pipeline_blocks(pipeline: Pipeline, obs: PipelineObservations) -> list[Hando
     return blocks
 
 
-# --- rendering -------------------------------------------------------------------------------------------------------
-
-
-def _fmt_ms(v: Optional[float]) -> str:
-    return "-" if v is None else f"{v:.3f}"
-
-
-def render_text(report: PipelineReport) -> str:
-    """Plain text: the program and how it ended, the verdict, each session, each pipeline's edges and stages."""
-    program = " ".join(report.program)
-    ended = {"exit": f"exit code {report.exit_code}", "exception": f"raised ({report.error}), exit code {report.exit_code}",
-             "interrupt": f"interrupted (Ctrl-C), exit code {report.exit_code}",
-             "signal": f"killed by {report.error}, exit code {report.exit_code}"}.get(report.ended_by, report.ended_by)
-    lines = [f"ortcopy-doctor run: {program} -- {ended}", f"verdict: {report.verdict}"]
-    for finding in report.providers:
-        lines.append(f"  providers: {finding.line}")
-        lines.append(f"    fix: {finding.fix}")
-    for s in report.sessions:
-        lines.append(f"  session {s.label}: {s.calls} call(s) on {', '.join(short(p) for p in s.providers) or '?'}; "
-                     f"placement {s.placement}; census {s.census}")
-    lines += [f"  observed: {o}" for o in report.observed]
-    lines += [f"  not observed: {o}" for o in report.not_observed]
-    for n, p in enumerate(report.pipelines, 1):
-        lines.append("")
-        lines.append(f"pipeline {n}: {' → '.join(p.sessions)} ({_loop_words(p)})")
-        if p.h2d_bytes_per_iteration is not None:
-            lines.append(f"  bytes across PCIe per iteration: {_bytes_words(p)}")
-        if p.round_trips:
-            lines.append("  round trips between stages:")
-            for h in p.round_trips:
-                lines.append(f"    - {h.message} [{h.basis}]"
-                             + (f"; host time between: {_fmt_ms(h.host_ms_between)} ms/call" if h.host_ms_between is not None else ""))
-                lines.append(f"      fix: {h.fix}")
-        if p.state:
-            lines.append("  state carried between calls:")
-            for h in p.state:
-                lines.append(f"    - {h.message} [{h.basis}]")
-                if h.fix:
-                    lines.append(f"      fix: {h.fix}")
-        for h in p.on_device:
-            lines.append(f"  kept on the device: {h.message}")
-        for h in p.host_hand_offs:
-            lines.append(f"  host hand-off: {h.message}")
-        for e in p.uploads:
-            lines.append(f"  upload from host code: input `{e.tensor}` of {e.session}, {fmt_bytes(e.bytes_per_call)}/call, "
-                         f"{e.calls} call(s) [{e.basis}]")
-        for e in p.downloads:
-            lines.append(f"  download to host code: output `{e.tensor}` of {e.session}, {fmt_bytes(e.bytes_per_call)}/call, "
-                         f"{e.calls} call(s) [{e.basis}]")
-        if p.before_loop:
-            lines.append("  before the loop (warm-up, initialisation), ms:")
-            lines += _text_table(p.before_loop, per_iteration=False)
-        if p.first_iteration:
-            lines.append(f"  first iteration, shown apart: {_fmt_ms(p.first_iteration_ms)} ms")
-            lines += _text_table(p.first_iteration, per_iteration=False)
-        if p.new_shapes:
-            lines.append("  first call of each session at each input shape:")
-            shown = sorted(p.new_shapes, key=lambda c: -c.ms)[:NEW_SHAPES_SHOWN]
-            lines += [f"    - {shape_message(c)}" for c in sorted(shown, key=p.new_shapes.index)]
-            if len(p.new_shapes) > len(shown):
-                lines.append(f"    ({len(p.new_shapes) - len(shown)} more in the JSON report, each faster)")
-        lines.append(f"  stage table ({_table_words(p)}; median ms per call, measured in this run):")
-        if p.timing_note:
-            lines.append(f"    ({p.timing_note})")
-        lines += _text_table(p.stages, per_iteration=True)
-        if p.after_loop:
-            lines.append("  after the loop, ms:")
-            lines += _text_table(p.after_loop, per_iteration=False)
-        if p.code:
-            lines.append("  code for the hand-offs:")
-            lines += ["    " + line for line in p.code.splitlines()]
-        if p.code_check:
-            lines.append(f"  {p.code_check}")
-    lines += [f"note: {n}" for n in report.notes]
-    # names from the models and the program are untrusted: every line escaped (control characters, line breaks,
-    # bidi overrides), so a name cannot clear the terminal or forge a line
-    return "\n".join(safe(line) for line in lines)
-
-
-NEW_SHAPES_SHOWN = 8  # first calls at a shape the text shows (the slowest); the JSON has them all
-
-
-def _loop_words(p: Pipeline) -> str:
-    """``10 iteration(s) of the loop, each starting at det.onnx called at ocr.py:main:23, 12.000 ms each``."""
-    words = f"{p.iterations} iteration(s) of the loop"
-    if p.head:
-        words += f", each starting at {p.head}" + (f" called at {short_site(p.head_site)}" if p.head_site else "")
-    if p.iteration_ms is not None:
-        words += f", {_fmt_ms(p.iteration_ms)} ms each (median)"
-    return words
-
-
-def _bytes_words(p: Pipeline) -> str:
-    up, down = p.h2d_bytes_per_iteration or 0, p.d2h_bytes_per_iteration or 0
-    return (f"{fmt_bytes(int(up + down))} ({fmt_bytes(int(up))} host→device, {fmt_bytes(int(down))} device→host; "
-            f"mean of {p.iterations} iteration(s)"
-            + ("; predicted for the device: no device provider was active)" if p.bytes_predicted else ")"))
-
-
-def _table_words(p: Pipeline) -> str:
-    if p.first_iteration:
-        return (f"{p.stage_iterations} iteration(s) after the first, whose end is known; the rows but download add "
-                "up to their time")
-    return f"all {p.stage_iterations} iteration(s)"
-
-
-def _text_table(rows: list[StageRow], per_iteration: bool) -> list[str]:
-    width = max((len(r.stage) for r in rows), default=10)
-    head = f"    {'stage':<{width}}  {'ms/call':>9}  {'calls':>6}  {'total ms':>10}"
-    lines = [head + (f"  {'ms/iter':>9}" if per_iteration else "")]
-    for r in rows:
-        line = f"    {r.stage:<{width}}  {_fmt_ms(r.median_ms):>9}  {r.calls:>6}  {_fmt_ms(r.total_ms):>10}"
-        if per_iteration:
-            line += f"  {_fmt_ms(r.per_iteration_ms):>9}"
-        lines.append(line + (f"  ({r.note})" if r.median_ms is None and r.note else ""))
-    return lines
-
-
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}
-td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}td.n{text-align:right}
-.rt{color:#a00}.ok{color:#070}pre{background:#f4f4f4;padding:1em;overflow-x:auto}code{background:#f4f4f4}
-.long{overflow-wrap:anywhere}"""
-
-
-def render_html(report: PipelineReport) -> str:
-    """One self-contained HTML page (no network references); every name is escaped, and breaks at its separators
-    (``breakable``, as in the check report) so that a long model or tensor name wraps instead of widening the page."""
-    from ortcopy_doctor.render.html import breakable as b  # jinja2 loads only where a page is written
-
-    e = html_lib.escape
-    out = ["<!doctype html><html><head><meta charset='utf-8'><title>ortcopy-doctor run</title>",
-           f"<style>{_CSS}</style></head><body>",
-           f"<h1>ortcopy-doctor run</h1><p><code>{b(' '.join(report.program))}</code> &mdash; ended by {e(report.ended_by)}, "
-           f"exit code {report.exit_code}</p>",
-           f"<p class='{'rt' if report.round_trips else 'ok'}'><b>{b(report.verdict)}</b></p>",
-           *([("<h2>Providers</h2><ul>" + "".join(f"<li>{b(f.line)}<br>fix: {b(f.fix)}</li>" for f in report.providers)
-               + "</ul>")] if report.providers else []),
-           "<h2>Sessions</h2><table><tr><th>session</th><th>providers</th><th>calls</th><th>placement</th><th>census</th></tr>"]
-    for s in report.sessions:
-        out.append(f"<tr><td>{b(s.label)}</td><td>{e(', '.join(short(p) for p in s.providers))}</td><td class='n'>{s.calls}</td>"
-                   f"<td>{b(s.placement)}</td><td>{b(s.census)}</td></tr>")
-    out.append("</table><ul>")
-    out += [f"<li>observed: {b(o)}</li>" for o in report.observed]
-    out += [f"<li>not observed: {b(o)}</li>" for o in report.not_observed]
-    out.append("</ul>")
-    for n, p in enumerate(report.pipelines, 1):
-        out.append(f"<h2>Pipeline {n}: {b(' → '.join(p.sessions))}</h2><p>{b(_loop_words(p))}</p>")
-        if p.h2d_bytes_per_iteration is not None:
-            out.append(f"<p>bytes across PCIe per iteration: {b(_bytes_words(p))}</p>")
-        items = [("rt", h.message + f" [{h.basis}]", h.fix) for h in p.round_trips]
-        items += [({ROUND_TRIP: "rt", POSSIBLE_ROUND_TRIP: ""}.get(h.kind, "ok"), h.message + f" [{h.basis}]", h.fix)
-                  for h in p.state]
-        items += [("ok", h.message, "") for h in p.on_device]
-        items += [("", h.message, "") for h in p.host_hand_offs]
-        if items:
-            out.append("<h3>Hand-offs between stages</h3><ul>")
-            for cls, message, fix in items:
-                out.append(f"<li class='{cls}'>{b(message)}" + (f"<br>fix: {b(fix)}" if fix else "") + "</li>")
-            out.append("</ul>")
-        if p.before_loop:
-            out.append("<h3>Before the loop (warm-up, initialisation)</h3>")
-            out += _html_table(p.before_loop, b, per_iteration=False)
-        if p.first_iteration:
-            out.append(f"<h3>First iteration, shown apart: {_fmt_ms(p.first_iteration_ms)} ms</h3>")
-            out += _html_table(p.first_iteration, b, per_iteration=False)
-        if p.new_shapes:
-            out.append("<h3>First call of each session at each input shape</h3><ul>")
-            out += [f"<li>{b(shape_message(c))}</li>" for c in p.new_shapes]
-            out.append("</ul>")
-        out.append(f"<h3>Stage table</h3><p>{b(_table_words(p))}</p>")
-        if p.timing_note:
-            out.append(f"<p>{e(p.timing_note)}</p>")
-        out += _html_table(p.stages, b, per_iteration=True)
-        if p.after_loop:
-            out.append("<h3>After the loop</h3>")
-            out += _html_table(p.after_loop, b, per_iteration=False)
-        if p.code:
-            out.append(f"<h3>Code for the hand-offs</h3><pre>{e(p.code)}</pre>")
-        if p.code_check:
-            out.append(f"<p class=\"muted\">{e(p.code_check)}</p>")
-    out += [f"<p>note: {b(n)}</p>" for n in report.notes]
-    out.append("</body></html>")
-    return "\n".join(out)
-
-
-def _html_table(rows: list[StageRow], b: Any, per_iteration: bool) -> list[str]:
-    extra = "<th>ms/iteration</th>" if per_iteration else ""
-    out = [f"<table><tr><th>stage</th><th>ms/call (median)</th><th>calls</th><th>total ms</th>{extra}<th>what</th></tr>"]
-    for r in rows:
-        cell = f"<td class='n'>{_fmt_ms(r.per_iteration_ms)}</td>" if per_iteration else ""
-        out.append(f"<tr><td>{b(r.stage)}</td><td class='n'>{_fmt_ms(r.median_ms)}</td><td class='n'>{r.calls}</td>"
-                   f"<td class='n'>{_fmt_ms(r.total_ms)}</td>{cell}<td>{b(r.note)}</td></tr>")
-    out.append("</table>")
-    return out
-
-
-__all__ = ["Download", "HandOff", "HostEdge", "Pipeline", "PipelineCall", "PipelineObservations", "PipelineReport",
-           "SessionRecord", "ShapeCall", "StageRow", "ValueInfo", "ValueLink", "analyse_pipeline", "handoff_code",
-           "load_pipeline_observations", "pipeline_code", "POSSIBLE_ROUND_TRIP", "ROUND_TRIP"]
+__all__ = ["DEVICE", "Download", "HOST", "HOST_KINDS", "HOW_DOWNLOAD", "HOW_HASH", "HOW_OBJECT", "HOW_POINTER",
+           "HOW_VIEW", "HandOff", "HandoffCode", "HostEdge", "IoNames", "PIPELINE_FORMAT", "PIPELINE_FORMAT_VERSION",
+           "POSSIBLE_ROUND_TRIP", "Pipeline", "PipelineCall", "PipelineObservations", "PipelineReport",
+           "ProviderFinding", "ROUND_TRIP", "SessionRecord", "SessionSummary", "ShapeCall", "StageRow", "ValueInfo",
+           "ValueLink", "analyse_pipeline", "audit_providers", "code_offered", "fmt_ms", "handoff_block",
+           "handoff_code", "load_pipeline_observations", "pipeline_blocks", "pipeline_code", "pipeline_code_check",
+           "shape_message", "short_site"]

@@ -31,7 +31,7 @@ from msgspec import field
 from pathlib import Path
 from typing import Any, Optional
 
-from ortcopy_doctor.watch.pipeline import (
+from ortcopy_doctor.model.pipeline import (
     HOW_DOWNLOAD,
     HOW_HASH,
     HOW_OBJECT,
@@ -44,8 +44,8 @@ from ortcopy_doctor.watch.pipeline import (
     SessionRecord,
     ValueInfo,
     ValueLink,
-    analyse_pipeline,
 )
+from ortcopy_doctor.watch.pipeline import analyse_pipeline
 from ortcopy_doctor.watch.recorder import _INFO_ATTR, Watch, _Instrumentation, _ortvalue_nbytes
 from ortcopy_doctor.model.errors import EnvironmentProblem
 
@@ -825,7 +825,7 @@ def _run_child_in(folder: str, target: Target, census: bool) -> tuple[PipelineOb
 
     from ortcopy_doctor.watch.handover import MODELS, STARTED
     from ortcopy_doctor.watch.forwarding import call_forwarding
-    from ortcopy_doctor.watch.pipeline import load_pipeline_observations
+    from ortcopy_doctor.model.pipeline import load_pipeline_observations
 
     out = os.path.join(folder, "observations.json")
     interpreter = target.interpreter or sys.executable

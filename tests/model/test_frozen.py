@@ -24,12 +24,12 @@ PACKAGE = REPO / "ortcopy_doctor"
 
 # module path (under ortcopy_doctor/) and class -> why it is filled after it is built
 MUTABLE = {
-    ("watch/observations.py", "WatchObservations"): "recorder state: filled while the watched calls run",
-    ("watch/observations.py", "CallObservation"): "recorder state: one watched call, completed when it returns",
-    ("watch/observations.py", "TensorUse"): "recorder state: how a tensor was bound, updated by later bind_* calls",
-    ("watch/pipeline.py", "PipelineObservations"): "recorder state: filled while the watched program runs",
-    ("watch/pipeline.py", "PipelineCall"): "recorder state: one call, completed when it returns",
-    ("watch/pipeline.py", "ValueInfo"): "recorder state: linked to the value that later feeds another session",
+    ("model/watch.py", "WatchObservations"): "recorder state: filled while the watched calls run",
+    ("model/watch.py", "CallObservation"): "recorder state: one watched call, completed when it returns",
+    ("model/watch.py", "TensorUse"): "recorder state: how a tensor was bound, updated by later bind_* calls",
+    ("model/pipeline.py", "PipelineObservations"): "recorder state: filled while the watched program runs",
+    ("model/pipeline.py", "PipelineCall"): "recorder state: one call, completed when it returns",
+    ("model/pipeline.py", "ValueInfo"): "recorder state: linked to the value that later feeds another session",
     ("watch/recorder.py", "_Instrumentation"): "recorder state of one instrumented session",
     ("watch/recorder.py", "_BindingState"): "recorder state of one IOBinding",
     ("watch/program.py", "_Produced"): "recorder state: an output, aliased when it is passed on",

@@ -441,7 +441,7 @@ def test_pipeline_page_with_long_names_fits_the_screen(tmp_path):
     from render_helpers import TESTS
 
     from ortcopy_doctor.watch.pipeline import analyse_pipeline, load_pipeline_observations
-    from ortcopy_doctor.watch.pipeline import render_html as render_pipeline_html
+    from ortcopy_doctor.render.pipeline import render_pipeline_html
 
     with gzip.open(TESTS / "fixtures" / "pipelines" / "detect_crop_classify.json.gz", "rt", encoding="utf-8") as f:
         observations = json.load(f)["report"]["observations"]

@@ -58,6 +58,7 @@ def _expected(name: str, kind: str) -> Callable[[Any], str]:
     """What the renderer a format wraps writes of a report of ``kind``."""
     from ortcopy_doctor.render.diff import render_diff_html, render_diff_text
     from ortcopy_doctor.render.html import render_html
+    from ortcopy_doctor.render.pipeline import render_pipeline_html, render_pipeline_text
     from ortcopy_doctor.render.sarif import render_sarif
     from ortcopy_doctor.render.text import render_text
     from ortcopy_doctor.render.trace import render_trace
@@ -65,12 +66,12 @@ def _expected(name: str, kind: str) -> Callable[[Any], str]:
     return {
         ("text", CHECK): lambda r: render_text(r, 120),
         ("text", DIFF): render_diff_text,
-        ("text", RUN): lambda r: r.to_text(),
+        ("text", RUN): render_pipeline_text,
         ("json", CHECK): lambda r: r.to_json(),
         ("json", RUN): lambda r: r.to_json(),
         ("html", CHECK): render_html,
         ("html", DIFF): render_diff_html,
-        ("html", RUN): lambda r: r.to_html(),
+        ("html", RUN): render_pipeline_html,
         ("sarif", CHECK): lambda r: render_sarif(r, (), Path.cwd()),
         ("trace", CHECK): render_trace,
     }[(name, kind)]

@@ -33,6 +33,7 @@ from ortcopy_doctor.watch.pipeline import (
     analyse_pipeline,
     load_pipeline_observations,
 )
+from ortcopy_doctor.render.pipeline import render_pipeline_text
 from ortcopy_doctor.watch.program import run_program
 from render_helpers import TESTS
 
@@ -277,7 +278,7 @@ def test_first_call_at_a_new_shape_is_listed_apart():
     (pipeline,) = analyse_pipeline(_two_sessions(linked=False)).pipelines
     assert [(s.session, s.shape, s.iteration, s.ms, s.later_median_ms, s.later_calls) for s in pipeline.new_shapes] == [
         ("a.onnx", "1x4", 1, 3.0, 3.0, 1), ("b.onnx", "?", 1, 5.0, 5.0, 3), ("a.onnx", "1x8", 3, 3.0, 3.0, 1)]
-    text = analyse_pipeline(_two_sessions(linked=False)).to_text()
+    text = render_pipeline_text(analyse_pipeline(_two_sessions(linked=False)))
     assert "    - first call of a.onnx at shape 1x8 (iteration 3): 3.000 ms, next calls median 3.000 ms (1 call(s))" \
         in text
 
@@ -443,7 +444,7 @@ def test_ocr_new_input_shape_in_iteration_3_is_a_first_call_at_a_shape(ocr):
     new = pipeline.new_shapes[-1]
     assert (new.later_median_ms, new.steady_median_ms is not None) == (None, True)  # compared with det's other calls
     assert (f"first call of det.onnx at shape 1x3x64x48 (iteration 3): {new.ms:.3f} ms, no later call at that shape; "
-            f"its calls at a shape seen before median {new.steady_median_ms:.3f} ms") in report.to_text()
+            f"its calls at a shape seen before median {new.steady_median_ms:.3f} ms") in render_pipeline_text(report)
 
 
 def test_ocr_verdict_leads_with_the_bytes_each_iteration_moves(ocr):
@@ -472,7 +473,7 @@ def test_ocr_report_json_replays_to_the_same_loop(ocr):
 
 def test_ocr_text_shows_each_part_of_the_loop_apart(ocr):
     report, script = ocr
-    text = report.to_text()
+    text = render_pipeline_text(report)
     det = f"ocr.py:detect:{_line(script, 'det.run')}"
     assert (f"pipeline 1: det.onnx → cls.onnx → rec.onnx (6 iteration(s) of the loop, each starting at det.onnx called "
             f"at {det}, ") in text

@@ -19,6 +19,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
+from ortcopy_doctor.render.pipeline import render_pipeline_text
 from ortcopy_doctor.watch.pipeline import HandOff, handoff_code
 from ortcopy_doctor.watch.program import run_program
 
@@ -419,7 +420,7 @@ def test_the_terminal_text_escapes_names_that_would_clear_the_screen_or_forge_a_
     script.write_text(_PROGRAM.format(name=ESCAPES, other=OTHER_IN, step=STEP_IN, **models))
     report, code = run_program(["python", str(script)])
     assert code == 0
-    text = report.to_text()
+    text = render_pipeline_text(report)
     assert all(line.isprintable() for line in text.splitlines())
     assert not any(line.startswith("error: fake line") for line in text.splitlines())
     assert "feat\\x1b[2J\\x1b[31mFORGED\\nerror: fake line\\u202e" in text

@@ -128,12 +128,13 @@ def test_another_interpreter_runs_in_a_child():
 
 
 def test_html_escapes_names_from_the_program(tmp_path):
+    from ortcopy_doctor.render.pipeline import render_pipeline_html
     from ortcopy_doctor.watch.pipeline import PipelineReport, SessionSummary
 
     report = PipelineReport(program=["python", "<script>.py"], exit_code=0, ended_by="exit", error="",
                             sessions=[SessionSummary("<img src=x>.onnx", "", ["CPUExecutionProvider"], 1, "host_only",
                                                      "not taken", 0)],
                             pipelines=[], observed=[], not_observed=[], notes=[])
-    page = report.to_html()
+    page = render_pipeline_html(report)
     assert "<img src=x>" not in page and "&lt;img src=x&gt;.onnx" in page
     assert "<script>" not in page
