@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ortcopy_doctor.api import CheckOptions, Report, analyse, check, load_report
     from ortcopy_doctor.render.html import render_html
     from ortcopy_doctor.render.text import render_text
+    from ortcopy_doctor.render.watch import render_watch_text
     from ortcopy_doctor.watch import WatchReport, instrumented_session, pytest_watch, watch, watch_fixture
 
 # ``ortcopy_doctor.watch`` is the function ``watch(session)``, and ``ortcopy_doctor/watch/`` a subpackage of the
@@ -26,7 +27,7 @@ del globals()["watch"]
 # The public names are imported on first use (PEP 562): `check` loads numpy, onnx and onnxruntime, and
 # `ortcopy-doctor --help` should not.
 _LAZY = {"CheckOptions": ".api", "Report": ".api", "analyse": ".api", "check": ".api", "load_report": ".api",
-         "render_html": ".render.html", "render_text": ".render.text",
+         "render_html": ".render.html", "render_text": ".render.text", "render_watch_text": ".render.watch",
          "WatchReport": ".watch", "instrumented_session": ".watch", "pytest_watch": ".watch", "watch": ".watch",
          "watch_fixture": ".watch"}
 
@@ -46,4 +47,4 @@ def __dir__() -> list[str]:
 
 
 __all__ = ["CheckOptions", "Report", "WatchReport", "__version__", "analyse", "check", "instrumented_session",
-           "load_report", "pytest_watch", "render_html", "render_text", "watch", "watch_fixture"]
+           "load_report", "pytest_watch", "render_html", "render_text", "render_watch_text", "watch", "watch_fixture"]
