@@ -279,7 +279,8 @@ class ProviderFinding(msgspec.Struct, frozen=True):
 
 
 class PipelineReport(msgspec.Struct, frozen=True):
-    """What ``ortcopy-doctor run`` found: each session, each pipeline of sessions and its host round trips."""
+    """What ``ortcopy-doctor run`` found: each session, each pipeline of sessions and its host round trips (its text
+    and HTML: ``render.pipeline``; its JSON: ``to_json``)."""
 
     program: list[str]
     exit_code: int

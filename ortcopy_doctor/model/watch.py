@@ -277,7 +277,8 @@ class CallReport(msgspec.Struct, frozen=True):
 
 
 class WatchReport(msgspec.Struct, frozen=True):
-    """What the watched calls moved between host and device, and what to change in the calling code."""
+    """What the watched calls moved between host and device, and what to change in the calling code (its text:
+    ``render.watch.render_watch_text``; its JSON: ``to_json``)."""
 
     calls: list[CallReport]
     providers: list[str]
