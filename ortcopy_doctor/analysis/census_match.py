@@ -28,7 +28,7 @@ from ortcopy_doctor.model.evidence import Evidence
 from ortcopy_doctor.knowledge.providers import is_device
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.analysis.attribution import AttributedTransfer, CensusReport
+    from ortcopy_doctor.model.attribution import AttributedTransfer, CensusReport
 
 UNEXPLAINED_KIND = UNEXPLAINED
 _PER_RUN_KINDS = (FEED, FETCH, MEMCPY_NODE, IN_KERNEL)

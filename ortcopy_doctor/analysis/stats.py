@@ -30,7 +30,9 @@ from typing import Any
 
 import numpy as np
 
-LEVEL = 0.95
+from ortcopy_doctor.model.report import CI_LEVEL
+
+LEVEL = CI_LEVEL
 SEED = 20240611
 RESAMPLES = 2000
 TARGET = 0.03  # stop when every interval is within ±3% of its ratio

@@ -1,5 +1,6 @@
-"""The closed sets of names every layer uses: kinds of copy, directions, census classes, and the closed sets of the
-evidence (its mode, where a feed came from, the binding measurement's status): strings in the JSON.
+"""The closed sets of names every layer uses: kinds of copy, directions, census classes, the closed sets of the
+evidence (its mode, where a feed came from, the binding measurement's status) and of the report (where a tensor is
+bound): strings in the JSON.
 
 Each set is an enum of ``Word``: a ``str`` that equals, hashes, prints and formats as its JSON value on every Python
 version (``CopyKind.FEED == "feed"``, ``f"{CopyKind.FEED}" == "feed"``), so dict keys, comparisons with plain strings
@@ -133,6 +134,14 @@ class Role(Word):
     OUTPUT = "output"
 
 
+class BindingPlace(Word):
+    """Where an input or output should live for IO binding (``BindingEntry.place``)."""
+
+    DEVICE = "device"
+    HOST = "host"
+    UNBOUND = "unbound"  # a sequence or map: it cannot be bound
+
+
 def same_name(a: str, b: str) -> bool:
     """Whether two names are the same string: a ``CopyKind`` and a ``CensusClass`` (``FEED`` of each), or either and
     a plain ``str``. ``==`` says the same at run time; this says to the type checker that two sets are compared."""
@@ -160,7 +169,8 @@ UNEXPLAINED = CopyKind.UNEXPLAINED
 
 MEMCPY_OPS = (MemcpyOp.TO_HOST, MemcpyOp.FROM_HOST)
 
-__all__ = ["BETWEEN_NODES", "CENSUS_CLASSES", "CODE_BLOCK_LABELS", "COPY_KINDS", "CensusClass", "CodeCheckStatus", "CopyKind", "DEVICE_TO_DEVICE",
-           "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "HOST_DEVICE",
-           "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "MemcpyOp", "OTHER_COPY", "OUTSIDE",
-           "Role", "StateBasis", "UNEXPLAINED", "ValueKind", "Word", "same_name"]
+__all__ = ["BETWEEN_NODES", "BindingPlace", "CENSUS_CLASSES", "CODE_BLOCK_LABELS", "COPY_KINDS",
+           "CensusClass", "CodeCheckStatus", "CopyKind", "DEVICE_TO_DEVICE", "DEVICE_TO_HOST",
+           "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "HOST_DEVICE", "HOST_TO_DEVICE", "IN_KERNEL",
+           "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "MemcpyOp", "OTHER_COPY", "OUTSIDE", "Role", "StateBasis",
+           "UNEXPLAINED", "ValueKind", "Word", "same_name"]

@@ -37,7 +37,7 @@ from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL, StatedOnce
 if TYPE_CHECKING:
     from ortcopy_doctor.model.evidence import RuntimeNode
     from ortcopy_doctor.model.findings import Finding
-    from ortcopy_doctor.report.core import Report
+    from ortcopy_doctor.model.report import Report
 
 TEMPLATE = "report.html.j2"
 

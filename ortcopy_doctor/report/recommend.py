@@ -22,10 +22,8 @@ left on the table (``--fail-on-gain``).
 
 from __future__ import annotations
 
-import msgspec
-from msgspec import field
 from msgspec.structs import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ortcopy_doctor.report.variants import (
     SHORT_LABELS,
@@ -41,72 +39,17 @@ from ortcopy_doctor.report.variants import (
 from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND
 from ortcopy_doctor.model.evidence import BindingMeasurement, VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.analysis.stats import LEVEL, RatioCI
+from ortcopy_doctor.analysis.stats import RatioCI
+# The recommendation's types live in model/report.py; named here too, where the public API and older code import them.
+from ortcopy_doctor.model.report import Advice as Advice, VariantAdvice as VariantAdvice
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.report.core import Report
+    from ortcopy_doctor.model.report import Report
 
 CANDIDATES = ("plan", "all_device", "cuda_graph")
 LEGACY_CANDIDATES = ("plan", "cuda_graph")
 HEAD_LABELS = {"plain": "plain run()", "plan": "the binding plan", "all_device": "everything bound on the device",
                "cuda_graph": "the CUDA graph"}
-
-
-class VariantAdvice(msgspec.Struct, frozen=True):
-    """One measured variant as the recommendation shows it: median, speed-up over plain run() and what it needs."""
-
-    variant: str
-    label: str
-    ran: bool
-    runs: int = 0
-    skipped_reason: str = ""
-    median_ms: float | None = None
-    median_ci_low_ms: float | None = None
-    median_ci_high_ms: float | None = None
-    speedup: float | None = None  # median(plain) / median(variant); above 1 is faster
-    speedup_ci_low: float | None = None
-    speedup_ci_high: float | None = None
-    verdict: str = ""  # baseline, faster, slower, within_noise, not_run, not_compared
-    gpu_median_ms: float | None = None
-    gpu_speedup: float | None = None
-    gpu_speedup_ci_low: float | None = None
-    gpu_speedup_ci_high: float | None = None
-    copies_per_run: int | None = None  # host<->device transfers of one call (census or promised)
-    bytes_per_run: int | None = None
-    needs: list[str] = field(default_factory=list)  # what the caller must do to get this variant's gain
-
-
-class Advice(msgspec.Struct, frozen=True):
-    """The recommendation: the variant to use, why, its measured gain and the code."""
-
-    status: str  # measured, not_measured
-    recommended: str = ""  # plain, plan, cuda_graph ("" where not measured)
-    recommended_label: str = ""
-    reason: str = ""
-    headline: str = ""  # the line under the verdict
-    current_ms: float | None = None  # plain run()'s median
-    best_ms: float | None = None  # the recommended variant's median
-    speedup: float | None = None
-    speedup_ci_low: float | None = None
-    speedup_ci_high: float | None = None
-    ci_level: float = LEVEL
-    ci_method: str = ""  # bootstrap_paired, bootstrap, summary
-    copies_removed: int | None = None
-    bytes_removed: int | None = None
-    needs: list[str] = field(default_factory=list)
-    cuda_graph_ready: bool = False
-    cuda_graph_blockers: list[str] = field(default_factory=list)
-    cuda_graph_vs_plan: str = ""  # faster, slower, within_noise, not_compared ("" where the graph did not run)
-    host_jitter: str = ""  # whether the GPU clock (CUDA events) confirms the difference
-    code: str = ""  # the recommended code: the plan's, everything bound's or the CUDA graph's ("" for plain run())
-    code_check: str = ""  # what running that code next to plain run() showed (analysis/binding.code_verdict)
-    notes: list[str] = field(default_factory=list)
-    runs: int = 0
-    stop_reason: str = ""
-    variants: list[VariantAdvice] = field(default_factory=list)
-    # The lower bound of the recommended variant's speed-up (None where it is plain run() or not measured): what
-    # --fail-on-gain judges. Set by ``advise``.
-    gain_left: float | None = None
 
 
 def _transfers(v: VariantTiming | None) -> tuple[int | None, int | None]:

@@ -12,7 +12,8 @@ import math
 from ortcopy_doctor.analysis.copies import GraphView, declared_size
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import IN_KERNEL, MEMCPY_NODE
-from ortcopy_doctor.analysis.binding import DEVICE, HOST, UNBOUND, BindingPlan
+from ortcopy_doctor.analysis.binding import DEVICE, HOST, UNBOUND
+from ortcopy_doctor.model.binding import BindingPlan
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, VariantTiming
 from ortcopy_doctor.knowledge.providers import CPU, is_device
 from ortcopy_doctor.analysis.stats import RatioCI, median_ci, ratio_ci, summary_ratio_ci
