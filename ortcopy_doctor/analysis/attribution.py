@@ -36,12 +36,14 @@ from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import (
     BETWEEN_NODES,
     CENSUS_CLASSES,
+    CensusCheck,
     CensusClass,
     DEVICE_TO_DEVICE,
     HOST_DEVICE,
     MEMCPY_OPS,
     OTHER_COPY,
     OUTSIDE,
+    PlacedBy,
     UNEXPLAINED,
     same_name,
 )
@@ -234,7 +236,8 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
 
     transfers: list[AttributedTransfer] = []
     for record in sorted(records, key=lambda r: (r.api_start_ns if r.api_start_ns is not None else r.start_ns)):
-        issued, placed_by = (record.api_start_ns, "api") if record.api_start_ns is not None else (record.start_ns, "device")
+        issued, placed_by = ((record.api_start_ns, PlacedBy.API) if record.api_start_ns is not None
+                             else (record.start_ns, PlacedBy.DEVICE))
         at = to_profile_us(issued, offset, profiling_start_ns)
         place = _place(at, runs, nodes_by_run)
         kind, node, op_type = place.kind, "", ""
@@ -476,7 +479,7 @@ def _checks(transfers: list[AttributedTransfer], traced_runs: list[int], node_ev
         for event in sorted((e for e in node_events if e.run == run and e.op_type in MEMCPY_OPS), key=lambda e: e.ts_us):
             observed = memcpy_bytes.get(event.name, 0)
             checks.append(ConsistencyCheck(
-                "memcpy_node_bytes", event.name, run, event.output_bytes, observed, observed == event.output_bytes,
+                CensusCheck.MEMCPY_NODE_BYTES, event.name, run, event.output_bytes, observed, observed == event.output_bytes,
                 f"{event.op_type} '{event.name}': profile output_size {event.output_bytes} B, traced {observed} B"))
         # Feeds: the bytes copied for each input consumed on the device == the size of the array fed.
         for copy in (c for c in copies if c.kind == FEED):
@@ -484,17 +487,17 @@ def _checks(transfers: list[AttributedTransfer], traced_runs: list[int], node_ev
             observed = sum(t.bytes for t in in_run if t.kind == CensusClass.FEED and t.tensor == copy.tensor
                            and t.confirms == CONFIRMS[FEED])
             checks.append(ConsistencyCheck(
-                "feed_bytes", copy.tensor, run, expected, observed, observed == expected,
+                CensusCheck.FEED_BYTES, copy.tensor, run, expected, observed, observed == expected,
                 f"input '{copy.tensor}': fed {expected} B, traced {observed} B host→device before the first node"))
         for t in in_run:
             if t.kind == CensusClass.FEED and t.unexplained:
                 what = (f"input '{t.tensor}', which the analysis expected to stay where it was fed" if t.tensor
                         else "no input tensor")
                 checks.append(ConsistencyCheck(
-                    "feed_bytes", t.tensor or "(feed phase)", run, None, t.bytes, False,
+                    CensusCheck.FEED_BYTES, t.tensor or "(feed phase)", run, None, t.bytes, False,
                     f"a {t.bytes} B {'host→device' if t.direction == 'host_to_device' else 'device→host'} copy "
                     f"before the first node has the size of {what}"))
-        for kind, name in ((FETCH, "fetch_bytes"), (IN_KERNEL, "in_kernel_bytes")):
+        for kind, name in ((FETCH, CensusCheck.FETCH_BYTES), (IN_KERNEL, CensusCheck.IN_KERNEL_BYTES)):
             for copy in (c for c in copies if c.kind == kind and c.bytes_per_run is not None):
                 mine = [t for t in in_run if same_name(t.kind, kind) and t.confirms != UNEXPLAINED
                         and (t.tensor == copy.tensor if kind == FETCH else t.node == copy.node)]

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ortcopy_doctor.model.report import CI_LEVEL
+from ortcopy_doctor.model.vocabulary import VariantVerdict
 
 LEVEL = CI_LEVEL
 SEED = 20240611
@@ -51,13 +52,13 @@ class RatioCI(msgspec.Struct, frozen=True):
     level: float = LEVEL
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> VariantVerdict:
         """faster, slower or within_noise: ``other`` against ``base``, by whether the interval excludes 1."""
         if self.low > 1.0:
-            return "faster"
+            return VariantVerdict.FASTER
         if self.high < 1.0:
-            return "slower"
-        return "within_noise"
+            return VariantVerdict.SLOWER
+        return VariantVerdict.WITHIN_NOISE
 
     @property
     def half_width(self) -> float:

@@ -8,7 +8,7 @@ import msgspec
 from msgspec import field
 from typing import Optional
 
-from ortcopy_doctor.model.vocabulary import HOST_DEVICE, UNEXPLAINED, CensusClass
+from ortcopy_doctor.model.vocabulary import HOST_DEVICE, UNEXPLAINED, CensusCheck, CensusClass, PlacedBy
 
 
 class AttributedTransfer(msgspec.Struct, frozen=True):
@@ -26,7 +26,7 @@ class AttributedTransfer(msgspec.Struct, frozen=True):
     tensor: str = ""  # feeds/fetches: matched by bytes to the input/output; Memcpy node/in-kernel: from the analysis
     confirms: str = ""  # the rule id of the finding it confirms, "unexplained", or "" (device-to-device, other)
     at_us: Optional[float] = None  # issue time on the profile's clock (µs since profiling start)
-    placed_by: str = "api"  # api (start of the issuing API call), device (memcpy start: no API record), none
+    placed_by: PlacedBy = PlacedBy.API  # api (start of the issuing API call), device (memcpy start: no API record)
     correlation_id: int = 0
     # Feeds/fetches taken at a run boundary: how far (µs) the issue time mapped past it (into the first/last node,
     # or outside the run), within the clock tolerance; None for every other transfer.
@@ -95,7 +95,7 @@ class Bandwidth(msgspec.Struct, frozen=True):
 class ConsistencyCheck(msgspec.Struct, frozen=True):
     """Bytes the census traced for one node or tensor in one run, against what the profile, feeds or analysis expect."""
 
-    check: str  # memcpy_node_bytes, feed_bytes, fetch_bytes, in_kernel_bytes
+    check: CensusCheck  # memcpy_node_bytes, feed_bytes, fetch_bytes, in_kernel_bytes
     subject: str  # node or tensor
     run: int
     expected: Optional[int]

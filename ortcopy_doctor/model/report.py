@@ -25,7 +25,7 @@ from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.evidence import Evidence
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.model.seal import analysis_key
-from ortcopy_doctor.model.vocabulary import MeasurementStatus
+from ortcopy_doctor.model.vocabulary import AdviceStatus, CiMethod, MeasurementStatus, Variant, VariantVerdict
 
 REPORT_FORMAT = "ortcopy-doctor-report"
 REPORT_FORMAT_VERSION = 2
@@ -190,7 +190,7 @@ class VariantAdvice(msgspec.Struct, frozen=True):
     speedup: float | None = None  # median(plain) / median(variant); above 1 is faster
     speedup_ci_low: float | None = None
     speedup_ci_high: float | None = None
-    verdict: str = ""  # baseline, faster, slower, within_noise, not_run, not_compared
+    verdict: VariantVerdict = VariantVerdict.NONE  # baseline, faster, slower, within_noise, not_run, not_compared
     gpu_median_ms: float | None = None
     gpu_speedup: float | None = None
     gpu_speedup_ci_low: float | None = None
@@ -203,8 +203,8 @@ class VariantAdvice(msgspec.Struct, frozen=True):
 class Advice(msgspec.Struct, frozen=True):
     """The recommendation: the variant to use, why, its measured gain and the code."""
 
-    status: str  # measured, not_measured
-    recommended: str = ""  # plain, plan, all_device, cuda_graph ("" where not measured)
+    status: AdviceStatus  # measured, not_measured
+    recommended: Variant = Variant.NONE  # plain, plan, all_device, cuda_graph ("" where not measured)
     recommended_label: str = ""
     reason: str = ""
     headline: str = ""  # the line under the verdict
@@ -214,13 +214,13 @@ class Advice(msgspec.Struct, frozen=True):
     speedup_ci_low: float | None = None
     speedup_ci_high: float | None = None
     ci_level: float = CI_LEVEL
-    ci_method: str = ""  # bootstrap_paired, bootstrap, summary
+    ci_method: CiMethod = CiMethod.NONE  # bootstrap_paired, bootstrap, summary
     copies_removed: int | None = None
     bytes_removed: int | None = None
     needs: list[str] = field(default_factory=list)
     cuda_graph_ready: bool = False
     cuda_graph_blockers: list[str] = field(default_factory=list)
-    cuda_graph_vs_plan: str = ""  # faster, slower, within_noise, not_compared ("" where the graph did not run)
+    cuda_graph_vs_plan: VariantVerdict = VariantVerdict.NONE  # faster, slower, within_noise, not_compared ("" where the graph did not run)
     host_jitter: str = ""  # whether the GPU clock (CUDA events) confirms the difference
     code: str = ""  # the recommended code: the plan's, everything bound's or the CUDA graph's ("" for plain run())
     code_check: str = ""  # what running that code next to plain run() showed (analysis/binding.code_verdict)
@@ -259,7 +259,7 @@ class BindingView(msgspec.Struct, frozen=True):
     code_variants: list[tuple[str, str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # The recommendation (recommend.py): the winning variant, why, what it needs from the caller, its code.
-    recommended: str = ""
+    recommended: Variant = Variant.NONE
     recommendation: str = ""
     needs: list[str] = field(default_factory=list)
     host_jitter: str = ""

@@ -42,6 +42,7 @@ from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.analysis.stats import RatioCI
 # The recommendation's types live in model/report.py; named here too, where the public API and older code import them.
 from ortcopy_doctor.model.report import Advice as Advice, VariantAdvice as VariantAdvice
+from ortcopy_doctor.model.vocabulary import AdviceStatus, CiMethod, Variant, VariantVerdict
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.report import Report
@@ -119,17 +120,17 @@ def _advise(report: Report) -> Advice | None:
     blockers = [b.text() for b in cuda_graph_blockers(report.evidence, report.binding, report.copies)] \
         if report.binding.applicable else []
     if m.status != "measured":
-        return Advice(status="not_measured", reason=m.reason,
+        return Advice(status=AdviceStatus.NOT_MEASURED, reason=m.reason,
                       headline=f"Best attainable latency not measured: {m.reason}",
                       cuda_graph_ready=report.binding.applicable and not blockers, cuda_graph_blockers=blockers)
     plain = _variant(m, "plain")
-    advice = Advice(status="measured", runs=m.runs, stop_reason=m.stop_reason, cuda_graph_blockers=blockers,
+    advice = Advice(status=AdviceStatus.MEASURED, runs=m.runs, stop_reason=m.stop_reason, cuda_graph_blockers=blockers,
                     cuda_graph_ready=report.binding.applicable and not blockers)
     for v in m.variants:
         advice.variants.append(_variant_advice(report, plain, v))
     if plain is None or not plain.ran:
         reason = "plain run() did not run, so there is no baseline to compare with"
-        return replace(advice, status="not_measured", reason=reason,
+        return replace(advice, status=AdviceStatus.NOT_MEASURED, reason=reason,
                        headline=f"Best attainable latency not measured: {reason}")
 
     planned, graph = _variant(m, "plan"), _variant(m, "cuda_graph")
@@ -142,7 +143,7 @@ def _advise(report: Report) -> Advice | None:
     # of its own, not with code a report offers: there it stays a diagnostic variant.
     candidates = CANDIDATES if report.evidence.code_checks else LEGACY_CANDIDATES
     choice, choice_cmp, weighed = _choose(m, plain, candidates)
-    advice = replace(advice, recommended=choice, recommended_label=VARIANT_LABELS[choice], current_ms=plain.median_ms,
+    advice = replace(advice, recommended=Variant(choice), recommended_label=VARIANT_LABELS[choice], current_ms=plain.median_ms,
                      needs=needs_of(report, choice))
     advice = replace(advice, reason=_reason(m, plain, choice, weighed, graph, blockers))
 
@@ -151,7 +152,7 @@ def _advise(report: Report) -> Advice | None:
     if choice_cmp is not None and choice_cmp.ci is not None:
         ci = choice_cmp.ci
         advice = replace(advice, speedup=ci.ratio, speedup_ci_low=ci.low, speedup_ci_high=ci.high,
-                         ci_method=ci.method)
+                         ci_method=CiMethod(ci.method))
     cur_n, cur_b = _transfers(plain)
     best_n, best_b = _transfers(best)
     if cur_n is not None and best_n is not None and cur_b is not None and best_b is not None:
@@ -170,13 +171,13 @@ def _variant_advice(report: Report, plain: VariantTiming | None, v: VariantTimin
     speedup: tuple[float | None, float | None, float | None] = (None, None, None)
     gpu_speedup: tuple[float | None, float | None, float | None] = (None, None, None)
     if not v.ran:
-        verdict = "not_run"
+        verdict = VariantVerdict.NOT_RUN
     elif v.variant == "plain":
-        verdict = "baseline"
+        verdict = VariantVerdict.BASELINE
     else:
         ci = speedup_ci(plain, v)
         if ci is None:
-            verdict = "not_compared"
+            verdict = VariantVerdict.NOT_COMPARED
         else:
             speedup, verdict = (ci.ratio, ci.low, ci.high), ci.verdict
         gci = speedup_ci(plain, v, gpu=True)
