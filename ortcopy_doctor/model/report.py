@@ -220,7 +220,8 @@ class Advice(msgspec.Struct, frozen=True):
     needs: list[str] = field(default_factory=list)
     cuda_graph_ready: bool = False
     cuda_graph_blockers: list[str] = field(default_factory=list)
-    cuda_graph_vs_plan: VariantVerdict = VariantVerdict.NONE  # faster, slower, within_noise, not_compared ("" where the graph did not run)
+    # faster, slower, within_noise, not_compared ("" where the graph did not run)
+    cuda_graph_vs_plan: VariantVerdict = VariantVerdict.NONE
     host_jitter: str = ""  # whether the GPU clock (CUDA events) confirms the difference
     code: str = ""  # the recommended code: the plan's, everything bound's or the CUDA graph's ("" for plain run())
     code_check: str = ""  # what running that code next to plain run() showed (analysis/binding.code_verdict)
@@ -234,7 +235,8 @@ class Advice(msgspec.Struct, frozen=True):
 
 
 class BindingView(msgspec.Struct, frozen=True):
-    """The binding measurement as the renderers show it: rows and lines, computed once by ``report.advice.binding_view``."""
+    """The binding measurement as the renderers show it: rows and lines, computed once by
+    ``report.advice.binding_view``."""
 
     status: MeasurementStatus  # measured, skipped, off, failed
     one_line: str
