@@ -1,7 +1,8 @@
 """Benchmarks of ortcopy-doctor itself; prints tables (these are measurements, not tests).
 
-    python benchmarks/run.py                 # the speed goals of issue 15 (ratios, pass/fail) + static steps
-    python benchmarks/run.py --only goals    # one section: goals | overhead | profile | static | big | gpu | memory
+    python benchmarks/run.py                 # issue 35's budgets, issue 15's goals (ratios, pass/fail), static steps
+    python benchmarks/run.py --only budgets  # one section: budgets | goals | overhead | profile | static | big | gpu |
+                                             # memory | commands
     python benchmarks/run.py --only big      # the >2 GB external-data model (writes ~2.2 GB under /tmp)
 
 Every goal is a ratio against a baseline measured in the same run, on the same machine, so that the result reads
@@ -12,9 +13,12 @@ command and its baseline run one right after the other (so that both see the mac
 takes a few minutes; it is never part of the test suite.
 
 Sections:
+* budgets (issue 35): whole commands as users run them: ``check MODEL`` with its default providers against a bare
+  script requesting the same providers and making the same runs (a tiny and a mid model), and ``report RUN.json``
+  against the ``check`` that wrote the 10k-node JSON;
 * goals: (a) loading a report JSON against the check that wrote it, on a small and on a 10k-node model, as
-  ``report RUN.json`` renders it (the JSON sealed by the code that reads it back, so read from the seal's cache:
-  report/seal.py); the 10k file re-analysed too, as ``report`` reads it with a gate (``--fail-on``...);
+  ``report RUN.json`` renders it (the JSON keyed by the code that reads it back, so read from the ``analysed_by``
+  cache: report/seal.py); the 10k file re-analysed too, as ``report`` reads it with a gate (``--fail-on``...);
   (b) ``check --static`` on a 10k-node model with 15,000 findings (wall seconds, and as a ratio to importing
   onnxruntime); (c) ``check`` on a small model against a bare script doing the same runs, with where the
   imports go (``python -X importtime``); (d) ``--help`` against importing onnxruntime;
@@ -274,7 +278,7 @@ def goals(work: Path, repeats: int) -> str:
                 render_html(report)
                 return report
 
-            # as `report RUN.json` reads it (no gate: rendered from the seal's cache, report/seal.py)
+            # as `report RUN.json` reads it (no gate: rendered from the analysed_by cache, report/seal.py)
             wrote, loaded, ratio = _paired_timed(write, lambda out=out: load_report(out, cache=True), repeats)
             measured = (f"{label}: `load_report(cache=True)` {loaded:.3f} s / check + JSON + HTML {wrote:.3f} s "
                         f"({out.stat().st_size / 1e6:.1f} MB JSON)")
@@ -765,7 +769,7 @@ def commands(work: Path, repeats: int, other: Path | None) -> str:
     of), and ``check --static`` of that model (goal b). With ``other`` (a checkout of another commit, e.g. ``git
     worktree add /tmp/before HEAD~3``), the same commands with its package, run in the same rounds (bare script,
     this checkout, the other one, one after the other): before/after pairs that see the machine in the same state.
-    Each checkout reads a report JSON it wrote itself (the seal names the code that analysed it, report/seal.py).
+    Each checkout reads a report JSON it wrote itself (its key names the code that analysed it, report/seal.py).
     Every process starts in ``work``: ``python -m`` puts its working folder first on ``sys.path``, which from a
     checkout would import that checkout's package whatever ``PYTHONPATH`` says."""
     py = sys.executable

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ortcopy_doctor.collect.check import Progress, collect
 from ortcopy_doctor.collect.session import CheckOptions
-from ortcopy_doctor.report.core import Report, analyse, load_report
+from ortcopy_doctor.model.report import Report
+from ortcopy_doctor.report.core import analyse, load_report
 
 
 def check(

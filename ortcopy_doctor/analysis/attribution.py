@@ -29,7 +29,6 @@ import msgspec
 import bisect
 import math
 from collections import defaultdict
-from msgspec import field
 from msgspec.structs import replace
 from typing import Any, Optional
 
@@ -37,16 +36,28 @@ from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import (
     BETWEEN_NODES,
     CENSUS_CLASSES,
+    CensusCheck,
     CensusClass,
     DEVICE_TO_DEVICE,
     HOST_DEVICE,
     MEMCPY_OPS,
     OTHER_COPY,
     OUTSIDE,
+    PlacedBy,
     UNEXPLAINED,
     same_name,
 )
 from ortcopy_doctor.model.copies import Copy
+# The attribution's types live in model/attribution.py; named here too, where older code imports them.
+from ortcopy_doctor.model.attribution import (
+    AttributedTransfer as AttributedTransfer,
+    Bandwidth as Bandwidth,
+    CensusReport as CensusReport,
+    ClassTotal as ClassTotal,
+    ConsistencyCheck as ConsistencyCheck,
+    RunTotals as RunTotals,
+    TransferGroup as TransferGroup,
+)
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
 from ortcopy_doctor.model.census import TransferRecord, kineto_base_ns
 from ortcopy_doctor.model.evidence import Evidence, Feed, NodeEvent, RunEvent
@@ -65,131 +76,6 @@ GAP_TOLERANCE_US = 2.0
 # since the session's profiling start, epoch ns read once) drifting from time.time_ns(): not measured, allowed for.
 PROFILE_QUANTUM_US = 1.0
 PROFILE_CLOCK_ALLOWANCE_US = 5.0
-
-
-class AttributedTransfer(msgspec.Struct, frozen=True):
-    """One traced memcpy, placed on the ORT timeline and given its cause."""
-
-    run: int  # profile run index, -1 outside every run
-    kind: CensusClass  # feed, fetch, memcpy_node, in_kernel, device_to_device, other_copy, outside, between_nodes
-    direction: str
-    bytes: int
-    src_kind: str  # pageable, pinned, device, ...
-    dst_kind: str
-    duration_ns: int  # on the device, from the memcpy record
-    node: str = ""  # the node event it was issued in ("" for feeds, fetches and unplaced copies)
-    op_type: str = ""
-    tensor: str = ""  # feeds/fetches: matched by bytes to the input/output; Memcpy node/in-kernel: from the analysis
-    confirms: str = ""  # the rule id of the finding it confirms, "unexplained", or "" (device-to-device, other)
-    at_us: Optional[float] = None  # issue time on the profile's clock (µs since profiling start)
-    placed_by: str = "api"  # api (start of the issuing API call), device (memcpy start: no API record), none
-    correlation_id: int = 0
-    # Feeds/fetches taken at a run boundary: how far (µs) the issue time mapped past it (into the first/last node,
-    # or outside the run), within the clock tolerance; None for every other transfer.
-    boundary_us: Optional[float] = None
-
-    @property
-    def host_device(self) -> bool:
-        """Whether it crosses between host and device (device-to-device and host-to-host copies do not)."""
-        return self.direction in HOST_DEVICE
-
-    @property
-    def unexplained(self) -> bool:
-        """Whether no rule explains it (it is listed and counted, never dropped)."""
-        return self.confirms == UNEXPLAINED
-
-
-class ClassTotal(msgspec.Struct, frozen=True):
-    """The transfers of one class (feed, fetch, Memcpy node, ...) in one run, or their mean over the traced runs."""
-
-    count: int = 0
-    bytes: int = 0
-    duration_ns: int = 0
-    share_of_run: Optional[float] = None  # device copy time / model_run wall time
-
-
-class RunTotals(msgspec.Struct, frozen=True):
-    """The transfers of one traced run, per class, and its host<->device total."""
-
-    run: int
-    run_dur_us: int
-    classes: dict[CensusClass, ClassTotal] = field(default_factory=dict)
-    host_device_count: int = 0
-    host_device_bytes: int = 0
-
-
-class TransferGroup(msgspec.Struct, frozen=True):
-    """Transfers of one cause (class, node or tensor, direction), per traced run on average."""
-
-    kind: CensusClass
-    direction: str
-    node: str
-    op_type: str
-    tensor: str
-    confirms: str
-    src_kind: str
-    dst_kind: str
-    count_per_run: float
-    bytes_per_run: float
-    time_ns_per_run: float
-    share_of_run: Optional[float]
-
-
-class Bandwidth(msgspec.Struct, frozen=True):
-    """Measured copy rate by direction and host memory kind (small copies are latency-bound: read with bytes)."""
-
-    direction: str
-    host_kind: str  # pageable, pinned, ...
-    count: int
-    bytes: int
-    duration_ns: int
-    gb_per_s: Optional[float]
-    largest_bytes: int
-    largest_gb_per_s: Optional[float]
-
-
-class ConsistencyCheck(msgspec.Struct, frozen=True):
-    """Bytes the census traced for one node or tensor in one run, against what the profile, feeds or analysis expect."""
-
-    check: str  # memcpy_node_bytes, feed_bytes, fetch_bytes, in_kernel_bytes
-    subject: str  # node or tensor
-    run: int
-    expected: Optional[int]
-    observed: int
-    ok: bool
-    detail: str = ""
-
-
-class CensusReport(msgspec.Struct, frozen=True):
-    """The attribution of a transfer census: every traced transfer with its cause, totals per run and class, groups,
-    bandwidth and consistency checks."""
-
-    backend: str
-    backend_version: str
-    traced_runs: list[int]
-    clock_offset_ns: int  # tracer clock minus time.time_ns()
-    clock_verified: bool
-    transfers: list[AttributedTransfer]
-    runs: list[RunTotals]
-    per_run: dict[CensusClass, ClassTotal]  # class -> mean over traced runs
-    groups: list[TransferGroup]
-    bandwidth: list[Bandwidth]
-    checks: list[ConsistencyCheck]
-    attributed_share: float  # host<->device transfers placed in a run and class / all host<->device transfers
-    overhead: Optional[float] = None  # median traced / median untraced run time - 1
-    notes: list[str] = field(default_factory=list)
-    clock_error_ns: Optional[int] = None  # measured bound on the clock mapping error (None: not measured)
-    boundary_tolerance_us: float = 0.0  # how far past a run boundary a feed/fetch copy may map (see boundary_tolerance)
-
-    @property
-    def unexplained(self) -> list[AttributedTransfer]:
-        """The traced transfers no rule explains."""
-        return [t for t in self.transfers if t.unexplained]
-
-    @property
-    def mismatches(self) -> list[ConsistencyCheck]:
-        """The consistency checks that failed."""
-        return [c for c in self.checks if not c.ok]
 
 
 # --- clocks -------------------------------------------------------------------------------------------------------
@@ -350,7 +236,8 @@ def attribute(records: list[TransferRecord], clock_pairs: list[list[int]] | list
 
     transfers: list[AttributedTransfer] = []
     for record in sorted(records, key=lambda r: (r.api_start_ns if r.api_start_ns is not None else r.start_ns)):
-        issued, placed_by = (record.api_start_ns, "api") if record.api_start_ns is not None else (record.start_ns, "device")
+        issued, placed_by = ((record.api_start_ns, PlacedBy.API) if record.api_start_ns is not None
+                             else (record.start_ns, PlacedBy.DEVICE))
         at = to_profile_us(issued, offset, profiling_start_ns)
         place = _place(at, runs, nodes_by_run)
         kind, node, op_type = place.kind, "", ""
@@ -592,7 +479,7 @@ def _checks(transfers: list[AttributedTransfer], traced_runs: list[int], node_ev
         for event in sorted((e for e in node_events if e.run == run and e.op_type in MEMCPY_OPS), key=lambda e: e.ts_us):
             observed = memcpy_bytes.get(event.name, 0)
             checks.append(ConsistencyCheck(
-                "memcpy_node_bytes", event.name, run, event.output_bytes, observed, observed == event.output_bytes,
+                CensusCheck.MEMCPY_NODE_BYTES, event.name, run, event.output_bytes, observed, observed == event.output_bytes,
                 f"{event.op_type} '{event.name}': profile output_size {event.output_bytes} B, traced {observed} B"))
         # Feeds: the bytes copied for each input consumed on the device == the size of the array fed.
         for copy in (c for c in copies if c.kind == FEED):
@@ -600,17 +487,17 @@ def _checks(transfers: list[AttributedTransfer], traced_runs: list[int], node_ev
             observed = sum(t.bytes for t in in_run if t.kind == CensusClass.FEED and t.tensor == copy.tensor
                            and t.confirms == CONFIRMS[FEED])
             checks.append(ConsistencyCheck(
-                "feed_bytes", copy.tensor, run, expected, observed, observed == expected,
+                CensusCheck.FEED_BYTES, copy.tensor, run, expected, observed, observed == expected,
                 f"input '{copy.tensor}': fed {expected} B, traced {observed} B host→device before the first node"))
         for t in in_run:
             if t.kind == CensusClass.FEED and t.unexplained:
                 what = (f"input '{t.tensor}', which the analysis expected to stay where it was fed" if t.tensor
                         else "no input tensor")
                 checks.append(ConsistencyCheck(
-                    "feed_bytes", t.tensor or "(feed phase)", run, None, t.bytes, False,
+                    CensusCheck.FEED_BYTES, t.tensor or "(feed phase)", run, None, t.bytes, False,
                     f"a {t.bytes} B {'host→device' if t.direction == 'host_to_device' else 'device→host'} copy "
                     f"before the first node has the size of {what}"))
-        for kind, name in ((FETCH, "fetch_bytes"), (IN_KERNEL, "in_kernel_bytes")):
+        for kind, name in ((FETCH, CensusCheck.FETCH_BYTES), (IN_KERNEL, CensusCheck.IN_KERNEL_BYTES)):
             for copy in (c for c in copies if c.kind == kind and c.bytes_per_run is not None):
                 mine = [t for t in in_run if same_name(t.kind, kind) and t.confirms != UNEXPLAINED
                         and (t.tensor == copy.tensor if kind == FETCH else t.node == copy.node)]

@@ -19,25 +19,18 @@ import keyword
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from msgspec import field
 from msgspec.structs import replace
-from typing import Optional
 
 from ortcopy_doctor.analysis.codelayout import WIDTH, fit
 from ortcopy_doctor.analysis.copies import GraphView, copied_by_memcpy_node, input_dims
 from ortcopy_doctor.model.evidence import Dim, Evidence, RuntimeNode, ValueInfo
 from ortcopy_doctor.model.format import fmt_shape
-from ortcopy_doctor.model.vocabulary import Role, StateBasis, Word
+# The plan's types live in model/binding.py; named here too, where the public API and older code import them.
+from ortcopy_doctor.model.binding import BindingEntry as BindingEntry, BindingPlan as BindingPlan
+from ortcopy_doctor.model.binding import StateCandidate as StateCandidate
+from ortcopy_doctor.model.vocabulary import BindingPlace as BindingPlace, Role, StateBasis
 from ortcopy_doctor.knowledge.ort_versions import has_from_dlpack
 from ortcopy_doctor.knowledge.providers import is_device
-
-
-class BindingPlace(Word):
-    """Where an input or output should live for IO binding."""
-
-    DEVICE = "device"
-    HOST = "host"
-    UNBOUND = "unbound"  # a sequence or map: it cannot be bound
 
 
 DEVICE = BindingPlace.DEVICE
@@ -45,62 +38,6 @@ HOST = BindingPlace.HOST
 UNBOUND = BindingPlace.UNBOUND
 
 FLAVORS = ("onnxruntime", "torch", "cupy")
-
-
-class BindingEntry(msgspec.Struct, frozen=True):
-    """Where one input or output should live for IO binding, and why."""
-
-    name: str
-    role: Role  # input, output
-    place: BindingPlace  # device, host, unbound
-    dtype: str | None
-    shape: list[Dim] | None
-    preallocate: bool = False
-    reason: str = ""
-    # State carried between runs: on an input, the output of the previous run it takes; on an output, the input
-    # of the next run it becomes.
-    state_pair: Optional[str] = None
-    # Why the state pair is taken as one (StateBasis: given, recurrent_node, convention); "" without a pair.
-    state_basis: str = ""
-    # A device input that a CPU node reads too: ORT copies it to host when it is bound, so the code binds it again
-    # before each run (new data written in place would not reach the CPU node).
-    rebind: bool = False
-
-
-class BindingPlan(msgspec.Struct, frozen=True):
-    """The binding of every input and output of the model, and the code that binds them (``applicable`` is False,
-    with the ``reason``, where no device provider is active)."""
-
-    entries: list[BindingEntry] = field(default_factory=list)
-    device_type: str = "cuda"
-    device_id: int = 0
-    applicable: bool = True
-    reason: str = ""
-    code: str = ""
-    # Inputs and outputs alike in name and shape only (StateBasis.GUESS): said, not carried by the code; --state
-    # IN=OUT carries one.
-    possible_state: list[StateCandidate] = field(default_factory=list)
-    # What running ``code`` next to plain run() showed (``code_verdict``); where it failed, ``code`` is "".
-    code_check: str = ""
-
-    @property
-    def inputs(self) -> list[BindingEntry]:
-        """The entries of the model's inputs, in the model's order."""
-        return [e for e in self.entries if e.role == "input"]
-
-    @property
-    def outputs(self) -> list[BindingEntry]:
-        """The entries of the model's outputs, in the model's order."""
-        return [e for e in self.entries if e.role == "output"]
-
-    def entry(self, name: str, role: str) -> BindingEntry | None:
-        """The entry of input or output (``role``) ``name``; None where there is none."""
-        return next((e for e in self.entries if e.name == name and e.role == role), None)
-
-    @property
-    def state_pairs(self) -> list[tuple[str, str]]:
-        """(input, output) pairs of state carried from one run to the next."""
-        return [(e.name, e.state_pair) for e in self.inputs if e.state_pair]
 
 
 def _resolved_output_shape(value: ValueInfo, dims: dict[str, int],
@@ -167,15 +104,6 @@ _STATE_WORDS = frozenset({"state", "states", "cache", "past", "memory", "mem", "
 _RECURRENT_SLOTS = {"LSTM": {5: 1, 6: 2}, "GRU": {5: 1}, "RNN": {5: 1}}
 # How far an input or output may lie from the recurrent node's state slot (Cast, Squeeze, Transpose, Identity ...).
 _RECURRENT_HOPS = 4
-
-
-class StateCandidate(msgspec.Struct, frozen=True):
-    """An input and an output that may be the same state carried from one run to the next, and on what basis."""
-
-    input: str
-    output: str
-    basis: StateBasis
-    detail: str = ""
 
 
 def _tokens(name: str) -> list[str]:

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING
 from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import (
-    FEED, FETCH, IN_KERNEL, MEMCPY_NODE, UNEXPLAINED, CensusClass, Direction,
+    FEED, FETCH, IN_KERNEL, MEMCPY_NODE, UNEXPLAINED, CensusClass, CopySource, Direction,
 )
 from ortcopy_doctor.model.evidence import Evidence
 from ortcopy_doctor.knowledge.providers import is_device
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.analysis.attribution import AttributedTransfer, CensusReport
+    from ortcopy_doctor.model.attribution import AttributedTransfer, CensusReport
 
 UNEXPLAINED_KIND = UNEXPLAINED
 _PER_RUN_KINDS = (FEED, FETCH, MEMCPY_NODE, IN_KERNEL)
@@ -68,7 +68,7 @@ def explain_in_kernel(evidence: Evidence, copies: list[Copy], census: CensusRepo
             tensor=kernel_memory.transfer_tensor(rule, node.inputs, node.outputs),
             bytes_per_run=round(sum(t.bytes for t in items) / n), count_per_run=max(1, round(len(items) / n)), node=name,
             cause=f"{op_type} '{name}' {rule.reason}; {rule.when}: count and size as traced", removable_by_binding=False,
-            source="census", branch=node.graph))
+            source=CopySource.CENSUS, branch=node.graph))
     return added
 
 
@@ -123,7 +123,7 @@ def reconcile(copies: list[Copy], census: CensusReport) -> tuple[list[Copy], lis
             kind=UNEXPLAINED_KIND, direction=Direction(direction), tensor=tensor or node or kind,
             bytes_per_run=round(sum(t.bytes for t in items) / n), count_per_run=max(1, round(len(items) / n)), node=node,
             cause=f"{label}: traced by the census {where} ({host} host memory); no rule of ortcopy-doctor explains it",
-            removable_by_binding=False, source="census", confirmed=True))
+            removable_by_binding=False, source=CopySource.CENSUS, confirmed=True))
     return rows, notes
 
 

@@ -24,6 +24,7 @@ from ortcopy_doctor.model.vocabulary import (
     IN_KERNEL,
     MEMCPY_NODE,
     MEMCPY_OPS,
+    CopySource,
 )
 from ortcopy_doctor.analysis.dimexpr import SymbolSizes
 from ortcopy_doctor.model.evidence import Dim, Evidence, Feed, MemcpyInsertion, NodeEvent, RuntimeNode, ValueInfo
@@ -273,7 +274,7 @@ def find_copies(evidence: Evidence, view: GraphView | None = None,
             dtype=feed.dtype if feed else value.elem_type, consumers=_describe([u.node for u in device_uses]),
             cause=f"'{value.name}' is given as a numpy array (host memory) and consumed on the device by "
                   + ", ".join(_describe([u.node for u in device_uses])),
-            removable_by_binding=True, source="placement"))
+            removable_by_binding=True, source=CopySource.PLACEMENT))
 
     # Fetch copies: an output produced on the device and returned as numpy.
     input_names = {v.name for v in evidence.model.inputs}
@@ -297,7 +298,7 @@ def find_copies(evidence: Evidence, view: GraphView | None = None,
             producers=_describe([producer.node]),
             cause=f"'{value.name}' is produced on the device by {_describe([producer.node])[0]} and returned to the "
                   f"caller as numpy{note}",
-            removable_by_binding=value.kind == "tensor", source="placement"))
+            removable_by_binding=value.kind == "tensor", source=CopySource.PLACEMENT))
 
     # Memcpy nodes. ORT 1.31.1 keeps them in the optimized model it saves (seen on the H200), which
     # names their tensors exactly; otherwise the k-th insertion the log names pairs with the k-th
@@ -369,7 +370,7 @@ def _in_kernel(evidence: Evidence, events: list[NodeEvent], profiled_runs: int,
                 tensor=kernel_memory.transfer_tensor(rule, node.inputs, node.outputs),
                 bytes_per_run=nbytes, count_per_run=count, node=node.name,
                 cause=f"{node.op_type} '{node.name}' {rule.reason}{note}",
-                removable_by_binding=False, source="placement", branch=node.graph))
+                removable_by_binding=False, source=CopySource.PLACEMENT, branch=node.graph))
     return copies
 
 
@@ -466,8 +467,8 @@ def _memcpy_copy(op_type: str, name: str, tensor: str, view: GraphView, by_name:
     return Copy(kind=MEMCPY_NODE, direction=direction, tensor=tensor, bytes_per_run=(nbytes * count) if nbytes is not None else None,
                 count_per_run=count, shape=shape, dtype=dtype, node=name or op_type, producers=_describe(producers),
                 consumers=_describe(consumers), cause=cause, removable_by_binding=False,
-                source="predicted" if evidence.mode == "static" else
-                ("profile+log" if name and tensor else ("profile" if name else "log")),
+                source=CopySource.PREDICTED if evidence.mode == "static" else
+                (CopySource.PROFILE_AND_LOG if name and tensor else (CopySource.PROFILE if name else CopySource.LOG)),
                 branch=graph_node.graph if graph_node is not None else branch)
 
 

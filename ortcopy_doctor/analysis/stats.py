@@ -30,7 +30,10 @@ from typing import Any
 
 import numpy as np
 
-LEVEL = 0.95
+from ortcopy_doctor.model.report import CI_LEVEL
+from ortcopy_doctor.model.vocabulary import VariantVerdict
+
+LEVEL = CI_LEVEL
 SEED = 20240611
 RESAMPLES = 2000
 TARGET = 0.03  # stop when every interval is within ±3% of its ratio
@@ -49,13 +52,13 @@ class RatioCI(msgspec.Struct, frozen=True):
     level: float = LEVEL
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> VariantVerdict:
         """faster, slower or within_noise: ``other`` against ``base``, by whether the interval excludes 1."""
         if self.low > 1.0:
-            return "faster"
+            return VariantVerdict.FASTER
         if self.high < 1.0:
-            return "slower"
-        return "within_noise"
+            return VariantVerdict.SLOWER
+        return VariantVerdict.WITHIN_NOISE
 
     @property
     def half_width(self) -> float:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ortcopy_doctor.report.gate import Gate, evaluate, parse_bytes, parse_gain, resolve_allow
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.report.core import Report
+    from ortcopy_doctor.model.report import Report
 
 
 class CiOptions(msgspec.Struct, frozen=True):

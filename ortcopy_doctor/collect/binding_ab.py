@@ -26,7 +26,8 @@ import numpy as np
 
 from ortcopy_doctor.report.variants import VARIANT_LABELS, cuda_graph_blockers, promised_transfers
 from ortcopy_doctor.analysis.copies import find_copies
-from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND, BindingPlan, code_names, make_plan
+from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND, code_names, make_plan
+from ortcopy_doctor.model.binding import BindingPlan
 from ortcopy_doctor.collect.code_check import BLOCK_LABELS, Block, check_code, quiet
 from ortcopy_doctor.model.evidence import BindingMeasurement, CodeCheck, Evidence, PhaseTiming, PinnedTiming, VariantTiming
 from ortcopy_doctor.model.vocabulary import CodeCheckStatus, MeasurementStatus

@@ -36,7 +36,6 @@ from ortcopy_doctor.analysis.binding import (
     DEVICE,
     HOST,
     UNBOUND,
-    BindingPlan,
     all_device_plan,
     code_names,
     code_sha256,
@@ -47,6 +46,7 @@ from ortcopy_doctor.analysis.binding import (
 from ortcopy_doctor.analysis.node_names import with_profiler_names
 from ortcopy_doctor.collect import ortlog
 from ortcopy_doctor.collect.feeds import synthesize
+from ortcopy_doctor.model.binding import BindingPlan
 from ortcopy_doctor.model.evidence import CodeCheck, Evidence
 from ortcopy_doctor.model.vocabulary import CODE_BLOCK_LABELS as BLOCK_LABELS, CodeCheckStatus
 

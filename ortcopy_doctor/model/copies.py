@@ -10,7 +10,7 @@ import msgspec
 from msgspec import field
 
 from ortcopy_doctor.model.evidence import Dim
-from ortcopy_doctor.model.vocabulary import CopyKind, Direction
+from ortcopy_doctor.model.vocabulary import CopyKind, CopySource, Direction
 
 class Copy(msgspec.Struct, frozen=True):
     """One host<->device transfer that happens on every run."""
@@ -27,7 +27,7 @@ class Copy(msgspec.Struct, frozen=True):
     consumers: list[str] = field(default_factory=list)
     cause: str = ""
     removable_by_binding: bool = False
-    source: str = "placement"  # placement, profile, log
+    source: CopySource = CopySource.PLACEMENT  # placement, predicted, profile, log, profile+log, census
     # Transfer census (CUPTI): True where every traced run shows this copy with this count and bytes, False where
     # it does not, None without a census.
     confirmed: bool | None = None

@@ -14,7 +14,7 @@ from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import Word
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.report.core import Report
+    from ortcopy_doctor.model.report import Report
 
 
 class DiffStatus(Word):

@@ -1,5 +1,6 @@
-"""The closed sets of names every layer uses: kinds of copy, directions, census classes, and the closed sets of the
-evidence (its mode, where a feed came from, the binding measurement's status): strings in the JSON.
+"""The closed sets of names every layer uses: kinds of copy, directions, census classes, the closed sets of the
+evidence (its mode, where a feed came from, the binding measurement's status) and of the report (where a tensor is
+bound, what a copy was derived from, the recommendation's variants and verdicts): strings in the JSON.
 
 Each set is an enum of ``Word``: a ``str`` that equals, hashes, prints and formats as its JSON value on every Python
 version (``CopyKind.FEED == "feed"``, ``f"{CopyKind.FEED}" == "feed"``), so dict keys, comparisons with plain strings
@@ -133,6 +134,82 @@ class Role(Word):
     OUTPUT = "output"
 
 
+class BindingPlace(Word):
+    """Where an input or output should live for IO binding (``BindingEntry.place``)."""
+
+    DEVICE = "device"
+    HOST = "host"
+    UNBOUND = "unbound"  # a sequence or map: it cannot be bound
+
+
+class PlacedBy(Word):
+    """What placed a traced transfer on the profile's clock (``AttributedTransfer.placed_by``)."""
+
+    API = "api"  # the start of the runtime/driver API call that issued it
+    DEVICE = "device"  # the memcpy's start on the device: the census has no API record of it
+
+
+class CensusCheck(Word):
+    """What a consistency check of the census compares (``ConsistencyCheck.check``)."""
+
+    MEMCPY_NODE_BYTES = "memcpy_node_bytes"  # a Memcpy node's traced bytes against the profile's output_size
+    FEED_BYTES = "feed_bytes"  # an input's traced host->device bytes against the array fed
+    FETCH_BYTES = "fetch_bytes"  # an output's traced bytes against the analysis
+    IN_KERNEL_BYTES = "in_kernel_bytes"  # a node's in-kernel transfer bytes against the analysis
+
+
+class CopySource(Word):
+    """What a copy of the report was derived from (``Copy.source``)."""
+
+    PLACEMENT = "placement"  # the nodes' placement: a feed or fetch, or an in-kernel transfer of a known op
+    PREDICTED = "predicted"  # a Memcpy node of a prediction (check --static)
+    PROFILE = "profile"  # a Memcpy node seen in the profile only
+    LOG = "log"  # a Memcpy node seen in ORT's log only
+    PROFILE_AND_LOG = "profile+log"  # a Memcpy node seen in both
+    CENSUS = "census"  # a transfer the census traced that no other source explains
+
+
+class AdviceStatus(Word):
+    """Whether the recommendation rests on a measurement (``Advice.status``)."""
+
+    MEASURED = "measured"
+    NOT_MEASURED = "not_measured"
+
+
+class Variant(Word):
+    """A variant of the binding A/B that the recommendation may name (``Advice.recommended``,
+    ``BindingView.recommended``); ``NONE`` ("") where nothing is recommended (not measured)."""
+
+    NONE = ""
+    PLAIN = "plain"  # plain run(): no change
+    PLAN = "plan"  # the binding plan's code
+    ALL_DEVICE = "all_device"  # everything bound on the device
+    CUDA_GRAPH = "cuda_graph"  # the CUDA graph
+
+
+class VariantVerdict(Word):
+    """A measured variant against another by the 95% interval of the ratio of their medians
+    (``VariantAdvice.verdict``, ``Advice.cuda_graph_vs_plan``); ``NONE`` ("") where no comparison was made."""
+
+    NONE = ""
+    BASELINE = "baseline"  # plain run() itself
+    FASTER = "faster"  # the interval lies above 1
+    SLOWER = "slower"  # the interval lies below 1
+    WITHIN_NOISE = "within_noise"  # the interval holds 1
+    NOT_RUN = "not_run"  # the variant did not run
+    NOT_COMPARED = "not_compared"  # no interval: too few samples, or a side did not run
+
+
+class CiMethod(Word):
+    """How an interval of a speed-up was computed (``Advice.ci_method``; analysis/stats.py); ``NONE`` ("") where
+    none was."""
+
+    NONE = ""
+    BOOTSTRAP_PAIRED = "bootstrap_paired"  # paired bootstrap over the interleaved rounds
+    BOOTSTRAP = "bootstrap"  # unpaired bootstrap
+    SUMMARY = "summary"  # approximate, from the medians, quartiles and run counts (no raw samples recorded)
+
+
 def same_name(a: str, b: str) -> bool:
     """Whether two names are the same string: a ``CopyKind`` and a ``CensusClass`` (``FEED`` of each), or either and
     a plain ``str``. ``==`` says the same at run time; this says to the type checker that two sets are compared."""
@@ -160,7 +237,8 @@ UNEXPLAINED = CopyKind.UNEXPLAINED
 
 MEMCPY_OPS = (MemcpyOp.TO_HOST, MemcpyOp.FROM_HOST)
 
-__all__ = ["BETWEEN_NODES", "CENSUS_CLASSES", "CODE_BLOCK_LABELS", "COPY_KINDS", "CensusClass", "CodeCheckStatus", "CopyKind", "DEVICE_TO_DEVICE",
-           "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "HOST_DEVICE",
-           "HOST_TO_DEVICE", "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "MemcpyOp", "OTHER_COPY", "OUTSIDE",
-           "Role", "StateBasis", "UNEXPLAINED", "ValueKind", "Word", "same_name"]
+__all__ = ["AdviceStatus", "BETWEEN_NODES", "BindingPlace", "CENSUS_CLASSES", "CODE_BLOCK_LABELS", "COPY_KINDS",
+           "CensusCheck", "CensusClass", "CiMethod", "CodeCheckStatus", "CopyKind", "CopySource", "DEVICE_TO_DEVICE",
+           "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "HOST_DEVICE", "HOST_TO_DEVICE",
+           "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "MemcpyOp", "OTHER_COPY", "OUTSIDE",
+           "PlacedBy", "Role", "StateBasis", "UNEXPLAINED", "ValueKind", "Variant", "VariantVerdict", "Word", "same_name"]

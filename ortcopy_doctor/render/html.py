@@ -37,7 +37,7 @@ from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL, StatedOnce
 if TYPE_CHECKING:
     from ortcopy_doctor.model.evidence import RuntimeNode
     from ortcopy_doctor.model.findings import Finding
-    from ortcopy_doctor.report.core import Report
+    from ortcopy_doctor.model.report import Report
 
 TEMPLATE = "report.html.j2"
 
@@ -464,7 +464,7 @@ def _binding_code(report: Report) -> dict[str, str]:
 
 
 def _interval(advice: Any) -> bool:
-    """Whether ``advice`` (recommend.Advice) has a speed-up and both ends of its interval to print."""
+    """Whether ``advice`` (model.report.Advice) has a speed-up and both ends of its interval to print."""
     return advice.speedup is not None and advice.speedup_ci_low is not None and advice.speedup_ci_high is not None
 
 

@@ -20,6 +20,8 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, Optional, Protocol
 
+from ortcopy_doctor.render.terminal import json_safe
+
 CHECK = "check"  # a check's Report: check, report, demo
 DIFF = "diff"  # a ReportDiff: diff
 RUN = "run"  # a PipelineReport: run
@@ -147,7 +149,10 @@ def _run_text(report: Any, context: RenderContext) -> str:
 
 
 def _json(report: Any, context: RenderContext) -> str:
-    return str(report.to_json())  # the check's Report and the run's PipelineReport write their own JSON (model.codec)
+    # the check's Report and the run's PipelineReport write their own JSON (model.codec); names from a model in it
+    # (C1 controls, bidi and line separators, which JSON allows raw) are written as escapes: a terminal shows
+    # `--json -` as text
+    return json_safe(str(report.to_json()))
 
 
 def _check_html(report: Any, context: RenderContext) -> str:

@@ -29,7 +29,7 @@ from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.rules import RULES, Rule, is_allowed, rule_help_uri
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.report.core import Report
+    from ortcopy_doctor.model.report import Report
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

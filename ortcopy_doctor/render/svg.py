@@ -1,6 +1,6 @@
 """Inline SVG pictures for the HTML report: the timeline of one run, and where the CPU islands sit in the graph.
 
-Pure functions of a :class:`~ortcopy_doctor.report.core.Report` (no onnxruntime). Node and tensor names are untrusted
+Pure functions of a :class:`~ortcopy_doctor.model.report.Report` (no onnxruntime). Node and tensor names are untrusted
 model text: every text node and attribute value goes through :func:`esc` (``html.escape(quote=True)``); the only
 other things written into the markup are numbers formatted here and constant strings.
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ortcopy_doctor.model.evidence import Evidence, NodeEvent, RunEvent, RuntimeNode
-    from ortcopy_doctor.report.core import Report
+    from ortcopy_doctor.model.report import Report
 
 MEMCPY_OPS = ("MemcpyToHost", "MemcpyFromHost")
 

@@ -25,6 +25,8 @@ _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u2
 def json_safe(text: str) -> str:
     """JSON text (as ``json.dumps`` writes it) with the characters ``safe`` escapes written as JSON escapes: the same
     document once parsed, and nothing in it a terminal would interpret."""
+    if text.isascii() and "\x7f" not in text:  # nothing to escape (two fast scans of the text)
+        return text
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 

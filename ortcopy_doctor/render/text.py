@@ -25,8 +25,8 @@ from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL, StatedOnce
 from ortcopy_doctor.render.terminal import safe
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.analysis.attribution import CensusReport
-    from ortcopy_doctor.report.core import Report
+    from ortcopy_doctor.model.attribution import CensusReport
+    from ortcopy_doctor.model.report import Report
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 # The terminal lists this many copies and findings, then counts the rest: rich takes ~1 ms per table row and per

@@ -18,14 +18,15 @@ Rules of the advice:
 
 from __future__ import annotations
 
-import msgspec
-from msgspec import field
 from msgspec.structs import replace
 from typing import TYPE_CHECKING
 
+from ortcopy_doctor.model.binding import BindingPlan
 from ortcopy_doctor.model.copies import Copy
-from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, MeasurementStatus
-from ortcopy_doctor.analysis.binding import HOST, UNBOUND, BindingPlan, code_verdict, render_code, render_cuda_graph_code
+from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
+# The view's type lives in model/report.py; named here too, where the public API and older code import it.
+from ortcopy_doctor.model.report import BindingView as BindingView
+from ortcopy_doctor.analysis.binding import HOST, UNBOUND, code_verdict, render_code, render_cuda_graph_code
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, PinnedTiming, VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.report.recommend import advise
@@ -45,39 +46,7 @@ from ortcopy_doctor.report.variants import (
 )
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.report.core import Report
-
-class BindingView(msgspec.Struct, frozen=True):
-    """The binding measurement as the renderers show it: rows and lines, computed once by ``binding_view``."""
-
-    status: MeasurementStatus  # measured, skipped, off, failed
-    one_line: str
-    reason: str = ""
-    conclusions: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    ab_rows: list[dict[str, str]] = field(default_factory=list)
-    transfer_source: str = ""
-    phase_rows: list[tuple[str, str, str, str]] = field(default_factory=list)  # phase, what, median, p10–p90
-    phase_note: str = ""
-    apart_rows: list[tuple[str, str]] = field(default_factory=list)  # session creation, first runs
-    copy_guidance: list[str] = field(default_factory=list)
-    graph_ready: bool = False
-    graph_blockers: list[str] = field(default_factory=list)
-    graph_text: str = ""
-    graph_code: str = ""
-    graph_code_check: str = ""  # what running the CUDA-graph code next to plain run() showed (code_verdict)
-    pinned: str = ""
-    all_cpu: bool = False
-    all_cpu_advice: str = ""
-    # (flavor, code, what running it next to plain run() showed): the code is "" where it is not offered
-    code_variants: list[tuple[str, str, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    # The recommendation (recommend.py): the winning variant, why, what it needs from the caller, its code.
-    recommended: str = ""
-    recommendation: str = ""
-    needs: list[str] = field(default_factory=list)
-    host_jitter: str = ""
-    recommended_code: str = ""
+    from ortcopy_doctor.model.report import Report
 
 
 def _ms(value: float | None) -> str:

@@ -1,18 +1,16 @@
-"""The report: evidence plus what the rules make of it, and the JSON format CI reads.
+"""The report: evidence plus what the rules make of it (``analyse``), and reading the JSON format CI reads.
 
-JSON format: ``REPORT_FORMAT_VERSION``; the evidence inside carries its own ``format_version``. Every version and
-every field added within one is listed in CHANGELOG.md. The JSON Schema ships as
-``ortcopy_doctor/model/schema/report.schema.json`` (docs/json-format.md has the layout). A field added or changed
-here needs the schema and CHANGELOG.md updated (tests/model/test_schema.py checks the schema field by field).
+The report's types (``Report``, ``Summary``, ``ReportDocument``, ...) and the JSON format's version are in
+model/report.py; docs/json-format.md has the layout. A field added or changed there needs the schema and
+CHANGELOG.md updated (tests/model/test_schema.py checks the schema field by field).
 """
 
 from __future__ import annotations
 
 import msgspec
-from msgspec import field
 from msgspec.structs import replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ortcopy_doctor.analysis.copies import GraphView, find_copies, measured_sizes
 from ortcopy_doctor.analysis.branches import heaviest_branches, split_conditional
@@ -20,166 +18,28 @@ from ortcopy_doctor.analysis.node_names import with_profiler_names
 from ortcopy_doctor.analysis.stats import list_median, list_quantiles
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
-from ortcopy_doctor.analysis.binding import BindingPlan, make_plan
+from ortcopy_doctor.analysis.binding import make_plan
 from ortcopy_doctor.analysis.census_match import UNEXPLAINED_KIND, drop_empty, explain_in_kernel, reconcile
 from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.errors import UsageError
-from ortcopy_doctor.report.advice import BindingView, binding_view
-from ortcopy_doctor.report.recommend import Advice, advise
-from ortcopy_doctor.report.seal import analysis_key
+# The report's types live in model/report.py; named here too, where the public API and older code import them.
+from ortcopy_doctor.model.report import (
+    REPORT_FORMAT as REPORT_FORMAT,
+    REPORT_FORMAT_VERSION as REPORT_FORMAT_VERSION,
+    PredictionDocument as PredictionDocument,
+    Report as Report,
+    ReportDocument as ReportDocument,
+    Summary as Summary,
+)
+from ortcopy_doctor.model.seal import analysis_key
+from ortcopy_doctor.report.advice import binding_view
+from ortcopy_doctor.report.recommend import advise
 from ortcopy_doctor.model.evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERSION, Evidence
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
-from ortcopy_doctor.model.findings import Finding, Severity
+from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.rules import RuleContext, run_rules
 from ortcopy_doctor.model.format import fmt_bytes, fmt_run_bytes
-from ortcopy_doctor.analysis.attribution import CensusReport, census_report, mark_confirmed
-
-REPORT_FORMAT = "ortcopy-doctor-report"
-REPORT_FORMAT_VERSION = 2
-
-
-class Summary(msgspec.Struct, frozen=True):
-    """The report's numbers: transfers per run, by kind, node placement, run times and findings by severity."""
-
-    copies_per_run: int
-    bytes_per_run: int
-    feed_copies: int
-    fetch_copies: int
-    memcpy_nodes: int
-    in_kernel_transfers: int
-    removable_by_binding: int
-    nodes_by_provider: dict[str, int]
-    fallback_nodes: int
-    median_run_ms: float | None
-    p10_run_ms: float | None
-    p90_run_ms: float | None
-    memcpy_node_time_us_per_run: float
-    findings_by_severity: dict[str, int] = field(default_factory=dict)
-
-
-class Report(msgspec.Struct, frozen=True):
-    """The analysis of one piece of evidence: copies, findings, binding plan, summary and verdict."""
-
-    evidence: Evidence
-    copies: list[Copy]
-    findings: list[Finding]
-    binding: BindingPlan
-    summary: Summary
-    verdict: str
-    prediction: Report | None = None  # for the requested EP, where it was not active
-    census: CensusReport | None = None  # every traced transfer attributed, where the evidence has a census
-    # Computed by analyse() from the binding measurement (None without one): the recommendation, and the
-    # "Binding: measured" view the renderers show. Renderers read these and compute nothing.
-    advice: Advice | None = None
-    measured: BindingView | None = None
-    # Copies of If branches and Loop/Scan bodies left out of ``copies`` and every count: measured, ones that did not
-    # run in the profiled runs; predicted, those of the If branches not counted (analysis/branches.py).
-    conditional_copies: list[Copy] = field(default_factory=list)
-    # True where the derived sections above were read from a file as it holds them (``load_report(cache=True)``,
-    # seal.py) rather than computed by this code: the file's word, which anyone can edit and seal again. Such a
-    # report is rendered, never judged: ``fails`` and the CI gate (report/gate.py) refuse it.
-    from_cache: bool = False
-
-    def shown_binding(self) -> BindingPlan:
-        """The plan whose code the report shows: the session's, or, where no device provider was active and the
-        requested one's placement was predicted, the predicted plan (the session's has no code: every tensor is in
-        host memory)."""
-        predicted = self.prediction.binding if self.prediction is not None else None
-        if not self.binding.applicable and predicted is not None and predicted.applicable:
-            return predicted
-        return self.binding
-
-    def worst_severity(self) -> str | None:
-        """The highest severity among the findings (error, warning, info), or None without findings."""
-        ranks = [Severity(f.severity).rank for f in self.findings]
-        if not ranks:
-            return None
-        return {3: "error", 2: "warning", 1: "info"}[max(ranks)]
-
-    def fails(self, threshold: str) -> bool:
-        """Whether any finding is at or above ``threshold`` (error, warning, info; never). ``ValueError`` for a report
-        read from a file's cache (``from_cache``): its findings are the file's, not this code's."""
-        self.require_analysed("Report.fails")
-        if threshold == "never":
-            return False
-        rank = Severity(threshold).rank
-        return any(Severity(f.severity).rank >= rank for f in self.findings)
-
-    def require_analysed(self, what: str) -> None:
-        """Refuse to judge a report read from a file's cache (``from_cache``): a gate must read what this code makes
-        of the evidence, never what a file says it made (seal.py: the seal is no signature)."""
-        if self.from_cache:
-            raise ValueError(f"{what}: this report's findings and numbers were read from the file as it holds them "
-                             "(load_report(cache=True)), which anyone can edit and seal again: judge a report "
-                             "loaded with load_report(path), which analyses the file's evidence")
-
-    def to_document(self) -> ReportDocument:
-        """The report as the document ``--json`` writes (the evidence included), keyed for reuse (``analysed_by``)."""
-        prediction = None
-        if self.prediction is not None:
-            p = self.prediction
-            prediction = PredictionDocument(verdict=p.verdict, summary=p.summary, copies=p.copies,
-                                            conditional_copies=p.conditional_copies, findings=p.findings,
-                                            binding=p.binding)
-        document = ReportDocument(verdict=self.verdict, summary=self.summary, copies=self.copies,
-                                  conditional_copies=self.conditional_copies, findings=self.findings,
-                                  binding=self.binding, prediction=prediction, census=self.census, advice=self.advice,
-                                  measured=self.measured, evidence=self.evidence)
-        return replace(document, analysed_by=analysis_key(document))
-
-    def to_dict(self) -> dict[str, Any]:
-        """The report as plain JSON values (``to_document`` through the codec)."""
-        data: dict[str, Any] = codec.to_builtins(self.to_document())
-        return data
-
-    def advice_dict(self) -> dict[str, Any] | None:
-        """The binding recommendation (recommend.py) as JSON; None without a measurement record."""
-        data: dict[str, Any] | None = codec.to_builtins(self.advice)
-        return data
-
-    def headline(self) -> str:
-        """The line under the verdict: current latency → best attainable, with the variant that gets there."""
-        return self.advice.headline if self.advice is not None else ""
-
-    def to_json(self) -> str:
-        """The report as the JSON ``--json`` writes: ``to_document`` through the codec, indented."""
-        return codec.to_json(self.to_document())
-
-
-class PredictionDocument(msgspec.Struct, frozen=True, kw_only=True):
-    """What analysis predicts for the requested provider where it was not active, as the report JSON holds it."""
-
-    verdict: str
-    summary: Summary
-    copies: list[Copy]
-    conditional_copies: list[Copy] = field(default_factory=list)
-    findings: list[Finding]
-    binding: BindingPlan
-
-
-class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
-    """The report JSON (``check --json``, ``report --json``): what analysis made of the evidence, then the evidence.
-
-    ``analysed_by`` keys the reuse of the derived sections (``load_report(cache=True)``): the SHA-256 of the
-    analysing code and of the rest of this document as the codec writes it (report/seal.py); "" where none was
-    computed."""
-
-    format: str = REPORT_FORMAT
-    format_version: int = REPORT_FORMAT_VERSION
-    verdict: str
-    summary: Summary
-    copies: list[Copy]
-    # Copies of If branches and Loop/Scan bodies not counted per run (added within report version 2).
-    conditional_copies: list[Copy] = field(default_factory=list)
-    findings: list[Finding]
-    binding: BindingPlan
-    prediction: PredictionDocument | None = None
-    census: CensusReport | None = None
-    advice: Advice | None = None
-    measured: BindingView | None = None
-    evidence: Evidence
-    analysed_by: str = ""
-
+from ortcopy_doctor.analysis.attribution import census_report, mark_confirmed
 
 def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding],
              weighed: list[Copy] | None = None) -> Summary:

@@ -29,7 +29,7 @@ from ortcopy_doctor.model.evidence import Evidence, Feed
 from ortcopy_doctor.model.format import active_providers, fmt_bytes
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.report.core import Report
+    from ortcopy_doctor.model.report import Report
 
 T = TypeVar("T")
 

@@ -30,7 +30,7 @@ from ortcopy_doctor.rules import RULES, is_allowed
 from ortcopy_doctor.model.format import fmt_bytes
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.report.core import Report
+    from ortcopy_doctor.model.report import Report
 
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}
 

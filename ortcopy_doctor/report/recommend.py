@@ -22,10 +22,8 @@ left on the table (``--fail-on-gain``).
 
 from __future__ import annotations
 
-import msgspec
-from msgspec import field
 from msgspec.structs import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ortcopy_doctor.report.variants import (
     SHORT_LABELS,
@@ -41,72 +39,18 @@ from ortcopy_doctor.report.variants import (
 from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND
 from ortcopy_doctor.model.evidence import BindingMeasurement, VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.analysis.stats import LEVEL, RatioCI
+from ortcopy_doctor.analysis.stats import RatioCI
+# The recommendation's types live in model/report.py; named here too, where the public API and older code import them.
+from ortcopy_doctor.model.report import Advice as Advice, VariantAdvice as VariantAdvice
+from ortcopy_doctor.model.vocabulary import AdviceStatus, CiMethod, Variant, VariantVerdict
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.report.core import Report
+    from ortcopy_doctor.model.report import Report
 
 CANDIDATES = ("plan", "all_device", "cuda_graph")
 LEGACY_CANDIDATES = ("plan", "cuda_graph")
 HEAD_LABELS = {"plain": "plain run()", "plan": "the binding plan", "all_device": "everything bound on the device",
                "cuda_graph": "the CUDA graph"}
-
-
-class VariantAdvice(msgspec.Struct, frozen=True):
-    """One measured variant as the recommendation shows it: median, speed-up over plain run() and what it needs."""
-
-    variant: str
-    label: str
-    ran: bool
-    runs: int = 0
-    skipped_reason: str = ""
-    median_ms: float | None = None
-    median_ci_low_ms: float | None = None
-    median_ci_high_ms: float | None = None
-    speedup: float | None = None  # median(plain) / median(variant); above 1 is faster
-    speedup_ci_low: float | None = None
-    speedup_ci_high: float | None = None
-    verdict: str = ""  # baseline, faster, slower, within_noise, not_run, not_compared
-    gpu_median_ms: float | None = None
-    gpu_speedup: float | None = None
-    gpu_speedup_ci_low: float | None = None
-    gpu_speedup_ci_high: float | None = None
-    copies_per_run: int | None = None  # host<->device transfers of one call (census or promised)
-    bytes_per_run: int | None = None
-    needs: list[str] = field(default_factory=list)  # what the caller must do to get this variant's gain
-
-
-class Advice(msgspec.Struct, frozen=True):
-    """The recommendation: the variant to use, why, its measured gain and the code."""
-
-    status: str  # measured, not_measured
-    recommended: str = ""  # plain, plan, cuda_graph ("" where not measured)
-    recommended_label: str = ""
-    reason: str = ""
-    headline: str = ""  # the line under the verdict
-    current_ms: float | None = None  # plain run()'s median
-    best_ms: float | None = None  # the recommended variant's median
-    speedup: float | None = None
-    speedup_ci_low: float | None = None
-    speedup_ci_high: float | None = None
-    ci_level: float = LEVEL
-    ci_method: str = ""  # bootstrap_paired, bootstrap, summary
-    copies_removed: int | None = None
-    bytes_removed: int | None = None
-    needs: list[str] = field(default_factory=list)
-    cuda_graph_ready: bool = False
-    cuda_graph_blockers: list[str] = field(default_factory=list)
-    cuda_graph_vs_plan: str = ""  # faster, slower, within_noise, not_compared ("" where the graph did not run)
-    host_jitter: str = ""  # whether the GPU clock (CUDA events) confirms the difference
-    code: str = ""  # the recommended code: the plan's, everything bound's or the CUDA graph's ("" for plain run())
-    code_check: str = ""  # what running that code next to plain run() showed (analysis/binding.code_verdict)
-    notes: list[str] = field(default_factory=list)
-    runs: int = 0
-    stop_reason: str = ""
-    variants: list[VariantAdvice] = field(default_factory=list)
-    # The lower bound of the recommended variant's speed-up (None where it is plain run() or not measured): what
-    # --fail-on-gain judges. Set by ``advise``.
-    gain_left: float | None = None
 
 
 def _transfers(v: VariantTiming | None) -> tuple[int | None, int | None]:
@@ -176,17 +120,17 @@ def _advise(report: Report) -> Advice | None:
     blockers = [b.text() for b in cuda_graph_blockers(report.evidence, report.binding, report.copies)] \
         if report.binding.applicable else []
     if m.status != "measured":
-        return Advice(status="not_measured", reason=m.reason,
+        return Advice(status=AdviceStatus.NOT_MEASURED, reason=m.reason,
                       headline=f"Best attainable latency not measured: {m.reason}",
                       cuda_graph_ready=report.binding.applicable and not blockers, cuda_graph_blockers=blockers)
     plain = _variant(m, "plain")
-    advice = Advice(status="measured", runs=m.runs, stop_reason=m.stop_reason, cuda_graph_blockers=blockers,
+    advice = Advice(status=AdviceStatus.MEASURED, runs=m.runs, stop_reason=m.stop_reason, cuda_graph_blockers=blockers,
                     cuda_graph_ready=report.binding.applicable and not blockers)
     for v in m.variants:
         advice.variants.append(_variant_advice(report, plain, v))
     if plain is None or not plain.ran:
         reason = "plain run() did not run, so there is no baseline to compare with"
-        return replace(advice, status="not_measured", reason=reason,
+        return replace(advice, status=AdviceStatus.NOT_MEASURED, reason=reason,
                        headline=f"Best attainable latency not measured: {reason}")
 
     planned, graph = _variant(m, "plan"), _variant(m, "cuda_graph")
@@ -199,7 +143,7 @@ def _advise(report: Report) -> Advice | None:
     # of its own, not with code a report offers: there it stays a diagnostic variant.
     candidates = CANDIDATES if report.evidence.code_checks else LEGACY_CANDIDATES
     choice, choice_cmp, weighed = _choose(m, plain, candidates)
-    advice = replace(advice, recommended=choice, recommended_label=VARIANT_LABELS[choice], current_ms=plain.median_ms,
+    advice = replace(advice, recommended=Variant(choice), recommended_label=VARIANT_LABELS[choice], current_ms=plain.median_ms,
                      needs=needs_of(report, choice))
     advice = replace(advice, reason=_reason(m, plain, choice, weighed, graph, blockers))
 
@@ -208,7 +152,7 @@ def _advise(report: Report) -> Advice | None:
     if choice_cmp is not None and choice_cmp.ci is not None:
         ci = choice_cmp.ci
         advice = replace(advice, speedup=ci.ratio, speedup_ci_low=ci.low, speedup_ci_high=ci.high,
-                         ci_method=ci.method)
+                         ci_method=CiMethod(ci.method))
     cur_n, cur_b = _transfers(plain)
     best_n, best_b = _transfers(best)
     if cur_n is not None and best_n is not None and cur_b is not None and best_b is not None:
@@ -227,13 +171,13 @@ def _variant_advice(report: Report, plain: VariantTiming | None, v: VariantTimin
     speedup: tuple[float | None, float | None, float | None] = (None, None, None)
     gpu_speedup: tuple[float | None, float | None, float | None] = (None, None, None)
     if not v.ran:
-        verdict = "not_run"
+        verdict = VariantVerdict.NOT_RUN
     elif v.variant == "plain":
-        verdict = "baseline"
+        verdict = VariantVerdict.BASELINE
     else:
         ci = speedup_ci(plain, v)
         if ci is None:
-            verdict = "not_compared"
+            verdict = VariantVerdict.NOT_COMPARED
         else:
             speedup, verdict = (ci.ratio, ci.low, ci.high), ci.verdict
         gci = speedup_ci(plain, v, gpu=True)

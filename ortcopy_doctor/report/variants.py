@@ -11,8 +11,9 @@ import math
 
 from ortcopy_doctor.analysis.copies import GraphView, declared_size
 from ortcopy_doctor.model.copies import Copy
-from ortcopy_doctor.model.vocabulary import IN_KERNEL, MEMCPY_NODE
-from ortcopy_doctor.analysis.binding import DEVICE, HOST, UNBOUND, BindingPlan
+from ortcopy_doctor.model.vocabulary import IN_KERNEL, MEMCPY_NODE, VariantVerdict
+from ortcopy_doctor.analysis.binding import DEVICE, HOST, UNBOUND
+from ortcopy_doctor.model.binding import BindingPlan
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, VariantTiming
 from ortcopy_doctor.knowledge.providers import CPU, is_device
 from ortcopy_doctor.analysis.stats import RatioCI, median_ci, ratio_ci, summary_ratio_ci
@@ -189,7 +190,7 @@ def is_all_cpu(evidence: Evidence) -> bool:
 class Comparison(msgspec.Struct, frozen=True):
     """How one variant's median compares with another's (see ``compare``)."""
 
-    verdict: str  # faster, slower, within_noise, not_compared
+    verdict: VariantVerdict  # faster, slower, within_noise, not_compared
     delta_ms: float | None = None  # other - base (negative: faster)
     text: str = ""
     ci: RatioCI | None = None  # median(base) / median(other), with its 95% interval
@@ -222,7 +223,7 @@ def compare(base: VariantTiming | None, other: VariantTiming | None) -> Comparis
     """``other`` against ``base`` by the 95% interval of the ratio of their medians (never by overlapping ranges)."""
     ci = speedup_ci(base, other)
     if ci is None or base is None or other is None:
-        return Comparison("not_compared")
+        return Comparison(VariantVerdict.NOT_COMPARED)
     delta = float(other.median_ms) - float(base.median_ms)  # type: ignore[arg-type]
     text = f"{other.median_ms:.3f} ms vs {base.median_ms:.3f} ms ({fmt_delta(delta)}; {ci.text()})"
     return Comparison(ci.verdict, delta, text, ci)

@@ -8,7 +8,7 @@ from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.rules.registry import Rule, RuleContext, finding, register
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.analysis.attribution import ConsistencyCheck
+    from ortcopy_doctor.model.attribution import ConsistencyCheck
 
 RULE = Rule(
     id="OCD011", slug="census-mismatch", severity=Severity.WARNING, location="census",

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Optional
 from ortcopy_doctor.model.findings import Finding, Severity
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.analysis.attribution import CensusReport
-    from ortcopy_doctor.analysis.binding import BindingPlan
+    from ortcopy_doctor.model.attribution import CensusReport
+    from ortcopy_doctor.model.binding import BindingPlan
     from ortcopy_doctor.analysis.copies import GraphView
     from ortcopy_doctor.model.copies import Copy
     from ortcopy_doctor.model.evidence import Evidence

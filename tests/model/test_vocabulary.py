@@ -23,17 +23,24 @@ from ortcopy_doctor.model.vocabulary import (
     HOST_TO_DEVICE,
     OUTSIDE,
     UNEXPLAINED,
+    AdviceStatus,
+    CensusCheck,
     CensusClass,
+    CiMethod,
     CodeCheckStatus,
     CopyKind,
+    CopySource,
     Direction,
     EvidenceMode,
     FeedSource,
     MeasurementStatus,
     MemcpyOp,
+    PlacedBy,
     Role,
     StateBasis,
     ValueKind,
+    Variant,
+    VariantVerdict,
     Word,
     same_name,
 )
@@ -42,7 +49,8 @@ from ortcopy_doctor.watch.observations import Basis, PlacementSource
 from render_helpers import fixture_report_dict, write_report_json
 
 CLOSED_SETS = [CopyKind, Direction, CensusClass, EvidenceMode, FeedSource, MeasurementStatus, ValueKind, MemcpyOp,
-               Role, Severity, DiffStatus, BindingPlace, PlacementSource, Basis, StateBasis, CodeCheckStatus]
+               Role, Severity, DiffStatus, BindingPlace, PlacementSource, Basis, StateBasis, CodeCheckStatus,
+               CopySource, AdviceStatus, Variant, VariantVerdict, CiMethod, PlacedBy, CensusCheck]
 MEMBERS = [member for closed in CLOSED_SETS for member in closed]
 
 

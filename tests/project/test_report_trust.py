@@ -267,3 +267,16 @@ def test_sarif_and_trace_files_hold_no_raw_control_character(tmp_path):
         text = (tmp_path / output).read_text(encoding="utf-8")
         assert not RAW_CONTROL.search(text.replace("\n", "")), output
         assert f"celu{name}" in json.dumps(json.loads(text), ensure_ascii=False), output  # the same strings
+
+
+def test_json_to_stdout_holds_no_raw_control_character(tmp_path):
+    """`--json -` reaches a terminal as text: C1 controls, DEL and the bidi and line separators a model's names can
+    hold are written as JSON escapes (the same strings once parsed), as in SARIF and trace files."""
+    def evil(data: dict[str, Any]) -> None:
+        data["evidence"]["model"]["producer"] = EVIL + "\x7f\u2028"
+
+    forgery = forged(sealed_report("demo", tmp_path), tmp_path / "forged.json", evil)
+    result = cli(["report", forgery.name, "--json", "-"], tmp_path)
+    assert result.returncode == 0, result.stderr  # (the terminal report goes to stderr)
+    assert not RAW_CONTROL.search(result.stdout.replace("\n", ""))
+    assert json.loads(result.stdout)["evidence"]["model"]["producer"] == EVIL + "\x7f\u2028"

@@ -353,5 +353,6 @@ def test_a_rule_edited_while_the_process_runs_keys_nothing(tmp_path):
             f"rule = Path({str(rule)!r}); rule.write_text(rule.read_text() + '# edited\\n')\n"
             "print(len(before), code_digest() == b'', analysis_key({}) == '')\n")
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "PYTHONPATH": str(tmp_path)})
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                                [str(tmp_path)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))})
     assert (result.returncode, result.stdout) == (0, "32 True True\n"), result.stderr

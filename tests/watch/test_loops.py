@@ -447,6 +447,7 @@ def test_ocr_new_input_shape_in_iteration_3_is_a_first_call_at_a_shape(ocr):
             f"its calls at a shape seen before median {new.steady_median_ms:.3f} ms") in render_pipeline_text(report)
 
 
+@pytest.mark.no_cuda  # where CUDA loads, the sessions made without providers lead the verdict (test_providers_audit)
 def test_ocr_verdict_leads_with_the_bytes_each_iteration_moves(ocr):
     """Predicted for CUDA (no GPU here): per iteration the image up and its map down (18,432 B, 36,864 B in the third
     iteration), 12 crops for cls and 10 for rec up (1,536 B each), 12 logits (12 B) and 10 texts (192 B) down."""
