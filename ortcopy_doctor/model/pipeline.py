@@ -18,27 +18,28 @@ from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.evidence import CodeCheck
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.providers import short
+from ortcopy_doctor.model.vocabulary import Ending, HandedAs, HandOffKind, HandoffBlock, LinkHow, Role, StageKind
 from ortcopy_doctor.model.watch import WatchObservations
 
 PIPELINE_FORMAT = "ortcopy-doctor-pipeline"
 PIPELINE_FORMAT_VERSION = 1
 
 # How a consumed value was traced back to the output that produced it.
-HOW_OBJECT = "object"  # the very object the producing call returned (or bound)
-HOW_VIEW = "view"  # a numpy view of it, or another array over the same host buffer (torch.from_numpy, ...)
-HOW_POINTER = "pointer"  # the same device/host pointer (an OrtValue of a binding, bind_input(buffer_ptr=...))
-HOW_DOWNLOAD = "download"  # the user's code turned the OrtValue output into numpy (OrtValue.numpy(), copy_outputs_to_cpu)
-HOW_HASH = "hash"  # a different host array with equal bytes (a copy: .copy(), astype, np.array(...))
+HOW_OBJECT = LinkHow.OBJECT
+HOW_VIEW = LinkHow.VIEW
+HOW_POINTER = LinkHow.POINTER
+HOW_DOWNLOAD = LinkHow.DOWNLOAD
+HOW_HASH = LinkHow.HASH
 
 HOST_KINDS = ("numpy", "torch_cpu", "host_pointer")
 
 # What a hand-off is (HandOff.kind). A state hand-off traced by equal bytes alone (HOW_HASH) is only a *possible*
 # round trip: a program that feeds the same constant every call to a model that returns it unchanged (Relu of ones)
 # gives the same link, and the recorder keeps nothing that tells the two apart. It is reported, and not counted.
-ROUND_TRIP = "round_trip"  # device->host after the producing call, and back host->device as the consumer's input
-POSSIBLE_ROUND_TRIP = "possible_round_trip"  # state that would be a round trip, traced by equal bytes alone
-DEVICE = "device"  # handed over on the device
-HOST = "host"  # through host memory, but one end lives there anyway
+ROUND_TRIP = HandOffKind.ROUND_TRIP
+POSSIBLE_ROUND_TRIP = HandOffKind.POSSIBLE_ROUND_TRIP
+DEVICE = HandOffKind.DEVICE
+HOST = HandOffKind.HOST
 
 
 # --- observations -------------------------------------------------------------------------------------------------
@@ -49,15 +50,15 @@ class ValueLink(msgspec.Struct, frozen=True):
 
     seq: int  # the producing call's PipelineCall.seq
     output: str
-    how: str  # object, view, pointer, download, hash
+    how: LinkHow
 
 
 class ValueInfo(msgspec.Struct):
     """One input or output of one call as the program handed it over."""
 
     name: str
-    role: str  # input, output
-    kind: str  # numpy, ortvalue, torch_cpu, torch_cuda, cupy, host_pointer, device_pointer, other
+    role: Role
+    kind: HandedAs
     device: str  # cpu, cuda, ...
     bytes: Optional[int] = None
     link: Optional[ValueLink] = None  # inputs only: where the value came from
@@ -121,7 +122,7 @@ class PipelineObservations(msgspec.Struct):
     ort_version: str = ""
     program: list[str] = field(default_factory=list)
     exit_code: int = 0
-    ended_by: str = "exit"  # exit, exception, interrupt, signal (killed by the signal named in error)
+    ended_by: Ending = Ending.EXIT  # signal: killed by the signal named in error
     error: str = ""
     started_ns: int = 0
     ended_ns: int = 0
@@ -159,9 +160,9 @@ class HandOff(msgspec.Struct, frozen=True):
     consumer: str
     input: str
     calls: int  # how many consuming calls
-    how: str
+    how: LinkHow
     state: bool  # the same session: output of call k fed to call k+1
-    kind: str  # round_trip, possible_round_trip (state traced by equal bytes alone), device, host
+    kind: HandOffKind  # a possible round trip: state traced by equal bytes alone
     d2h_bytes_per_call: Optional[int] = None
     h2d_bytes_per_call: Optional[int] = None
     basis: str = ""  # census, placement, prediction, assumed
@@ -188,7 +189,7 @@ class StageRow(msgspec.Struct, frozen=True):
     """One row of a pipeline's stage table: a host, inference or download stage, its calls and times."""
 
     stage: str
-    kind: str  # host, inference, download
+    kind: StageKind
     calls: int
     median_ms: Optional[float]
     total_ms: Optional[float]
@@ -284,7 +285,7 @@ class PipelineReport(msgspec.Struct, frozen=True):
 
     program: list[str]
     exit_code: int
-    ended_by: str
+    ended_by: Ending
     error: str
     sessions: list[SessionSummary]
     pipelines: list[Pipeline]
@@ -401,7 +402,7 @@ class HandoffCode(msgspec.Struct, frozen=True):
     ("label|input|name" -> variable: its arrays; "label|initial|name" for a state's initial value); ``results`` the
     variables the block leaves ("label|output|name" -> variable)."""
 
-    kind: str  # between, state
+    kind: HandoffBlock
     code: str
     sessions: dict[str, str]
     given: dict[str, str]

@@ -210,6 +210,62 @@ class CiMethod(Word):
     SUMMARY = "summary"  # approximate, from the medians, quartiles and run counts (no raw samples recorded)
 
 
+class LinkHow(Word):
+    """How ``run`` traced a consumed value back to the output that produced it (``ValueLink.how``, ``HandOff.how``)."""
+
+    OBJECT = "object"  # the very object the producing call returned (or bound)
+    VIEW = "view"  # a numpy view of it, or another array over the same host buffer (torch.from_numpy, ...)
+    POINTER = "pointer"  # the same device/host pointer (an OrtValue of a binding, bind_input(buffer_ptr=...))
+    DOWNLOAD = "download"  # the user's code turned the OrtValue output into numpy (OrtValue.numpy(), ...)
+    HASH = "hash"  # a different host array with equal bytes (a copy: .copy(), astype, np.array(...))
+
+
+class HandedAs(Word):
+    """What the program handed to or got from a call (``pipeline.ValueInfo.kind``)."""
+
+    NUMPY = "numpy"
+    ORTVALUE = "ortvalue"
+    TORCH_CPU = "torch_cpu"
+    TORCH_CUDA = "torch_cuda"
+    CUPY = "cupy"
+    HOST_POINTER = "host_pointer"
+    DEVICE_POINTER = "device_pointer"
+    OTHER = "other"
+
+
+class HandOffKind(Word):
+    """What a hand-off between two calls is (``HandOff.kind``)."""
+
+    ROUND_TRIP = "round_trip"  # device->host after the producing call, and back host->device as the consumer's input
+    POSSIBLE_ROUND_TRIP = "possible_round_trip"  # state that would be a round trip, traced by equal bytes alone
+    DEVICE = "device"  # handed over on the device
+    HOST = "host"  # through host memory, but one end lives there anyway
+
+
+class StageKind(Word):
+    """A row of a pipeline's stage table (``StageRow.kind``)."""
+
+    HOST = "host"
+    INFERENCE = "inference"
+    DOWNLOAD = "download"
+
+
+class HandoffBlock(Word):
+    """What a block of hand-off code does (``HandoffCode.kind``)."""
+
+    BETWEEN = "between"  # hands an output of one session to the next one
+    STATE = "state"  # carries a session's state from one call to the next
+
+
+class Ending(Word):
+    """How a program run under ``ortcopy-doctor run`` ended (``ended_by``)."""
+
+    EXIT = "exit"
+    EXCEPTION = "exception"
+    INTERRUPT = "interrupt"
+    SIGNAL = "signal"  # killed by the signal the report's error names
+
+
 def same_name(a: str, b: str) -> bool:
     """Whether two names are the same string: a ``CopyKind`` and a ``CensusClass`` (``FEED`` of each), or either and
     a plain ``str``. ``==`` says the same at run time; this says to the type checker that two sets are compared."""

@@ -79,7 +79,7 @@ from ortcopy_doctor.model.pipeline import (
     shape_message,
     short_site,
 )
-from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, FEED, FETCH, HOST_TO_DEVICE
+from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, FEED, FETCH, HOST_TO_DEVICE, HandoffBlock, LinkHow, StageKind
 from ortcopy_doctor.model.watch import BASIS_CENSUS, PLACEMENT_HOST_ONLY, CallReport, TensorReport, WatchReport
 from ortcopy_doctor.watch.analysis import analyse_watch
 
@@ -224,7 +224,7 @@ def analyse_pipeline(obs: PipelineObservations) -> PipelineReport:
         not_observed.append(f"the CUPTI census: {note}")
 
     # Every consumed value with a link, one entry per consuming call.
-    groups: dict[tuple[int, str, int, str, str], list[tuple[PipelineCall, PipelineCall]]] = {}
+    groups: dict[tuple[int, str, int, str, LinkHow], list[tuple[PipelineCall, PipelineCall]]] = {}
     linked_inputs: set[tuple[int, str]] = set()
     consumed_outputs: set[tuple[int, str]] = set()
     for call in obs.calls:
@@ -275,7 +275,7 @@ def _host_value(value: ValueInfo) -> bool:
     return False
 
 
-def _hand_off(views: _Views, obs: PipelineObservations, ps: int, output: str, cs: int, name: str, how: str,
+def _hand_off(views: _Views, obs: PipelineObservations, ps: int, output: str, cs: int, name: str, how: LinkHow,
               pairs: list[tuple[PipelineCall, PipelineCall]], downloads: dict[tuple[int, str], Download]) -> HandOff:
     labels = [s.label for s in obs.sessions]
     producer, consumer = labels[ps], labels[cs]
@@ -444,7 +444,7 @@ def _rows(obs: PipelineObservations, summaries: list[StageSummary], with_downloa
             name = f"{label(r.session)}: inference"
             if len(sites[r.session]) > 1 and r.site:
                 name += f" at {short_site(r.site)}"
-            rows.append(StageRow(name, "inference", r.count, median, total,
+            rows.append(StageRow(name, StageKind.INFERENCE, r.count, median, total,
                                  "the ORT call with its bind_* calls (where the bound inputs are copied), or for run() "
                                  "with the copies of its inputs and outputs", per_iteration_ms=per, site=r.site))
             if with_downloads and r.session not in downloaded:
@@ -457,7 +457,7 @@ def _rows(obs: PipelineObservations, summaries: list[StageSummary], with_downloa
             name = f"host: between {short_site(r.before_site)} and {short_site(r.site)}"
         else:
             name = f"host: between {before} and {after}"
-        rows.append(StageRow(name, "host", r.count, median, total,
+        rows.append(StageRow(name, StageKind.HOST, r.count, median, total,
                              f"the program's code after {before} returned and before {after} was called",
                              per_iteration_ms=per, site=r.site, before_site=r.before_site))
     return rows
@@ -469,7 +469,7 @@ def _download_row(obs: PipelineObservations, session: int, label: str) -> list[S
     if not traced:
         return []
     per_call = [sum(r.end_ns - r.start_ns for r in c.records if r.direction == DEVICE_TO_HOST) for c in traced]
-    return [StageRow(f"{label}: download (device→host copies)", "download", len(per_call),
+    return [StageRow(f"{label}: download (device→host copies)", StageKind.DOWNLOAD, len(per_call),
                      _median([_ms(v) for v in per_call]), _ms(sum(per_call)),
                      "device time of the device→host memcpys CUPTI saw in the call (part of its inference above)")]
 
@@ -710,7 +710,7 @@ def _between_code(producer: str, consumer: str, trips: list[tuple[str, str]], pr
     given.update({f"{consumer}|input|{n}": names(consumer, "input", n) for n in c_in if n not in fed})
     results = {f"{producer}|output|{o}": out_var[o] for o in p_out}
     results.update({f"{consumer}|output|{o}": names(consumer, "output", o) for o in c_out})
-    return HandoffCode(kind="between", code=fit("\n".join(lines)), sessions={producer: p, consumer: c}, given=given,
+    return HandoffCode(kind=HandoffBlock.BETWEEN, code=fit("\n".join(lines)), sessions={producer: p, consumer: c}, given=given,
                        results=results, producer=producer, consumer=consumer, pairs=list(trips))
 
 
@@ -803,7 +803,7 @@ def _state_code(label: str, pairs: list[tuple[str, str]], io: IoNames, libraries
         lines += [f"bindings[(step + 1) % 2].bind_ortvalue_input({i!r}, "
                   "ort.OrtValue.from_dlpack(cp.ascontiguousarray(a)))" for i in [first, *twins]]
     given = {f"{label}|initial|{i}": names(label, "input", i, prefix="initial_") for i, _ in carried}
-    return HandoffCode(kind="state", code=fit("\n".join(lines)), sessions={label: s}, given=given, results={},
+    return HandoffCode(kind=HandoffBlock.STATE, code=fit("\n".join(lines)), sessions={label: s}, given=given, results={},
                        producer=label, consumer=label, pairs=list(carried), stream=bool(others))
 
 

@@ -48,6 +48,7 @@ from ortcopy_doctor.model.pipeline import (
 from ortcopy_doctor.watch.pipeline import analyse_pipeline
 from ortcopy_doctor.watch.recorder import _INFO_ATTR, Watch, _Instrumentation, _ortvalue_nbytes
 from ortcopy_doctor.model.errors import EnvironmentProblem
+from ortcopy_doctor.model.vocabulary import Ending, HandedAs, LinkHow, Role
 
 KEEP_CALLS = 2
 BINDING_METHODS = ("bind_cpu_input", "bind_input", "bind_ortvalue_input", "bind_output", "bind_ortvalue_output",
@@ -77,7 +78,7 @@ class _Produced(msgspec.Struct):
     host: bool
     digest: str
     device: str
-    how: str = HOW_OBJECT  # HOW_DOWNLOAD for an array the program made from an OrtValue output
+    how: LinkHow = HOW_OBJECT  # HOW_DOWNLOAD for an array the program made from an OrtValue output
     alias: Optional[_Produced] = None  # the owner of a view ORT returned
     derived: list[_Produced] = field(default_factory=list)  # arrays downloaded from this OrtValue
 
@@ -357,7 +358,7 @@ class PipelineRecorder:
 
     # values ------------------------------------------------------------------------------------------------------
 
-    def _describe(self, name: str, role: str, value: Any) -> tuple[ValueInfo, Optional[_Produced]]:
+    def _describe(self, name: str, role: Role, value: Any) -> tuple[ValueInfo, Optional[_Produced]]:
         """What a value is, and (inputs) which produced output it is."""
         np = _numpy()
         if hasattr(value, "device_name") and hasattr(value, "data_ptr"):  # OrtValue
@@ -366,8 +367,8 @@ class PipelineRecorder:
                 nbytes = _ortvalue_nbytes(value) if value.is_tensor() else None
                 ptr = int(value.data_ptr()) if value.is_tensor() else 0
             except Exception:  # noqa: BLE001
-                return ValueInfo(name, role, "ortvalue", ""), None
-            info = ValueInfo(name, role, "ortvalue", device, nbytes)
+                return ValueInfo(name, role, HandedAs.ORTVALUE, ""), None
+            info = ValueInfo(name, role, HandedAs.ORTVALUE, device, nbytes)
             hit = self._by_ptr.get(ptr) if ptr else None
             if role == "input" and hit is not None:
                 return info, hit
@@ -379,13 +380,13 @@ class PipelineRecorder:
                 nbytes = int(value.numel() * value.element_size())
                 ptr = int(value.data_ptr())
             except Exception:  # noqa: BLE001
-                return ValueInfo(name, role, "other", ""), None
-            info = ValueInfo(name, role, "torch_cpu" if device == "cpu" else "torch_cuda", device, nbytes)
+                return ValueInfo(name, role, HandedAs.OTHER, ""), None
+            info = ValueInfo(name, role, HandedAs.TORCH_CPU if device == "cpu" else HandedAs.TORCH_CUDA, device, nbytes)
             return info, (self._by_ptr.get(ptr) or (self._in_host_range(ptr) if device == "cpu" else None))
         if isinstance(value, np.ndarray):
-            info = ValueInfo(name, role, "numpy", "cpu", int(value.nbytes))
+            info = ValueInfo(name, role, HandedAs.NUMPY, "cpu", int(value.nbytes))
             return info, None
-        return ValueInfo(name, role, "other", "cpu"), None
+        return ValueInfo(name, role, HandedAs.OTHER, "cpu"), None
 
     def _in_host_range(self, ptr: int) -> Optional[_Produced]:
         for produced in self._by_root.values():
@@ -416,7 +417,7 @@ class PipelineRecorder:
 
     def _input_info(self, name: str, value: Any) -> ValueInfo:
         np = _numpy()
-        info, hit = self._describe(name, "input", value)
+        info, hit = self._describe(name, Role.INPUT, value)
         if info.kind == "numpy":
             info.link = self._link_numpy(value)
         elif info.kind == "other" and not isinstance(value, (list, dict)):
@@ -431,7 +432,7 @@ class PipelineRecorder:
 
     def _register(self, seq: int, session: int, name: str, value: Any) -> ValueInfo:
         """Remember an output of call ``seq`` so later inputs can be traced to it."""
-        info, _ = self._describe(name, "output", value)
+        info, _ = self._describe(name, Role.OUTPUT, value)
         produced: Optional[_Produced] = None
         if info.kind == "numpy":
             root = _root(value)
@@ -570,7 +571,7 @@ class PipelineRecorder:
         if value is not None:
             return self._input_info(name, value)
         host = device == "cpu"
-        info = ValueInfo(name, "input", "host_pointer" if host else "device_pointer", device)
+        info = ValueInfo(name, Role.INPUT, HandedAs.HOST_POINTER if host else HandedAs.DEVICE_POINTER, device)
         hit = self._by_ptr.get(ptr) or (self._in_host_range(ptr) if host else None)
         if hit is not None:
             info.link = ValueLink(hit.seq, hit.output, HOW_POINTER)
@@ -853,7 +854,7 @@ def _run_child_in(folder: str, target: Target, census: bool) -> tuple[PipelineOb
     except (OSError, ValueError, TypeError):
         models = [os.path.abspath(s.model) for s in obs.sessions if s.model]  # the child started in this folder
     if killed and killed != signal.SIGINT:  # ended by a signal that was not a Ctrl-C the program saw as one
-        obs.ended_by, obs.error = "signal", _signal_name(killed)
+        obs.ended_by, obs.error = Ending.SIGNAL, _signal_name(killed)
     return obs, code, models
 
 

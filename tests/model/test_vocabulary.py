@@ -16,6 +16,12 @@ from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.evidence import Feed
 from ortcopy_doctor.model.findings import Severity
 from ortcopy_doctor.model.vocabulary import (
+    Ending,
+    HandOffKind,
+    HandedAs,
+    HandoffBlock,
+    LinkHow,
+    StageKind,
     CENSUS_CLASSES,
     COPY_KINDS,
     FEED,
@@ -50,7 +56,8 @@ from render_helpers import fixture_report_dict, write_report_json
 
 CLOSED_SETS = [CopyKind, Direction, CensusClass, EvidenceMode, FeedSource, MeasurementStatus, ValueKind, MemcpyOp,
                Role, Severity, DiffStatus, BindingPlace, PlacementSource, Basis, StateBasis, CodeCheckStatus,
-               CopySource, AdviceStatus, Variant, VariantVerdict, CiMethod, PlacedBy, CensusCheck]
+               CopySource, AdviceStatus, Variant, VariantVerdict, CiMethod, PlacedBy, CensusCheck, LinkHow, HandedAs,
+               HandOffKind, StageKind, HandoffBlock, Ending]
 MEMBERS = [member for closed in CLOSED_SETS for member in closed]
 
 
