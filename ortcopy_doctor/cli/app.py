@@ -18,13 +18,16 @@ if _interrupts.is_console_script():
 
     _gcpolicy.for_the_command()
 
+import atexit
 import contextlib
 import copy
 import io
 import math
 import os
 import shutil
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
@@ -33,16 +36,42 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Optional, cast
 import typer
 
 from ortcopy_doctor.model.version import __version__
-from ortcopy_doctor.model.errors import DoctorError, ExitCode, UsageError
+from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ExitCode, UsageError
+from ortcopy_doctor.model.lazy import lazy_import
 from ortcopy_doctor.collect.procmaps import MAPS, mapped_files
 from ortcopy_doctor.cli.outputs import ASKED, Asked, output_options
 from ortcopy_doctor.render.registry import (CHECK, DIFF, EVIDENCE, PREDICTION, RUN, TEXT, RenderContext, Renderer, by_flag,
                                             formats_for)
+from ortcopy_doctor.render.terminal import safe
 
 if TYPE_CHECKING:
+    import tempfile as _tempfile
+
     from rich.console import Console
 
+    from ortcopy_doctor import api as _api
+    from ortcopy_doctor.cli import ci as _ci, supervisor as _supervisor
+    from ortcopy_doctor.collect import (budget as _budget, demo_model as _demo_model, environment as _environment,
+                                        feeds as _feeds, session as _session)
+    from ortcopy_doctor.knowledge import model_file as _model_file, providers as _providers
+    from ortcopy_doctor.render import output as _output, text as _text
     from ortcopy_doctor.render.output import OutputSet
+else:
+    # What a command may not need runs on its first use (model/lazy.py): `--help` loads none of numpy, onnx,
+    # onnxruntime, jinja2 or rich, and `check -q` no rich (tests/project/test_startup.py).
+    _tempfile = lazy_import("tempfile")
+    _api = lazy_import("ortcopy_doctor.api")
+    _ci = lazy_import("ortcopy_doctor.cli.ci")
+    _supervisor = lazy_import("ortcopy_doctor.cli.supervisor")
+    _budget = lazy_import("ortcopy_doctor.collect.budget")
+    _demo_model = lazy_import("ortcopy_doctor.collect.demo_model")
+    _environment = lazy_import("ortcopy_doctor.collect.environment")
+    _feeds = lazy_import("ortcopy_doctor.collect.feeds")
+    _session = lazy_import("ortcopy_doctor.collect.session")
+    _model_file = lazy_import("ortcopy_doctor.knowledge.model_file")
+    _providers = lazy_import("ortcopy_doctor.knowledge.providers")
+    _output = lazy_import("ortcopy_doctor.render.output")
+    _text = lazy_import("ortcopy_doctor.render.text")
 
 app = typer.Typer(
     name="ortcopy-doctor",
@@ -141,7 +170,9 @@ def _stream_error_code(code: int) -> int:
 def _stdout(stderr: bool = False) -> Console:
     # soft_wrap: a line (the verdict, a finding) stays one line when piped; tables still fit the width.
     # stderr: an output (--json -) goes to stdout, so the terminal report goes to stderr.
-    from rich.console import Console  # here, not at import: `check -q` prints one line and loads no rich
+    # rich, here, not at import: `check -q` prints one line and loads no rich; lazy_import("rich.console") would
+    # import the package rich at start-up (a parent package is imported at once: model/lazy.py)
+    from rich.console import Console
 
     # Piped (a CI log, `| grep`, a file) with no COLUMNS: rich would assume 80 columns and fold names inside table
     # cells ("MemcpyFromHo" / "st"), so a grep for a node name misses it; a table is as wide as its content then.
@@ -176,8 +207,6 @@ def _write(text: str, stderr: bool = False) -> None:
 
 def _print_line(text: str, stderr: bool = False) -> None:
     """One line of untrusted text as itself (control characters escaped), without rich: ``check -q``'s verdict."""
-    from ortcopy_doctor.render.terminal import safe
-
     _write(safe(text) + "\n", stderr)
 
 
@@ -189,7 +218,7 @@ def _print_error(message: str) -> None:
     global _ERROR_PRINTED
     _ERROR_PRINTED = True
     # soft_wrap: one line whatever the terminal width, as DoctorError promises.
-    from rich.console import Console
+    from rich.console import Console  # rich where used, as in _stdout
 
     Console(file=_Guarded.file("stderr"), highlight=False).print(f"[bold red]error:[/] {_esc(message)}", soft_wrap=True)
 
@@ -201,9 +230,7 @@ def _fail(message: str, code: int) -> None:
 
 def _esc(text: str) -> str:
     """Rich markup and terminal control characters escaped: untrusted text prints as itself, on one line."""
-    from rich.markup import escape
-
-    from ortcopy_doctor.render.terminal import safe
+    from rich.markup import escape  # rich where used, as in _stdout
 
     return escape(safe(text))
 
@@ -215,7 +242,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
     if not enabled:
         yield lambda _step: None
         return
-    from rich.console import Console
+    from rich.console import Console  # rich where used, as in _stdout
 
     stream = os.fdopen(os.dup(2), "w", buffering=1)
     console = Console(file=stream, highlight=False)
@@ -240,11 +267,9 @@ def _guard(func: Callable[[], int]) -> None:
     except MemoryError as exc:  # the machine's memory, not a bug: every with/finally has run (temporary folder gone)
         _fail(_out_of_memory(exc), int(ExitCode.ENVIRONMENT))
     except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks
-        from ortcopy_doctor.cli.interrupts import as_exception, received
-
-        signum = received()
+        signum = _interrupts.received()
         if signum is not None:  # it took the place of a signal's exception (interrupts.received): end as the signal
-            instead = as_exception(signum)
+            instead = _interrupts.as_exception(signum)
             if isinstance(instead, KeyboardInterrupt):
                 _interrupted(exc)
             raise instead from exc
@@ -266,9 +291,7 @@ def _out_of_memory(exc: MemoryError) -> str:
 
 def _interrupted(exc: BaseException) -> None:
     """Ctrl-C in a command body: its one line and exit 130."""
-    from ortcopy_doctor.cli.interrupts import quiet_teardown
-
-    quiet_teardown(exc)  # an ORT session freed now logs nothing after the error line
+    _interrupts.quiet_teardown(exc)  # an ORT session freed now logs nothing after the error line
     _fail("interrupted", int(ExitCode.INTERRUPTED))
 
 
@@ -288,9 +311,7 @@ def _outputs(inputs: list[tuple[str, Optional[Path]]], outputs: list[tuple[Any, 
     (format, path) pairs (``Asked.targets``; a format by its flag too, ``"--json"``), a format on stdout (``-``)
     where it allows it. ``stdin``: what the command reads from stdin (``report -``), whose file or pipe no output
     may be either."""
-    from ortcopy_doctor.render.output import OutputSet
-
-    result = OutputSet()
+    result = _output.OutputSet()
     if stdin is not None:
         result.add_stdin(stdin)
     for what, path in inputs:
@@ -320,6 +341,7 @@ def _load(path: Path, command: str, cache: bool) -> Any:
     """The report ``path`` holds, re-analysed; ``cache`` (nothing is judged: no gate, no SARIF) reads a file sealed
     by this code as it is (report/seal.py: a cache, the file's word); ``-`` reads it from stdin (``check --json - |
     ortcopy-doctor report -``), which must be a pipe or a file, not a terminal nor closed."""
+    # here: lazy_import("ortcopy_doctor.report.core") would run report/__init__ at start-up, which imports report.core
     from ortcopy_doctor.report.core import load_report, load_report_bytes
 
     if str(path) != "-":
@@ -347,7 +369,7 @@ def _keep_partial_evidence(exc: DoctorError, outputs: OutputSet) -> None:
             if r.flag is not None and (r.partial == EVIDENCE or (predicted and r.partial == PREDICTION))}
     if not any(flag is not None and outputs.asked(flag) for flag in kept):
         return
-    from ortcopy_doctor.report.core import analyse
+    from ortcopy_doctor.report.core import analyse  # here, as in _load (report/__init__ imports report.core)
 
     try:
         partial = analyse(exc.partial_evidence)  # type: ignore[arg-type]
@@ -400,48 +422,38 @@ def check(
     """Run the model with profiling and report every host<->device copy, its cause and its fix."""
 
     def body() -> int:
-        from ortcopy_doctor.collect.session import CheckOptions
-        from ortcopy_doctor.collect.feeds import parse_dims, parse_shapes, parse_values
-        from ortcopy_doctor.knowledge.model_file import check_model_path
-        from ortcopy_doctor.knowledge.providers import CPU, resolve
-        from ortcopy_doctor.api import check as run_check
-
-        check_model_path(model)
+        _model_file.check_model_path(model)
         outputs = _outputs([("the model", model), ("the --inputs file", inputs),
                             *(("the --custom-op-library", lib) for lib in custom_op_library)],
                            asked.targets(f"{model.stem}.ortcopy"))  # the page by default: <model>.ortcopy.html
         _try_outputs(outputs)  # a folder that takes no new file (/proc, a read-only mount, even as root): refused now
-        from ortcopy_doctor.cli.ci import CiOptions
-
-        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, fail_on_gain=fail_on_gain)
-        providers = resolve(provider)
+        ci = _ci.CiOptions.parse(fail_on.value, max_transfer_bytes, allow, fail_on_gain=fail_on_gain)
+        providers = _providers.resolve(provider)
         if not math.isfinite(measure_budget):  # nan passes typer's range check
             raise UsageError(f"--measure-budget {measure_budget}: give a number of seconds, e.g. --measure-budget 5")
-        if device_id and providers[0] == CPU:
+        if device_id and providers[0] == _providers.CPU:
             raise UsageError(f"--device-id {device_id} picks a GPU, and --provider {','.join(provider)} uses none: drop "
                              "it, or request a GPU provider (e.g. --provider cuda)")
-        if provider_option and providers[0] == CPU:
+        if provider_option and providers[0] == _providers.CPU:
             # onnxruntime 1.31.1 takes options for the CPU provider and ignores them (get_provider_options: {})
             raise UsageError("--provider-option sets an option of the first provider, and the CPU provider has none: "
                              "drop it, or name the provider it is for first (e.g. --provider cuda)")
-        options = CheckOptions(
+        options = _session.CheckOptions(
             providers=providers, provider_options=_parse_kv(provider_option, "--provider-option"),
-            device_id=device_id, dims=parse_dims(dim), shapes=parse_shapes(shape), inputs_file=inputs,
-            values=parse_values(value), strict_shapes=strict_shapes, state=_parse_kv(state, "--state"),
+            device_id=device_id, dims=_feeds.parse_dims(dim), shapes=_feeds.parse_shapes(shape), inputs_file=inputs,
+            values=_feeds.parse_values(value), strict_shapes=strict_shapes, state=_parse_kv(state, "--state"),
             warmup_runs=warmup, profiled_runs=runs, timed_runs=timed_runs, custom_op_libraries=list(custom_op_library),
             static=static,
             measure_binding=measure_binding, measure_runs=measure_runs, measure_budget_s=measure_budget,
         )
         with _progress(sys.stderr.isatty() and not quiet) as progress:
             try:
-                report = run_check(model, options, progress=progress)
+                report = _api.check(model, options, progress=progress)
             except DoctorError as exc:
                 _keep_partial_evidence(exc, outputs)
                 raise
         if not quiet:
-            from ortcopy_doctor.collect.budget import runs_lowered
-
-            lowered = runs_lowered(report.evidence.notes)
+            lowered = _budget.runs_lowered(report.evidence.notes)
             if lowered:  # fewer profiled runs than --runs asked for: said before the report (stderr: --json - works)
                 _print_line(f"note: {lowered}", stderr=True)
         for name in report.evidence.model.external_data_files:  # known once the model is read
@@ -450,10 +462,8 @@ def check(
         if quiet:  # one line: no terminal renderer loaded (the gate prints nothing either)
             _print_line(report.verdict, stderr=outputs.uses_stdout)
             return ci.exit_code(report, None, quiet)
-        from ortcopy_doctor.render.text import print_report
-
         out = _stdout(outputs.uses_stdout)
-        print_report(report, out)
+        _text.print_report(report, out)
         for path in written:
             out.print(f"wrote {_esc(str(path))}")
         return ci.exit_code(report, out, quiet)
@@ -474,19 +484,15 @@ def report(
     """Re-analyse and re-render recorded evidence; needs no ORT session and no GPU."""
 
     def body() -> int:
-        from ortcopy_doctor.render.text import print_report
-
         from_stdin = str(evidence_json) == "-"
         outputs = _outputs([] if from_stdin else [("the evidence JSON", evidence_json)], asked.targets(),
                            stdin="the evidence JSON, read from stdin" if from_stdin else None)
-        from ortcopy_doctor.cli.ci import CiOptions
-
-        ci = CiOptions.parse(fail_on.value, max_transfer_bytes, allow, fail_on_gain=fail_on_gain)
+        ci = _ci.CiOptions.parse(fail_on.value, max_transfer_bytes, allow, fail_on_gain=fail_on_gain)
         # a gate, or a format that judges (SARIF), judges this code's analysis
         loaded = _load(evidence_json, "report", cache=not (ci.judges or asked.judges))
         written = _write_outputs(outputs, loaded, asked, RenderContext(CHECK, allow=ci.gate.allow))
         out = _stdout(outputs.uses_stdout)
-        print_report(loaded, out)
+        _text.print_report(loaded, out)
         for path in written:
             out.print(f"wrote {_esc(str(path))}")
         return ci.exit_code(loaded, out)
@@ -507,8 +513,7 @@ def diff(
     """Transfers and findings added, removed or changed between two reports, and the latency change."""
 
     def body() -> int:
-        from ortcopy_doctor.report.diff import diff_reports
-        from ortcopy_doctor.render.terminal import safe
+        from ortcopy_doctor.report.diff import diff_reports  # here, as in _load (report/__init__ imports report.core)
 
         if str(a_json) == "-" and str(b_json) == "-":
             raise UsageError("diff - -: only one of the two reports can come from stdin: give the other one's path")
@@ -534,11 +539,9 @@ def env() -> None:
     """ORT version and build, providers available vs loadable, GPUs, CUDA/cuDNN libraries."""
 
     def body() -> int:
-        from rich.table import Table
+        from rich.table import Table  # rich where used, as in _stdout
 
-        from ortcopy_doctor.collect.environment import environment_report
-
-        result = environment_report()
+        result = _environment.environment_report()
         e = result.environment
         out = _stdout()
         out.print(f"onnxruntime {_esc(e.ort_version)} from {_esc(e.ort_package)}")
@@ -577,21 +580,11 @@ def demo(
     """Build the bundled example model, check it, and write reports/demo.html; exits as `check` would."""
 
     def body() -> int:
-        import tempfile
-
-        from ortcopy_doctor.api import check as run_check
-        from ortcopy_doctor.cli.ci import CiOptions
-        from ortcopy_doctor.collect.session import CheckOptions
-        from ortcopy_doctor.collect.demo_model import DEMO_DIMS, write_demo_model_once
-        from ortcopy_doctor.knowledge.providers import resolve
-        from ortcopy_doctor.model.errors import EnvironmentProblem
-        from ortcopy_doctor.render.text import print_report
-
         output = asked.path("html")
         assert output is not None  # it has a default
         # Every option is checked before anything is created: a bad one leaves no folder and no model behind.
-        options = CheckOptions(providers=resolve(provider), dims=dict(DEMO_DIMS))
-        ci = CiOptions.parse(fail_on.value)
+        options = _session.CheckOptions(providers=_providers.resolve(provider), dims=dict(_demo_model.DEMO_DIMS))
+        ci = _ci.CiOptions.parse(fail_on.value)
         made_folders: list[Path] = []  # the folders this run created, deepest first
         made_model: Optional[Path] = None  # demo.onnx where this run wrote it (it was not there before)
         scratch: Optional[Path] = None  # the temporary folder of the model when the report goes to a device
@@ -612,7 +605,7 @@ def demo(
                 # A device, FIFO or stdout (`-o /dev/null`: no page) is written in place, and nothing is written
                 # beside it: the model goes to a temporary folder, removed at the end.
                 try:
-                    scratch = Path(tempfile.mkdtemp(prefix="ortcopy-doctor-demo-"))
+                    scratch = Path(_tempfile.mkdtemp(prefix="ortcopy-doctor-demo-"))
                 except OSError as exc:
                     raise EnvironmentProblem(f"the temporary folder for the demo model could not be created "
                                              f"({exc.strerror or type(exc).__name__}): set TMPDIR to a folder with "
@@ -622,9 +615,9 @@ def demo(
             _try_outputs(outputs)  # a folder that takes no new file (/proc, a read-only mount): refused now
             if not os.path.lexists(model_path):
                 made_model = model_path
-            write_demo_model_once(model_path)  # never replaces a different demo.onnx
+            _demo_model.write_demo_model_once(model_path)  # never replaces a different demo.onnx
             with _progress(sys.stderr.isatty()) as progress:
-                result = run_check(model_path, options, progress=progress)
+                result = _api.check(model_path, options, progress=progress)
             _write_outputs(outputs, result, asked, RenderContext(CHECK))
         except BaseException:  # an error or a signal (KeyboardInterrupt, Terminated)
             # Before the page is written, what this run created goes; after (a signal held back while the page was
@@ -636,7 +629,7 @@ def demo(
             if scratch is not None:
                 shutil.rmtree(scratch, ignore_errors=True)
         out = _stdout(outputs.uses_stdout)  # `-o /dev/stdout` into a pipe: the page alone on stdout
-        print_report(result, out)
+        _text.print_report(result, out)
         if scratch is None:
             out.print(f"\nDemo report: [bold]{_esc(str(output.resolve()))}[/]  (model: {_esc(str(model_path))})")
         else:
@@ -702,10 +695,7 @@ def _run_body(command: list[str], *, asked: Asked, quiet: bool, fail_on: str, ce
     file the program's command line names, an existing model or Python file; not another output), the program run
     with every session watched, the outputs written as one set (never over a model the program loaded), and the
     program's exit code (or 1 for ``--fail-on`` where it exited 0)."""
-    import signal
-
-    from ortcopy_doctor.cli.interrupts import Terminated, as_exception
-    from ortcopy_doctor.render.terminal import safe
+    # here, not a lazy_import: watch/'s import timing is part of run's guarantees (onnxruntime loads in the program)
     from ortcopy_doctor.watch.program import FAIL_ON, ProgramKilled, command_files, parse_command, watch_program
 
     if fail_on not in FAIL_ON:
@@ -730,14 +720,12 @@ def _run_body(command: list[str], *, asked: Asked, quiet: bool, fail_on: str, ce
             # delivered to this process too, so that it ends as it would by the signal itself: its handler raises
             # at once, and one that follows is ignored (cli/interrupts.py); raised here where it is ignored
             os.kill(os.getpid(), exc.signum)
-            raise as_exception(exc.signum) from None
+            raise _interrupts.as_exception(exc.signum) from None
         _print_error(exc.message)
         raise typer.Exit(128 + exc.signum) from None
-    from ortcopy_doctor.knowledge.model_file import external_data_files
-
     for model in models:
         outputs.add_input("the program's model", model)
-        for data in external_data_files(Path(model)):  # its weights too: written over, the model computes garbage
+        for data in _model_file.external_data_files(Path(model)):  # its weights too: written over, the model computes garbage
             outputs.add_input("the external data of the program's model", data)
     written = _write_outputs(outputs, report, asked, RenderContext(RUN))
     # The report goes to stderr: the program's stdout stays the program's.
@@ -746,7 +734,8 @@ def _run_body(command: list[str], *, asked: Asked, quiet: bool, fail_on: str, ce
         for shown in written:
             _write(f"wrote {safe(shown)}\n", stderr=True)
     if report.ended_by == "signal" and code in (128 + signal.SIGTERM, 128 + signal.SIGHUP):
-        _print_error(Terminated(code - 128).message)  # as the command ends by them itself (cli/interrupts.py)
+        # as the command ends by them itself (cli/interrupts.py)
+        _print_error(_interrupts.Terminated(code - 128).message)
     if code != 0:
         return code
     if fail_on == "round-trip" and report.round_trips:
@@ -797,7 +786,7 @@ class _Never(Exception):
 
 
 def _click_exceptions() -> Any:
-    try:
+    try:  # here: which module it is depends on typer's version (not a lazy_import: it must fail now to fall back)
         from typer import _click as click_module  # typer >= 0.25 vendors click
     except ImportError:  # pragma: no cover - older typer
         import click as click_module  # type: ignore[no-redef]  # the same module under its older name
@@ -846,33 +835,29 @@ def _fill_closed_streams() -> frozenset[str]:
 
 def main(args: Optional[list[str]] = None) -> None:
     """The ``ortcopy-doctor`` command: every outcome is an exit code with at most one ``error:`` line."""
-    from ortcopy_doctor.cli.interrupts import Terminated, as_exception, ending, install, quiet_teardown, received
-
     global _ERROR_PRINTED, _CLOSED_STREAMS
     if args is None:  # check and demo from the command line: in a child this process watches (cli/supervisor.py)
-        from ortcopy_doctor.cli.supervisor import supervise
-
-        supervise(sys.argv[1:], _print_error)
+        _supervisor.supervise(sys.argv[1:], _print_error)
     _ERROR_PRINTED = False
     _STREAM_ERRORS.clear()
     _CLOSED_STREAMS = _fill_closed_streams()
     click_exc = _click_exceptions()
     no_args_is_help: Any = getattr(click_exc, "NoArgsIsHelpError", _Never)  # an exception class, with .show()
     try:
-        install()  # inside the try: from here on a signal's exception is one of those caught below
+        _interrupts.install()  # inside the try: from here on a signal's exception is one of those caught below
         try:
             code = app_for(sys.argv[1:] if args is None else args)(args=args, standalone_mode=False)
         except Exception as exc:  # what took the place of a signal's exception on its way up (interrupts.received)
-            signum = received()
+            signum = _interrupts.received()
             if signum is None:
                 raise
-            raise as_exception(signum) from exc
-    except Terminated as exc:  # SIGTERM/SIGHUP: every with/finally has run (temporary folders removed)
-        quiet_teardown(exc)
+            raise _interrupts.as_exception(signum) from exc
+    except _interrupts.Terminated as exc:  # SIGTERM/SIGHUP: every with/finally has run (temporary folders removed)
+        _interrupts.quiet_teardown(exc)
         _print_error(exc.message)
         code = exc.exit_code
     except (KeyboardInterrupt, typer.Abort) as exc:
-        quiet_teardown(exc)
+        _interrupts.quiet_teardown(exc)
         _print_error("interrupted")
         code = int(ExitCode.INTERRUPTED)
     except no_args_is_help as exc:
@@ -891,7 +876,7 @@ def main(args: Optional[list[str]] = None) -> None:
         _stream_failed("stdout", exc)
         code = 0
     if args is None:  # the command line: the outcome is decided; a signal now prints its line and exits at once
-        ending()
+        _interrupts.ending()
     if code is None:
         code = 0
     code = _stream_error_code(int(code))
@@ -915,9 +900,6 @@ def _exit_process(code: int) -> None:
     program returns); and where the CUDA driver is loaded (or this cannot be told): tools that wrap a GPU process
     (nsys, compute-sanitizer) may collect at its teardown (not tried with either here; on the H200 a CUDA check has
     libcuda mapped and takes this normal exit), and a GPU check takes seconds anyway."""
-    import atexit
-    import threading
-
     if threading.active_count() > 1 or _python_tool_attached() or _cuda_driver_loaded():
         sys.exit(code)
     try:

@@ -6,6 +6,7 @@ import msgspec
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ortcopy_doctor.render.terminal import safe
 from ortcopy_doctor.report.gate import Gate, evaluate, parse_bytes, parse_gain, resolve_allow
 
 if TYPE_CHECKING:
@@ -42,9 +43,8 @@ class CiOptions(msgspec.Struct, frozen=True):
         """0 when the report passes the gate, else 1; the reasons go to ``console`` (a rich Console) unless quiet."""
         result = evaluate(report, self.gate)
         if console is not None and not quiet:
+            # rich where used (`check -q` loads none): lazy_import("rich.markup") would import the package rich now
             from rich.markup import escape
-
-            from ortcopy_doctor.render.terminal import safe
 
             # the lines quote the report (rule ids, labels, reasons naming tensors): untrusted text
             for note in result.notes:

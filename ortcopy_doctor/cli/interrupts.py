@@ -250,6 +250,8 @@ def _in_extension_init(frame: Any) -> bool:
     dump, "terminate called after throwing an instance of 'nanobind::python_error'"), and onnxruntime's import
     failed with pybind11's ``ImportError: initialization failed`` (onnx 1.23.2, onnxruntime 1.31.1, a sweep of real
     Ctrl-C; tests/cli/test_ctrl_c.py)."""
+    # here, not a lazy_import (model/lazy.py): this module loads first, before the modules whose load Ctrl-C may
+    # interrupt, and imports no more than that needs (its docstring); the same for the imports below
     from importlib.machinery import ExtensionFileLoader
 
     while frame is not None:
@@ -265,7 +267,7 @@ def _again(signum: int) -> None:
     another thread: handled here and now, it would land in the same place. A real signal, sent to the main thread:
     it also ends a wait of the main thread in a system call (a sleep, a read), which ``_thread.interrupt_main``
     would leave to finish first."""
-    import threading
+    import threading  # here: this module loads first and imports no more than it needs (see _in_extension_init)
 
     main = threading.main_thread().ident
     if hasattr(signal, "pthread_kill") and main is not None:
@@ -354,7 +356,7 @@ def _ignored_on_purpose(exc: object) -> bool:
 
 def quiet_teardown(exc: BaseException) -> None:
     """Clear the frames of ``exc``'s traceback and collect garbage with fd 2 sent to /dev/null."""
-    import gc
+    import gc  # here: this module loads first and imports no more than it needs (see _in_extension_init)
     import traceback
 
     try:

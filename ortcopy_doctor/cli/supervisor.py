@@ -21,6 +21,19 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ortcopy_doctor.model.lazy import lazy_import
+
+if TYPE_CHECKING:
+    import ctypes as _ctypes
+
+    from ortcopy_doctor.collect import scratch as _scratch
+    from ortcopy_doctor.watch import forwarding as _forwarding
+else:  # run on first use (model/lazy.py): only a supervised command forks, only its child asks for prctl
+    _ctypes = lazy_import("ctypes")
+    _scratch = lazy_import("ortcopy_doctor.collect.scratch")
+    _forwarding = lazy_import("ortcopy_doctor.watch.forwarding")
 
 COMMANDS = frozenset({"check", "demo"})
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -44,10 +57,8 @@ def supervise(argv: list[str], print_error: Callable[[str], None]) -> None:
     if (not argv or argv[0] not in COMMANDS or not hasattr(os, "fork") or not os.path.exists("/proc/self/ns/pid")
             or "--help" in argv or "-h" in argv):
         return
-    from ortcopy_doctor.watch.forwarding import fork_forwarding
-
     parent = os.getpid()
-    status = fork_forwarding()
+    status = _forwarding.fork_forwarding()
     if status is None:
         if os.getpid() != parent:
             _die_with(parent)
@@ -58,9 +69,7 @@ def supervise(argv: list[str], print_error: Callable[[str], None]) -> None:
 def _die_with(parent: int) -> None:
     """In the child: be killed when the parent ends (Linux); end at once if it already has."""
     try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        _ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     except (OSError, AttributeError):  # not Linux's libc: the child outlives a killed parent, as a check did before
         return
     if os.getppid() != parent:  # the parent ended before the request: nobody waits for this check
@@ -84,9 +93,7 @@ def _outcome(status: int, print_error: Callable[[str], None]) -> int:
 
 
 def _remove_left_folders() -> None:
-    from ortcopy_doctor.collect.scratch import remove_left_behind
-
-    remove_left_behind()
+    _scratch.remove_left_behind()
 
 
 __all__ = ["COMMANDS", "ENDINGS", "supervise"]

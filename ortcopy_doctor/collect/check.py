@@ -47,11 +47,21 @@ from ortcopy_doctor.collect.session import (
     session_options,
     validated,
 )
-from ortcopy_doctor.knowledge.model_file import display_path, inspect_model, load_model, read_model, walk_nodes
+from ortcopy_doctor.knowledge.model_file import (display_path, inferred_values, inspect_model, load_model, read_model,
+                                                 walk_nodes)
 from ortcopy_doctor.analysis.profile import parse_profile, profile_names_raw
+from ortcopy_doctor.model.lazy import lazy_import
 
 if TYPE_CHECKING:
     import onnx
+
+    from ortcopy_doctor.collect import binding_ab as _binding_ab, code_check as _code_check
+    from ortcopy_doctor.knowledge import prediction as _prediction, validity as _validity
+else:  # run on first use (model/lazy.py): only a static check predicts, only a measured one checks the code
+    _binding_ab = lazy_import("ortcopy_doctor.collect.binding_ab")
+    _code_check = lazy_import("ortcopy_doctor.collect.code_check")
+    _prediction = lazy_import("ortcopy_doctor.knowledge.prediction")
+    _validity = lazy_import("ortcopy_doctor.knowledge.validity")
 
 Progress = Callable[[str], None]
 
@@ -95,6 +105,7 @@ class RunRejected(ModelError):
 
 def classify_ort_error(exc: BaseException, model_path: Path, stage: str) -> Exception:
     """Map an onnxruntime exception to a one-line ``DoctorError`` that says what to do."""
+    # here, not a lazy_import: whether onnxruntime is loaded is asked of sys.modules (collect/ortlog.py)
     import onnxruntime as ort
 
     text = str(exc).strip()
@@ -286,14 +297,12 @@ def _collect(model_path: Path, options: CheckOptions, say: Progress, listing: Gp
     notes: list[str] = []
     if options.static:
         check_names(info.inputs, options.dims, options.shapes, options.values)  # a flag naming nothing: refused
-        from ortcopy_doctor.knowledge.validity import device_refusal, rejection
-
-        reason = rejection(model)  # what ORT's session would refuse: no copies are predicted for it
+        reason = _validity.rejection(model)  # what ORT's session would refuse: no copies are predicted for it
         if reason:
             raise ModelError(f"onnxruntime would reject {model_path.name} as invalid: {reason}; fix or re-export "
                              "the model (onnx.checker.check_model with full_check=True shows the problem)")
         device = next((p for p in options.providers if provider_names.is_device(p)), "")
-        refusal = device_refusal(model, device)
+        refusal = _validity.device_refusal(model, device)
         if refusal:  # a measured check fails as the session is created (exit 3): so does its prediction
             raise EnvironmentProblem(f"onnxruntime's {provider_names.short(device)} provider would fail to create a "
                                      f"session for {model_path.name}: {refusal}")
@@ -419,10 +428,8 @@ def _with_prediction(error: DoctorError, model: onnx.ModelProto, info: Any, opti
     if not isinstance(error, (RunRejected, EnvironmentProblem)) or not isinstance(partial, Evidence) \
             or partial.predicted is not None:
         return
-    from ortcopy_doctor.knowledge.validity import rejection
-
     try:
-        if rejection(model):  # ORT rejects the model: a prediction of it would be of nothing ORT runs
+        if _validity.rejection(model):  # ORT rejects the model: a prediction of it would be of nothing ORT runs
             return
         predicted = static_evidence(model, info, list(partial.feeds), options, partial.environment)
     except Exception:  # noqa: BLE001 - the prediction is an extra beside the error, never a second error
@@ -672,21 +679,19 @@ def _checked_and_measured(evidence: Evidence, model_path: Path, arrays: dict[str
                           say: Progress, active: list[str]) -> Evidence:
     """``evidence`` with the generated binding code checked against plain run() (an extra: a failure to check is
     recorded, not raised) and the binding A/B measured; the code blocks' sessions released after."""
-    from ortcopy_doctor.collect.binding_ab import measure_binding
-    from ortcopy_doctor.collect.code_check import check_code, not_run
-
     try:
-        checks, blocks = check_code(evidence, model_path, arrays, options, say)
+        checks, blocks = _code_check.check_code(evidence, model_path, arrays, options, say)
     except Exception as exc:  # noqa: BLE001 - the check of the code is an extra: the check itself stands
         first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
-        checks, blocks = [not_run("plan", f"the generated code could not be checked here: {first}")], {}
+        checks, blocks = [_code_check.not_run("plan", f"the generated code could not be checked here: {first}")], {}
     if evidence.predicted is not None and not provider_names.is_device(active[0] if active else ""):
         # the code shown is the prediction's (Report.shown_binding): its checks go with it
         evidence = replace(evidence, predicted=replace(evidence.predicted, code_checks=checks))
     else:
         evidence = replace(evidence, code_checks=checks)
     try:
-        return replace(evidence, binding_measurement=measure_binding(evidence, model_path, arrays, options, say, blocks))
+        measured = _binding_ab.measure_binding(evidence, model_path, arrays, options, say, blocks)
+        return replace(evidence, binding_measurement=measured)
     finally:
         with ortlog.capture_native_stderr():  # the blocks' sessions (a cycle through infer()'s globals) go now
             for block in blocks.values():
@@ -719,9 +724,6 @@ def _now() -> str:
 def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options: CheckOptions,
                     environment: Any) -> Evidence:
     """Evidence predicted from the model alone (no session): placement, Memcpy nodes, shapes."""
-    from ortcopy_doctor.knowledge.model_file import inferred_values
-    from ortcopy_doctor.knowledge.prediction import predict
-
     provider = next((p for p in options.providers if provider_names.is_device(p)), provider_names.CPU)
     notes = ["static prediction: no session was created; every item is predicted from the model"]
     shaped: Any = None  # the model with inferred shapes, where the prediction made one
@@ -731,7 +733,7 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
         insertions: list[Any] = []
     else:
         try:
-            prediction = predict(model, provider, ort_version=environment.ort_version)
+            prediction = _prediction.predict(model, provider, ort_version=environment.ort_version)
         except ValueError as exc:
             raise UsageError(f"cannot predict placement for {provider}: {exc}; use --provider cuda") from None
         nodes, insertions = prediction.nodes, prediction.memcpy_insertions
@@ -744,10 +746,9 @@ def static_evidence(model: onnx.ModelProto, info: Any, feeds: list[Any], options
         import onnx  # imported by the model's reading already; a broken onnx install fails there, as itself
 
         try:
-            from ortcopy_doctor.knowledge.prediction import with_local_functions_inlined
-
             # the shapes of the nodes placed: the bodies of local functions inlined, as the prediction places them
-            shaped = onnx.shape_inference.infer_shapes(with_local_functions_inlined(model, []), strict_mode=False)
+            shaped = onnx.shape_inference.infer_shapes(_prediction.with_local_functions_inlined(model, []),
+                                                 strict_mode=False)
             inferred = inferred_values(shaped)
         except Exception:  # noqa: BLE001 - shapes are a nicety here
             notes.append("onnx shape inference failed: sizes of inner tensors are unknown")

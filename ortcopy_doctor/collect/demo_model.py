@@ -6,11 +6,15 @@ MatMul -> Celu (no CUDA kernel: CPU fallback between GPU ops) -> MatMul -> Relu 
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from ortcopy_doctor.model.errors import UsageError
 
 
 def build_demo_model() -> onnx.ModelProto:
@@ -50,8 +54,6 @@ def write_demo_model(path: Path) -> Path:
 def write_demo_model_once(path: Path) -> Path:
     """Write the demo model to ``path``, where no file is, or where the file there already is the demo model;
     any other file is left alone and refused (exit 2), never replaced silently."""
-    from ortcopy_doctor.model.errors import UsageError
-
     data = build_demo_model().SerializeToString()
     if path.exists() or path.is_symlink():
         try:
@@ -67,9 +69,6 @@ def write_demo_model_once(path: Path) -> Path:
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
-    import os
-    import tempfile
-
     fd, tmp = tempfile.mkstemp(prefix=".ortcopy-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:

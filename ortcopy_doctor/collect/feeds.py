@@ -16,7 +16,7 @@ import re
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,15 @@ from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.evidence import AssumedDim, Feed, ValueInfo
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import FeedSource
+from ortcopy_doctor.model.lazy import lazy_import
+
+if TYPE_CHECKING:
+    import difflib
+    import zipfile
+else:  # run on first use (model/lazy.py): --inputs only (~4 ms of imports a check without it does not pay), and a
+    # --dim that sizes nothing only
+    difflib = lazy_import("difflib")
+    zipfile = lazy_import("zipfile")
 
 _DIM_RE = re.compile(r"^(.+)=(\d+)$")
 _SHAPE_RE = re.compile(r"^(.+)=(\d+(?:x\d+)*|)$")
@@ -363,8 +372,6 @@ def inputs_file_sizes(path: Path, names: set[str] | None = None) -> dict[str, in
         if head.startswith(b"\x93NUMPY"):  # a .npy file: one bare array, no names
             raise UsageError(f"--inputs {path} holds one array, not named arrays: write it with "
                              "numpy.savez(path, input_name=array)")
-        import zipfile  # --inputs only (~4 ms of imports a check without it does not pay)
-
         with zipfile.ZipFile(path) as archive:
             members = {(m[:-4] if m.endswith(".npy") else m): m for m in archive.namelist()}
             if names is not None:
@@ -441,8 +448,6 @@ def _near(symbol: str, unused: Sequence[str]) -> str:
     ratio at least 0.75, or the two equal but for case: ``bacth`` and ``Batch`` for ``batch``)."""
     if not unused:
         return ""
-    import difflib
-
     same_letters = [u for u in unused if u.casefold() == symbol.casefold()]
     if same_letters:
         return same_letters[0]

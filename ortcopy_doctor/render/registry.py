@@ -18,9 +18,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple, Optional, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional, Protocol
 
+from ortcopy_doctor.model.lazy import lazy_import
 from ortcopy_doctor.render.terminal import json_safe
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.render import (diff as _diff, html as _html, pipeline as _pipeline, sarif as _sarif,
+                                       text as _text, trace as _trace)
+else:
+    # Each format's renderer runs when it first renders (model/lazy.py): `--help` and `check -q` load neither rich
+    # nor jinja2.
+    _diff = lazy_import("ortcopy_doctor.render.diff")
+    _html = lazy_import("ortcopy_doctor.render.html")
+    _pipeline = lazy_import("ortcopy_doctor.render.pipeline")
+    _sarif = lazy_import("ortcopy_doctor.render.sarif")
+    _text = lazy_import("ortcopy_doctor.render.text")
+    _trace = lazy_import("ortcopy_doctor.render.trace")
 
 CHECK = "check"  # a check's Report: check, report, demo
 DIFF = "diff"  # a ReportDiff: diff
@@ -127,25 +141,19 @@ def by_flag(flag: str, registry: Optional[Mapping[str, Renderer]] = None) -> Opt
 
 
 # --- the formats ----------------------------------------------------------------------------------------------------
-# Each render function imports its renderer when it runs: `--help` and `check -q` load neither rich nor jinja2.
+# Each render function reads its renderer's module where it renders: the module runs then (the handles above).
 
 
 def _check_text(report: Any, context: RenderContext) -> str:
-    from ortcopy_doctor.render.text import render_text
-
-    return render_text(report, context.width)
+    return _text.render_text(report, context.width)
 
 
 def _diff_text(report: Any, context: RenderContext) -> str:
-    from ortcopy_doctor.render.diff import render_diff_text
-
-    return render_diff_text(report, show_unchanged=context.show_unchanged)
+    return _diff.render_diff_text(report, show_unchanged=context.show_unchanged)
 
 
 def _run_text(report: Any, context: RenderContext) -> str:
-    from ortcopy_doctor.render.pipeline import render_pipeline_text
-
-    return render_pipeline_text(report)
+    return _pipeline.render_pipeline_text(report)
 
 
 def _json(report: Any, context: RenderContext) -> str:
@@ -156,33 +164,23 @@ def _json(report: Any, context: RenderContext) -> str:
 
 
 def _check_html(report: Any, context: RenderContext) -> str:
-    from ortcopy_doctor.render.html import render_html
-
-    return render_html(report)
+    return _html.render_html(report)
 
 
 def _diff_html(report: Any, context: RenderContext) -> str:
-    from ortcopy_doctor.render.diff import render_diff_html
-
-    return render_diff_html(report)
+    return _diff.render_diff_html(report)
 
 
 def _run_html(report: Any, context: RenderContext) -> str:
-    from ortcopy_doctor.render.pipeline import render_pipeline_html
-
-    return render_pipeline_html(report)
+    return _pipeline.render_pipeline_html(report)
 
 
-def _sarif(report: Any, context: RenderContext) -> str:
-    from ortcopy_doctor.render.sarif import render_sarif
-
-    return render_sarif(report, context.allow, context.base if context.base is not None else Path.cwd())
+def _check_sarif(report: Any, context: RenderContext) -> str:
+    return _sarif.render_sarif(report, context.allow, context.base if context.base is not None else Path.cwd())
 
 
-def _trace(report: Any, context: RenderContext) -> str:
-    from ortcopy_doctor.render.trace import render_trace
-
-    return render_trace(report)
+def _check_trace(report: Any, context: RenderContext) -> str:
+    return _trace.render_trace(report)
 
 
 REGISTRY: dict[str, Renderer] = {}
@@ -205,12 +203,12 @@ HTML = register(Format(
 ))
 SARIF = register(Format(
     "sarif", flag="--sarif", title="SARIF", suffix=".sarif", stdout_ok=True, judges=True,
-    renders={CHECK: _sarif},
+    renders={CHECK: _check_sarif},
     helps={CHECK: "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs"},
 ))
 TRACE = register(Format(
     "trace", flag="--trace", title="trace", suffix=".trace.json", stdout_ok=True,
-    renders={CHECK: _trace},
+    renders={CHECK: _check_trace},
     helps={CHECK: "Write the profiled runs as Chrome/Perfetto trace JSON here, transfers marked with their bytes"},
 ))
 

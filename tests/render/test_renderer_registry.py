@@ -272,10 +272,13 @@ def test_a_json_asked_for_does_not_judge_the_report():
 
 
 def test_the_registry_loads_no_renderer_until_a_format_renders():
+    # its renderers are lazy_import handles (model/lazy.py): in sys.modules, and not run until a format renders
     code = ("import json, sys\n"
             "import ortcopy_doctor.render.registry\n"
+            "from ortcopy_doctor.model.lazy import loaded\n"
             "print(json.dumps([m for m in ('jinja2', 'rich', 'ortcopy_doctor.render.html', 'ortcopy_doctor.render.text',"
-            " 'ortcopy_doctor.render.sarif', 'ortcopy_doctor.render.trace') if m in sys.modules]))\n")
+            " 'ortcopy_doctor.render.sarif', 'ortcopy_doctor.render.trace', 'ortcopy_doctor.render.diff',"
+            " 'ortcopy_doctor.render.pipeline') if loaded(m)]))\n")
     result = subprocess.run([sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=120,
                             check=True)
     assert result.stdout == "[]\n"
