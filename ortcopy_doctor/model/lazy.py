@@ -52,6 +52,7 @@ def lazy_import(name: str) -> types.ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     loader.exec_module(module)
+    _WAITING.add(type(module))  # the class of a handle not run yet (the module's class becomes its own once it runs)
     parent, _, child = name.rpartition(".")
     if parent:
         setattr(sys.modules[parent], child, module)
@@ -62,10 +63,11 @@ def loaded(name: str) -> bool:
     """Whether the module ``name`` has run: it is in ``sys.modules``, and not a ``lazy_import`` handle still
     waiting for its first attribute read. Reading the module's class does not load it."""
     module = sys.modules.get(name)
-    return module is not None and not issubclass(type(module), _LAZY_MODULE)
+    return module is not None and type(module) not in _WAITING
 
 
-# The class of a handle that has not run yet (importlib.util's own, which becomes ModuleType when the module runs).
-_LAZY_MODULE: type = getattr(importlib.util, "_LazyModule", type(None))
+# The classes handles have before they run, as lazy_import saw them (importlib's own, read from the handles rather
+# than imported by a private name).
+_WAITING: set[type] = set()
 
 __all__ = ["lazy_import", "loaded"]
