@@ -38,7 +38,6 @@ from ortcopy_doctor.model.vocabulary import (
     CENSUS_CLASSES,
     CensusCheck,
     CensusClass,
-    DEVICE_TO_DEVICE,
     HOST_DEVICE,
     MEMCPY_OPS,
     OTHER_COPY,

@@ -7,7 +7,6 @@ doubled the per-run time of a 1 ms model on the H200 (docs/ort-notes.md).
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import os
 import re
@@ -29,7 +28,6 @@ from ortcopy_doctor.knowledge import providers as provider_names
 from ortcopy_doctor.collect.environment import GpuListing, collect_environment
 from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ModelError, UsageError
 from ortcopy_doctor.collect.budget import Budget, memory_budget, profile_events, profiled_runs_that_fit, release_freed
-from ortcopy_doctor.collect.census import BACKEND_ENV
 from ortcopy_doctor.collect.scratch import session_folder
 from ortcopy_doctor.collect.census_run import CensusCollector
 from ortcopy_doctor.collect.assignment import assigned_provider, ep_assignment

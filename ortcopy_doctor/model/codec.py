@@ -77,10 +77,20 @@ def convert(data: Any, into: Any) -> Any:
     return msgspec.convert(data, into)
 
 
+def convert_versioned(data: dict[str, Any], into: type[T], format_name: str, newest: int, what: str) -> T:
+    """``convert`` of a recorded document that names its ``format`` and ``format_version``: ``ValueError`` where it
+    is another format (``not ortcopy-doctor <what>``) or a version newer than ``newest``."""
+    if data.get("format") != format_name:
+        raise ValueError(f"not ortcopy-doctor {what}")
+    if int(data.get("format_version", 0)) > newest:
+        raise ValueError(f"{what} format {data.get('format_version')} is newer than this ortcopy-doctor reads")
+    return convert(data, into)
+
+
 def message(exc: Exception) -> str:
     """A decoding error on one line, at most 200 characters."""
     return " ".join(str(exc).split())[:200] or type(exc).__name__
 
 
-__all__ = ["DecodeError", "ValidationError", "convert", "decode", "message", "to_builtins", "to_json",
+__all__ = ["DecodeError", "ValidationError", "convert", "convert_versioned", "decode", "message", "to_builtins", "to_json",
            "to_json_bytes"]

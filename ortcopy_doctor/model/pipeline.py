@@ -141,12 +141,8 @@ class PipelineObservations(msgspec.Struct):
 
 def load_pipeline_observations(data: dict[str, Any]) -> PipelineObservations:
     """Observations from ``codec.to_builtins(observations)`` (a recorded fixture); ``ValueError`` for another format."""
-    if data.get("format") != PIPELINE_FORMAT:
-        raise ValueError("not ortcopy-doctor pipeline observations")
-    if int(data.get("format_version", 0)) > PIPELINE_FORMAT_VERSION:
-        raise ValueError(f"pipeline observations format {data.get('format_version')} is newer than this ortcopy-doctor reads")
-    observations: PipelineObservations = codec.convert(data, PipelineObservations)
-    return observations
+    return codec.convert_versioned(data, PipelineObservations, PIPELINE_FORMAT, PIPELINE_FORMAT_VERSION,
+                                   "pipeline observations")
 
 
 # --- the report ---------------------------------------------------------------------------------------------------

@@ -184,12 +184,7 @@ def is_host(device: str) -> bool:
 
 def load_observations(data: dict[str, Any]) -> WatchObservations:
     """Observations from ``codec.to_builtins(w.observations)`` (e.g. a recorded fixture)."""
-    if data.get("format") != WATCH_FORMAT:
-        raise ValueError("not ortcopy-doctor watch observations")
-    if int(data.get("format_version", 0)) > WATCH_FORMAT_VERSION:
-        raise ValueError(f"watch observations format {data.get('format_version')} is newer than this ortcopy-doctor reads")
-    observations: WatchObservations = codec.convert(data, WatchObservations)
-    return observations
+    return codec.convert_versioned(data, WatchObservations, WATCH_FORMAT, WATCH_FORMAT_VERSION, "watch observations")
 
 
 # --- the report: what the watched calls moved, and the fixes ------------------------------------------------------

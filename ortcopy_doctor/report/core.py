@@ -7,6 +7,8 @@ CHANGELOG.md updated (tests/model/test_schema.py checks the schema field by fiel
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 from msgspec.structs import replace
 from pathlib import Path
@@ -225,6 +227,9 @@ class _Envelope(msgspec.Struct, frozen=True):
     session: msgspec.Raw = msgspec.Raw(b"")
 
 
+_AN_OBJECT = re.compile(rb"[ \t\r\n]*\{")  # JSON text that is an object (what the JSON grammar allows before it)
+
+
 class _EvidenceHeader(msgspec.Struct, frozen=True):
     """An evidence document's version, read before the whole of it."""
 
@@ -251,7 +256,7 @@ def _load_report(path: Path, raw: bytes | None = None, *, cache: bool = False) -
         evidence_raw = envelope.evidence
     elif not envelope.model or not envelope.session:
         evidence_raw = None
-    if evidence_raw is None or not bytes(evidence_raw).lstrip().startswith(b"{"):
+    if evidence_raw is None or not _AN_OBJECT.match(memoryview(evidence_raw)):  # (no copy of the evidence's bytes)
         raise UsageError(f"{path} is not an ortcopy-doctor report: pass a file written by `check --json`")
     try:
         header = codec.decode(evidence_raw, _EvidenceHeader)

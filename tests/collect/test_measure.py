@@ -155,10 +155,7 @@ def _dry_evidence(tmp_path: Path, name: str, runs: int = 8, budget: float = 0.0)
         inputs_file = tmp_path / "inputs.npz"
         np.savez(inputs_file, target_shape=np.array([4, 8], np.int64))
     arrays, _ = build_feeds(evidence.model.inputs, dims, {}, inputs_file)
-    # the dry run binds CPU OrtValues: its sessions run on the CPU EP, also where CUDA loads (on the H200 a CUDA
-    # session bound to CPU OrtValues is no setup the product makes, and its outputs differed from run()'s)
-    options = CheckOptions(dims=dims, measure_runs=runs, inputs_file=inputs_file, measure_budget_s=budget,
-                           providers=["CPUExecutionProvider"])
+    options = CheckOptions(dims=dims, measure_runs=runs, inputs_file=inputs_file, measure_budget_s=budget)
     return evidence, path, arrays, options
 
 

@@ -41,32 +41,32 @@ MUTABLE = {
 }
 
 
-def _structs() -> dict[tuple[str, str], bool]:
-    """(module path, class) -> frozen, for every ``msgspec.Struct`` of the package (a class whose bases name
-    ``msgspec.Struct``) and every ``@dataclass``."""
+def _classes() -> dict[tuple[str, str], tuple[str, bool]]:
+    """(module path, class) -> (how it is made: "struct" or "dataclass", frozen), for every ``msgspec.Struct`` of
+    the package (a class whose bases name ``msgspec.Struct``) and every ``@dataclass``."""
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.ClassDef):
                 continue
-            frozen = any(k.arg == "frozen" and isinstance(k.value, ast.Constant) and k.value.value is True
-                         for k in node.keywords)
+            key = (path.relative_to(PACKAGE).as_posix(), node.name)
             if any(ast.unparse(b) == "msgspec.Struct" for b in node.bases):
-                found[(path.relative_to(PACKAGE).as_posix(), node.name)] = frozen
+                found[key] = ("struct", _frozen(node.keywords))
             for deco in node.decorator_list:
                 call = deco if isinstance(deco, ast.Call) else None
-                name = call.func if call is not None else deco
-                if ast.unparse(name) in ("dataclass", "dataclasses.dataclass"):
-                    found[(path.relative_to(PACKAGE).as_posix(), node.name)] = call is not None and any(
-                        k.arg == "frozen" and isinstance(k.value, ast.Constant) and k.value.value is True
-                        for k in call.keywords)
+                if ast.unparse(call.func if call is not None else deco) in ("dataclass", "dataclasses.dataclass"):
+                    found[key] = ("dataclass", call is not None and _frozen(call.keywords))
     return found
 
 
+def _frozen(keywords: list[ast.keyword]) -> bool:
+    return any(k.arg == "frozen" and isinstance(k.value, ast.Constant) and k.value.value is True for k in keywords)
+
+
 def test_every_struct_is_frozen_but_the_listed_state():
-    classes = _structs()
+    classes = _classes()
     assert set(MUTABLE) <= set(classes), set(MUTABLE) - set(classes)
-    mutable = {key for key, frozen in classes.items() if not frozen}
+    mutable = {key for key, (_, frozen) in classes.items() if not frozen}
     assert mutable == set(MUTABLE), f"mutable but not listed: {mutable - set(MUTABLE)}; listed but frozen: " \
                                     f"{set(MUTABLE) - mutable}"
 
@@ -103,13 +103,4 @@ def test_check_overrides_leave_the_options_passed_unchanged(tmp_path):
 def test_no_class_is_a_dataclass():
     """``msgspec.Struct``, not ``@dataclass``: a ``check`` loads ~70 of these classes, and ``@dataclass`` compiles
     six methods for each (0.4-1.8 ms a class on the 2-CPU machine; a Struct takes ~0.01 ms; issue 35)."""
-    assert [key for key in _structs() if key not in _struct_classes()] == []
-
-
-def _struct_classes() -> set[tuple[str, str]]:
-    found = set()
-    for path in sorted(PACKAGE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef) and any(ast.unparse(b) == "msgspec.Struct" for b in node.bases):
-                found.add((path.relative_to(PACKAGE).as_posix(), node.name))
-    return found
+    assert [key for key, (made, _) in _classes().items() if made == "dataclass"] == []

@@ -73,3 +73,19 @@ def test_nesting_too_deep_raises_recursion_error():
 
 def test_message_is_one_line_of_at_most_200_characters():
     assert codec.message(ValueError("a\n  b" + "c" * 300)) == "a b" + "c" * 197
+
+
+def test_a_recorded_document_of_another_format_is_refused():
+    from ortcopy_doctor.model.watch import WATCH_FORMAT, WatchObservations
+
+    with pytest.raises(ValueError, match="^not ortcopy-doctor watch observations$"):
+        codec.convert_versioned({"format": "other"}, WatchObservations, WATCH_FORMAT, 1, "watch observations")
+
+
+def test_a_recorded_document_of_a_newer_version_is_refused():
+    from ortcopy_doctor.model.pipeline import PIPELINE_FORMAT, PIPELINE_FORMAT_VERSION, load_pipeline_observations
+
+    newer = PIPELINE_FORMAT_VERSION + 1
+    with pytest.raises(ValueError, match=f"^pipeline observations format {newer} is newer than this ortcopy-doctor "
+                                         "reads$"):
+        load_pipeline_observations({"format": PIPELINE_FORMAT, "format_version": newer})
