@@ -101,6 +101,25 @@ class PipelineCall(msgspec.Struct):
     # The program's code that made the call: file:function:line of the first frame that is neither ortcopy_doctor's
     # nor onnxruntime's ("" where not recorded: observations of earlier versions).
     site: str = ""
+    # The program's frames that called ``site``'s function, innermost first (file:function:line, at most
+    # watch/program.py's STACK_FRAMES; empty in observations of earlier versions): they tell apart the calls that a
+    # package makes from one wrapper method, and name the host code between two calls (``host_stretch_sites``).
+    stack: list[str] = field(default_factory=list)
+
+
+def host_stretch_sites(before: list[str], after: list[str]) -> tuple[str, str]:
+    """The frames that name the host code between two calls, from their whole stacks (site first, innermost
+    first): the outermost frames where the two stacks part. Where a package calls every session from one wrapper
+    (``infer_engine.py:__call__:196`` for all of them), these are the lines of the package's or the program's code
+    that called the two stages (``main.py:__call__:85`` and ``main.py:__call__:97``). ("", "") where the stacks do
+    not part (the same call in the next iteration: its site names it) or either is empty."""
+    if not before or not after:
+        return "", ""
+    outer_before, outer_after = before[::-1], after[::-1]
+    for a, b in zip(outer_before, outer_after):
+        if a != b:
+            return a, b
+    return "", ""
 
 
 class SessionRecord(msgspec.Struct, frozen=True):

@@ -46,6 +46,7 @@ from ortcopy_doctor.analysis.codelayout import fit
 from ortcopy_doctor.knowledge.providers import is_device, short
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.pipeline import (
+    host_stretch_sites,
     DEVICE,
     HOST,
     HOST_KINDS,
@@ -432,6 +433,9 @@ def _rows(obs: PipelineObservations, summaries: list[StageSummary], with_downloa
     def label(session: int) -> str:
         return labels[session] if 0 <= session < len(labels) else "?"
 
+    stacks: dict[tuple[int, str], list[str]] = {}  # each call key's whole stack, as its first call had it
+    for c in obs.calls:
+        stacks.setdefault((c.session, c.site), [c.site, *c.stack] if c.site else [])
     sites: dict[int, set[str]] = {}
     for r in summaries:
         if r.kind == CALL:
@@ -453,7 +457,15 @@ def _rows(obs: PipelineObservations, summaries: list[StageSummary], with_downloa
             continue
         after = label(r.session) if r.session >= 0 else "the end of the calls"
         before = label(r.before_session)
-        if r.site and r.before_site:
+        parted = ("", "")
+        if r.site.rpartition(":")[0] == r.before_site.rpartition(":")[0]:
+            # Both calls come from one function (a package's wrapper that runs every session): the lines where the
+            # two calls' stacks part name the code that ran between them better than the wrapper's own line.
+            parted = host_stretch_sites(stacks.get((r.before_session, r.before_site), []),
+                                        stacks.get((r.session, r.site), []))
+        if all(parted):
+            name = f"host: between {short_site(parted[0])} and {short_site(parted[1])}"
+        elif r.site and r.before_site:
             name = f"host: between {short_site(r.before_site)} and {short_site(r.site)}"
         else:
             name = f"host: between {before} and {after}"

@@ -58,6 +58,7 @@ ASSIGNMENT_CONFIG = "session.record_ep_graph_assignment_info"
 
 
 SITE_FRAMES = 12  # frames walked up from the recorder's wrapper to find the program's call site
+STACK_FRAMES = 24  # the program's frames kept above a call's site (PipelineCall.stack)
 
 
 def _package_prefixes(module_file: str, up: int) -> tuple[str, ...]:
@@ -317,7 +318,8 @@ class PipelineRecorder:
             wrap_start = time.time_ns()
             if recorder._finished:
                 return wrapped(*args, **kwargs)
-            site = recorder._call_site()
+            stack = recorder._call_stack()
+            site = stack[0] if stack else ""
             overhead_start = recorder._overhead_ns
             try:
                 inputs, outputs_of = recorder._before(session, method, args, kwargs)
@@ -335,7 +337,7 @@ class PipelineRecorder:
                 raise
             finally:
                 recorder._after(index, watch, method, calls_before, inputs, outputs_of, result, error, wrap_start,
-                                overhead_start, site)
+                                overhead_start, site, stack)
             return result
 
         outer.__name__ = method
@@ -346,15 +348,26 @@ class PipelineRecorder:
         """``file:function:line`` of the program's code that called the session: the first frame above the
         recorder's wrapper that is neither ortcopy_doctor's nor onnxruntime's (a few frames at most); "" where none
         is within ``SITE_FRAMES``."""
-        frame: Any = sys._getframe(2)  # 0: here, 1: the wrapper, 2: its caller
+        stack = self._call_stack(depth=3)  # 0: _call_stack, 1: here, 2: the wrapper, 3: its caller
+        return stack[0] if stack else ""
+
+    def _call_stack(self, depth: int = 2) -> list[str]:
+        """The program's frames that led to a session call, innermost first: the call's site (the first frame
+        above the recorder's wrapper that is neither ortcopy_doctor's nor onnxruntime's, within ``SITE_FRAMES``),
+        then its callers, ``STACK_FRAMES`` at most. A package that wraps every session in one method (OCR
+        packages do) gives each call the same site; the callers tell the calls apart (``PipelineCall.stack``)."""
+        frame: Any = sys._getframe(depth)  # depth 2: the caller of the wrapper that called this
         for _ in range(SITE_FRAMES):
-            if frame is None:
+            if frame is None or not frame.f_code.co_filename.startswith(self._internal_prefixes):
                 break
+            frame = frame.f_back
+        stack: list[str] = []
+        while frame is not None and len(stack) < STACK_FRAMES:
             code = frame.f_code
             if not code.co_filename.startswith(self._internal_prefixes):
-                return f"{code.co_filename}:{code.co_name}:{frame.f_lineno}"
+                stack.append(f"{code.co_filename}:{code.co_name}:{frame.f_lineno}")
             frame = frame.f_back
-        return ""
+        return stack
 
     # values ------------------------------------------------------------------------------------------------------
 
@@ -637,14 +650,14 @@ class PipelineRecorder:
 
     def _after(self, index: int, watch: Watch, method: str, calls_before: int, inputs: list[ValueInfo],
                outputs_of: Optional[Callable[[Any], list[tuple[str, Any]]]], result: Any, error: str,
-               wrap_start: int, overhead_start: int, site: str = "") -> None:
+               wrap_start: int, overhead_start: int, site: str = "", stack: Optional[list[str]] = None) -> None:
         with self._lock:
             timing = getattr(self._local, "timing", None)
             calls = watch.observations.calls
             call_index = len(calls) - 1 if len(calls) > calls_before else -1
             seq = len(self.observations.calls)
             call = PipelineCall(seq=seq, session=index, call=call_index, method=method, inputs=inputs, error=error,
-                                site=site)
+                                site=site, stack=list(stack or [])[1:])
             if timing is not None:
                 call.start_ns, call.end_ns = timing
             elif call_index >= 0:
