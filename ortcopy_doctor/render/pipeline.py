@@ -32,6 +32,8 @@ def render_pipeline_text(report: PipelineReport) -> str:
     for finding in report.providers:
         lines.append(f"  providers: {finding.line}")
         lines.append(f"    fix: {finding.fix}")
+    for replay in report.replays:
+        lines.append(f"  replayed: {replay.summary()}")
     for s in report.sessions:
         lines.append(f"  session {s.label}: {s.calls} call(s) on {', '.join(short(p) for p in s.providers) or '?'}; "
                      f"placement {s.placement}; census {s.census}")
