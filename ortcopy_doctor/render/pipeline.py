@@ -5,10 +5,9 @@ text format) and as one self-contained HTML page (``render_pipeline_html``: ``ru
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import msgspec
-from markupsafe import Markup
 
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.pipeline import (
@@ -22,9 +21,20 @@ from ortcopy_doctor.model.pipeline import (
     short_site,
 )
 from ortcopy_doctor.model.providers import short
+from ortcopy_doctor.model.lazy import lazy_import
 from ortcopy_doctor.model.text import safe
-from ortcopy_doctor.render.run_svg import iteration_svg
 from ortcopy_doctor.render.run_timeline import RunTimeline, run_timeline
+
+if TYPE_CHECKING:
+    import markupsafe as _markupsafe
+    from markupsafe import Markup
+
+    from ortcopy_doctor.render import html as _html, run_svg as _run_svg
+else:
+    # The page's modules run where a page is written: the run's text loads neither jinja2 nor markupsafe.
+    _html = lazy_import("ortcopy_doctor.render.html")
+    _markupsafe = lazy_import("markupsafe")
+    _run_svg = lazy_import("ortcopy_doctor.render.run_svg")
 
 
 def render_pipeline_text(report: PipelineReport) -> str:
@@ -147,15 +157,14 @@ _TICKS = re.compile(r"`([^`\n]*)`")
 def marked(text: str) -> Markup:
     """``text`` escaped and breakable (``render.html.breakable``) with each `name` the report quotes in backticks
     shown as ``<code>name</code>``: no literal backtick reaches the page."""
-    from ortcopy_doctor.render.html import breakable
-
+    breakable = _html.breakable
     out, at = [], 0
     for m in _TICKS.finditer(text):
         out.append(str(breakable(text[at:m.start()])))
         out.append(f"<code>{breakable(m.group(1))}</code>")
         at = m.end()
     out.append(str(breakable(text[at:])))
-    return Markup("".join(out))
+    return _markupsafe.Markup("".join(out))
 
 
 class StageView(msgspec.Struct, frozen=True):
@@ -217,8 +226,8 @@ def _items(p: Pipeline) -> list[ItemView]:
     items = [ItemView("rt", marked(h.message + f" [{h.basis}]"), marked(h.fix)) for h in p.round_trips]
     items += [ItemView({ROUND_TRIP: "rt", POSSIBLE_ROUND_TRIP: ""}.get(h.kind, "ok"), marked(h.message + f" [{h.basis}]"),
                        marked(h.fix)) for h in p.state]
-    items += [ItemView("ok", marked(h.message), Markup("")) for h in p.on_device]
-    items += [ItemView("", marked(h.message), Markup("")) for h in p.host_hand_offs]
+    items += [ItemView("ok", marked(h.message), _markupsafe.Markup("")) for h in p.on_device]
+    items += [ItemView("", marked(h.message), _markupsafe.Markup("")) for h in p.host_hand_offs]
     return items
 
 
@@ -248,7 +257,8 @@ def _timeline_views(n: int, timeline: Optional[RunTimeline]) -> tuple[list[Timel
         stages += [(h.start_ns, marked(h.name), fmt_ms((min(h.end_ns, it.end_ns) - h.start_ns) / 1e6))
                    for h in timeline.hosts if h.before_seq in seqs and h.start_ns < it.end_ns]
         views.append(TimelineView(f"timeline-{n}-{key}", title,
-                                  Markup(iteration_svg(timeline, it, f"timeline-{n}-{key}-svg", title)),
+                                  _markupsafe.Markup(_run_svg.iteration_svg(timeline, it, f"timeline-{n}-{key}-svg",
+                                                                            title)),
                                   [(name, ms) for _, name, ms in sorted(stages, key=lambda s: s[0])]))
     return views, ""
 
@@ -257,7 +267,7 @@ def _pipeline_view(n: int, p: Pipeline, timeline: Optional[RunTimeline]) -> Pipe
     timelines, timeline_note = _timeline_views(n, timeline)
     return PipelineView(
         number=n, title=marked(" → ".join(p.sessions)), loop=marked(_loop_words(p)),
-        bytes=marked(_bytes_words(p)) if p.h2d_bytes_per_iteration is not None else Markup(""),
+        bytes=marked(_bytes_words(p)) if p.h2d_bytes_per_iteration is not None else _markupsafe.Markup(""),
         items=_items(p), before_loop=_stage_views(p.before_loop),
         first_title=f"First iteration, shown apart: {fmt_ms(p.first_iteration_ms)} ms" if p.first_iteration else "",
         first_iteration=_stage_views(p.first_iteration), new_shapes=[marked(shape_message(c)) for c in p.new_shapes],
@@ -295,9 +305,7 @@ def render_pipeline_html(report: PipelineReport) -> str:
     of check's report (base.html.j2): every name escaped, breaking at its separators (``breakable``) so that a long
     model or tensor name wraps instead of widening the page, and a timeline of a typical and of the first iteration
     of each loop (inline SVG)."""
-    from ortcopy_doctor.render.html import environment  # jinja2 loads only where a page is written
-
-    return environment().get_template(TEMPLATE).render(**pipeline_view_model(report))
+    return _html.environment().get_template(TEMPLATE).render(**pipeline_view_model(report))
 
 
 __all__ = ["NEW_SHAPES_SHOWN", "ItemView", "PipelineView", "StageView", "TimelineView", "marked", "pipeline_view_model",

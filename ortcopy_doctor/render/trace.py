@@ -35,6 +35,7 @@ from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.knowledge.providers import is_device, short
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.render.run_timeline import RunTimeline, run_timeline
+from ortcopy_doctor.render.terminal import json_safe as _json_safe
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.pipeline import PipelineReport
@@ -289,7 +290,5 @@ def run_trace(report: PipelineReport) -> dict[str, Any]:
 
 def render_run_trace(report: PipelineReport) -> str:
     """The trace of a program's run (``run --trace``) as Chrome/Perfetto JSON text (see ``run_trace``)."""
-    from ortcopy_doctor.render.terminal import json_safe
-
     # names from the program and its models: no raw control characters in the file
-    return json_safe(codec.to_json(run_trace(report))) + "\n"
+    return _json_safe(codec.to_json(run_trace(report))) + "\n"
