@@ -10,6 +10,8 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -30,7 +32,7 @@ from ortcopy_doctor.render.trace import (
     run_trace,
 )
 from ortcopy_doctor.watch.pipeline import analyse_pipeline, load_pipeline_observations
-from render_helpers import TESTS, check_golden, network_references, renamed, script_tags
+from render_helpers import REPO, TESTS, check_golden, child_env, network_references, renamed, script_tags
 from test_trace import check_trace_format
 
 PIPELINES = TESTS / "fixtures" / "pipelines"
@@ -191,3 +193,28 @@ def test_the_pipeline_page_escapes_names_from_the_program():
     page = render_pipeline_html(report)
     assert "<img src=x" not in page and "<b>" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;.onnx" in page
+
+
+# --- the command line ----------------------------------------------------------------------------------------------
+
+
+def _run_cli(tmp_path, *options: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "ortcopy_doctor", "run", "--no-html", *options, "--", "python",
+           str(REPO / "examples" / "text_pipeline.py"), "--iterations", "3"]
+    env = child_env(ORTCOPY_EXAMPLE_PROVIDERS="cpu", ORTCOPY_EXAMPLE_CACHE=str(tmp_path / "models"))
+    return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_run_writes_its_trace_with_the_program_s_code_sites(tmp_path):
+    proc = _run_cli(tmp_path, "--trace", "run.trace.json")
+    assert proc.returncode == 0, proc.stderr
+    events = check_trace_format(json.loads((tmp_path / "run.trace.json").read_text(encoding="utf-8")))
+    hosts = [e["name"] for e in events if e.get("cat") == "host"]
+    assert hosts[1:3] == ["host: between text_pipeline.py:<module>:24 and text_pipeline.py:<module>:26",
+                          "host: between text_pipeline.py:<module>:26 and text_pipeline.py:<module>:24"]
+    assert [e["args"]["iteration"] for e in events if e.get("cat") == "iteration"] == [1, 2, 3]
+
+
+def test_run_refuses_to_write_its_trace_to_the_program_s_stdout(tmp_path):
+    proc = _run_cli(tmp_path, "--trace", "-")
+    assert (proc.returncode, proc.stderr) == (2, "error: --trace cannot write to stdout ('-'): give a file path\n")
