@@ -12,7 +12,7 @@ the same way, so that the lanes agree with the table:
   time before it. Times here are ns from the program's start (``PipelineObservations.started_ns``) on that clock.
 * each loop's iterations start at the calls of its head (``Pipeline.head`` called at ``head_site``): its last
   ``Pipeline.iterations`` ones. The last iteration runs up to the first call of another key (session and site) than
-  the loop's. Where the durations derived so differ from the report's (``first_iteration_ms``, ``iteration_ms``), the
+  the loop's; where nothing repeats, the one iteration is every call. Where the durations derived so differ from the report's (``first_iteration_ms``, ``iteration_ms``), the
   iterations are not marked and ``PipelineTimeline.note`` says why: a drawing that disagrees with the table would
   mislead.
 * an upload is an input the report counts host→device: one with no link to an earlier output that the pipeline
@@ -270,6 +270,8 @@ def _pipeline_timeline(k: int, p: Pipeline, spans: list[CallSpan]) -> PipelineTi
     stop = heads[-1] + 1
     while stop < len(spans) and (spans[stop].label, spans[stop].site) in members:
         stop += 1
+    if p.iterations == 1:  # nothing repeats (a loop found has two iterations or more): every call is one iteration
+        stop = len(spans)
     iterations = []
     for i, head in enumerate(heads):
         nxt = heads[i + 1] if i + 1 < len(heads) else None

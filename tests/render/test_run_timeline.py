@@ -17,7 +17,9 @@ from collections import Counter
 import pytest
 from msgspec.structs import replace
 
+from ortcopy_doctor.model.pipeline import PipelineCall, PipelineObservations, SessionRecord, ValueInfo
 from ortcopy_doctor.model.vocabulary import HOST_TO_DEVICE
+from ortcopy_doctor.model.watch import CallObservation, Placement, TensorUse, WatchObservations
 from ortcopy_doctor.render.html import template_dir
 from ortcopy_doctor.render.pipeline import render_pipeline_html
 from ortcopy_doctor.render.registry import TRACE, RUN, RenderContext
@@ -92,6 +94,74 @@ def test_the_host_code_fills_every_gap_between_calls():
     for h, c in zip(timeline.hosts, timeline.calls):
         assert h.end_ns == c.start_ns
     assert timeline.hosts[0].start_ns == 0 and timeline.hosts[-1].end_ns == timeline.program_ns
+
+
+# --- observations built here: loops one after the other, warm-up calls, calls that never repeat ------------------
+
+MS = 1_000_000
+
+
+def _observations_of(keys: list[tuple[int, str]]) -> PipelineObservations:
+    """A call of session ``s`` at site ``site`` for each (s, site) of ``keys``, on three sessions of one input and
+    one output (64 B each, read and written on the device), the first call after 5 ms, each call 1 to 3 ms with 1 ms of the recorder in it,
+    and 3 or 4 ms of host code (1 ms of them the recorder's) after it."""
+    per: dict[int, list[CallObservation]] = {}
+    calls = []
+    t, overhead = 5 * MS, 0  # the program's own code for 5 ms before its first call
+    for n, (s, site) in enumerate(keys):
+        mine = per.setdefault(s, [])
+        mine.append(CallObservation(index=len(mine), method="run",
+                                    inputs=[TensorUse("x", "input", "numpy", "cpu", 64, [1, 4])],
+                                    outputs=[TensorUse("y", "output", "returned", "cpu", 64)]))
+        ort_ns = (n % 3 + 1) * MS
+        calls.append(PipelineCall(seq=n, session=s, call=len(mine) - 1, method="run", wrap_start_ns=t,
+                                  wrap_end_ns=t + ort_ns + MS, overhead_start_ns=overhead,
+                                  overhead_end_ns=overhead + MS, start_ns=t + MS // 2, end_ns=t + MS // 2 + ort_ns,
+                                  site=site, inputs=[ValueInfo("x", "input", "numpy", "cpu", 64)],
+                                  outputs=[ValueInfo("y", "output", "numpy", "cpu", 64)]))
+        overhead += 2 * MS
+        t += ort_ns + 3 * MS + (n % 2) * MS
+    placement = Placement(source="session", provider="CUDAExecutionProvider", inputs_on_device={"x": "m"},
+                          outputs_on_device={"y": "m"})
+    sessions = [SessionRecord(label=f"s{s}.onnx", model=f"s{s}.onnx", observations=WatchObservations(
+        active_providers=["CUDAExecutionProvider", "CPUExecutionProvider"], placement=placement,
+        calls=per.get(s, []))) for s in range(3)]
+    return PipelineObservations(sessions=sessions, calls=calls, started_ns=0, ended_ns=t + 5 * MS)
+
+
+LOOPS = {
+    "two loops": [(0, "p.py:main:1"), (1, "p.py:main:2")] * 3 + [(2, "p.py:main:3")] * 4,
+    "warm-up first": [(2, "p.py:warm:1"), (0, "p.py:warm:2")] + [(0, "p.py:main:1"), (1, "p.py:main:2")] * 4,
+    "calls after": [(0, "p.py:main:1"), (1, "p.py:main:2")] * 4 + [(2, "p.py:end:9"), (1, "p.py:end:8")],
+    "no repeat": [(0, "p.py:main:1"), (1, "p.py:main:2"), (2, "p.py:main:3")],
+}
+
+
+@pytest.mark.parametrize("case", list(LOOPS))
+def test_the_iterations_are_the_report_s_for_every_shape_of_loop(case):
+    report = analyse_pipeline(_observations_of(LOOPS[case]))
+    timeline = run_timeline(report)
+    assert [(pt.note, len(pt.iterations)) for pt in timeline.pipelines] == [("", p.iterations)
+                                                                           for p in report.pipelines]
+
+
+def test_each_of_two_loops_has_its_timelines_on_the_page():
+    page = render_pipeline_html(analyse_pipeline(_observations_of(LOOPS["two loops"])))
+    assert re.findall(r'<svg id="([^"]+)"', page) == ["timeline-1-typical-svg", "timeline-1-first-svg",
+                                                      "timeline-2-typical-svg", "timeline-2-first-svg"]
+
+
+def test_a_loop_of_one_iteration_draws_only_that_iteration():
+    page = render_pipeline_html(analyse_pipeline(_observations_of(LOOPS["no repeat"])))
+    assert re.findall(r'<svg id="([^"]+)"', page) == ["timeline-1-first-svg"]
+    assert "The first iteration: iteration 1 of 1, 9.000 ms (the last: up to the end of its last call)" in page
+
+
+def test_host_code_is_named_by_the_code_sites_on_either_side():
+    timeline = run_timeline(analyse_pipeline(_observations_of(LOOPS["warm-up first"])))
+    assert [h.name for h in timeline.hosts[:3]] == [
+        "host: before the first call (s2.onnx at p.py:warm:1)", "host: between p.py:warm:1 and p.py:warm:2",
+        "host: between p.py:warm:2 and p.py:main:1"]
 
 
 # --- run --trace ---------------------------------------------------------------------------------------------------
