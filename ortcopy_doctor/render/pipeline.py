@@ -1,6 +1,12 @@
 """The pipeline report of ``ortcopy-doctor run`` as plain text (``render_pipeline_text``: the terminal's, ``run``'s
 text format) and as one self-contained HTML page (``render_pipeline_html``: ``run --html``). ``PipelineReport.to_text()``,
-``to_html()`` and ``str(report)`` before issue 35; its JSON is the report's own ``to_json`` (``model.codec``)."""
+``to_html()`` and ``str(report)`` before issue 35; its JSON is the report's own ``to_json`` (``model.codec``).
+
+The page is reports/templates/pipeline.html.j2, which extends base.html.j2 as check's and diff's pages do (their
+look); ``pipeline_view_model`` prepares every string as plain view structs (escaped, breakable at a name's
+separators, a `name` the report quotes in backticks as ``<code>``), and the template only loops and prints. Each
+pipeline has a timeline: a typical iteration and the first one as inline SVG lanes (``render.run_svg``) on the
+program's clock (``render.run_timeline``), each with the table of its stages beside it."""
 
 from __future__ import annotations
 
@@ -187,6 +193,16 @@ class TimelineView(msgspec.Struct, frozen=True):
     stages: list[tuple[Markup, str]]  # (stage, ms) in the order they ran
 
 
+class SessionView(msgspec.Struct, frozen=True):
+    """One session of the program as the sessions table shows it."""
+
+    label: Markup
+    providers: str
+    calls: int
+    placement: Markup
+    census: Markup
+
+
 class ItemView(msgspec.Struct, frozen=True):
     """One hand-off between stages: its class (rt: a round trip; ok: kept on the device), words and fix."""
 
@@ -276,10 +292,6 @@ def _pipeline_view(n: int, p: Pipeline, timeline: Optional[RunTimeline]) -> Pipe
         code=p.code, code_check=marked(p.code_check))
 
 
-_ENDED = {"exit": "the program exited", "exception": "the program raised", "interrupt": "interrupted (Ctrl-C)",
-          "signal": "killed by a signal"}
-
-
 def pipeline_view_model(report: PipelineReport) -> dict[str, Any]:
     """Everything the page's template prints, each string prepared here (the template only loops and escapes)."""
     timeline = run_timeline(report) if report.pipelines else None
@@ -290,9 +302,8 @@ def pipeline_view_model(report: PipelineReport) -> dict[str, Any]:
         "verdict_class": "bad" if report.round_trips else "good",
         "verdict": marked(report.verdict),
         "providers": [(marked(f.line), marked(f.fix)) for f in report.providers],
-        "sessions": [{"label": marked(s.label), "providers": ", ".join(short(p) for p in s.providers),
-                      "calls": s.calls, "placement": marked(s.placement), "census": marked(s.census)}
-                     for s in report.sessions],
+        "sessions": [SessionView(marked(s.label), ", ".join(short(p) for p in s.providers), s.calls,
+                                 marked(s.placement), marked(s.census)) for s in report.sessions],
         "observed": [marked(o) for o in report.observed],
         "not_observed": [marked(o) for o in report.not_observed],
         "pipelines": [_pipeline_view(n, p, timeline) for n, p in enumerate(report.pipelines, 1)],
@@ -308,5 +319,5 @@ def render_pipeline_html(report: PipelineReport) -> str:
     return _html.environment().get_template(TEMPLATE).render(**pipeline_view_model(report))
 
 
-__all__ = ["NEW_SHAPES_SHOWN", "ItemView", "PipelineView", "StageView", "TimelineView", "marked", "pipeline_view_model",
-           "render_pipeline_html", "render_pipeline_text"]
+__all__ = ["NEW_SHAPES_SHOWN", "ItemView", "PipelineView", "SessionView", "StageView", "TimelineView", "marked",
+           "pipeline_view_model", "render_pipeline_html", "render_pipeline_text"]

@@ -65,7 +65,7 @@ def iteration_svg(timeline: RunTimeline, iteration: IterationSpan, element_id: s
         y = TOP + LANE_H * i
         out.append(f'<text x="4" y="{num(y + 15)}">{esc(fit(name, LEFT - 8))}<title>{esc(name)}</title></text>')
     for h in timeline.hosts:
-        if h.end_ns <= start or h.start_ns >= start + span or (h.before_seq not in seqs and h.after_seq not in seqs):
+        if h.before_seq not in seqs or h.start_ns >= start + span:  # the host code after each of its calls
             continue
         _bar(out, x(h.start_ns), x(h.end_ns), TOP, HOST_FILL,
              f"{h.name}: {fmt_ms((min(h.end_ns, start + span) - max(h.start_ns, start)) / 1e6)} ms")
