@@ -223,7 +223,7 @@ def _dur(start_ns: int, end_ns: int) -> int:
 
 def _iteration_events(timeline: RunTimeline, report: PipelineReport) -> list[dict[str, Any]]:
     """One complete event per iteration of each loop on the iterations track (the first and the typical one named
-    so), and an instant event where a loop's iterations could not be marked."""
+    so), and an instant event where a loop's iterations could not be marked; then the calls outside every loop."""
     events: list[dict[str, Any]] = []
     for pt in timeline.pipelines:
         p = report.pipelines[pt.pipeline]
@@ -241,6 +241,33 @@ def _iteration_events(timeline: RunTimeline, report: PipelineReport) -> list[dic
                            "args": {"pipeline": pt.pipeline + 1, "iteration": it.index + 1, "calls": len(it.calls),
                                     "complete": it.complete, "first": it.index == 0,
                                     "typical": it.index == pt.typical}})
+    return events + _outside_events(timeline, report)
+
+
+def _outside_events(timeline: RunTimeline, report: PipelineReport) -> list[dict[str, Any]]:
+    """The calls outside every iteration, on the iterations track as the report shows them: each run of them before a
+    loop (warm-up, initialisation), and after the last loop."""
+    loops = [pt for pt in timeline.pipelines if pt.iterations]
+    if not loops:
+        return []
+    inside = {seq for pt in loops for it in pt.iterations for seq in it.calls}
+    runs: list[list[Any]] = []
+    for c in timeline.calls:
+        if c.seq in inside:
+            runs.append([])
+        elif runs and runs[-1]:
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    events: list[dict[str, Any]] = []
+    for calls in (r for r in runs if r):
+        following = next((pt for pt in loops if pt.iterations[0].start_ns >= calls[-1].end_ns), None)
+        where = (f"before the loop of {' → '.join(report.pipelines[following.pipeline].sessions)} (warm-up, "
+                 "initialisation)" if following is not None else
+                 f"after the loop of {' → '.join(report.pipelines[loops[-1].pipeline].sessions)}")
+        events.append({"name": where, "cat": "iteration", "ph": "X", "ts": _us(calls[0].start_ns),
+                       "dur": _dur(calls[0].start_ns, calls[-1].end_ns), "pid": PID, "tid": RUN_TID_ITERATIONS,
+                       "args": {"calls": len(calls)}})
     return events
 
 

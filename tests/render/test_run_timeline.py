@@ -212,6 +212,17 @@ def test_the_run_trace_writes_names_from_the_program_as_json_escapes():
     assert json.loads(text)["traceEvents"][5]["args"]["name"] == "session det\u202e\x9b.onnx"
 
 
+@pytest.mark.parametrize(("case", "marked"), [
+    ("warm-up first", [("before the loop of s0.onnx → s1.onnx (warm-up, initialisation)", 5000, 4000)]),
+    ("calls after", [("after the loop of s0.onnx → s1.onnx", 32000, 5000)]),
+    ("two loops", []),
+])
+def test_the_run_trace_marks_the_calls_outside_every_loop(case, marked):
+    data = run_trace(analyse_pipeline(_observations_of(LOOPS[case])))
+    assert [(e["name"], e["ts"], e["dur"]) for e in data["traceEvents"]
+            if e.get("cat") == "iteration" and not e["name"].startswith("iteration ")] == marked
+
+
 def test_the_registry_renders_the_run_trace():
     report = _report(GOLDEN_RUN)
     assert TRACE.render(report, RenderContext(RUN)) == render_run_trace(report)
