@@ -623,13 +623,24 @@ def _switch_cost(p: Pipeline, replays: dict[str, SessionReplay]) -> str:
                  f"it had run before take {fmt_ms(later)} ms (median) in the program, {fmt_ms(steady)} ms when the shape "
                  "repeats (replayed); ORT searches cuDNN's convolution algorithms again at each change "
                  "(cudnn_conv_algo_search EXHAUSTIVE, its default)")
+        cpu = sorted(c.other.median_ms for c in replay.shapes if not is_device(c.other.provider))
+        cpu_ms = cpu[len(cpu) // 2] if cpu else None
+        pad = f"pad the inputs to one shape ({fmt_ms(steady)} ms per call when it repeats)"
         if exhaustive is not None and heuristic is not None and heuristic < 0.9 * exhaustive:
             words += (f"; replayed with the shape changing at every call: {fmt_ms(exhaustive)} ms per call with "
-                      f"EXHAUSTIVE, {fmt_ms(heuristic)} ms with HEURISTIC: create the session with "
-                      "providers=[('CUDAExecutionProvider', {'cudnn_conv_algo_search': 'HEURISTIC'}), "
-                      f"'CPUExecutionProvider'], or pad the inputs to one shape ({fmt_ms(steady)} ms per call)")
+                      f"EXHAUSTIVE, {fmt_ms(heuristic)} ms with HEURISTIC")
+            heuristic_fix = ("create the session with providers=[('CUDAExecutionProvider', "
+                             "{'cudnn_conv_algo_search': 'HEURISTIC'}), 'CPUExecutionProvider']")
+            if cpu_ms is not None and cpu_ms < heuristic:
+                words += (f", and {fmt_ms(cpu_ms)} ms on the CPU: {pad}; else the CPU provider beats CUDA for "
+                          f"this session while its shapes vary ({heuristic_fix} still costs {fmt_ms(heuristic)} ms "
+                          "per change)")
+            else:
+                words += f": {heuristic_fix}, or {pad}"
         else:
-            words += "; pad the inputs to one shape (or a few), so that the shape repeats"
+            words += f"; {pad} (or a few), so that the shape repeats"
+            if cpu_ms is not None and cpu_ms < later:
+                words += f", or run it on the CPU ({fmt_ms(cpu_ms)} ms per call at these shapes)"
         found.append((later - steady, "largest removable cost: " + words))
     return max(found)[1] if found else ""
 

@@ -175,8 +175,9 @@ def test_the_ocr_verdict_leads_with_the_change_of_shape_cost_and_its_measured_fi
     assert all(times["HEURISTIC"] * 2 < times["EXHAUSTIVE"] for times in switch.values()), switch
     assert pipeline.largest_cost.startswith("largest removable cost: every change of input shape of "
                                             "ch_ppocr_mobile_v2.0_cls_infer.onnx costs about ")
-    assert ("create the session with providers=[('CUDAExecutionProvider', {'cudnn_conv_algo_search': 'HEURISTIC'}), "
-            "'CPUExecutionProvider'], or pad the inputs to one shape") in pipeline.largest_cost
+    # with the shape changing at every call even HEURISTIC (75 ms) loses to the CPU (3.8 ms): padding comes first
+    assert ("74.552 ms with HEURISTIC, and 3.811 ms on the CPU: pad the inputs to one shape (1.962 ms per call when "
+            "it repeats); else the CPU provider beats CUDA for this session while its shapes vary") in pipeline.largest_cost
     assert pipeline.largest_cost in report.verdict
     assert "warm the session up" not in report.verdict
 
