@@ -39,6 +39,9 @@ class CheckOptions(msgspec.Struct, frozen=True):
     measure_binding: bool | None = None
     measure_runs: int = 50  # the minimum (calibration) rounds; more are sampled until precise or out of budget
     measure_budget_s: float = 5.0  # seconds of adaptive sampling (stats.Sampler) at most
+    # CUDA against the CPU provider and the cudnn_conv_algo_search values (collect/provider_choice.py): None = on
+    # where the CUDA EP is active
+    measure_providers: bool | None = None
 
 
 # The ranges the command line takes (cli/app.py `check`), for the API's CheckOptions too.
