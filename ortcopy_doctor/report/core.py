@@ -12,7 +12,7 @@ import re
 import msgspec
 from msgspec.structs import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.analysis.copies import GraphView, find_copies, measured_sizes
 from ortcopy_doctor.analysis.branches import heaviest_branches, split_conditional
@@ -33,7 +33,6 @@ from ortcopy_doctor.model.report import (
     ReportDocument as ReportDocument,
     Summary as Summary,
 )
-from ortcopy_doctor.model.schema import SCHEMA_ID
 from ortcopy_doctor.model.seal import analysis_key
 from ortcopy_doctor.report.advice import AB_ROW_KEYS, binding_view
 from ortcopy_doctor.report.recommend import advise
@@ -43,6 +42,13 @@ from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.rules import RULES, RuleContext, run_rules
 from ortcopy_doctor.model.format import fmt_bytes, fmt_run_bytes
 from ortcopy_doctor.analysis.attribution import census_report, mark_confirmed
+from ortcopy_doctor.model.lazy import lazy_import
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.model import schema as _schema
+else:  # run on first use (model/lazy.py): only report_schema reads it (tools/gen_schema.py, the tests)
+    _schema = lazy_import("ortcopy_doctor.model.schema")
+
 
 def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding],
              weighed: list[Copy] | None = None) -> Summary:
@@ -343,7 +349,7 @@ def report_schema() -> dict[str, Any]:
     generated = msgspec.json.schema(ReportDocument)
     definitions = generated["$defs"]
     root = definitions.pop(ReportDocument.__name__)  # the document itself at the top, its parts under $defs
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": _schema.SCHEMA_ID,
             "title": "ortcopy-doctor report",
             "description": (f"The JSON written by `ortcopy-doctor check --json` and `report --json` (format version "
                             f"{REPORT_FORMAT_VERSION}; evidence format version {EVIDENCE_FORMAT_VERSION}), generated "
