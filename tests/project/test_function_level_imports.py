@@ -29,6 +29,7 @@ ALLOWED: dict[str, str] = {
     "watch/plugin.py": "pytest is imported where the fixture is made: only pytest runs the plugin",
     "watch/program.py": "run's supervisor and the recorder: numpy and onnxruntime are the program's to import first",
     "watch/recorder.py": "the recorder in the program: onnx, onnxruntime and numpy load as the program uses them",
+    "watch/replay.py": "run's process, after the program: numpy, onnx and a provider probe only where a replay runs",
 }
 
 _PRAGMA = re.compile(r"^(noqa(:\s*[A-Z0-9, ]+)?|type:\s*ignore(\[[^\]]*\])?|pragma:\s*no cover)\s*-?\s*")
