@@ -451,7 +451,8 @@ IoNames = tuple[list[str], list[str]]  # a session's input and output names, as 
 
 class HandoffCode(msgspec.Struct, frozen=True):
     """One block of hand-off code and the variables it uses, so that it can be run next to plain ``run()``
-    (watch/handoff_check.py): ``sessions`` label -> variable; ``given`` the variables the program provides
+    (watch/handoff_check.py): ``sessions`` label -> its variable, or ``self.<attribute>`` where the program holds it
+    so (``SessionRecord.variables``); ``given`` the variables the program provides
     ("label|input|name" -> variable: its arrays; "label|initial|name" for a state's initial value); ``results`` the
     variables the block leaves ("label|output|name" -> variable)."""
 

@@ -3,9 +3,11 @@
 the outputs are unpacked into (``boxes, scores = det.run(...)``, ``boxes = det.run(...)[0]``).
 
 watch/program.py's recorder looks them up once per (session, call site), from the call site's frame and its source
-line, and keeps them in ``SessionRecord.variables``, ``.input_variables`` and ``.output_variables``. A name is only
-kept where the frame confirms it: the variable ``is`` the session, or the array fed. Nothing here raises: a site whose
-source cannot be read or parsed gives the names the frame alone shows (the session's), or none.
+line, and keeps them in ``SessionRecord.variables``, ``.input_variables`` and ``.output_variables``. A session's or an
+input's name is only kept where the frame confirms it (the variable ``is`` the session, or the array fed); an
+output's is read from the assignment the call stands in, once its output names are known. Nothing here raises: a
+site whose source cannot be read or parsed (``python -c``, a file changed since) gives the names the frame alone
+shows (the session's), or none.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any, Optional
 
 RUN_METHODS = ("run", "run_with_ort_values", "run_with_iobinding")
 FEED_ARGUMENT = {"run": "input_feed", "run_with_ort_values": "input_dict_ort_values"}
-SOURCE_LIMIT = 2 << 20  # a source file larger than this is not parsed (a generated module): the frame alone names
+SOURCE_LIMIT = 512 << 10  # a larger source file is not parsed (a generated module): the frame alone names the session
 
 # A call of a session method in a source file: its position (line, end line, column, end column, as the interpreter
 # gives an instruction's), the call, and the variables its result is assigned to with the index taken (-1: none).
@@ -27,33 +29,25 @@ _Site = tuple[ast.Call, list[str], int]
 _files: dict[str, dict[tuple[int, int, int, int], _Site]] = {}
 
 
-class SiteNames:
-    """What one call site names: ``session`` ("" where nothing holds it by a name), ``inputs`` and ``outputs``
-    (ONNX name -> the program's variable)."""
-
-    __slots__ = ("session", "inputs", "outputs")
-
-    def __init__(self) -> None:
-        self.session = ""
-        self.inputs: dict[str, str] = {}
-        self.outputs: dict[str, str] = {}
-
-
-def site_names(frame: Any, session: Any, method: str, args: Sequence[Any], kwargs: dict[str, Any]) -> SiteNames:
-    """The names ``frame`` (the program's frame that called ``session.<method>(*args, **kwargs)``) uses; never
-    raises."""
-    found = SiteNames()
+def site_names(frame: Any, session: Any, method: str, args: Sequence[Any],
+               kwargs: dict[str, Any]) -> tuple[str, dict[str, str], dict[str, str]]:
+    """The names ``frame`` (the program's frame that called ``session.<method>(*args, **kwargs)``) uses: the
+    session's ("" where nothing holds it by a name), and the inputs' and the outputs' variables (ONNX name -> the
+    program's variable); never raises."""
+    session_name = ""
+    inputs: dict[str, str] = {}
+    outputs: dict[str, str] = {}
     try:
         call, targets, index = _call_at(frame, method)
         scope = frame.f_locals
-        found.session = _session_name(scope, session, call)
+        session_name = _session_name(scope, session, call)
         if call is not None and method in FEED_ARGUMENT:
-            found.inputs = _feed_names(scope, call, method, args, kwargs)
+            inputs = _feed_names(scope, call, method, args, kwargs)
             if targets:
-                found.outputs = _output_names(targets, index, session, args, kwargs)
+                outputs = _output_names(targets, index, session, args, kwargs)
     except Exception:  # noqa: BLE001 - names are an extra: the program's call goes on without them
         pass
-    return found
+    return session_name, inputs, outputs
 
 
 def _identifier(name: str) -> bool:
@@ -76,15 +70,10 @@ def _calls_of(filename: str) -> dict[tuple[int, int, int, int], _Site]:
         return table
     assigned: dict[int, tuple[list[str], int]] = {}  # id(call) -> its targets and index
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            value, index = node.value, -1
-            if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and \
-                    type(value.slice.value) is int:
-                value, index = value.value, value.slice.value
-            target = node.targets[0]
-            names = [target] if index >= 0 else list(target.elts) if isinstance(target, (ast.Tuple, ast.List)) else []
-            if isinstance(value, ast.Call) and names and all(isinstance(n, ast.Name) for n in names):
-                assigned[id(value)] = ([n.id for n in names if isinstance(n, ast.Name)], index)
+        if isinstance(node, ast.Assign):
+            found = _assignment(node)
+            if found is not None:
+                assigned[id(found[0])] = (found[1], found[2])
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in RUN_METHODS:
             key = (node.lineno, node.end_lineno or node.lineno, node.col_offset, node.end_col_offset or 0)
             table[key] = (node, [], -1)
@@ -92,6 +81,23 @@ def _calls_of(filename: str) -> dict[tuple[int, int, int, int], _Site]:
         targets, index = assigned.get(id(node), ([], -1))
         table[key] = (node, targets, index)
     return table
+
+
+def _assignment(node: ast.Assign) -> Optional[_Site]:
+    """The call an assignment unpacks into variables (``a, b = X.run(...)``), or takes one item of into one
+    (``a = X.run(...)[0]``), with those variables and the index (-1: none)."""
+    if len(node.targets) != 1:
+        return None
+    value, index, target = node.value, -1, node.targets[0]
+    if isinstance(value, ast.Subscript):
+        item = value.slice
+        if not (isinstance(item, ast.Constant) and type(item.value) is int):
+            return None
+        value, index = value.value, item.value
+    names = [target] if index >= 0 else list(target.elts) if isinstance(target, (ast.Tuple, ast.List)) else []
+    if not isinstance(value, ast.Call) or not names or not all(isinstance(n, ast.Name) for n in names):
+        return None
+    return value, [n.id for n in names if isinstance(n, ast.Name)], index
 
 
 def _call_at(frame: Any, method: str) -> tuple[Optional[ast.Call], list[str], int]:
@@ -167,4 +173,4 @@ def _output_names(targets: list[str], index: int, session: Any, args: Sequence[A
     return {o: t for o, t in zip(outputs, targets) if _identifier(t) and t != "_"}
 
 
-__all__ = ["RUN_METHODS", "SiteNames", "site_names"]
+__all__ = ["RUN_METHODS", "site_names"]

@@ -694,8 +694,8 @@ class _Names:
     (session, role, ONNX name), each a unique ASCII identifier that is none of the names the code itself uses. Where
     the recorder saw the program's own names (``records``: label -> ``SessionRecord``, its ``variables``,
     ``input_variables``, ``output_variables``), those: ``det`` or ``self.det`` for a session, ``image`` for an array;
-    else, and wherever a program's name is no identifier or is taken already in the block, ``sess_<model>`` and
-    ``analysis.binding.code_identifier`` of the ONNX name. ONNX names themselves only ever appear as literals
+    else, and wherever a program's name is no identifier, is taken already in the block or (a session's) names
+    another session too, ``sess_<model>`` and ``analysis.binding.code_identifier`` of the ONNX name. ONNX names themselves only ever appear as literals
     (``repr``)."""
 
     def __init__(self, records: Optional[Mapping[str, SessionRecord]] = None) -> None:
@@ -708,6 +708,8 @@ class _Names:
         """The session of ``label`` (a variable, or ``self.<attribute>``) and the variable of its IO binding."""
         record = self._records.get(label)
         for expression in record.variables if record is not None else []:
+            if any(expression in r.variables for other, r in self._records.items() if other != label):
+                continue  # one name for several sessions (a wrapper's ``self.session``) tells none apart
             chosen = self._program_session(expression)
             if chosen is not None:
                 return chosen

@@ -405,12 +405,12 @@ class PipelineRecorder:
                 frame = frame.f_back
             if frame is None or frame.f_code.co_filename.startswith(self._internal_prefixes):
                 return
-            found = site_names(frame, session, method, args, kwargs)
+            session_name, inputs, outputs = site_names(frame, session, method, args, kwargs)
             with self._lock:
                 record = self.observations.sessions[index]
-                if found.session and found.session not in record.variables:
-                    record.variables.append(found.session)
-                for table, names in ((record.input_variables, found.inputs), (record.output_variables, found.outputs)):
+                if session_name and session_name not in record.variables:
+                    record.variables.append(session_name)
+                for table, names in ((record.input_variables, inputs), (record.output_variables, outputs)):
                     for name, variable in names.items():
                         table.setdefault(name, variable)
         except Exception:  # noqa: BLE001 - names are an extra: never break the program's call
