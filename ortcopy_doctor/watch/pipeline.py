@@ -753,9 +753,10 @@ class _Names:
 
 
 def _program_identifier(name: str) -> bool:
-    """A name of the program's that the code can use as written: an ASCII identifier, no keyword."""
-    return bool(name) and name.isascii() and name.isidentifier() and not keyword.iskeyword(name) and \
-        not keyword.issoftkeyword(name)
+    """A name of the program's that the code can use as written: an ASCII identifier, no keyword, no ``__dunder``
+    (the check runs the code in a namespace of its own, with ``__name__``)."""
+    return bool(name) and name.isascii() and name.isidentifier() and not name.startswith("__") and \
+        not keyword.iskeyword(name) and not keyword.issoftkeyword(name)
 
 
 def _records(obs: PipelineObservations) -> dict[str, SessionRecord]:
