@@ -20,6 +20,8 @@ from ortcopy_doctor.rules import unexplained_transfer
 from ortcopy_doctor.rules import census_mismatch
 from ortcopy_doctor.rules import state_carried
 from ortcopy_doctor.rules import generated_code
+from ortcopy_doctor.rules import cpu_provider_faster
+from ortcopy_doctor.rules import conv_algo_search
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.rules.registry import (
     PROJECT_URL,
@@ -46,6 +48,8 @@ UNEXPLAINED_TRANSFER = unexplained_transfer.RULE
 CENSUS_MISMATCH = census_mismatch.RULE
 STATE_CARRIED = state_carried.RULE
 GENERATED_CODE_FAILED = generated_code.RULE
+CPU_PROVIDER_FASTER = cpu_provider_faster.RULE
+CONV_ALGO_SEARCH = conv_algo_search.RULE
 
 RULES: list[Rule] = registered()
 
@@ -76,4 +80,6 @@ __all__ = [
     "CENSUS_MISMATCH",
     "STATE_CARRIED",
     "GENERATED_CODE_FAILED",
+    "CPU_PROVIDER_FASTER",
+    "CONV_ALGO_SEARCH",
 ]

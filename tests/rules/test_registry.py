@@ -17,7 +17,8 @@ from render_helpers import REPO, load_fixture
 RULE_MODULES = {"OCD001": "ep_not_active", "OCD002": "cpu_fallback", "OCD003": "memcpy_node", "OCD004": "feed_copy",
                 "OCD005": "fetch_copy", "OCD006": "unbindable_output", "OCD007": "cpu_only_input",
                 "OCD008": "cpu_preferred_node", "OCD009": "in_kernel_transfer", "OCD010": "unexplained_transfer",
-                "OCD011": "census_mismatch", "OCD012": "state_carried", "OCD013": "generated_code"}
+                "OCD011": "census_mismatch", "OCD012": "state_carried", "OCD013": "generated_code",
+                "OCD014": "cpu_provider_faster", "OCD015": "conv_algo_search"}
 
 
 def _never(_context):
