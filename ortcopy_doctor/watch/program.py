@@ -393,7 +393,7 @@ class PipelineRecorder:
                    kwargs: dict[str, Any]) -> None:
         """Keep the names the program's code uses at this call site (watch/callsite.py) in the session's record:
         once per (session, site), so that a call costs one set lookup; never raises."""
-        from ortcopy_doctor.watch.callsite import site_names
+        from ortcopy_doctor.watch.callsite import site_names  # ast and linecache load at a first call, not at start
 
         with self._lock:
             self._named_sites.add((index, site))
