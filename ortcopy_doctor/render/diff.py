@@ -1,8 +1,10 @@
 """A report diff (``ortcopy_doctor.report.diff``) as text and as a self-contained HTML page
-(reports/templates/diff.html.j2: autoescape, undefined names are errors)."""
+(reports/templates/diff.html.j2: autoescape, undefined names are errors). A diff of two run reports (``RunDiff``)
+is rendered by the same two functions, as its own text and a small page of its own (every name escaped)."""
 
 from __future__ import annotations
 
+import html as html_lib
 import io
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +15,8 @@ from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.render.html import environment
 from ortcopy_doctor.render.terminal import safe
-from ortcopy_doctor.model.diff import _ARROW, _KIND, CHANGED, SIGN, UNCHANGED, Change, Delta, ReportDiff
+from ortcopy_doctor.model.diff import _ARROW, _KIND, CHANGED, SIGN, UNCHANGED, Change, Delta, ReportDiff, RunDiff
+from ortcopy_doctor.model.pipeline import short_site
 
 DIFF_TEMPLATE = "diff.html.j2"
 
@@ -44,8 +47,10 @@ def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {status}" for status, n in counts.items())
 
 
-def render_diff_text(d: ReportDiff, show_unchanged: bool = False) -> str:
+def render_diff_text(d: ReportDiff | RunDiff, show_unchanged: bool = False) -> str:
     """The diff as plain text; changes with no difference are listed only with ``show_unchanged``."""
+    if isinstance(d, RunDiff):
+        return render_run_diff_text(d, show_unchanged)
     out = io.StringIO()
 
     def w(text: str) -> None:
@@ -157,9 +162,75 @@ def diff_view_model(d: ReportDiff) -> dict[str, Any]:
     }
 
 
-def render_diff_html(d: ReportDiff) -> str:
+def render_diff_html(d: ReportDiff | RunDiff) -> str:
     """The diff as a self-contained HTML page."""
+    if isinstance(d, RunDiff):
+        return render_run_diff_html(d)
     return environment().get_template(DIFF_TEMPLATE).render(**diff_view_model(d))
 
 
-__all__ = ["DIFF_TEMPLATE", "diff_view_model", "render_diff_html", "render_diff_text"]
+# --- run reports --------------------------------------------------------------------------------------------------
+
+
+def _run_finding_line(c: Change[Finding]) -> str:
+    f = c.after if c.after is not None else c.before
+    assert f is not None
+    text = f"{SIGN[c.status]} {f.severity:<7} {f.rule} {f.slug}: {f.details.get('subject', '') or f.location}"
+    if c.status == CHANGED:
+        return f"{text}: {'; '.join(c.what)}"
+    per = f", {fmt_bytes(f.bytes_per_run)} per iteration" if f.bytes_per_run is not None else ""
+    return f"{text} at {short_site(f.location)}{per}"
+
+
+def render_run_diff_text(d: RunDiff, show_unchanged: bool = False) -> str:
+    """A diff of two run reports as plain text: the headline, each pipeline's numbers, the findings."""
+    lines = [f"ortcopy-doctor diff (run reports): {d.a_name} → {d.b_name}"]
+    a_program, b_program = " ".join(d.a.program), " ".join(d.b.program)
+    if a_program != b_program:
+        lines.append(f"programs: {a_program} → {b_program}")
+    lines += [d.headline, f"a: {d.a.verdict}", f"b: {d.b.verdict}"]
+    for p in d.pipelines:
+        lines.append("")
+        lines.append(f"{SIGN[p.status]} pipeline {p.sessions} ({p.status}):")
+        lines += [f"  {delta.label}: {delta.text()}" for delta in p.deltas]
+    if not d.pipelines:
+        lines += ["", "no pipeline in either report"]
+    lines.append("")
+    lines.append(f"Findings ({_counts_text(d.counts(d.findings))}):")
+    shown = [c for c in d.findings if show_unchanged or c.status != UNCHANGED]
+    lines += [f"  {_run_finding_line(c)}" for c in shown] or ["  (no change)"]
+    # names from the reports are untrusted: every line escaped
+    return "\n".join(safe(line) for line in lines) + "\n"
+
+
+def render_run_diff_html(d: RunDiff) -> str:
+    """A diff of two run reports as one self-contained HTML page (every name escaped)."""
+    e = html_lib.escape
+    out = ["<!doctype html><html><head><meta charset='utf-8'>",
+           f"<title>{e(f'ortcopy-doctor diff: {Path(d.a_name).name} → {Path(d.b_name).name}')}</title>",
+           "<style>body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}"
+           "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;overflow-wrap:anywhere}"
+           ".added{background:#fde8e8}.removed{background:#e8f5e8}</style></head><body>",
+           f"<h1>ortcopy-doctor diff (run reports): {e(d.a_name)} → {e(d.b_name)}</h1>",
+           f"<p><b>{e(d.headline)}</b></p><p>a: {e(d.a.verdict)}</p><p>b: {e(d.b.verdict)}</p>"]
+    for p in d.pipelines:
+        out.append(f"<h2>Pipeline {e(p.sessions)} ({e(p.status)})</h2><table><tr><th>what</th><th>a</th><th>b</th>"
+                   "<th>change</th></tr>")
+        out += [f"<tr><td>{e(x.label)}</td><td>{e(x.fmt(x.before))}</td><td>{e(x.fmt(x.after))}</td>"
+                f"<td>{e(x.text())}</td></tr>" for x in p.deltas]
+        out.append("</table>")
+    out.append(f"<h2>Findings ({e(_counts_text(d.counts(d.findings)))})</h2><table><tr><th></th><th>severity</th>"
+               "<th>rule</th><th>about</th><th>at</th><th>message or change</th></tr>")
+    for c in d.findings:
+        f = c.after if c.after is not None else c.before
+        assert f is not None
+        what = "; ".join(c.what) if c.status == CHANGED else f.message
+        out.append(f"<tr class='{e(c.status)}'><td>{e(SIGN[c.status])}</td><td>{e(f.severity)}</td>"
+                   f"<td>{e(f.rule)} {e(f.slug)}</td><td>{e(str(f.details.get('subject', '')))}</td>"
+                   f"<td>{e(short_site(f.location))}</td><td>{e(what)}</td></tr>")
+    out.append("</table></body></html>")
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["DIFF_TEMPLATE", "diff_view_model", "render_diff_html", "render_diff_text", "render_run_diff_html",
+           "render_run_diff_text"]

@@ -37,6 +37,7 @@ def render_pipeline_text(report: PipelineReport) -> str:
                      f"placement {s.placement}; census {s.census}")
     lines += [f"  observed: {o}" for o in report.observed]
     lines += [f"  not observed: {o}" for o in report.not_observed]
+    lines += finding_lines(report)
     for n, p in enumerate(report.pipelines, 1):
         lines.append("")
         lines.append(f"pipeline {n}: {' → '.join(p.sessions)} ({_loop_words(p)})")
@@ -95,6 +96,20 @@ def render_pipeline_text(report: PipelineReport) -> str:
 
 
 NEW_SHAPES_SHOWN = 8  # first calls at a shape the text shows (the slowest); the JSON has them all
+
+
+def finding_lines(report: PipelineReport) -> list[str]:
+    """The run rules' findings (OCD1xx), one ``severity id slug at site`` line each with its message and fix below;
+    nothing where there are none (a report written before run had rules)."""
+    if not report.findings:
+        return []
+    lines = ["", f"findings ({len(report.findings)}; rules: docs/rules.md):"]
+    for f in report.findings:
+        per = f", {fmt_bytes(f.bytes_per_run)} per iteration" if f.bytes_per_run is not None else ""
+        lines.append(f"  {f.severity:<7} {f.rule} {f.slug} at {short_site(f.location)}{per}")
+        lines.append(f"          {f.message}")
+        lines.append(f"          fix: {f.fix}")
+    return lines
 
 
 def _loop_words(p: Pipeline) -> str:
@@ -160,6 +175,13 @@ def render_pipeline_html(report: PipelineReport) -> str:
     out += [f"<li>observed: {b(o)}</li>" for o in report.observed]
     out += [f"<li>not observed: {b(o)}</li>" for o in report.not_observed]
     out.append("</ul>")
+    if report.findings:
+        out.append("<h2>Findings</h2><table><tr><th>severity</th><th>rule</th><th>at</th><th>per iteration</th>"
+                   "<th>finding and fix</th></tr>")
+        out += [f"<tr><td>{e(f.severity)}</td><td>{e(f.rule)} {e(f.slug)}</td><td>{b(short_site(f.location))}</td>"
+                f"<td class='n'>{e(fmt_bytes(f.bytes_per_run)) if f.bytes_per_run is not None else '-'}</td>"
+                f"<td>{b(f.message)}<br>fix: {b(f.fix)}</td></tr>" for f in report.findings]
+        out.append("</table>")
     for n, p in enumerate(report.pipelines, 1):
         out.append(f"<h2>Pipeline {n}: {b(' → '.join(p.sessions))}</h2><p>{b(_loop_words(p))}</p>")
         if p.h2d_bytes_per_iteration is not None:

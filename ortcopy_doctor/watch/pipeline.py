@@ -62,6 +62,7 @@ from ortcopy_doctor.model.pipeline import (
     HandOff,
     HandoffCode,
     HostEdge,
+    NEW_SHAPE_MIN_EXCESS_MS,
     IoNames,
     Pipeline,
     PipelineCall,
@@ -81,6 +82,7 @@ from ortcopy_doctor.model.pipeline import (
 )
 from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, FEED, FETCH, HOST_TO_DEVICE, HandoffBlock, LinkHow, StageKind
 from ortcopy_doctor.model.watch import BASIS_CENSUS, PLACEMENT_HOST_ONLY, CallReport, TensorReport, WatchReport
+from ortcopy_doctor.rules import RunContext, run_rules
 from ortcopy_doctor.watch.analysis import analyse_watch
 
 # The observation and report types, their closed sets of names and PIPELINE_FORMAT live in model/pipeline.py
@@ -258,12 +260,21 @@ def analyse_pipeline(obs: PipelineObservations) -> PipelineReport:
     for k, loop in enumerate(loops):
         mine = [h for n, h in enumerate(hand_offs) if owner[n] == k]
         pipelines.append(_pipeline(views, obs, loop, ordered, loop_calls, mine, linked_inputs, consumed_outputs))
-    return PipelineReport(program=list(obs.program), exit_code=obs.exit_code, ended_by=obs.ended_by, error=obs.error,
-                          sessions=sessions, pipelines=pipelines, observed=observed, not_observed=not_observed,
-                          notes=notes + [f"{short(p)} is in this onnxruntime build but does not load here ({why}): the "
-                                         "sessions on the CPU could not have used it"
-                                         for p, why in sorted(obs.device_status.items()) if why],
-                          observations=obs, providers=audit_providers(obs))
+    report = PipelineReport(program=list(obs.program), exit_code=obs.exit_code, ended_by=obs.ended_by,
+                            error=obs.error, sessions=sessions, pipelines=pipelines, observed=observed,
+                            not_observed=not_observed,
+                            notes=notes + [f"{short(p)} is in this onnxruntime build but does not load here ({why}): "
+                                           "the sessions on the CPU could not have used it"
+                                           for p, why in sorted(obs.device_status.items()) if why],
+                            observations=obs, providers=audit_providers(obs))
+    # the run rules (OCD1xx) name what the report found, each at the program's code
+    return replace(report, findings=run_rules(RunContext(report=report, observations=obs)))
+
+
+def reanalysed(report: PipelineReport) -> PipelineReport:
+    """A run report read from a file (``load_pipeline_report``) made again by this code from its observations (its
+    findings under the current rules); as written where it holds none."""
+    return report if report.observations is None else analyse_pipeline(report.observations)
 
 
 def _host_value(value: ValueInfo) -> bool:
@@ -546,8 +557,6 @@ def _pipeline(views: _Views, obs: PipelineObservations, loop: Loop, ordered: lis
 TIMING_UNDER_CENSUS = ("these times include the CUPTI census, which slows every traced call and bind_* call: "
                        "`ortcopy-doctor run --no-census` times the stages without it")
 
-# A first call at a new shape is named as a cost where it took this much longer than the later calls at that shape.
-NEW_SHAPE_MIN_EXCESS_MS = 1.0
 
 
 def _largest_cost(p: Pipeline) -> str:
@@ -880,5 +889,5 @@ __all__ = ["DEVICE", "Download", "HOST", "HOST_KINDS", "HOW_DOWNLOAD", "HOW_HASH
            "POSSIBLE_ROUND_TRIP", "Pipeline", "PipelineCall", "PipelineObservations", "PipelineReport",
            "ProviderFinding", "ROUND_TRIP", "SessionRecord", "SessionSummary", "ShapeCall", "StageRow", "ValueInfo",
            "ValueLink", "analyse_pipeline", "audit_providers", "code_offered", "fmt_ms", "handoff_block",
-           "handoff_code", "load_pipeline_observations", "pipeline_blocks", "pipeline_code", "pipeline_code_check",
+           "handoff_code", "load_pipeline_observations", "pipeline_blocks", "pipeline_code", "pipeline_code_check", "reanalysed",
            "shape_message", "short_site"]
