@@ -246,6 +246,9 @@ def _compare_run_findings(a: Finding, b: Finding) -> list[str]:
         what.append(f"bytes per iteration {fmt_bytes(a.bytes_per_run)} → {fmt_bytes(b.bytes_per_run)}")
     if a.location != b.location:
         what.append(f"at {a.location} → {b.location}")
+    ms_a, ms_b = a.details.get("ms"), b.details.get("ms")  # a first call's time (slow-new-shape)
+    if isinstance(ms_a, (int, float)) and isinstance(ms_b, (int, float)) and ms_a != ms_b:
+        what.append(f"first call {ms_a:.3f} ms → {ms_b:.3f} ms")
     if a.message != b.message and not what:
         what.append("message changed")
     return what
