@@ -577,15 +577,15 @@ def _report_run(report: Any, outputs: OutputSet, asked: Asked, fail_on: str, max
     if fail_on_gain is not None:
         raise UsageError("--fail-on-gain judges the binding measurement of a check report, and a run report has none: "
                          "drop it")
-    for renderer, path in asked.targets():
-        if path is not None and RUN not in renderer.kinds:
+    for renderer, target in asked.targets():
+        if target is not None and RUN not in renderer.kinds:
             raise UsageError(f"{renderer.flag} renders no run report (the file is one written by `run --json`): "
                              "drop it")
     ci = _ci.CiOptions.parse(fail_on, max_transfer_bytes, allow, report=RUN)
     written = _write_outputs(outputs, report, asked, RenderContext(RUN, allow=ci.gate.allow))
     _write(TEXT.render(report, RenderContext(RUN)) + "\n", stderr=outputs.uses_stdout)
-    for path in written:
-        _write(f"wrote {safe(path)}\n", stderr=outputs.uses_stdout)
+    for shown in written:
+        _write(f"wrote {safe(shown)}\n", stderr=outputs.uses_stdout)
     return ci.exit_code(report, _stdout(outputs.uses_stdout))
 
 

@@ -370,7 +370,7 @@ class _Format(msgspec.Struct, frozen=True):
 def is_pipeline_report(raw: bytes) -> bool:
     """Whether the JSON document ``raw`` is a run report (``run --json``); False for anything else, unreadable too."""
     try:
-        return codec.decode(raw, _Format).format == PIPELINE_REPORT_FORMAT
+        return bool(codec.decode(raw, _Format).format == PIPELINE_REPORT_FORMAT)
     except (codec.DecodeError, RecursionError):
         return False
 
