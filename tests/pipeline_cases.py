@@ -31,13 +31,15 @@ def state_observations(how: str, site: str = "/w/prog.py:main:12"):
                           outputs_on_device={"y": "Relu 'r' (CUDA)"})
     watch_calls, calls = [], []
     for seq in range(3):
-        watch_calls.append(CallObservation(index=seq, method="run", inputs=[TensorUse("x", "input", "numpy", "cpu", 4096)],
+        watch_calls.append(CallObservation(index=seq, method="run",
+                                           inputs=[TensorUse("x", "input", "numpy", "cpu", 4096)],
                                            outputs=[TensorUse("y", "output", "returned", "cpu", 4096)]))
         link = ValueLink(seq - 1, "y", how) if seq else None
         calls.append(PipelineCall(seq=seq, session=0, call=seq, method="run", wrap_start_ns=seq * 100,
                                   wrap_end_ns=seq * 100 + 10, start_ns=seq * 100 + 1, end_ns=seq * 100 + 9,
                                   inputs=[ValueInfo("x", "input", "numpy", "cpu", 4096, link)],
                                   outputs=[ValueInfo("y", "output", "numpy", "cpu", 4096)], site=site))
-    record = SessionRecord(label="a.onnx", model="a.onnx", created_at="/w/prog.py:main:3", observations=WatchObservations(
-        active_providers=[CUDA, CPU], placement=placement, calls=watch_calls))
+    record = SessionRecord(label="a.onnx", model="a.onnx", created_at="/w/prog.py:main:3",
+                           observations=WatchObservations(active_providers=[CUDA, CPU], placement=placement,
+                                                          calls=watch_calls))
     return PipelineObservations(program=["python", "/w/prog.py"], sessions=[record], calls=calls)

@@ -474,7 +474,8 @@ class HandoffCode(msgspec.Struct, frozen=True):
 
 
 __all__ = ["DEVICE", "HOST", "HOST_KINDS", "HOW_DOWNLOAD", "HOW_HASH", "HOW_OBJECT", "HOW_POINTER", "HOW_VIEW",
-           "NEW_SHAPE_MIN_EXCESS_MS", "PIPELINE_FORMAT", "PIPELINE_FORMAT_VERSION", "PIPELINE_REPORT_FORMAT", "POSSIBLE_ROUND_TRIP", "ROUND_TRIP", "Download", "HandOff",
-           "HandoffCode", "HostEdge", "IoNames", "Pipeline", "PipelineCall", "PipelineObservations", "PipelineReport",
-           "ProviderFinding", "SessionRecord", "SessionSummary", "ShapeCall", "StageRow", "ValueInfo", "ValueLink",
-           "fmt_ms", "is_pipeline_report", "load_pipeline_observations", "load_pipeline_report", "shape_message", "short_site", "split_site"]
+           "NEW_SHAPE_MIN_EXCESS_MS", "PIPELINE_FORMAT", "PIPELINE_FORMAT_VERSION", "PIPELINE_REPORT_FORMAT",
+           "POSSIBLE_ROUND_TRIP", "ROUND_TRIP", "Download", "HandOff", "HandoffCode", "HostEdge", "IoNames", "Pipeline",
+           "PipelineCall", "PipelineObservations", "PipelineReport", "ProviderFinding", "SessionRecord",
+           "SessionSummary", "ShapeCall", "StageRow", "ValueInfo", "ValueLink", "fmt_ms", "is_pipeline_report",
+           "load_pipeline_observations", "load_pipeline_report", "shape_message", "short_site", "split_site"]

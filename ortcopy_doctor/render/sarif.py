@@ -296,8 +296,8 @@ def _run_result(report: PipelineReport, finding: Finding, rule_index: dict[str, 
         },
     }
     if allowed:
-        result["suppressions"] = [{"kind": "external", "status": "accepted",
-                                   "justification": f"finding kind {finding.rule} {finding.slug} accepted with --allow"}]
+        result["suppressions"] = [{"kind": "external", "status": "accepted", "justification":
+                                   f"finding kind {finding.rule} {finding.slug} accepted with --allow"}]
     return result
 
 

@@ -129,5 +129,5 @@ def is_allowed(finding: Finding, allow: Iterable[str]) -> bool:
     return finding.rule in names or finding.slug in names
 
 
-__all__ = ["CHECK", "LOCATIONS", "PROJECT_URL", "REPORT_KINDS", "RULES_DOC_URL", "RUN", "Rule", "RuleContext", "RunContext",
-           "checks", "finding", "is_allowed", "register", "registered", "rule_help_uri"]
+__all__ = ["CHECK", "LOCATIONS", "PROJECT_URL", "REPORT_KINDS", "RULES_DOC_URL", "RUN", "Rule", "RuleContext",
+           "RunContext", "checks", "finding", "is_allowed", "register", "registered", "rule_help_uri"]

@@ -889,5 +889,5 @@ __all__ = ["DEVICE", "Download", "HOST", "HOST_KINDS", "HOW_DOWNLOAD", "HOW_HASH
            "POSSIBLE_ROUND_TRIP", "Pipeline", "PipelineCall", "PipelineObservations", "PipelineReport",
            "ProviderFinding", "ROUND_TRIP", "SessionRecord", "SessionSummary", "ShapeCall", "StageRow", "ValueInfo",
            "ValueLink", "analyse_pipeline", "audit_providers", "code_offered", "fmt_ms", "handoff_block",
-           "handoff_code", "load_pipeline_observations", "pipeline_blocks", "pipeline_code", "pipeline_code_check", "reanalysed",
-           "shape_message", "short_site"]
+           "handoff_code", "load_pipeline_observations", "pipeline_blocks", "pipeline_code", "pipeline_code_check",
+           "reanalysed", "shape_message", "short_site"]

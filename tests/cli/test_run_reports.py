@@ -61,8 +61,8 @@ def test_report_of_a_run_report_refuses_a_format_or_flag_that_does_not_apply(cro
 
 def test_a_run_report_without_observations_is_used_as_written(tmp_path):
     source = json.loads(_run_json("pipelines/streaming_state", tmp_path).read_text(encoding="utf-8"))
-    finding = {"rule": "OCD102", "slug": "state-round-trip", "severity": "warning", "title": "t", "message": "as written",
-               "fix": "f", "location": "prog.py:main:3"}
+    finding = {"rule": "OCD102", "slug": "state-round-trip", "severity": "warning", "title": "t",
+               "message": "as written", "fix": "f", "location": "prog.py:main:3"}
     path = _run_json("pipelines/streaming_state", tmp_path, observations=None, findings=[finding])
     proc = run_cli(["report", str(path), "--fail-on", "warning"], tmp_path)
     assert proc.returncode == 1

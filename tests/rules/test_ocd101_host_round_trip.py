@@ -16,7 +16,8 @@ def test_fires_for_each_round_trip_between_stages_with_its_bytes_per_iteration()
         ("warning", "cls.onnx", 128, "det.onnx:boxes -> cls.onnx:rois")]
     first = findings[0]
     assert first.message == ("output `features` of det.onnx goes device→host (2.1 MB/call), through numpy (the same "
-                             "array), and back host→device (2.1 MB/call) as input `features` of cls.onnx (20 call(s))")
+                             "array), and back host→device (2.1 MB/call) as input `features` of cls.onnx "
+                             "(20 call(s))")
     assert first.fix == "pass the OrtValue (or a torch tensor via DLPack) instead"
     assert (first.details["site"], first.details["calls"], first.details["pipeline"], first.predicted) == ("", 20, 1,
                                                                                                           False)
