@@ -386,8 +386,11 @@ def load_pipeline_report(raw: bytes, name: str = "stdin") -> PipelineReport:
     if not isinstance(data, dict) or data.get("format") != PIPELINE_REPORT_FORMAT:
         raise ValueError(f"{name} is not a run report: pass a file written by `run --json`")
     version = data.get("format_version", 0)
-    if not isinstance(version, int) or isinstance(version, bool) or version > PIPELINE_FORMAT_VERSION:
-        raise ValueError(f"{name} has run report format {str(version)[:40]!r}, newer than this ortcopy-doctor reads "
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise ValueError(f"{name} has run report format_version {str(version)[:40]!r}, not a version number: pass a "
+                         "file written by `run --json`")
+    if version > PIPELINE_FORMAT_VERSION:
+        raise ValueError(f"{name} has run report format {version}, newer than this ortcopy-doctor reads "
                          f"({PIPELINE_FORMAT_VERSION}): upgrade ortcopy-doctor")
     try:
         observations = data.get("observations")

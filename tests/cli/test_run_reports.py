@@ -106,3 +106,11 @@ def test_diff_of_a_check_report_and_a_run_report_is_one_error_line(crop, tmp_pat
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == (f"error: diff compares two reports of one kind: {check} is a check report and {crop} a "
                            "run report (`check --json` and `run --json` write them)\n")
+
+
+def test_a_run_report_of_a_newer_format_is_one_error_line(tmp_path):
+    path = _run_json("pipelines/streaming_state", tmp_path, format_version=9)
+    proc = run_cli(["report", str(path)], tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"error: {path} has run report format 9, newer than this ortcopy-doctor reads (1): upgrade "
+                           "ortcopy-doctor\n")

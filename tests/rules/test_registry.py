@@ -108,3 +108,17 @@ def test_run_rules_runs_the_rules_of_its_contexts_kind_only(monkeypatch):
     monkeypatch.setattr(registry, "_REGISTRY", entries)
     run_rules(RunContext(report=report, observations=obs))
     assert ran == [r.id for r in RUN_RULES]
+
+
+def test_run_rules_of_a_check_context_runs_check_rules_only(monkeypatch, tmp_path):
+    from ortcopy_doctor.analysis.copies import GraphView
+    from ortcopy_doctor.rules import RuleContext, run_rules
+    from ortcopy_doctor.rules import registry
+
+    report = load_fixture("demo", tmp_path)
+    ran: list[str] = []
+    entries = {rule_id: registry._Entry(entry.rule, lambda ctx, rid=rule_id: ran.append(rid) or [])
+               for rule_id, entry in registry._REGISTRY.items()}
+    monkeypatch.setattr(registry, "_REGISTRY", entries)
+    run_rules(RuleContext(evidence=report.evidence, copies=report.copies, graph=GraphView.of(report.evidence)))
+    assert ran == [r.id for r in CHECK_RULES]
