@@ -43,3 +43,17 @@ def state_observations(how: str, site: str = "/w/prog.py:main:12"):
                            observations=WatchObservations(active_providers=[CUDA, CPU], placement=placement,
                                                           calls=watch_calls))
     return PipelineObservations(program=["python", "/w/prog.py"], sessions=[record], calls=calls)
+
+
+def replay(session: str, used: str, other: str, used_ms: float, other_ms: float, low: float, high: float):
+    """A replay of ``session`` after the program on ``used`` (the provider it ran on) and ``other``, at one input
+    signature: ``used_ms`` and ``other_ms`` per call, the ratio's 95% interval ``low``..``high``."""
+    from ortcopy_doctor.model.replay import ProviderTiming, SessionReplay, ShapeComparison
+
+    def timing(provider: str, ms: float) -> ProviderTiming:
+        return ProviderTiming(provider=provider, first_ms=ms * 3, median_ms=ms, samples_ms=[ms])
+
+    return SessionReplay(session=session, used=used, other=other, threads="the program's session options",
+                         shapes=[ShapeComparison(shape="64x256, 64x1024", program_calls=5, used=timing(used, used_ms),
+                                                 other=timing(other, other_ms), ratio=used_ms / other_ms,
+                                                 ratio_low=low, ratio_high=high)])

@@ -246,21 +246,28 @@ def _esc(text: str) -> str:
 
 
 @contextlib.contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
+def _progress(enabled: bool, lazy: bool = False) -> Iterator[Callable[[str], None]]:
     """A status line on the terminal's stderr. It writes to a duplicate of fd 2, since fd 2 itself is
-    redirected into ORT's log capture while sessions are built and run."""
+    redirected into ORT's log capture while sessions are built and run. ``lazy``: shown from the first step on
+    (``run``: not while the program, which shares the terminal, runs)."""
     if not enabled:
         yield lambda _step: None
         return
     from rich.console import Console  # rich where used, as in _stdout
 
-    stream = os.fdopen(os.dup(2), "w", buffering=1)
-    console = Console(file=stream, highlight=False)
-    try:
-        with console.status("ortcopy-doctor: starting") as status:
-            yield lambda step: status.update(f"ortcopy-doctor: {step}")
-    finally:
-        stream.close()
+    with contextlib.ExitStack() as stack:
+        stream = stack.enter_context(os.fdopen(os.dup(2), "w", buffering=1))
+        console = Console(file=stream, highlight=False)
+        status: list[Any] = []
+
+        def say(step: str) -> None:
+            if not status:
+                status.append(stack.enter_context(console.status("ortcopy-doctor: starting")))
+            status[0].update(f"ortcopy-doctor: {step}")
+
+        if not lazy:
+            say("starting")
+        yield say
 
 
 def _guard(func: Callable[[], int]) -> None:
@@ -783,13 +790,15 @@ def run(
     fail_on: str = typer.Option("never", "--fail-on", help=RUN_FAIL_ON_HELP),
     allow: list[str] = typer.Option([], "--allow", help=RUN_ALLOW_HELP),
     no_census: bool = typer.Option(False, "--no-census", help="Take no CUPTI census of the calls."),
+    no_replay: bool = typer.Option(False, "--no-replay", help="Do not replay each session's calls on the other provider (CUDA vs CPU) after the program."),
     subprocess: bool = typer.Option(False, "--subprocess", help="Kept for earlier command lines: the program always runs in an interpreter of its own, as `python` runs it."),
 ) -> None:
     """Run an unmodified Python program and report the host round trips between its sessions (pipeline stages)."""
-    _guard(lambda: _run_body(command, asked=asked, quiet=quiet, fail_on=fail_on, census=not no_census, allow=allow))
+    _guard(lambda: _run_body(command, asked=asked, quiet=quiet, fail_on=fail_on, census=not no_census,
+                             replay=not no_replay, allow=allow))
 
 
-def _run_body(command: list[str], *, asked: Asked, quiet: bool, fail_on: str, census: bool,
+def _run_body(command: list[str], *, asked: Asked, quiet: bool, fail_on: str, census: bool, replay: bool = True,
               allow: Optional[list[str]] = None) -> int:
     """``run``: its outputs checked as ``check`` checks them before the program starts (not an input: the script, a
     file the program's command line names, an existing model or Python file; not another output), the program run
@@ -813,7 +822,8 @@ def _run_body(command: list[str], *, asked: Asked, quiet: bool, fail_on: str, ce
     outputs = _outputs(inputs, targets, stdin="the program's stdin")
     _try_outputs(outputs)
     try:
-        report, code, models = watch_program(target, command, census=census)
+        with _progress(sys.stderr.isatty() and not quiet, lazy=True) as progress:  # the replay after the program
+            report, code, models = watch_program(target, command, census=census, replay=replay, progress=progress)
     except ProgramKilled as exc:  # the program's signal: the line and exit code of this command's own
         if exc.signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             # delivered to this process too, so that it ends as it would by the signal itself: its handler raises

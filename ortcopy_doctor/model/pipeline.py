@@ -18,7 +18,8 @@ from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.evidence import CodeCheck
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.providers import short
+from ortcopy_doctor.model.providers import is_device, short
+from ortcopy_doctor.model.replay import SessionReplay
 from ortcopy_doctor.model.vocabulary import Ending, HandedAs, HandOffKind, HandoffBlock, LinkHow, Role, StageKind
 from ortcopy_doctor.model.watch import WatchObservations
 
@@ -103,6 +104,25 @@ class PipelineCall(msgspec.Struct):
     # The program's code that made the call: file:function:line of the first frame that is neither ortcopy_doctor's
     # nor onnxruntime's ("" where not recorded: observations of earlier versions).
     site: str = ""
+    # The program's frames that called ``site``'s function, innermost first (file:function:line, at most
+    # watch/program.py's STACK_FRAMES; empty in observations of earlier versions): they tell apart the calls that a
+    # package makes from one wrapper method, and name the host code between two calls (``host_stretch_sites``).
+    stack: list[str] = field(default_factory=list)
+
+
+def host_stretch_sites(before: list[str], after: list[str]) -> tuple[str, str]:
+    """The frames that name the host code between two calls, from their whole stacks (site first, innermost
+    first): the outermost frames where the two stacks part. Where a package calls every session from one wrapper
+    (``infer_engine.py:__call__:196`` for all of them), these are the lines of the package's or the program's code
+    that called the two stages (``main.py:__call__:85`` and ``main.py:__call__:97``). ("", "") where the stacks do
+    not part (the same call in the next iteration: its site names it) or either is empty."""
+    if not before or not after:
+        return "", ""
+    outer_before, outer_after = before[::-1], after[::-1]
+    for a, b in zip(outer_before, outer_after):
+        if a != b:
+            return a, b
+    return "", ""
 
 
 class SessionRecord(msgspec.Struct, frozen=True):
@@ -114,6 +134,8 @@ class SessionRecord(msgspec.Struct, frozen=True):
     created_at: str = ""  # file:function:line of the program's code that created it ("" where not recorded)
     available_providers: list[str] = field(default_factory=list)  # onnxruntime.get_available_providers() then
     provider_failures: dict[str, str] = field(default_factory=dict)  # provider -> ORT's reason it did not load
+    intra_op_threads: int = 0  # the program's session options (0: ORT's default): the replay uses the same
+    inter_op_threads: int = 0
 
 
 class PipelineObservations(msgspec.Struct):
@@ -139,6 +161,9 @@ class PipelineObservations(msgspec.Struct):
     # A device provider of the program's onnxruntime tried after the program, where a session ran without it and
     # did not ask for it: "" where it loads, else ORT's reason (``device_status``); absent where not tried.
     device_status: dict[str, str] = field(default_factory=dict)
+    # Each session replayed after the program on the provider it ran on and on the other one, with the program's
+    # own inputs (watch/replay.py); empty where not replayed (no device provider loads, --no-replay).
+    replays: list[SessionReplay] = field(default_factory=list)
 
 
 def load_pipeline_observations(data: dict[str, Any]) -> PipelineObservations:
@@ -261,20 +286,33 @@ class SessionSummary(msgspec.Struct, frozen=True):
 
 
 class ProviderFinding(msgspec.Struct, frozen=True):
-    """A session that runs on the CPU although this onnxruntime has a device provider: where the program created
-    it, why it is not on the device, and what to change (``audit_providers``)."""
+    """A session that runs on the CPU although this onnxruntime has a device provider (``audit_providers``): where
+    the program created it, why it is not on the device, what the replay on both providers measured and what to
+    change. Also a session on the device that the replay measured slower than the CPU at the program's inputs
+    (``on_device``)."""
 
     session: str
     created_at: str  # file:function:line ("" where not recorded)
     available: str  # the device provider this onnxruntime has (CUDAExecutionProvider first)
     cause: str
     fix: str
+    measured: str = ""  # the replay on both providers, in words ("" where not replayed)
+    faster: str = ""  # the provider the replay measured faster at every input signature ("": not replayed, or mixed)
+    on_device: bool = False  # the session ran on the device provider, and the replay measured the CPU faster
 
     @property
     def line(self) -> str:
-        """One line: the session, where it was created, and why it is not on the device."""
+        """One line: the session, where it was created, and why it is not on the device (or should not be)."""
         where = f" (created at {self.created_at})" if self.created_at else ""
-        return f"session {self.session}{where} runs on the CPU although {short(self.available)} is available: {self.cause}"
+        if self.on_device:
+            return (f"session {self.session}{where} runs on {short(self.available)}, and the CPU is faster for it at "
+                    f"the program's inputs: {self.cause}")
+        measured = ""
+        if self.faster:
+            measured = (f"; replayed on both, {short(self.faster)} is faster at the program's inputs"
+                        + (": keep it on the CPU" if not is_device(self.faster) else ""))
+        return (f"session {self.session}{where} runs on the CPU although {short(self.available)} is available: "
+                f"{self.cause}{measured}")
 
 
 class PipelineReport(msgspec.Struct, frozen=True):
@@ -292,6 +330,7 @@ class PipelineReport(msgspec.Struct, frozen=True):
     notes: list[str]
     observations: Optional[PipelineObservations] = None
     providers: list[ProviderFinding] = field(default_factory=list)  # sessions on the CPU though a device is available
+    replays: list[SessionReplay] = field(default_factory=list)  # each session on both providers (watch/replay.py)
     # The run rules' findings (OCD1xx, rules/): made by the analysis (watch/pipeline.py) from the facts above, errors
     # first, then by rule id; each located at the program's code (file:function:line) where the observations say it.
     findings: list[Finding] = field(default_factory=list)
@@ -324,8 +363,15 @@ class PipelineReport(msgspec.Struct, frozen=True):
         def moved(p: Pipeline) -> float:
             return (p.h2d_bytes_per_iteration or 0) + (p.d2h_bytes_per_iteration or 0)
 
+        # sessions the replay measured faster on the CPU: what is predicted for the device does not apply to them
+        on_cpu_faster = {f.session for f in self.providers if f.faster and not is_device(f.faster) and not f.on_device}
         for p in sorted(self.pipelines, key=moved, reverse=True):
             loop = " → ".join(p.sessions)
+            if p.bytes_predicted and p.sessions and set(p.sessions) <= on_cpu_faster:
+                n -= len(p.round_trips) + sum(1 for h in p.state if h.kind == ROUND_TRIP)
+                parts.append(f"{loop} stays on the CPU (the replay measured it faster there): the "
+                             f"{fmt_bytes(int(moved(p)))} per iteration predicted for the device do not apply")
+                continue
             if moved(p) > 0:
                 predicted = " (predicted for the device: no device provider was active)" if p.bytes_predicted else ""
                 parts.append(f"{fmt_bytes(int(moved(p)))} cross PCIe per iteration of {loop}{predicted}: "
@@ -336,6 +382,7 @@ class PipelineReport(msgspec.Struct, frozen=True):
                 parts.append(p.largest_cost)
         if not any(moved(p) > 0 for p in self.pipelines):
             parts.insert(0, "no bytes cross PCIe between host and device")
+        parts = [f.line for f in self.providers] + parts  # first: what predicted bytes are about
         if n == 0:
             parts.append(f"no host round trip between stages ({len(self.sessions)} session(s), {calls} iteration(s))")
         else:
@@ -343,7 +390,7 @@ class PipelineReport(msgspec.Struct, frozen=True):
             parts.append(f"{n} host round trip(s) between stages"
                          + ("" if any(p.largest_cost for p in self.pipelines) else
                             ": pass the OrtValues (or torch tensors via DLPack) instead"))
-        return "; ".join([f.line for f in self.providers] + parts) + maybe  # first: what predicted bytes are about
+        return "; ".join(parts) + maybe
 
     # output --------------------------------------------------------------------------------------------------------
 

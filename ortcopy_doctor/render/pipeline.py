@@ -1,11 +1,19 @@
 """The pipeline report of ``ortcopy-doctor run`` as plain text (``render_pipeline_text``: the terminal's, ``run``'s
 text format) and as one self-contained HTML page (``render_pipeline_html``: ``run --html``). ``PipelineReport.to_text()``,
-``to_html()`` and ``str(report)`` before issue 35; its JSON is the report's own ``to_json`` (``model.codec``)."""
+``to_html()`` and ``str(report)`` before issue 35; its JSON is the report's own ``to_json`` (``model.codec``).
+
+The page is reports/templates/pipeline.html.j2, which extends base.html.j2 as check's and diff's pages do (their
+look); ``pipeline_view_model`` prepares every string as plain view structs (escaped, breakable at a name's
+separators, a `name` the report quotes in backticks as ``<code>``), and the template only loops and prints. Each
+pipeline has a timeline: a typical iteration and the first one as inline SVG lanes (``render.run_svg``) on the
+program's clock (``render.run_timeline``), each with the table of its stages beside it."""
 
 from __future__ import annotations
 
-import html as html_lib
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any, Optional
+
+import msgspec
 
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.pipeline import (
@@ -19,7 +27,20 @@ from ortcopy_doctor.model.pipeline import (
     short_site,
 )
 from ortcopy_doctor.model.providers import short
+from ortcopy_doctor.model.lazy import lazy_import
 from ortcopy_doctor.model.text import safe
+from ortcopy_doctor.render.run_timeline import RunTimeline, run_timeline
+
+if TYPE_CHECKING:
+    import markupsafe as _markupsafe
+    from markupsafe import Markup
+
+    from ortcopy_doctor.render import html as _html, run_svg as _run_svg
+else:
+    # The page's modules run where a page is written: the run's text loads neither jinja2 nor markupsafe.
+    _html = lazy_import("ortcopy_doctor.render.html")
+    _markupsafe = lazy_import("markupsafe")
+    _run_svg = lazy_import("ortcopy_doctor.render.run_svg")
 
 
 def render_pipeline_text(report: PipelineReport) -> str:
@@ -32,6 +53,8 @@ def render_pipeline_text(report: PipelineReport) -> str:
     for finding in report.providers:
         lines.append(f"  providers: {finding.line}")
         lines.append(f"    fix: {finding.fix}")
+    for replay in report.replays:
+        lines.append(f"  replayed: {replay.summary()}")
     for s in report.sessions:
         lines.append(f"  session {s.label}: {s.calls} call(s) on {', '.join(short(p) for p in s.providers) or '?'}; "
                      f"placement {s.placement}; census {s.census}")
@@ -148,89 +171,174 @@ def _text_table(rows: list[StageRow], per_iteration: bool) -> list[str]:
     return lines
 
 
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}
-td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}td.n{text-align:right}
-.rt{color:#a00}.ok{color:#070}pre{background:#f4f4f4;padding:1em;overflow-x:auto}code{background:#f4f4f4}
-.long{overflow-wrap:anywhere}"""
+# --- the HTML page (reports/templates/pipeline.html.j2, with the look of check's report) ----------------------------
+
+TEMPLATE = "pipeline.html.j2"
+_TICKS = re.compile(r"`([^`\n]*)`")
+
+
+def marked(text: str) -> Markup:
+    """``text`` escaped and breakable (``render.html.breakable``) with each `name` the report quotes in backticks
+    shown as ``<code>name</code>``: no literal backtick reaches the page."""
+    breakable = _html.breakable
+    out, at = [], 0
+    for m in _TICKS.finditer(text):
+        out.append(str(breakable(text[at:m.start()])))
+        out.append(f"<code>{breakable(m.group(1))}</code>")
+        at = m.end()
+    out.append(str(breakable(text[at:])))
+    return _markupsafe.Markup("".join(out))
+
+
+class StageView(msgspec.Struct, frozen=True):
+    """One row of a stage table as the page shows it."""
+
+    stage: Markup
+    median_ms: str
+    calls: int
+    total_ms: str
+    per_iteration_ms: str
+    note: Markup
+
+
+class TimelineView(msgspec.Struct, frozen=True):
+    """One iteration drawn as lanes (inline SVG) and its stages, each with its time, beside it."""
+
+    element_id: str
+    title: str
+    svg: Markup
+    stages: list[tuple[Markup, str]]  # (stage, ms) in the order they ran
+
+
+class SessionView(msgspec.Struct, frozen=True):
+    """One session of the program as the sessions table shows it."""
+
+    label: Markup
+    providers: str
+    calls: int
+    placement: Markup
+    census: Markup
+
+
+class ItemView(msgspec.Struct, frozen=True):
+    """One hand-off between stages: its class (rt: a round trip; ok: kept on the device), words and fix."""
+
+    css: str
+    message: Markup
+    fix: Markup
+
+
+class PipelineView(msgspec.Struct, frozen=True):
+    """One pipeline of the report, every string prepared (escaped, breakable, `code` as <code>)."""
+
+    number: int
+    title: Markup
+    loop: Markup
+    bytes: Markup
+    items: list[ItemView]
+    before_loop: list[StageView]
+    first_title: str
+    first_iteration: list[StageView]
+    new_shapes: list[Markup]
+    timelines: list[TimelineView]
+    timeline_note: str
+    table_words: Markup
+    timing_note: Markup
+    stages: list[StageView]
+    after_loop: list[StageView]
+    code: str
+    code_check: Markup
+
+
+def _stage_views(rows: list[StageRow]) -> list[StageView]:
+    return [StageView(marked(r.stage), fmt_ms(r.median_ms), r.calls, fmt_ms(r.total_ms), fmt_ms(r.per_iteration_ms),
+                      marked(r.note)) for r in rows]
+
+
+def _items(p: Pipeline) -> list[ItemView]:
+    items = [ItemView("rt", marked(h.message + f" [{h.basis}]"), marked(h.fix)) for h in p.round_trips]
+    items += [ItemView({ROUND_TRIP: "rt", POSSIBLE_ROUND_TRIP: ""}.get(h.kind, "ok"), marked(h.message + f" [{h.basis}]"),
+                       marked(h.fix)) for h in p.state]
+    items += [ItemView("ok", marked(h.message), _markupsafe.Markup("")) for h in p.on_device]
+    items += [ItemView("", marked(h.message), _markupsafe.Markup("")) for h in p.host_hand_offs]
+    return items
+
+
+def _timeline_views(n: int, timeline: Optional[RunTimeline]) -> tuple[list[TimelineView], str]:
+    """The typical iteration (the median of those the stage table covers) and the first one, each as lanes with its
+    stages beside it; a sentence instead where there is nothing to draw."""
+    if timeline is None:
+        return [], "no timeline: the report was read without its observations"
+    pt = timeline.pipelines[n - 1]
+    if pt.note:
+        return [], f"no timeline: {pt.note}"
+    chosen = []
+    if pt.typical is not None:
+        chosen.append((pt.iterations[pt.typical], "typical", "a typical iteration"))
+    if pt.iterations and (pt.typical is None or len(pt.iterations) > 1):
+        chosen.append((pt.iterations[0], "first", "the first iteration"))
+    views = []
+    for it, key, words in chosen:
+        ms = fmt_ms((it.end_ns - it.start_ns) / 1e6)
+        title = (f"{words[0].upper()}{words[1:]}: iteration {it.index + 1} of {len(pt.iterations)}, {ms} ms"
+                 + (" (the median of the stage table's iterations)" if key == "typical" else "")
+                 + ("" if it.complete else " (the last: up to the end of its last call)"))
+        seqs = set(it.calls)
+        stages: list[tuple[int, Markup, str]] = [(c.start_ns, marked(f"{c.label}: inference"),
+                                                  fmt_ms((c.end_ns - c.start_ns) / 1e6))
+                                                 for c in timeline.calls if c.seq in seqs]
+        stages += [(h.start_ns, marked(h.name), fmt_ms((min(h.end_ns, it.end_ns) - h.start_ns) / 1e6))
+                   for h in timeline.hosts if h.before_seq in seqs and h.start_ns < it.end_ns]
+        views.append(TimelineView(f"timeline-{n}-{key}", title,
+                                  _markupsafe.Markup(_run_svg.iteration_svg(timeline, it, f"timeline-{n}-{key}-svg",
+                                                                            title)),
+                                  [(name, ms) for _, name, ms in sorted(stages, key=lambda s: s[0])]))
+    return views, ""
+
+
+def _pipeline_view(n: int, p: Pipeline, timeline: Optional[RunTimeline]) -> PipelineView:
+    timelines, timeline_note = _timeline_views(n, timeline)
+    return PipelineView(
+        number=n, title=marked(" → ".join(p.sessions)), loop=marked(_loop_words(p)),
+        bytes=marked(_bytes_words(p)) if p.h2d_bytes_per_iteration is not None else _markupsafe.Markup(""),
+        items=_items(p), before_loop=_stage_views(p.before_loop),
+        first_title=f"First iteration, shown apart: {fmt_ms(p.first_iteration_ms)} ms" if p.first_iteration else "",
+        first_iteration=_stage_views(p.first_iteration), new_shapes=[marked(shape_message(c)) for c in p.new_shapes],
+        timelines=timelines, timeline_note=timeline_note, table_words=marked(_table_words(p)),
+        timing_note=marked(p.timing_note), stages=_stage_views(p.stages), after_loop=_stage_views(p.after_loop),
+        code=p.code, code_check=marked(p.code_check))
+
+
+def pipeline_view_model(report: PipelineReport) -> dict[str, Any]:
+    """Everything the page's template prints, each string prepared here (the template only loops and escapes)."""
+    timeline = run_timeline(report) if report.pipelines else None
+    return {
+        "title": "ortcopy-doctor run",
+        "program": marked(" ".join(report.program)),
+        "ended_by": str(report.ended_by), "exit_code": report.exit_code,
+        "verdict_class": "bad" if report.round_trips else "good",
+        "verdict": marked(report.verdict),
+        "providers": [(marked(f.line), marked(f.fix)) for f in report.providers],
+        "sessions": [SessionView(marked(s.label), ", ".join(short(p) for p in s.providers), s.calls,
+                                 marked(s.placement), marked(s.census)) for s in report.sessions],
+        "observed": [marked(o) for o in report.observed],
+        "not_observed": [marked(o) for o in report.not_observed],
+        # the run rules' findings: (severity, rule, where, bytes per iteration, message, fix)
+        "findings": [(str(f.severity), f"{f.rule} {f.slug}", marked(short_site(f.location)),
+                      fmt_bytes(f.bytes_per_run) if f.bytes_per_run is not None else "-", marked(f.message),
+                      marked(f.fix)) for f in report.findings],
+        "pipelines": [_pipeline_view(n, p, timeline) for n, p in enumerate(report.pipelines, 1)],
+        "notes": [marked(n) for n in report.notes],
+    }
 
 
 def render_pipeline_html(report: PipelineReport) -> str:
-    """One self-contained HTML page (no network references); every name is escaped, and breaks at its separators
-    (``breakable``, as in the check report) so that a long model or tensor name wraps instead of widening the page."""
-    from ortcopy_doctor.render.html import breakable as b  # jinja2 loads only where a page is written
-
-    e = html_lib.escape
-    out = ["<!doctype html><html><head><meta charset='utf-8'><title>ortcopy-doctor run</title>",
-           f"<style>{_CSS}</style></head><body>",
-           f"<h1>ortcopy-doctor run</h1><p><code>{b(' '.join(report.program))}</code> &mdash; ended by {e(report.ended_by)}, "
-           f"exit code {report.exit_code}</p>",
-           f"<p class='{'rt' if report.round_trips else 'ok'}'><b>{b(report.verdict)}</b></p>",
-           *([("<h2>Providers</h2><ul>" + "".join(f"<li>{b(f.line)}<br>fix: {b(f.fix)}</li>" for f in report.providers)
-               + "</ul>")] if report.providers else []),
-           "<h2>Sessions</h2><table><tr><th>session</th><th>providers</th><th>calls</th><th>placement</th><th>census</th></tr>"]
-    for s in report.sessions:
-        out.append(f"<tr><td>{b(s.label)}</td><td>{e(', '.join(short(p) for p in s.providers))}</td><td class='n'>{s.calls}</td>"
-                   f"<td>{b(s.placement)}</td><td>{b(s.census)}</td></tr>")
-    out.append("</table><ul>")
-    out += [f"<li>observed: {b(o)}</li>" for o in report.observed]
-    out += [f"<li>not observed: {b(o)}</li>" for o in report.not_observed]
-    out.append("</ul>")
-    if report.findings:
-        out.append("<h2>Findings</h2><table><tr><th>severity</th><th>rule</th><th>at</th><th>per iteration</th>"
-                   "<th>finding and fix</th></tr>")
-        out += [f"<tr><td>{e(f.severity)}</td><td>{e(f.rule)} {e(f.slug)}</td><td>{b(short_site(f.location))}</td>"
-                f"<td class='n'>{e(fmt_bytes(f.bytes_per_run)) if f.bytes_per_run is not None else '-'}</td>"
-                f"<td>{b(f.message)}<br>fix: {b(f.fix)}</td></tr>" for f in report.findings]
-        out.append("</table>")
-    for n, p in enumerate(report.pipelines, 1):
-        out.append(f"<h2>Pipeline {n}: {b(' → '.join(p.sessions))}</h2><p>{b(_loop_words(p))}</p>")
-        if p.h2d_bytes_per_iteration is not None:
-            out.append(f"<p>bytes across PCIe per iteration: {b(_bytes_words(p))}</p>")
-        items = [("rt", h.message + f" [{h.basis}]", h.fix) for h in p.round_trips]
-        items += [({ROUND_TRIP: "rt", POSSIBLE_ROUND_TRIP: ""}.get(h.kind, "ok"), h.message + f" [{h.basis}]", h.fix)
-                  for h in p.state]
-        items += [("ok", h.message, "") for h in p.on_device]
-        items += [("", h.message, "") for h in p.host_hand_offs]
-        if items:
-            out.append("<h3>Hand-offs between stages</h3><ul>")
-            for cls, message, fix in items:
-                out.append(f"<li class='{cls}'>{b(message)}" + (f"<br>fix: {b(fix)}" if fix else "") + "</li>")
-            out.append("</ul>")
-        if p.before_loop:
-            out.append("<h3>Before the loop (warm-up, initialisation)</h3>")
-            out += _html_table(p.before_loop, b, per_iteration=False)
-        if p.first_iteration:
-            out.append(f"<h3>First iteration, shown apart: {fmt_ms(p.first_iteration_ms)} ms</h3>")
-            out += _html_table(p.first_iteration, b, per_iteration=False)
-        if p.new_shapes:
-            out.append("<h3>First call of each session at each input shape</h3><ul>")
-            out += [f"<li>{b(shape_message(c))}</li>" for c in p.new_shapes]
-            out.append("</ul>")
-        out.append(f"<h3>Stage table</h3><p>{b(_table_words(p))}</p>")
-        if p.timing_note:
-            out.append(f"<p>{e(p.timing_note)}</p>")
-        out += _html_table(p.stages, b, per_iteration=True)
-        if p.after_loop:
-            out.append("<h3>After the loop</h3>")
-            out += _html_table(p.after_loop, b, per_iteration=False)
-        if p.code:
-            out.append(f"<h3>Code for the hand-offs</h3><pre>{e(p.code)}</pre>")
-        if p.code_check:
-            out.append(f"<p class=\"muted\">{e(p.code_check)}</p>")
-    out += [f"<p>note: {b(n)}</p>" for n in report.notes]
-    out.append("</body></html>")
-    return "\n".join(out)
+    """One self-contained HTML page (no network references) from reports/templates/pipeline.html.j2, with the look
+    of check's report (base.html.j2): every name escaped, breaking at its separators (``breakable``) so that a long
+    model or tensor name wraps instead of widening the page, and a timeline of a typical and of the first iteration
+    of each loop (inline SVG)."""
+    return _html.environment().get_template(TEMPLATE).render(**pipeline_view_model(report))
 
 
-def _html_table(rows: list[StageRow], b: Any, per_iteration: bool) -> list[str]:
-    extra = "<th>ms/iteration</th>" if per_iteration else ""
-    out = [f"<table><tr><th>stage</th><th>ms/call (median)</th><th>calls</th><th>total ms</th>{extra}<th>what</th></tr>"]
-    for r in rows:
-        cell = f"<td class='n'>{fmt_ms(r.per_iteration_ms)}</td>" if per_iteration else ""
-        out.append(f"<tr><td>{b(r.stage)}</td><td class='n'>{fmt_ms(r.median_ms)}</td><td class='n'>{r.calls}</td>"
-                   f"<td class='n'>{fmt_ms(r.total_ms)}</td>{cell}<td>{b(r.note)}</td></tr>")
-    out.append("</table>")
-    return out
-
-
-__all__ = ["NEW_SHAPES_SHOWN", "render_pipeline_html", "render_pipeline_text"]
+__all__ = ["NEW_SHAPES_SHOWN", "ItemView", "finding_lines", "PipelineView", "SessionView", "StageView", "TimelineView", "marked",
+           "pipeline_view_model", "render_pipeline_html", "render_pipeline_text"]

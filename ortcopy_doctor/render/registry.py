@@ -187,6 +187,10 @@ def _check_trace(report: Any, context: RenderContext) -> str:
     return _trace.render_trace(report)
 
 
+def _run_trace(report: Any, context: RenderContext) -> str:
+    return _trace.render_run_trace(report)
+
+
 REGISTRY: dict[str, Renderer] = {}
 
 TEXT = register(Format(
@@ -213,8 +217,10 @@ SARIF = register(Format(
 ))
 TRACE = register(Format(
     "trace", flag="--trace", title="trace", suffix=".trace.json", stdout_ok=True,
-    renders={CHECK: _check_trace},
-    helps={CHECK: "Write the profiled runs as Chrome/Perfetto trace JSON here, transfers marked with their bytes"},
+    renders={CHECK: _check_trace, RUN: _run_trace},
+    helps={CHECK: "Write the profiled runs as Chrome/Perfetto trace JSON here, transfers marked with their bytes",
+           RUN: "Write the program's run as Chrome/Perfetto trace JSON here: host code, each session's calls, "
+                "uploads, downloads and the loop's iterations, on the stage table's clock"},
 ))
 
 __all__ = ["CHECK", "DIFF", "EVIDENCE", "HTML", "JSON", "KINDS", "PREDICTION", "REGISTRY", "RUN", "SARIF", "TEXT",

@@ -30,6 +30,7 @@ from ortcopy_doctor.rules import session_on_cpu
 from ortcopy_doctor.rules import host_upload
 from ortcopy_doctor.rules import host_download
 from ortcopy_doctor.rules import slow_new_shape
+from ortcopy_doctor.rules import cpu_faster
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.rules.registry import (
     CHECK,
@@ -66,6 +67,7 @@ SESSION_ON_CPU = session_on_cpu.RULE
 HOST_UPLOAD = host_upload.RULE
 HOST_DOWNLOAD = host_download.RULE
 SLOW_NEW_SHAPE = slow_new_shape.RULE
+CPU_FASTER = cpu_faster.RULE
 
 RULES: list[Rule] = registered()  # every rule, of both kinds of report
 CHECK_RULES: list[Rule] = registered(CHECK)  # check's (OCD0xx): its SARIF lists these
@@ -111,4 +113,5 @@ __all__ = [
     "HOST_UPLOAD",
     "HOST_DOWNLOAD",
     "SLOW_NEW_SHAPE",
+    "CPU_FASTER",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ortcopy_doctor.model.findings import Finding, Severity
-from ortcopy_doctor.rules.pipeline_sites import hand_off_sites, per_iteration, run_finding
+from ortcopy_doctor.rules.pipeline_sites import copies_apply, hand_off_sites, per_iteration, run_finding
 from ortcopy_doctor.rules.registry import RUN, Rule, RunContext, register
 
 RULE = Rule(
@@ -21,6 +21,8 @@ def host_round_trip(ctx: RunContext) -> list[Finding]:
     """OCD101: Host round trip between two sessions."""
     findings = []
     for n, p in enumerate(ctx.report.pipelines, 1):
+        if not copies_apply(ctx.report, p):
+            continue  # predicted for the device, and it stays on the CPU, faster there
         for h in p.round_trips:
             site, producer_site = hand_off_sites(ctx.observations, h)
             both = (h.d2h_bytes_per_call or 0) + (h.h2d_bytes_per_call or 0)

@@ -6,7 +6,7 @@ from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.pipeline import HostEdge
 from ortcopy_doctor.model.vocabulary import HOST_TO_DEVICE
-from ortcopy_doctor.rules.pipeline_sites import per_iteration, run_finding, session_site
+from ortcopy_doctor.rules.pipeline_sites import copies_apply, per_iteration, run_finding, session_site
 from ortcopy_doctor.rules.registry import RUN, Rule, RunContext, register
 
 RULE = Rule(
@@ -22,6 +22,8 @@ def edge_findings(ctx: RunContext, rule: Rule, direction: str) -> list[Finding]:
     """The uploads (``direction`` host_to_device) or downloads of every pipeline, as findings of ``rule``."""
     findings = []
     for n, p in enumerate(ctx.report.pipelines, 1):
+        if not copies_apply(ctx.report, p):
+            continue  # predicted for the device, and it stays on the CPU, faster there
         edges: list[HostEdge] = p.uploads if direction == HOST_TO_DEVICE else p.downloads
         for e in edges:
             per = per_iteration(e.bytes_per_call, e.calls, p.iterations)

@@ -15,10 +15,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Optional
 
 from ortcopy_doctor.model.findings import Finding
+from ortcopy_doctor.model.providers import is_device
 from ortcopy_doctor.rules.registry import Rule, finding
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.model.pipeline import HandOff, PipelineCall, PipelineObservations
+    from ortcopy_doctor.model.pipeline import HandOff, Pipeline, PipelineCall, PipelineObservations, PipelineReport
 
 
 def _common(sites: Iterable[str]) -> str:
@@ -63,6 +64,18 @@ def hand_off_sites(obs: PipelineObservations, h: HandOff) -> tuple[str, str]:
     return _common(consuming), _common(producing)
 
 
+def kept_on_cpu(report: PipelineReport) -> set[str]:
+    """The sessions on the CPU that the replay after the program measured faster there (its fix: keep them)."""
+    return {f.session for f in report.providers if f.faster and not is_device(f.faster) and not f.on_device}
+
+
+def copies_apply(report: PipelineReport, p: Pipeline) -> bool:
+    """Whether the copies the report counts for pipeline ``p`` are the program's to remove: not where they are
+    predicted for the device and every session of it stays on the CPU, which the replay measured faster (the
+    verdict says they do not apply)."""
+    return not (p.bytes_predicted and p.sessions and set(p.sessions) <= kept_on_cpu(report))
+
+
 def per_iteration(bytes_per_call: Optional[int], calls: int, iterations: int) -> Optional[int]:
     """Bytes per iteration of a loop of ``iterations`` of something that moved ``bytes_per_call`` on ``calls``
     calls; None where the size is unknown."""
@@ -79,4 +92,5 @@ def run_finding(rule: Rule, message: str, fix: str, *, site: str, fallback: str,
                    predicted=predicted, site=site, subject=subject, **details)
 
 
-__all__ = ["created_site", "hand_off_sites", "per_iteration", "run_finding", "session_site"]
+__all__ = ["copies_apply", "created_site", "hand_off_sites", "kept_on_cpu", "per_iteration", "run_finding",
+           "session_site"]

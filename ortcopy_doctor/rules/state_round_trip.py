@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.model.pipeline import ROUND_TRIP, HandOff
-from ortcopy_doctor.rules.pipeline_sites import hand_off_sites, per_iteration, run_finding
+from ortcopy_doctor.rules.pipeline_sites import copies_apply, hand_off_sites, per_iteration, run_finding
 from ortcopy_doctor.rules.registry import RUN, Rule, RunContext, register
 
 RULE = Rule(
@@ -20,6 +20,8 @@ def state_findings(ctx: RunContext, rule: Rule, kind: str) -> list[Finding]:
     """The state hand-offs of ``kind`` (a round trip, a possible one) of every pipeline, as findings of ``rule``."""
     findings = []
     for n, p in enumerate(ctx.report.pipelines, 1):
+        if not copies_apply(ctx.report, p):
+            continue  # predicted for the device, and it stays on the CPU, faster there
         trips: list[HandOff] = [h for h in p.state if h.kind == kind]
         for h in trips:
             site, _ = hand_off_sites(ctx.observations, h)

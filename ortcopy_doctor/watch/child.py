@@ -33,7 +33,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, Optional
 
-from ortcopy_doctor.watch.handover import CENSUS, MODELS, OBSERVATIONS, PATHS, PREFIX, PYTHONPATH, STARTED
+from ortcopy_doctor.watch.handover import CENSUS, MODELS, OBSERVATIONS, PATHS, PREFIX, PYTHONPATH, REPLAY, STARTED
 
 HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # held while the observations are written at exit
 
@@ -174,6 +174,11 @@ def start(path: str, census: bool) -> None:
             data = jsonable[0](obs)
         with open(path + MODELS, "w", encoding="utf-8") as f:
             json.dump(recorders[0].model_files if recorders else [], f)
+        if recorders:
+            try:
+                recorders[0].save_replay_inputs(path + REPLAY)
+            except Exception:  # noqa: BLE001 - a full disk costs the replay, not the observations
+                pass
         tmp = path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(data, f)

@@ -8,5 +8,6 @@ PATHS = PREFIX + "PATHS"  # the entries put first on PYTHONPATH, os.pathsep-sepa
 PYTHONPATH = PREFIX + "PYTHONPATH"  # the program's own PYTHONPATH; absent where it had none
 STARTED = ".started"  # beside the observations file: the child began recording
 MODELS = ".models"  # beside the observations file: the child's model files, as absolute paths
+REPLAY = ".replay"  # beside the observations file: <observations>.replay-<session>-<k>.npz/.json, inputs to replay
 
-__all__ = ["CENSUS", "MODELS", "OBSERVATIONS", "PATHS", "PREFIX", "PYTHONPATH", "STARTED"]
+__all__ = ["CENSUS", "MODELS", "OBSERVATIONS", "PATHS", "PREFIX", "PYTHONPATH", "REPLAY", "STARTED"]

@@ -45,7 +45,9 @@ from ortcopy_doctor.analysis.loops import (
 from ortcopy_doctor.analysis.codelayout import fit
 from ortcopy_doctor.knowledge.providers import is_device, short
 from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.replay import SessionReplay
 from ortcopy_doctor.model.pipeline import (
+    host_stretch_sites,
     DEVICE,
     HOST,
     HOST_KINDS,
@@ -85,6 +87,8 @@ from ortcopy_doctor.model.watch import BASIS_CENSUS, PLACEMENT_HOST_ONLY, CallRe
 from ortcopy_doctor.rules import RunContext, run_rules
 from ortcopy_doctor.watch.analysis import analyse_watch
 
+CPU = "CPUExecutionProvider"
+
 # The observation and report types, their closed sets of names and PIPELINE_FORMAT live in model/pipeline.py
 # (issue 35), the report's text and HTML in render/pipeline.py; their names stay importable from here.
 
@@ -100,13 +104,26 @@ def audit_providers(obs: PipelineObservations) -> list[ProviderFinding]:
     """Each session that runs with no device provider while the onnxruntime the program used had one (recorded
     at its creation): requested and not loaded, with ORT's reason; or not requested (no ``providers``, or none of
     the device) where the device provider is known to load (another session of the program ran on it, or it was
-    tried after the program: ``PipelineObservations.device_status``). Whether the device is faster for the model
-    is not measured here."""
+    tried after the program: ``PipelineObservations.device_status``). Where the session was replayed on both
+    providers after the program (``PipelineObservations.replays``), the finding says which was faster at the
+    program's inputs, and the fix follows it: the device where it is faster, the CPU where the CPU is. A session on
+    the device that the replay measured slower than the CPU is a finding too."""
     found: list[ProviderFinding] = []
+    replays = {r.session: r for r in obs.replays}
     for record in obs.sessions:
         o = record.observations
+        replay = replays.get(record.label)
         devices = [p for p in record.available_providers if is_device(p)]
-        if not devices or any(is_device(p) for p in o.active_providers):
+        if any(is_device(p) for p in o.active_providers):
+            if replay is not None and replay.verdict == CPU:
+                found.append(ProviderFinding(
+                    session=record.label, created_at=record.created_at, available=o.active_providers[0],
+                    cause=replay.summary(), measured=replay.summary(), faster=CPU, on_device=True,
+                    fix=f"create it with providers=['CPUExecutionProvider']"
+                        + (f" at {record.created_at}" if record.created_at else "")
+                        + "; the copies of its inputs and outputs and the launches cost more than the device saves"))
+            continue
+        if not devices:
             continue
         available = "CUDAExecutionProvider" if "CUDAExecutionProvider" in devices else devices[0]
         requested = [p for p in o.requested_providers if is_device(p)]
@@ -124,13 +141,30 @@ def audit_providers(obs: PipelineObservations) -> list[ProviderFinding]:
         else:
             cause = ("no `providers` given, so onnxruntime chose the CPU" if not o.requested_providers else
                      f"`providers` names no device provider ({', '.join(o.requested_providers)})")
-            fix = (f"create it with providers=['{available}', 'CPUExecutionProvider']{site}; whether "
-                   f"{short(available)} is faster for this model at the program's shapes is not measured by run: "
-                   f"`ortcopy-doctor check {record.model or 'MODEL.onnx'} --provider {short(available).lower()},cpu` "
-                   "measures the copies it would make")
+            fix = _provider_fix(record, available, site, replay)
         found.append(ProviderFinding(session=record.label, created_at=record.created_at, available=available,
-                                     cause=cause, fix=fix))
+                                     cause=cause, fix=fix, measured=replay.summary() if replay is not None else "",
+                                     faster=(replay.verdict or "") if replay is not None else ""))
     return found
+
+
+def _provider_fix(record: SessionRecord, available: str, site: str, replay: Optional[SessionReplay]) -> str:
+    """What to change for a session that did not ask for the device: ask for it where the replay measured the
+    device faster (or nothing was measured), keep the CPU where the CPU was faster."""
+    ask = f"create it with providers=['{available}', 'CPUExecutionProvider']{site}"
+    if replay is None or replay.error or not replay.shapes:
+        return (f"{ask}; whether {short(available)} is faster for this model at the program's shapes is not measured "
+                f"(the replay after the program did not run: {replay.error if replay and replay.error else 'no device provider loaded there, or --no-replay'}): "
+                f"`ortcopy-doctor check {record.model or 'MODEL.onnx'} --provider {short(available).lower()},cpu` "
+                "measures the copies it would make")
+    if replay.verdict == available:
+        return f"{ask}: the replay measured {short(available)} faster at every input signature of the program"
+    if replay.verdict == CPU:
+        return ("keep it on the CPU: the replay measured the CPU faster at every input signature of the program "
+                "(the copies and launches cost more than the device saves); a host round trip predicted for "
+                f"{short(available)} does not apply")
+    return (f"measure before moving it: the replay found no provider faster at every input signature of the program; "
+            f"{ask} only where its shapes are those {short(available)} wins at")
 
 
 # --- analysis ----------------------------------------------------------------------------------------------------------
@@ -266,7 +300,8 @@ def analyse_pipeline(obs: PipelineObservations) -> PipelineReport:
                             notes=notes + [f"{short(p)} is in this onnxruntime build but does not load here ({why}): "
                                            "the sessions on the CPU could not have used it"
                                            for p, why in sorted(obs.device_status.items()) if why],
-                            observations=obs, providers=audit_providers(obs))
+                            observations=obs, providers=audit_providers(obs),
+                            replays=list(obs.replays))
     # the run rules (OCD1xx) name what the report found, each at the program's code
     return replace(report, findings=run_rules(RunContext(report=report, observations=obs)))
 
@@ -443,6 +478,9 @@ def _rows(obs: PipelineObservations, summaries: list[StageSummary], with_downloa
     def label(session: int) -> str:
         return labels[session] if 0 <= session < len(labels) else "?"
 
+    stacks: dict[tuple[int, str], list[str]] = {}  # each call key's whole stack, as its first call had it
+    for c in obs.calls:
+        stacks.setdefault((c.session, c.site), [c.site, *c.stack] if c.site else [])
     sites: dict[int, set[str]] = {}
     for r in summaries:
         if r.kind == CALL:
@@ -464,7 +502,15 @@ def _rows(obs: PipelineObservations, summaries: list[StageSummary], with_downloa
             continue
         after = label(r.session) if r.session >= 0 else "the end of the calls"
         before = label(r.before_session)
-        if r.site and r.before_site:
+        parted = ("", "")
+        if r.site.rpartition(":")[0] == r.before_site.rpartition(":")[0]:
+            # Both calls come from one function (a package's wrapper that runs every session): the lines where the
+            # two calls' stacks part name the code that ran between them better than the wrapper's own line.
+            parted = host_stretch_sites(stacks.get((r.before_session, r.before_site), []),
+                                        stacks.get((r.session, r.site), []))
+        if all(parted):
+            name = f"host: between {short_site(parted[0])} and {short_site(parted[1])}"
+        elif r.site and r.before_site:
             name = f"host: between {short_site(r.before_site)} and {short_site(r.site)}"
         else:
             name = f"host: between {before} and {after}"

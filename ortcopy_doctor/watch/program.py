@@ -58,6 +58,12 @@ ASSIGNMENT_CONFIG = "session.record_ep_graph_assignment_info"
 
 
 SITE_FRAMES = 12  # frames walked up from the recorder's wrapper to find the program's call site
+# The program's inputs kept for the replay on the other provider after it ends (watch/replay.py): the first call at
+# each of a session's first REPLAY_SIGNATURES input signatures, whose inputs are all numpy arrays, REPLAY_BYTES at most
+# over the program.
+REPLAY_SIGNATURES = 3
+REPLAY_BYTES = 256 << 20
+STACK_FRAMES = 24  # the program's frames kept above a call's site (PipelineCall.stack)
 
 
 def _package_prefixes(module_file: str, up: int) -> tuple[str, ...]:
@@ -88,6 +94,14 @@ def _config(so: Any, key: str) -> str:
         return str(so.get_session_config_entry(key))
     except Exception:  # noqa: BLE001 - not set
         return ""
+
+
+def _threads(options: Any, name: str) -> int:
+    """A thread setting of the program's session options (0: ORT's default, or not known)."""
+    try:
+        return int(getattr(options, name, 0) or 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _numpy() -> Any:
@@ -149,6 +163,8 @@ class PipelineRecorder:
         self.model_files: list[str] = []  # each session's model file, as an absolute path when it was loaded
         # Where the frames of ortcopy_doctor and onnxruntime come from: skipped when naming a call's site.
         self._internal_prefixes: tuple[str, ...] = _package_prefixes(__file__, 2)
+        self._replay: dict[int, list[tuple[tuple[Any, ...], list[str], list[Any]]]] = {}  # session -> kept inputs
+        self._replay_bytes = 0
 
     # patching ----------------------------------------------------------------------------------------------------
 
@@ -202,7 +218,7 @@ class PipelineRecorder:
                 raise
             failures = dict(extract_facts(parse_lines(captured.text)).ep_failures)
             if type(session).__init__ is __init__ or isinstance(session, cls):
-                recorder._attach(session, requested, site=site, failures=failures,
+                recorder._attach(session, requested, site=site, failures=failures, options=so,
                                  available=list(ort.get_available_providers()))
 
         self._patch(cls, "__init__", __init__)
@@ -261,7 +277,7 @@ class PipelineRecorder:
         return (base if n == 1 else f"{base}#{n}"), path
 
     def _attach(self, session: Any, requested: Any, *, site: str = "", failures: Optional[dict[str, str]] = None,
-                available: Optional[list[str]] = None) -> None:
+                available: Optional[list[str]] = None, options: Any = None) -> None:
         with self._lock:
             if self._finished or getattr(session, "_ortcopy_doctor_pipeline", None) is not None:
                 return
@@ -291,7 +307,9 @@ class PipelineRecorder:
                 self._time_bindings()
             self.observations.sessions.append(SessionRecord(label=label, model=path, observations=watch.observations,
                                                             created_at=site, available_providers=list(available or []),
-                                                            provider_failures=dict(failures or {})))
+                                                            provider_failures=dict(failures or {}),
+                                                            intra_op_threads=_threads(options, "intra_op_num_threads"),
+                                                            inter_op_threads=_threads(options, "inter_op_num_threads")))
             session._ortcopy_doctor_pipeline = index
             for name in ("run", "run_with_iobinding", "run_with_ort_values"):
                 if hasattr(session, name):
@@ -317,7 +335,8 @@ class PipelineRecorder:
             wrap_start = time.time_ns()
             if recorder._finished:
                 return wrapped(*args, **kwargs)
-            site = recorder._call_site()
+            stack = recorder._call_stack()
+            site = stack[0] if stack else ""
             overhead_start = recorder._overhead_ns
             try:
                 inputs, outputs_of = recorder._before(session, method, args, kwargs)
@@ -335,7 +354,7 @@ class PipelineRecorder:
                 raise
             finally:
                 recorder._after(index, watch, method, calls_before, inputs, outputs_of, result, error, wrap_start,
-                                overhead_start, site)
+                                overhead_start, site, stack)
             return result
 
         outer.__name__ = method
@@ -346,15 +365,26 @@ class PipelineRecorder:
         """``file:function:line`` of the program's code that called the session: the first frame above the
         recorder's wrapper that is neither ortcopy_doctor's nor onnxruntime's (a few frames at most); "" where none
         is within ``SITE_FRAMES``."""
-        frame: Any = sys._getframe(2)  # 0: here, 1: the wrapper, 2: its caller
+        stack = self._call_stack(depth=3)  # 0: _call_stack, 1: here, 2: the wrapper, 3: its caller
+        return stack[0] if stack else ""
+
+    def _call_stack(self, depth: int = 2) -> list[str]:
+        """The program's frames that led to a session call, innermost first: the call's site (the first frame
+        above the recorder's wrapper that is neither ortcopy_doctor's nor onnxruntime's, within ``SITE_FRAMES``),
+        then its callers, ``STACK_FRAMES`` at most. A package that wraps every session in one method (OCR
+        packages do) gives each call the same site; the callers tell the calls apart (``PipelineCall.stack``)."""
+        frame: Any = sys._getframe(depth)  # depth 2: the caller of the wrapper that called this
         for _ in range(SITE_FRAMES):
-            if frame is None:
+            if frame is None or not frame.f_code.co_filename.startswith(self._internal_prefixes):
                 break
+            frame = frame.f_back
+        stack: list[str] = []
+        while frame is not None and len(stack) < STACK_FRAMES:
             code = frame.f_code
             if not code.co_filename.startswith(self._internal_prefixes):
-                return f"{code.co_filename}:{code.co_name}:{frame.f_lineno}"
+                stack.append(f"{code.co_filename}:{code.co_name}:{frame.f_lineno}")
             frame = frame.f_back
-        return ""
+        return stack
 
     # values ------------------------------------------------------------------------------------------------------
 
@@ -628,6 +658,8 @@ class PipelineRecorder:
             output_names = args[0] if args else kwargs.get("output_names")
             feed = args[1] if len(args) > 1 else kwargs.get("input_feed", kwargs.get("input_dict_ort_values", {}))
             inputs = [self._input_info(str(k), v) for k, v in dict(feed or {}).items()]
+            if method == "run":
+                self._keep_for_replay(session, dict(feed or {}))
             names = list(output_names) if output_names else [o.name for o in session.get_outputs()]
 
             def returned_outputs(result: Any) -> list[tuple[str, Any]]:
@@ -635,16 +667,48 @@ class PipelineRecorder:
 
             return inputs, returned_outputs
 
+    def _keep_for_replay(self, session: Any, feed: dict[Any, Any]) -> None:
+        """Keep a copy of ``feed`` for the replay after the program (watch/replay.py) where it is the session's
+        first call at a new input signature, within REPLAY_SIGNATURES and REPLAY_BYTES, and every input is numpy."""
+        index = getattr(session, "_ortcopy_doctor_pipeline", None)
+        if index is None or not feed:
+            return
+        np = _numpy()
+        if not all(isinstance(v, np.ndarray) for v in feed.values()):
+            return
+        signature = tuple((str(k), v.dtype.str, v.shape) for k, v in feed.items())
+        kept = self._replay.setdefault(index, [])
+        if len(kept) >= REPLAY_SIGNATURES or any(k[0] == signature for k in kept):
+            return
+        nbytes = sum(int(v.nbytes) for v in feed.values())
+        if self._replay_bytes + nbytes > REPLAY_BYTES:
+            return
+        self._replay_bytes += nbytes
+        kept.append((signature, [str(k) for k in feed], [np.array(v, copy=True) for v in feed.values()]))
+
+    def save_replay_inputs(self, prefix: str) -> None:
+        """Write the kept inputs beside the observations: ``<prefix>-<session>-<k>.npz`` (arrays by position) and
+        ``.json`` (their input names), for watch/replay.py in ``run``'s process."""
+        import json
+
+        np = _numpy()
+        for index, kept in self._replay.items():
+            for k, (_, names, arrays) in enumerate(kept):
+                np.savez(f"{prefix}-{index}-{k}.npz", *arrays)
+                with open(f"{prefix}-{index}-{k}.json", "w", encoding="utf-8") as f:
+                    json.dump(names, f)
+        self._replay.clear()
+
     def _after(self, index: int, watch: Watch, method: str, calls_before: int, inputs: list[ValueInfo],
                outputs_of: Optional[Callable[[Any], list[tuple[str, Any]]]], result: Any, error: str,
-               wrap_start: int, overhead_start: int, site: str = "") -> None:
+               wrap_start: int, overhead_start: int, site: str = "", stack: Optional[list[str]] = None) -> None:
         with self._lock:
             timing = getattr(self._local, "timing", None)
             calls = watch.observations.calls
             call_index = len(calls) - 1 if len(calls) > calls_before else -1
             seq = len(self.observations.calls)
             call = PipelineCall(seq=seq, session=index, call=call_index, method=method, inputs=inputs, error=error,
-                                site=site)
+                                site=site, stack=list(stack or [])[1:])
             if timing is not None:
                 call.start_ns, call.end_ns = timing
             elif call_index >= 0:
@@ -785,7 +849,8 @@ def _signal_name(signum: int) -> str:
         return f"signal {signum}"
 
 
-def run_child(target: Target, census: bool) -> tuple[PipelineObservations, int, list[str]]:
+def run_child(target: Target, census: bool, replay: bool = False,
+              progress: Optional[Callable[[str], None]] = None) -> tuple[PipelineObservations, int, list[str]]:
     """Run the program in an interpreter of its own that records itself (watch/child.py): its observations, its
     exit code and its model files. The temporary folder the child writes to is removed on every way out: the
     child's exit, os._exit or death by a signal, and an error or a signal in this process."""
@@ -794,7 +859,14 @@ def run_child(target: Target, census: bool) -> tuple[PipelineObservations, int, 
 
     folder = tempfile.mkdtemp(prefix="ortcopy-doctor-run-")
     try:
-        return _run_child_in(folder, target, census)
+        obs, code, models = _run_child_in(folder, target, census)
+        obs.device_status = device_status(obs)
+        if replay and obs.sessions:  # before the folder goes: the program's kept inputs are in it
+            from ortcopy_doctor.watch.handover import REPLAY
+            from ortcopy_doctor.watch.replay import replay_sessions
+
+            obs.replays = replay_sessions(obs, os.path.join(folder, "observations.json") + REPLAY, progress)
+        return obs, code, models
     finally:
         # Signals wait until the folder is gone: the program's signal was its own (passed on), so one that comes
         # now is this command's first, and its exception would cut the removal short.
@@ -858,18 +930,20 @@ def _run_child_in(folder: str, target: Target, census: bool) -> tuple[PipelineOb
     return obs, code, models
 
 
-def watch_program(target: Target, command: Sequence[str], *, census: bool = True,
-                  subprocess: bool = False) -> tuple[PipelineReport, int, list[str]]:
+def watch_program(target: Target, command: Sequence[str], *, census: bool = True, subprocess: bool = False,
+                  replay: bool = False, progress: Optional[Callable[[str], None]] = None
+                  ) -> tuple[PipelineReport, int, list[str]]:
     """Run ``target`` (``parse_command(command)``) with every session recorded: the report, the program's exit code
     and the model files its sessions loaded (absolute paths).
 
     The program runs as ``python`` runs it, in an interpreter of its own (watch/child.py); ``subprocess`` is
-    accepted for the callers of earlier versions, which ran the program in this interpreter without it."""
+    accepted for the callers of earlier versions, which ran the program in this interpreter without it. ``replay``:
+    each session's calls replayed afterwards on the provider it ran on and the other one (watch/replay.py), each
+    step said to ``progress``."""
     del subprocess
-    obs, code, models = run_child(target, census)
+    obs, code, models = run_child(target, census, replay, progress)
     obs.program = list(command)
     obs.exit_code = code
-    obs.device_status = device_status(obs)
     return _checked(obs), code, models
 
 

@@ -50,13 +50,17 @@ def test_report_of_a_run_report_gates_on_its_findings(crop, tmp_path):
     assert allowed.returncode == 0, allowed.stdout
 
 
-def test_report_of_a_run_report_refuses_a_format_or_flag_that_does_not_apply(crop, tmp_path):
-    trace = run_cli(["report", str(crop), "--trace", "t.json"], tmp_path)
-    assert (trace.returncode, trace.stderr) == (2, "error: --trace renders no run report (the file is one written by "
-                                                   "`run --json`): drop it\n")
-    gain = run_cli(["report", str(crop), "--fail-on-gain", "1.2x"], tmp_path)
-    assert gain.returncode == 2 and gain.stderr.startswith("error: --fail-on-gain judges the binding measurement")
-    assert not (tmp_path / "t.json").exists()
+def test_report_of_a_run_report_writes_its_trace(crop, tmp_path):
+    proc = run_cli(["report", str(crop), "--trace", "t.json"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))["traceEvents"]
+
+
+def test_report_of_a_run_report_refuses_fail_on_gain_before_writing(crop, tmp_path):
+    gain = run_cli(["report", str(crop), "--fail-on-gain", "1.2x", "--json", "r.json"], tmp_path)
+    assert (gain.returncode, gain.stderr) == (2, "error: --fail-on-gain judges the binding measurement of a check "
+                                                 "report, and a run report has none: drop it\n")
+    assert not (tmp_path / "r.json").exists()
 
 
 def test_a_run_report_without_observations_is_used_as_written(tmp_path):

@@ -452,6 +452,68 @@ def test_pipeline_page_with_long_names_fits_the_screen(tmp_path):
     page = tmp_path / "run.html"
     page.write_text(render_pipeline_html(report), encoding="utf-8")
     result = _layout(page, tmp_path, "pipeline", names="td, li")
-    # the sessions, the first iteration (shown apart, issue 33) and the stage table
-    assert len(result["tables"]) == 3 and _overflowing(result) == []
+    # the sessions, the stages beside the timeline of a typical and of the first iteration, the first iteration
+    # (shown apart, issue 33) and the stage table
+    assert len(result["tables"]) == 5 and _overflowing(result) == []
     assert result["midWord"] == []
+
+
+# --- the run page's timeline (issue 33 part 5) -------------------------------------------------------------------
+
+TIMELINE_HARNESS = r"""
+<script>
+(function () {
+  var out = {errors: [], pairs: []};
+  try {
+    Array.prototype.forEach.call(document.querySelectorAll(".timeline-pair"), function (pair) {
+      var svg = pair.querySelector("svg").getBoundingClientRect();
+      var table = pair.querySelector("table").getBoundingClientRect();
+      out.pairs.push({id: pair.id, svgWidth: svg.width, svgRight: svg.right, svgTop: svg.top, tableLeft: table.left,
+                      tableRight: table.right, tableTop: table.top, screen: document.documentElement.clientWidth,
+                      rects: pair.querySelectorAll("svg rect").length});
+    });
+""" + HARNESS_END
+
+
+def test_the_run_page_draws_its_timelines_with_their_stages_beside_them(tmp_path):
+    """At 1280x800 each iteration's lanes and its table of stages stand side by side, within the screen."""
+    import gzip
+
+    from render_helpers import TESTS
+
+    from ortcopy_doctor.render.pipeline import render_pipeline_html
+    from ortcopy_doctor.watch.pipeline import analyse_pipeline, load_pipeline_observations
+
+    with gzip.open(TESTS / "fixtures" / "pipelines" / "detect_crop_classify.json.gz", "rt", encoding="utf-8") as f:
+        report = analyse_pipeline(load_pipeline_observations(json.load(f)["report"]["observations"]))
+    page = tmp_path / "run.html"
+    page.write_text(render_pipeline_html(report).replace("</body>", TIMELINE_HARNESS + "</body>"), encoding="utf-8")
+    proc = run_chromium(["--window-size=1280,800", "--dump-dom", page_url(page)], tmp_path, "run-timeline")
+    assert console_problems(proc.stderr) == []
+    result = json.loads(text_of(proc.stdout, "harness-result"))
+    assert result["errors"] == []
+    assert [p["id"] for p in result["pairs"]] == ["timeline-1-typical", "timeline-1-first"]
+    for p in result["pairs"]:
+        assert p["svgWidth"] > 400 and p["rects"] > 5
+        assert p["tableLeft"] >= p["svgRight"] and p["tableRight"] <= p["screen"]  # beside it, on screen
+
+
+def test_run_page_screenshot(tmp_path):
+    """A screenshot of the run page of the recorded detect -> classify pipeline in tests/artifacts/ to look at."""
+    import gzip
+
+    from render_helpers import TESTS
+
+    from ortcopy_doctor.render.pipeline import render_pipeline_html
+    from ortcopy_doctor.watch.pipeline import analyse_pipeline, load_pipeline_observations
+
+    with gzip.open(TESTS / "fixtures" / "pipelines" / "detect_crop_classify.json.gz", "rt", encoding="utf-8") as f:
+        report = analyse_pipeline(load_pipeline_observations(json.load(f)["report"]["observations"]))
+    page = tmp_path / "run.html"
+    page.write_text(render_pipeline_html(report), encoding="utf-8")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    png = ARTIFACTS / "run-timeline.png"
+    png.unlink(missing_ok=True)
+    proc = run_chromium([f"--screenshot={png}", "--window-size=1280,1400", page_url(page)], tmp_path, "shot-run")
+    assert png_size(png) == (1280, 1400)
+    assert console_problems(proc.stderr) == []

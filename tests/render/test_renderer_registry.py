@@ -61,7 +61,7 @@ def _expected(name: str, kind: str) -> Callable[[Any], str]:
     from ortcopy_doctor.render.pipeline import render_pipeline_html, render_pipeline_text
     from ortcopy_doctor.render.sarif import render_run_sarif, render_sarif
     from ortcopy_doctor.render.text import render_text
-    from ortcopy_doctor.render.trace import render_trace
+    from ortcopy_doctor.render.trace import render_run_trace, render_trace
 
     return {
         ("text", CHECK): lambda r: render_text(r, 120),
@@ -75,6 +75,7 @@ def _expected(name: str, kind: str) -> Callable[[Any], str]:
         ("sarif", CHECK): lambda r: render_sarif(r, (), Path.cwd()),
         ("sarif", RUN): lambda r: render_run_sarif(r, (), Path.cwd()),
         ("trace", CHECK): render_trace,
+        ("trace", RUN): render_run_trace,
     }[(name, kind)]
 
 
@@ -88,7 +89,7 @@ def test_the_registry_holds_the_five_formats_in_the_order_outputs_are_written():
 def test_each_format_renders_the_kinds_of_report_it_applies_to():
     assert {name: sorted(r.kinds) for name, r in REGISTRY.items()} == {
         "text": [CHECK, DIFF, RUN], "json": [CHECK, RUN], "html": [CHECK, DIFF, RUN], "sarif": [CHECK, RUN],
-        "trace": [CHECK]}
+        "trace": [CHECK, RUN]}
 
 
 @pytest.mark.parametrize(("name", "kind"), FORMAT_KINDS, ids=[f"{n}-{k}" for n, k in FORMAT_KINDS])
@@ -148,7 +149,7 @@ def _output_options(name: str) -> list[str]:
     ("report", ["--json", "--html", "--sarif", "--trace"]),
     ("diff", ["--html"]),
     ("demo", ["--html"]),
-    ("run", ["--json", "--html", "--no-html", "--sarif"]),
+    ("run", ["--json", "--html", "--no-html", "--sarif", "--trace"]),
 ])
 def test_each_command_offers_the_output_options_of_its_formats(command, options):
     assert _output_options(command) == options

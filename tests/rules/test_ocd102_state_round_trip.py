@@ -24,3 +24,17 @@ def test_is_located_at_the_call_site_the_observations_record():
 
 def test_is_silent_for_state_traced_by_equal_bytes_alone():
     assert run_findings_of(RULE, state_observations("hash")) == []
+
+
+def test_is_silent_where_the_copies_were_predicted_for_a_device_the_session_stays_off():
+    """On the H200 the session ran on the CPU (no providers) and its round trip is predicted for CUDA; where the
+    replay measured the CPU faster, the session stays there and the predicted copies do not apply."""
+    from msgspec.structs import replace
+
+    from pipeline_cases import replay
+
+    obs = pipeline_observations("providers/noproviders_h200")
+    assert len(run_findings_of(RULE, obs)) == 1
+    kept = replace(obs, replays=[replay("cell.onnx", "CPUExecutionProvider", "CUDAExecutionProvider", 0.1, 0.4, 0.2,
+                                        0.3)])
+    assert run_findings_of(RULE, kept) == []

@@ -20,3 +20,14 @@ def test_fires_at_the_line_that_created_the_session():
 
 def test_is_silent_for_sessions_on_the_device():
     assert run_findings_of(RULE, pipeline_observations("pipelines/streaming_state")) == []
+
+
+def test_is_silent_where_the_replay_measured_the_cpu_faster():
+    from msgspec.structs import replace
+
+    from pipeline_cases import replay
+
+    obs = pipeline_observations("providers/noproviders_h200")
+    kept = replace(obs, replays=[replay("cell.onnx", "CPUExecutionProvider", "CUDAExecutionProvider", 0.1, 0.4, 0.2,
+                                        0.3)])
+    assert run_findings_of(RULE, kept) == []

@@ -1,5 +1,5 @@
 """`run` names a session that runs on the CPU although the program's onnxruntime has a device provider (issue 33,
-part 4, without the replay on the other provider): where the program created it, why, and what to change."""
+part 4): where the program created it, why, what the replay on both providers measured, and what to change."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import onnx
 import onnxruntime as ort
 
 import models
+from ortcopy_doctor.model.replay import ProviderTiming, SessionReplay, ShapeComparison
 from ortcopy_doctor.watch.observations import WatchObservations
 from ortcopy_doctor.watch.pipeline import PipelineObservations, SessionRecord, analyse_pipeline
 from render_helpers import child_env
@@ -20,13 +21,62 @@ CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
 
 
-def _report(requested, active, available, failures=None, status=None):
+def _report(requested, active, available, failures=None, status=None, replays=()):
     record = SessionRecord(label="vad.onnx", model="/models/vad.onnx",
                            observations=WatchObservations(active_providers=active, requested_providers=requested),
                            created_at="/app/vad.py:__init__:40", available_providers=available,
                            provider_failures=failures or {})
     return analyse_pipeline(PipelineObservations(sessions=[record], device_status={CUDA: ""} if status is None
-                                                 else status))
+                                                 else status, replays=list(replays)))
+
+
+def _replay(used, other, used_ms, other_ms, low, high):
+    def timing(provider, ms):
+        return ProviderTiming(provider=provider, first_ms=ms * 3, median_ms=ms, samples_ms=[ms])
+
+    ratio = used_ms / other_ms
+    return SessionReplay(session="vad.onnx", used=used, other=other, threads="the program's session options",
+                         shapes=[ShapeComparison(shape="1x576, 2x1x128, scalar", program_calls=125,
+                                                 used=timing(used, used_ms), other=timing(other, other_ms),
+                                                 ratio=ratio, ratio_low=low, ratio_high=high)])
+
+
+def test_a_cpu_session_the_replay_measured_faster_on_cuda_is_told_to_ask_for_cuda():
+    report = _report([], [CPU], [CUDA, CPU], replays=[_replay(CPU, CUDA, 8.0, 2.0, 3.8, 4.2)])
+    [finding] = report.providers
+    assert finding.faster == CUDA
+    assert finding.fix == ("create it with providers=['CUDAExecutionProvider', 'CPUExecutionProvider'] at "
+                           "/app/vad.py:__init__:40: the replay measured CUDA faster at every input signature of the "
+                           "program")
+    assert finding.line.endswith("no `providers` given, so onnxruntime chose the CPU; replayed on both, CUDA is "
+                                 "faster at the program's inputs")
+
+
+def test_a_cpu_session_the_replay_measured_faster_on_the_cpu_is_told_to_stay():
+    report = _report([], [CPU], [CUDA, CPU], replays=[_replay(CPU, CUDA, 0.1, 0.4, 0.2, 0.3)])
+    [finding] = report.providers
+    assert finding.faster == CPU
+    assert finding.fix.startswith("keep it on the CPU: the replay measured the CPU faster at every input signature")
+    assert finding.line.endswith("replayed on both, CPU is faster at the program's inputs: keep it on the CPU")
+
+
+def test_the_replay_is_in_the_report_and_its_words():
+    replay = _replay(CPU, CUDA, 0.1, 0.4, 0.2, 0.3)
+    report = _report([], [CPU], [CUDA, CPU], replays=[replay])
+    assert report.replays == [replay]
+    assert replay.summary() == (
+        "session vad.onnx (ran on CPU) replayed on CPU and CUDA with the program's inputs, the program's session "
+        "options: at 1x576, 2x1x128, scalar (125 call(s) in the program): CPU 0.1 ms, CUDA 0.4 ms per call: CPU "
+        "4.00x faster (95% CI 3.33–5.00)")
+
+
+def test_a_cuda_session_the_replay_measured_slower_than_the_cpu_is_a_finding():
+    report = _report([CUDA, CPU], [CUDA, CPU], [CUDA, CPU], replays=[_replay(CUDA, CPU, 0.4, 0.1, 3.5, 4.5)])
+    [finding] = report.providers
+    assert finding.on_device and finding.faster == CPU
+    assert finding.line.startswith("session vad.onnx (created at /app/vad.py:__init__:40) runs on CUDA, and the CPU "
+                                   "is faster for it at the program's inputs: ")
+    assert finding.fix.startswith("create it with providers=['CPUExecutionProvider'] at /app/vad.py:__init__:40")
 
 
 def test_a_session_created_without_providers_on_a_cuda_build_is_named_with_its_site_and_fix():
@@ -36,8 +86,9 @@ def test_a_session_created_without_providers_on_a_cuda_build_is_named_with_its_s
                             "available: no `providers` given, so onnxruntime chose the CPU")
     assert finding.fix == ("create it with providers=['CUDAExecutionProvider', 'CPUExecutionProvider'] at "
                            "/app/vad.py:__init__:40; whether CUDA is faster for this model at the program's shapes is "
-                           "not measured by run: `ortcopy-doctor check /models/vad.onnx --provider cuda,cpu` measures "
-                           "the copies it would make")
+                           "not measured (the replay after the program did not run: no device provider loaded there, or "
+                           "--no-replay): `ortcopy-doctor check /models/vad.onnx --provider cuda,cpu` measures the "
+                           "copies it would make")
     assert report.verdict.startswith(finding.line + "; ")
 
 

@@ -1,0 +1,91 @@
+"""A session's calls replayed on two execution providers, timed in turn: which one is faster for the model at the
+program's own inputs (``run``'s providers audit; ``collect/ep_compare.py`` measures, ``watch/replay.py`` replays).
+
+Plain data: each provider's times per input signature, the ratio of their medians with its bootstrap interval
+(``analysis/stats.ratio_ci``, computed where measured), and the words the report prints.
+"""
+
+from __future__ import annotations
+
+import msgspec
+from msgspec import field
+from typing import Optional
+
+from ortcopy_doctor.model.providers import short
+
+
+class ProviderTiming(msgspec.Struct, frozen=True):
+    """One provider's calls at one input signature: the first call (the session's warm-up at that shape: memory
+    allocation, cuDNN's algorithm search) apart, then the median of the timed calls, with the raw samples (ms)."""
+
+    provider: str  # the first provider of the session (CUDAExecutionProvider, CPUExecutionProvider)
+    first_ms: float
+    median_ms: float
+    samples_ms: list[float] = field(default_factory=list)
+
+
+class ShapeComparison(msgspec.Struct, frozen=True):
+    """Both providers at one input signature of the program, timed in turn (one call of each per round, the
+    order alternating), numpy in and numpy out: the copies the program's own calls make are included."""
+
+    shape: str  # each input's shape in the call's order (1x3x736x1312, 2x1x128)
+    program_calls: int  # the program's calls with this signature
+    used: ProviderTiming  # the provider the program's session ran on
+    other: ProviderTiming  # the other one
+    # median(used) / median(other) with its 95% interval: above 1 means ``other`` is faster
+    ratio: float = 0.0
+    ratio_low: float = 0.0
+    ratio_high: float = 0.0
+
+    @property
+    def faster(self) -> str:
+        """The provider the interval shows faster, or "" where it includes 1 (within noise)."""
+        if self.ratio_low > 1.0:
+            return self.other.provider
+        if self.ratio_high < 1.0:
+            return self.used.provider
+        return ""
+
+    def line(self) -> str:
+        """``at 1x3x320x320 (20 calls): CPU 8.2 ms, CUDA 1.9 ms per call: CUDA 4.31x faster (95% CI 4.1–4.5)``."""
+        used, other = short(self.used.provider), short(self.other.provider)
+        times = f"{used} {self.used.median_ms:.3g} ms, {other} {self.other.median_ms:.3g} ms per call"
+        if self.faster == self.other.provider:
+            words = f"{other} {self.ratio:.2f}x faster (95% CI {self.ratio_low:.2f}–{self.ratio_high:.2f})"
+        elif self.faster == self.used.provider:
+            words = (f"{used} {1 / self.ratio:.2f}x faster (95% CI {1 / self.ratio_high:.2f}–"
+                     f"{1 / self.ratio_low:.2f})")
+        else:
+            words = f"no measurable difference ({self.ratio:.2f}x, 95% CI {self.ratio_low:.2f}–{self.ratio_high:.2f})"
+        return f"at {self.shape} ({self.program_calls} call(s) in the program): {times}: {words}"
+
+
+class SessionReplay(msgspec.Struct, frozen=True):
+    """One session of the program replayed after it ended on the provider it ran on and on the other one, with the
+    program's own inputs (the first call at each of its first input signatures) and thread settings."""
+
+    session: str  # the session's label
+    used: str  # the provider the program's session ran on
+    other: str  # the one it is compared with
+    threads: str  # the session options both sessions were made with, in words
+    shapes: list[ShapeComparison] = field(default_factory=list)
+    error: str = ""  # why it could not be replayed ("" where it was)
+
+    @property
+    def verdict(self) -> Optional[str]:
+        """The provider faster at every signature measured, or None where they disagree or none is faster."""
+        winners = {s.faster for s in self.shapes}
+        return winners.pop() if len(winners) == 1 and "" not in winners else None
+
+    def summary(self) -> str:
+        """One line: which provider is faster for this session at the program's inputs, and by how much."""
+        if self.error:
+            return f"session {self.session}: not replayed on {short(self.other)}: {self.error}"
+        if not self.shapes:
+            return f"session {self.session}: not replayed on {short(self.other)}: no call with numpy inputs was kept"
+        lines = "; ".join(s.line() for s in self.shapes)
+        return (f"session {self.session} (ran on {short(self.used)}) replayed on {short(self.used)} and "
+                f"{short(self.other)} with the program's inputs, {self.threads}: {lines}")
+
+
+__all__ = ["ProviderTiming", "SessionReplay", "ShapeComparison"]
