@@ -38,7 +38,8 @@ def test_report_of_a_run_report_prints_its_findings_and_writes_json_html_and_sar
     written = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert [f["rule"] for f in written["findings"]] == ["OCD101", "OCD101", "OCD105", "OCD105", "OCD106", "OCD106",
                                                          "OCD107", "OCD107"]
-    assert "<h2>Findings</h2>" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert '<h2 id="findings">Findings</h2>' in page and "<td>OCD101 host-round-trip</td>" in page
     assert len(assert_valid_sarif(tmp_path / "r.sarif")["runs"][0]["results"]) == 8
 
 
