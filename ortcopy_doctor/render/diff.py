@@ -1,10 +1,10 @@
 """A report diff (``ortcopy_doctor.report.diff``) as text and as a self-contained HTML page
 (reports/templates/diff.html.j2: autoescape, undefined names are errors). A diff of two run reports (``RunDiff``)
-is rendered by the same two functions, as its own text and a small page of its own (every name escaped)."""
+is rendered by the same two functions, as its own text and a page of its own (reports/templates/run_diff.html.j2,
+which extends diff.html.j2)."""
 
 from __future__ import annotations
 
-import html as html_lib
 import io
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +19,7 @@ from ortcopy_doctor.model.diff import _ARROW, _KIND, CHANGED, SIGN, UNCHANGED, C
 from ortcopy_doctor.model.pipeline import short_site
 
 DIFF_TEMPLATE = "diff.html.j2"
+RUN_DIFF_TEMPLATE = "run_diff.html.j2"
 
 
 def _copy_line(c: Change[Copy]) -> str:
@@ -203,34 +204,34 @@ def render_run_diff_text(d: RunDiff, show_unchanged: bool = False) -> str:
     return "\n".join(safe(line) for line in lines) + "\n"
 
 
-def render_run_diff_html(d: RunDiff) -> str:
-    """A diff of two run reports as one self-contained HTML page (every name escaped)."""
-    e = html_lib.escape
-    out = ["<!doctype html><html><head><meta charset='utf-8'>",
-           f"<title>{e(f'ortcopy-doctor diff: {Path(d.a_name).name} → {Path(d.b_name).name}')}</title>",
-           "<style>body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}"
-           "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;overflow-wrap:anywhere}"
-           ".added{background:#fde8e8}.removed{background:#e8f5e8}</style></head><body>",
-           f"<h1>ortcopy-doctor diff (run reports): {e(d.a_name)} → {e(d.b_name)}</h1>",
-           f"<p><b>{e(d.headline)}</b></p><p>a: {e(d.a.verdict)}</p><p>b: {e(d.b.verdict)}</p>"]
-    for p in d.pipelines:
-        out.append(f"<h2>Pipeline {e(p.sessions)} ({e(p.status)})</h2><table><tr><th>what</th><th>a</th><th>b</th>"
-                   "<th>change</th></tr>")
-        out += [f"<tr><td>{e(x.label)}</td><td>{e(x.fmt(x.before))}</td><td>{e(x.fmt(x.after))}</td>"
-                f"<td>{e(x.text())}</td></tr>" for x in p.deltas]
-        out.append("</table>")
-    out.append(f"<h2>Findings ({e(_counts_text(d.counts(d.findings)))})</h2><table><tr><th></th><th>severity</th>"
-               "<th>rule</th><th>about</th><th>at</th><th>message or change</th></tr>")
-    for c in d.findings:
+def run_diff_view_model(d: RunDiff) -> dict[str, Any]:
+    """The values the HTML diff of two run reports (run_diff.html.j2) shows."""
+    a_program, b_program = " ".join(d.a.program), " ".join(d.b.program)
+
+    def finding_row(c: Change[Finding]) -> dict[str, Any]:
         f = c.after if c.after is not None else c.before
         assert f is not None
-        what = "; ".join(c.what) if c.status == CHANGED else f.message
-        out.append(f"<tr class='{e(c.status)}'><td>{e(SIGN[c.status])}</td><td>{e(f.severity)}</td>"
-                   f"<td>{e(f.rule)} {e(f.slug)}</td><td>{e(str(f.details.get('subject', '')))}</td>"
-                   f"<td>{e(short_site(f.location))}</td><td>{e(what)}</td></tr>")
-    out.append("</table></body></html>")
-    return "\n".join(out) + "\n"
+        return {"status": c.status, "sign": SIGN[c.status], "severity": f.severity, "rule": f.rule, "slug": f.slug,
+                "subject": str(f.details.get("subject", "") or f.location), "location": short_site(f.location),
+                "message": f.message, "what": "; ".join(c.what)}
+
+    return {
+        "title": f"ortcopy-doctor diff (run reports): {Path(d.a_name).name} → {Path(d.b_name).name}",
+        "a_name": d.a_name, "b_name": d.b_name,
+        "programs": f"{a_program} → {b_program}" if a_program != b_program else "",
+        "regression": bool(d.regressions), "headline": d.headline,
+        "a_verdict": d.a.verdict, "b_verdict": d.b.verdict,
+        "pipelines": [{"sessions": p.sessions, "status": p.status, "deltas": [_delta_row(x) for x in p.deltas]}
+                      for p in d.pipelines],
+        "findings": [finding_row(c) for c in d.findings],
+        "finding_counts": d.counts(d.findings),
+    }
 
 
-__all__ = ["DIFF_TEMPLATE", "diff_view_model", "render_diff_html", "render_diff_text", "render_run_diff_html",
-           "render_run_diff_text"]
+def render_run_diff_html(d: RunDiff) -> str:
+    """A diff of two run reports as one self-contained HTML page, with the diff's look (every name escaped)."""
+    return environment().get_template(RUN_DIFF_TEMPLATE).render(**run_diff_view_model(d))
+
+
+__all__ = ["DIFF_TEMPLATE", "RUN_DIFF_TEMPLATE", "diff_view_model", "render_diff_html", "render_diff_text",
+           "render_run_diff_html", "render_run_diff_text", "run_diff_view_model"]
