@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ortcopy_doctor.analysis.stats import list_median, ratio_ci
-from ortcopy_doctor.model.replay import ProviderTiming, ShapeComparison
+from ortcopy_doctor.model.replay import ProviderTiming, ShapeComparison, SwitchTiming
 
 WARM_UP = 3  # calls left out after the first, per provider
 MIN_ROUNDS = 5
@@ -58,9 +58,23 @@ def compare_providers(used: Any, other: Any, feeds: Mapping[str, np.ndarray], *,
                            ratio_high=round(ci.high, 4))
 
 
+SWITCH_ROUNDS = 3  # each signature this many times, in turn, after one call of each
+
+
+def switch_cost(session: Any, feeds_list: Sequence[Mapping[str, np.ndarray]], option: str,
+                rounds: int = SWITCH_ROUNDS) -> SwitchTiming:
+    """``session``'s calls when the shape changes at every call: each of ``feeds_list`` run once, then all of them
+    in turn ``rounds`` times, every call timed (``option``: the cudnn_conv_algo_search the session was made with)."""
+    for feeds in feeds_list:
+        _timed(session, feeds)
+    samples = [_timed(session, feeds) for _ in range(rounds) for feeds in feeds_list]
+    return SwitchTiming(option=option, median_ms=round(list_median(samples), 4),
+                        samples_ms=[round(v, 4) for v in samples])
+
+
 def shape_text(feeds: Mapping[str, np.ndarray], order: Sequence[str]) -> str:
     """Each input's shape in ``order`` (``1x3x320x320, 1``; a scalar is ``scalar``)."""
     return ", ".join("x".join(str(d) for d in feeds[n].shape) or "scalar" for n in order if n in feeds)
 
 
-__all__ = ["BUDGET_S", "compare_providers", "shape_text"]
+__all__ = ["BUDGET_S", "compare_providers", "shape_text", "switch_cost"]

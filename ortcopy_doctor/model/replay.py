@@ -60,6 +60,15 @@ class ShapeComparison(msgspec.Struct, frozen=True):
         return f"at {self.shape} ({self.program_calls} call(s) in the program): {times}: {words}"
 
 
+class SwitchTiming(msgspec.Struct, frozen=True):
+    """The session's calls when the input shape changes at every call (the program's signatures in turn, each run
+    once before), on a fresh session of the device provider with one ``cudnn_conv_algo_search`` value."""
+
+    option: str  # EXHAUSTIVE (ORT's default), HEURISTIC
+    median_ms: float
+    samples_ms: list[float] = field(default_factory=list)
+
+
 class SessionReplay(msgspec.Struct, frozen=True):
     """One session of the program replayed after it ended on the provider it ran on and on the other one, with the
     program's own inputs (the first call at each of its first input signatures) and thread settings."""
@@ -70,6 +79,14 @@ class SessionReplay(msgspec.Struct, frozen=True):
     threads: str  # the session options both sessions were made with, in words
     shapes: list[ShapeComparison] = field(default_factory=list)
     error: str = ""  # why it could not be replayed ("" where it was)
+    # A CUDA session of a model with convolutions, called at two or more signatures: its calls when the shape changes
+    # at every call, under each cudnn_conv_algo_search value (ORT's default first)
+    switch: list[SwitchTiming] = field(default_factory=list)
+
+    def steady_ms(self) -> Optional[float]:
+        """The median, over the signatures, of the used provider's calls when the shape repeats."""
+        values = sorted(s.used.median_ms for s in self.shapes)
+        return values[len(values) // 2] if values else None
 
     @property
     def verdict(self) -> Optional[str]:
@@ -88,4 +105,4 @@ class SessionReplay(msgspec.Struct, frozen=True):
                 f"{short(self.other)} with the program's inputs, {self.threads}: {lines}")
 
 
-__all__ = ["ProviderTiming", "SessionReplay", "ShapeComparison"]
+__all__ = ["ProviderTiming", "SessionReplay", "ShapeComparison", "SwitchTiming"]

@@ -210,6 +210,29 @@ class TimelineView(msgspec.Struct, frozen=True):
     stages: list[tuple[Markup, str]]  # (stage, ms) in the order they ran
 
 
+class ReplayRowView(msgspec.Struct, frozen=True):
+    """One input signature of a session replayed on both providers: first call and median per call of each."""
+
+    shape: Any
+    program_calls: int
+    used_first_ms: str
+    used_ms: str
+    other_first_ms: str
+    other_ms: str
+    verdict: Any
+
+
+class ReplayView(msgspec.Struct, frozen=True):
+    """A session replayed after the program on the provider it ran on and the other one."""
+
+    session: Any
+    used: str
+    other: str
+    threads: Any
+    error: Any
+    rows: list[ReplayRowView]
+
+
 class SessionView(msgspec.Struct, frozen=True):
     """One session of the program as the sessions table shows it."""
 
@@ -319,6 +342,11 @@ def pipeline_view_model(report: PipelineReport) -> dict[str, Any]:
         "verdict_class": "bad" if report.round_trips else "good",
         "verdict": marked(report.verdict),
         "providers": [(marked(f.line), marked(f.fix)) for f in report.providers],
+        "replays": [ReplayView(marked(r.session), short(r.used), short(r.other), marked(r.threads), marked(r.error),
+                               [ReplayRowView(marked(c.shape), c.program_calls, f"{c.used.first_ms:.3g}",
+                                              f"{c.used.median_ms:.3g}", f"{c.other.first_ms:.3g}",
+                                              f"{c.other.median_ms:.3g}", marked(c.line().rpartition(": ")[2]))
+                                for c in r.shapes]) for r in report.replays],
         "sessions": [SessionView(marked(s.label), ", ".join(short(p) for p in s.providers), s.calls,
                                  marked(s.placement), marked(s.census)) for s in report.sessions],
         "observed": [marked(o) for o in report.observed],

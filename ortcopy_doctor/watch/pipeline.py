@@ -153,8 +153,10 @@ def _provider_fix(record: SessionRecord, available: str, site: str, replay: Opti
     device faster (or nothing was measured), keep the CPU where the CPU was faster."""
     ask = f"create it with providers=['{available}', 'CPUExecutionProvider']{site}"
     if replay is None or replay.error or not replay.shapes:
+        why = ("no device provider loaded there, or --no-replay" if replay is None else replay.error or
+               "none of the session's calls had inputs it could keep (numpy arrays or lists of numbers)")
         return (f"{ask}; whether {short(available)} is faster for this model at the program's shapes is not measured "
-                f"(the replay after the program did not run: {replay.error if replay and replay.error else 'no device provider loaded there, or --no-replay'}): "
+                f"(the replay after the program did not run: {why}): "
                 f"`ortcopy-doctor check {record.model or 'MODEL.onnx'} --provider {short(available).lower()},cpu` "
                 "measures the copies it would make")
     if replay.verdict == available:
@@ -596,7 +598,7 @@ def _pipeline(views: _Views, obs: PipelineObservations, loop: Loop, ordered: lis
                         bytes_predicted=any(views.host_only[m] for m in members))
     if any(c.traced for m in members for c in obs.sessions[m].observations.calls):
         pipeline = replace(pipeline, timing_note=TIMING_UNDER_CENSUS)
-    pipeline = replace(pipeline, largest_cost=_largest_cost(pipeline))
+    pipeline = replace(pipeline, largest_cost=_largest_cost(pipeline, {r.session: r for r in obs.replays}))
     return replace(pipeline, code=pipeline_code(pipeline, obs), code_check=pipeline_code_check(pipeline, obs))
 
 
@@ -605,9 +607,58 @@ TIMING_UNDER_CENSUS = ("these times include the CUPTI census, which slows every 
 
 
 
-def _largest_cost(p: Pipeline) -> str:
-    """The largest cost the report can name a fix for: a round trip (bytes per iteration), else the first call at a
-    new shape that took longest over the later calls at that shape, else the largest host<->device transfer."""
+# A session's calls at shapes it had run before are a change-of-shape cost where they take this many times as long as
+# the same calls when the shape repeats (the replay), and at least SWITCH_MIN_EXCESS_MS more.
+SWITCH_MIN_RATIO = 3.0
+SWITCH_MIN_EXCESS_MS = 5.0
+
+
+def _switch_cost(p: Pipeline, replays: dict[str, SessionReplay]) -> str:
+    """Where a CUDA session's calls at shapes it had run before are much slower in the program than the same calls
+    when the shape repeats (the replay), and the replay measured the calls when the shape changes at every call:
+    the cost of each change of shape, its cause and its measured fix ("" where none)."""
+    found: list[tuple[float, str]] = []
+    for session in p.sessions:
+        replay = replays.get(session)
+        later = next((c.steady_median_ms for c in p.new_shapes if c.session == session
+                      and c.steady_median_ms is not None), None)
+        steady = replay.steady_ms() if replay is not None else None
+        if replay is None or later is None or steady is None or not replay.switch:
+            continue
+        if later < SWITCH_MIN_RATIO * steady or later - steady < SWITCH_MIN_EXCESS_MS:
+            continue
+        timings = {t.option: t.median_ms for t in replay.switch}
+        exhaustive, heuristic = timings.get("EXHAUSTIVE"), timings.get("HEURISTIC")
+        words = (f"every change of input shape of {session} costs about {fmt_ms(later - steady)} ms: its calls at shapes "
+                 f"it had run before take {fmt_ms(later)} ms (median) in the program, {fmt_ms(steady)} ms when the shape "
+                 "repeats (replayed); ORT searches cuDNN's convolution algorithms again at each change "
+                 "(cudnn_conv_algo_search EXHAUSTIVE, its default)")
+        cpu = sorted(c.other.median_ms for c in replay.shapes if not is_device(c.other.provider))
+        cpu_ms = cpu[len(cpu) // 2] if cpu else None
+        pad = f"pad the inputs to one shape ({fmt_ms(steady)} ms per call when it repeats)"
+        if exhaustive is not None and heuristic is not None and heuristic < 0.9 * exhaustive:
+            words += (f"; replayed with the shape changing at every call: {fmt_ms(exhaustive)} ms per call with "
+                      f"EXHAUSTIVE, {fmt_ms(heuristic)} ms with HEURISTIC")
+            heuristic_fix = ("create the session with providers=[('CUDAExecutionProvider', "
+                             "{'cudnn_conv_algo_search': 'HEURISTIC'}), 'CPUExecutionProvider']")
+            if cpu_ms is not None and cpu_ms < heuristic:
+                words += (f", and {fmt_ms(cpu_ms)} ms on the CPU: {pad}; else the CPU provider beats CUDA for "
+                          f"this session while its shapes vary ({heuristic_fix} still costs {fmt_ms(heuristic)} ms "
+                          "per change)")
+            else:
+                words += f": {heuristic_fix}, or {pad}"
+        else:
+            words += f"; {pad} (or a few), so that the shape repeats"
+            if cpu_ms is not None and cpu_ms < later:
+                words += f", or run it on the CPU ({fmt_ms(cpu_ms)} ms per call at these shapes)"
+        found.append((later - steady, "largest removable cost: " + words))
+    return max(found)[1] if found else ""
+
+
+def _largest_cost(p: Pipeline, replays: Optional[dict[str, SessionReplay]] = None) -> str:
+    """The largest cost the report can name a fix for: a round trip (bytes per iteration), else the change of input
+    shape a CUDA session pays at every call (``_switch_cost``), else the first call at a new shape that took longest
+    over the later calls at that shape, else the largest host<->device transfer."""
     count = max(1, p.iterations)
     trips = [(h, ((h.d2h_bytes_per_call or 0) + (h.h2d_bytes_per_call or 0)) * h.calls / count)
              for h in p.round_trips + [s for s in p.state if s.kind == ROUND_TRIP]]
@@ -616,6 +667,9 @@ def _largest_cost(p: Pipeline) -> str:
         what = (f"the state `{h.output}` → `{h.input}` of {h.producer}" if h.state
                 else f"the round trip of `{h.output}` from {h.producer} to {h.consumer}")
         return f"largest removable cost: {what}, {fmt_bytes(int(per))} per iteration: {h.fix}"
+    switch = _switch_cost(p, replays or {})
+    if switch:
+        return switch
     baselines = [(s, s.later_median_ms if s.later_median_ms is not None else s.steady_median_ms) for s in p.new_shapes]
     slow = [(s, s.ms - base) for s, base in baselines if base is not None and s.ms - base >= NEW_SHAPE_MIN_EXCESS_MS]
     if slow:

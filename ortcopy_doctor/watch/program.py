@@ -669,13 +669,21 @@ class PipelineRecorder:
 
     def _keep_for_replay(self, session: Any, feed: dict[Any, Any]) -> None:
         """Keep a copy of ``feed`` for the replay after the program (watch/replay.py) where it is the session's
-        first call at a new input signature, within REPLAY_SIGNATURES and REPLAY_BYTES, and every input is numpy."""
+        first call at a new input signature, within REPLAY_SIGNATURES and REPLAY_BYTES, and every input is numpy (or
+        a list of numbers, which ORT converts)."""
         index = getattr(session, "_ortcopy_doctor_pipeline", None)
         if index is None or not feed:
             return
         np = _numpy()
-        if not all(isinstance(v, np.ndarray) for v in feed.values()):
+        if not all(isinstance(v, (np.ndarray, list)) for v in feed.values()):
             return
+        if any(isinstance(v, list) for v in feed.values()):  # ORT converts a list to the input's type: so does the replay
+            try:
+                feed = {k: v if isinstance(v, np.ndarray) else np.asarray(v) for k, v in feed.items()}
+            except (ValueError, TypeError):
+                return
+            if any(v.dtype == object for v in feed.values()):
+                return
         signature = tuple((str(k), v.dtype.str, v.shape) for k, v in feed.items())
         kept = self._replay.setdefault(index, [])
         if len(kept) >= REPLAY_SIGNATURES or any(k[0] == signature for k in kept):

@@ -216,7 +216,15 @@ def _use_of_value(name: str, role: str, value: Any, via_numpy: str) -> TensorUse
                              list(value.shape()), value.data_type())
         except Exception:  # noqa: BLE001 - a sparse or odd value
             return TensorUse(name, role, "ortvalue", "", is_tensor=False)
-    if isinstance(value, (list, dict)):
+    if isinstance(value, list):  # ORT converts a list of numbers to the input's type: its shape is known, not its size
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError):
+            return TensorUse(name, role, via_numpy, "cpu", is_tensor=False)
+        if arr.dtype == object:
+            return TensorUse(name, role, via_numpy, "cpu", is_tensor=False)
+        return TensorUse(name, role, via_numpy, "cpu", None, list(arr.shape), None)
+    if isinstance(value, dict):
         return TensorUse(name, role, via_numpy, "cpu", is_tensor=False)
     try:
         arr = np.asarray(value)

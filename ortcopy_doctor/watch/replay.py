@@ -18,14 +18,17 @@ from typing import Any, Optional
 
 from msgspec.structs import replace
 
-from ortcopy_doctor.collect.ep_compare import compare_providers, shape_text
+from ortcopy_doctor.collect.ep_compare import compare_providers, shape_text, switch_cost
 from ortcopy_doctor.collect.ortlog import capture_native_stderr, import_onnxruntime
 from ortcopy_doctor.knowledge.providers import is_device
 from ortcopy_doctor.model.pipeline import PipelineObservations, SessionRecord
-from ortcopy_doctor.model.replay import SessionReplay, ShapeComparison
+from ortcopy_doctor.model.replay import SessionReplay, ShapeComparison, SwitchTiming
 
 CPU = "CPUExecutionProvider"
 CUDA = "CUDAExecutionProvider"
+_NUMPY_TYPES = {"tensor(float)": "float32", "tensor(double)": "float64", "tensor(float16)": "float16",
+                "tensor(int64)": "int64", "tensor(int32)": "int32", "tensor(int16)": "int16", "tensor(int8)": "int8",
+                "tensor(uint8)": "uint8", "tensor(bool)": "bool"}
 
 
 def _threads_words(record: SessionRecord) -> str:
@@ -36,14 +39,15 @@ def _threads_words(record: SessionRecord) -> str:
             f"{one(record.inter_op_threads, 'inter-op threads')}); ORT's default provider options")
 
 
-def _session(ort: Any, model: str, provider: str, record: SessionRecord) -> Any:
+def _session(ort: Any, model: str, provider: str, record: SessionRecord, search: str = "") -> Any:
     options = ort.SessionOptions()
     options.log_severity_level = 3
     if record.intra_op_threads:
         options.intra_op_num_threads = record.intra_op_threads
     if record.inter_op_threads:
         options.inter_op_num_threads = record.inter_op_threads
-    providers = [provider] + ([CPU] if provider != CPU else [])
+    first: Any = (provider, {"cudnn_conv_algo_search": search}) if search else provider
+    providers = [first] + ([CPU] if provider != CPU else [])
     with capture_native_stderr():
         session = ort.InferenceSession(model, options, providers=providers)
     if session.get_providers()[0] != provider:
@@ -117,14 +121,39 @@ def replay_session(ort: Any, record: SessionRecord, index: int, prefix: str, use
     except Exception as exc:  # noqa: BLE001 - a provider that fails for this model is the replay's result
         return replace(base, error=_error(exc))
     order = [i.name for i in sessions[0].get_inputs()]
+    types = {i.name: _NUMPY_TYPES.get(i.type) for i in sessions[0].get_inputs()}
     shapes: list[ShapeComparison] = []
     for feeds in kept:
+        # a list the program fed was kept as numpy's choice of type; ORT converted it to the input's
+        feeds = _typed(feeds, types)
         try:
             shapes.append(compare_providers(*sessions, feeds, shape=shape_text(feeds, order),
                                             program_calls=_program_calls(record, feeds)))
         except Exception as exc:  # noqa: BLE001
             return replace(base, shapes=shapes, error=_error(exc))
-    return replace(base, shapes=shapes)
+    switch = _switch(ort, record, used, [_typed(f, types) for f in kept]) if used == CUDA and len(kept) > 1 else []
+    return replace(base, shapes=shapes, switch=switch)
+
+
+def _typed(feeds: dict[str, Any], types: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.astype(types[k]) if types.get(k) and v.dtype != types[k] else v for k, v in feeds.items()}
+
+
+SEARCHES = ("EXHAUSTIVE", "HEURISTIC")  # ORT's default first
+
+
+def _switch(ort: Any, record: SessionRecord, used: str, kept: list[dict[str, Any]]) -> list[SwitchTiming]:
+    """Where the model has convolutions: the calls when the shape changes at every call, on a fresh session for each
+    cudnn_conv_algo_search value ([] where it has none, or a session fails)."""
+    try:
+        import onnx
+
+        model = onnx.load(record.model, load_external_data=False)
+        if not any(n.op_type in ("Conv", "ConvTranspose") for n in model.graph.node):
+            return []
+        return [switch_cost(_session(ort, record.model, used, record, search), kept, search) for search in SEARCHES]
+    except Exception:  # noqa: BLE001 - the switch measurement is extra: the comparison stands without it
+        return []
 
 
 def _error(exc: BaseException) -> str:
