@@ -315,6 +315,15 @@ class ProviderFinding(msgspec.Struct, frozen=True):
                 f"{self.cause}{measured}")
 
 
+class SwitchCost(msgspec.Struct, frozen=True):
+    """One session's cost per change of input shape (``analysis.shape_switch``): the ms each change adds and the
+    words naming it, its cause and its measured fix."""
+
+    session: str
+    extra_ms: float
+    words: str
+
+
 class PipelineReport(msgspec.Struct, frozen=True):
     """What ``ortcopy-doctor run`` found: each session, each pipeline of sessions and its host round trips (its text
     and HTML: ``render.pipeline``; its JSON: ``to_json``)."""
@@ -527,5 +536,5 @@ __all__ = ["DEVICE", "HOST", "HOST_KINDS", "HOW_DOWNLOAD", "HOW_HASH", "HOW_OBJE
            "NEW_SHAPE_MIN_EXCESS_MS", "PIPELINE_FORMAT", "PIPELINE_FORMAT_VERSION", "PIPELINE_REPORT_FORMAT",
            "POSSIBLE_ROUND_TRIP", "ROUND_TRIP", "Download", "HandOff", "HandoffCode", "HostEdge", "IoNames", "Pipeline",
            "PipelineCall", "PipelineObservations", "PipelineReport", "ProviderFinding", "SessionRecord",
-           "SessionSummary", "ShapeCall", "StageRow", "ValueInfo", "ValueLink", "fmt_ms", "is_pipeline_report",
+           "SessionSummary", "ShapeCall", "StageRow", "SwitchCost", "ValueInfo", "ValueLink", "fmt_ms", "is_pipeline_report",
            "load_pipeline_observations", "load_pipeline_report", "shape_message", "short_site", "split_site"]

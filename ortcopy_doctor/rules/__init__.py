@@ -31,6 +31,7 @@ from ortcopy_doctor.rules import host_upload
 from ortcopy_doctor.rules import host_download
 from ortcopy_doctor.rules import slow_new_shape
 from ortcopy_doctor.rules import cpu_faster
+from ortcopy_doctor.rules import shape_switch_cost
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.rules.registry import (
     CHECK,
@@ -68,6 +69,7 @@ HOST_UPLOAD = host_upload.RULE
 HOST_DOWNLOAD = host_download.RULE
 SLOW_NEW_SHAPE = slow_new_shape.RULE
 CPU_FASTER = cpu_faster.RULE
+SHAPE_SWITCH_COST = shape_switch_cost.RULE
 
 RULES: list[Rule] = registered()  # every rule, of both kinds of report
 CHECK_RULES: list[Rule] = registered(CHECK)  # check's (OCD0xx): its SARIF lists these
@@ -114,4 +116,5 @@ __all__ = [
     "HOST_DOWNLOAD",
     "SLOW_NEW_SHAPE",
     "CPU_FASTER",
+    "SHAPE_SWITCH_COST",
 ]
