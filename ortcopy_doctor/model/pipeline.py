@@ -316,7 +316,7 @@ class ProviderFinding(msgspec.Struct, frozen=True):
 
 
 class SwitchCost(msgspec.Struct, frozen=True):
-    """One session's cost per change of input shape (``analysis.shape_switch``): the ms each change adds and the
+    """One session's cost per change of input shape (``model.shape_switch``): the ms each change adds and the
     words naming it, its cause and its measured fix."""
 
     session: str

@@ -3,7 +3,7 @@ shape (measured by the replay)."""
 
 from __future__ import annotations
 
-from ortcopy_doctor.analysis.shape_switch import shape_switch_costs
+from ortcopy_doctor.model.shape_switch import shape_switch_costs
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.rules.pipeline_sites import run_finding, session_site
 from ortcopy_doctor.rules.registry import RUN, Rule, RunContext, register

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ortcopy_doctor.analysis.shape_switch import shape_switch_costs
+from ortcopy_doctor.model.shape_switch import shape_switch_costs
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.model.pipeline import NEW_SHAPE_MIN_EXCESS_MS, fmt_ms, shape_message
 from ortcopy_doctor.rules.pipeline_sites import run_finding

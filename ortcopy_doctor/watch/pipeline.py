@@ -43,7 +43,7 @@ from ortcopy_doctor.analysis.loops import (
     stage_table,
 )
 from ortcopy_doctor.analysis.codelayout import fit
-from ortcopy_doctor.analysis.shape_switch import shape_switch_costs
+from ortcopy_doctor.model.shape_switch import shape_switch_costs
 from ortcopy_doctor.knowledge.providers import is_device, short
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.replay import SessionReplay
@@ -609,7 +609,7 @@ TIMING_UNDER_CENSUS = ("these times include the CUPTI census, which slows every 
 
 
 def _switch_cost(p: Pipeline, replays: dict[str, SessionReplay]) -> str:
-    """The largest change-of-shape cost of the pipeline's CUDA sessions (``analysis.shape_switch``), as the largest
+    """The largest change-of-shape cost of the pipeline's CUDA sessions (``model.shape_switch``), as the largest
     removable cost; "" where none."""
     found = shape_switch_costs(p, replays)
     return "largest removable cost: " + max((c.extra_ms, c.words) for c in found)[1] if found else ""
