@@ -236,6 +236,24 @@ class ShapeCall(msgspec.Struct, frozen=True):
     steady_median_ms: Optional[float] = None  # the session's calls that were no first call at their shape
 
 
+class IterationMove(msgspec.Struct, frozen=True):
+    """One host<->device transfer the loop makes, per iteration: a call's feed or fetch copy, a Memcpy node ORT
+    inserted, a kernel's own transfer, or one the census could not explain; with the program's line that made the
+    call, the bytes and (where CUPTI timed it) the device time per iteration and its share of the iteration."""
+
+    kind: str  # feed, fetch, memcpy_node, in_kernel, unexplained
+    direction: str  # host_to_device, device_to_host
+    session: str
+    tensor: str
+    node: str = ""
+    site: str = ""  # the program's code that made the call (file:function:line)
+    calls: int = 0  # the loop's calls that made it, over all its iterations
+    bytes_per_iteration: Optional[float] = None  # mean over the iterations; None where a size is unknown
+    ms_per_iteration: Optional[float] = None  # CUPTI's device time, mean over the iterations; None without a census
+    share: Optional[float] = None  # ms_per_iteration over the iteration's median time
+    basis: str = ""  # census, placement, prediction
+
+
 class Pipeline(msgspec.Struct, frozen=True):
     """Sessions called in a repeating order: hand-offs, uploads, downloads, stage times and the code to fix them."""
 
@@ -271,6 +289,8 @@ class Pipeline(msgspec.Struct, frozen=True):
     d2h_bytes_per_iteration: Optional[float] = None
     bytes_predicted: bool = False
     largest_cost: str = ""  # the largest cost the report names a fix for (_largest_cost)
+    # every host<->device transfer of the loop, per iteration, largest first (feeds, fetches, Memcpy nodes, in-kernel)
+    moves: list[IterationMove] = field(default_factory=list)
 
 
 class SessionSummary(msgspec.Struct, frozen=True):

@@ -205,6 +205,7 @@ class Transfer(msgspec.Struct, frozen=True):
     dst_kind: str = ""
     cause: str = ""
     fix: str = ""
+    duration_ns: Optional[int] = None  # census only: the memcpy's device time, as CUPTI timed it
 
     @property
     def user(self) -> bool:

@@ -269,7 +269,7 @@ def _match_census(call: CallObservation, placement: Placement, expected: list[tu
         ph, r = pool[i]
         report.transfers.append(Transfer(call=call.index, kind=FEED if use.role == "input" else FETCH,
                                          direction=direction, tensor=use.name, bytes=r.bytes, basis=BASIS_CENSUS,
-                                         phase=ph, src_kind=r.src_kind, dst_kind=r.dst_kind, cause=cause, fix=fix))
+                                         phase=ph, src_kind=r.src_kind, dst_kind=r.dst_kind, duration_ns=r.end_ns - r.start_ns, cause=cause, fix=fix))
     # The model's transfers, in ORT's order per direction.
     sites = {d: [s for s in placement.model_sites if s.direction == d and s.kind == MEMCPY_NODE]
              for d in (HOST_TO_DEVICE, DEVICE_TO_HOST)}
@@ -294,12 +294,12 @@ def _match_census(call: CallObservation, placement: Placement, expected: list[tu
                     free.remove(site)
                 report.transfers.append(Transfer(call=call.index, kind=site.kind, direction=direction,
                                                  tensor=site.tensor, bytes=r.bytes, basis=BASIS_CENSUS, phase=ph,
-                                                 node=site.node, src_kind=r.src_kind, dst_kind=r.dst_kind,
+                                                 node=site.node, src_kind=r.src_kind, dst_kind=r.dst_kind, duration_ns=r.end_ns - r.start_ns,
                                                  cause=site.cause, fix=_MODEL_FIX))
             else:
                 report.transfers.append(Transfer(
                     call=call.index, kind=UNEXPLAINED, direction=direction, tensor="", bytes=r.bytes,
-                    basis=BASIS_CENSUS, phase=ph, src_kind=r.src_kind, dst_kind=r.dst_kind,
+                    basis=BASIS_CENSUS, phase=ph, src_kind=r.src_kind, dst_kind=r.dst_kind, duration_ns=r.end_ns - r.start_ns,
                     cause="a memcpy of this call that neither the inputs/outputs nor a known Memcpy node or kernel explains"
                           + (f" (issued in {ph})" if ph != "run" else ""),
                     fix="run `ortcopy-doctor check` on the model with a census to attribute it"))

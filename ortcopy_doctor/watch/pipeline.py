@@ -28,7 +28,7 @@ import re
 import statistics
 from collections.abc import Sequence
 from msgspec.structs import replace
-from typing import Optional
+from typing import Any, Optional
 
 from ortcopy_doctor.analysis.binding import code_comment, code_identifier, code_sha256
 from ortcopy_doctor.analysis.loops import (
@@ -48,6 +48,7 @@ from ortcopy_doctor.knowledge.providers import is_device, short
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.replay import SessionReplay
 from ortcopy_doctor.model.pipeline import (
+    IterationMove,
     host_stretch_sites,
     DEVICE,
     HOST,
@@ -583,13 +584,16 @@ def _pipeline(views: _Views, obs: PipelineObservations, loop: Loop, ordered: lis
         return result
 
     members = sorted({c.session for c in calls})
+    iteration_ms = _median([_ms(v) for v in spans])
     pipeline = Pipeline(sessions=names, iterations=len(loop.iterations),
                         round_trips=[h for h in mine if h.kind == ROUND_TRIP and not h.state],
                         state=[h for h in mine if h.state and h.kind in (ROUND_TRIP, POSSIBLE_ROUND_TRIP, DEVICE)],
                         on_device=[h for h in mine if h.kind == DEVICE and not h.state],
                         host_hand_offs=[h for h in mine if h.kind == HOST],
                         uploads=edges(uploads, HOST_TO_DEVICE), downloads=edges(downloads, DEVICE_TO_HOST),
-                        stages=stages, iteration_ms=_median([_ms(v) for v in spans]),
+                        stages=stages, iteration_ms=iteration_ms,
+                        moves=_moves(views, labels, [ordered[i] for it in loop.iterations for i in it.calls], count,
+                                     iteration_ms),
                         head=labels[loop.head[0]], head_site=loop.head[1],
                         stage_iterations=len(steady) if steady else len(loop.iterations),
                         first_iteration=first_rows,
@@ -601,6 +605,44 @@ def _pipeline(views: _Views, obs: PipelineObservations, loop: Loop, ordered: lis
         pipeline = replace(pipeline, timing_note=TIMING_UNDER_CENSUS)
     pipeline = replace(pipeline, largest_cost=_largest_cost(pipeline, {r.session: r for r in obs.replays}))
     return replace(pipeline, code=pipeline_code(pipeline, obs), code_check=pipeline_code_check(pipeline, obs))
+
+
+def _moves(views: _Views, labels: list[str], calls: list[PipelineCall], iterations: int,
+           iteration_ms: Optional[float]) -> list[IterationMove]:
+    """Every transfer of the loop's iterations' calls (the watch's per-call transfers: census-named where CUPTI traced
+    the call, else from the placement or the prediction), per (session, kind, direction, tensor, node, call site),
+    per iteration; largest first."""
+    totals: dict[tuple[int, str, str, str, str, str], list[Any]] = {}
+    frames: dict[int, set[str]] = {}  # every frame of each session's calls' stacks
+    for c in calls:
+        frames.setdefault(c.session, set()).update([c.site, *c.stack])
+
+    def own_line(c: PipelineCall) -> str:
+        """The innermost frame of the call's stack that no other session's calls pass through: the program's (or a
+        package's) line for this session, where every session is called through one wrapper; else the site."""
+        shared = set().union(*(f for s, f in frames.items() if s != c.session))
+        return next((f for f in [c.site, *c.stack] if f and f not in shared), c.site)
+
+    for c in calls:
+        report = views.call(c.session, c.call)
+        for t in report.transfers if report is not None else []:
+            entry = totals.setdefault((c.session, str(t.kind), str(t.direction), t.tensor, t.node, own_line(c)),
+                                      [0, 0, 0, True, True, str(t.basis)])
+            entry[0] += 1
+            entry[1] += t.bytes or 0
+            entry[2] += t.duration_ns or 0
+            entry[3] = entry[3] and t.bytes is not None
+            entry[4] = entry[4] and t.duration_ns is not None
+    n = max(1, iterations)
+    moves = []
+    for (session, kind, direction, tensor, node, site), (count, nbytes, ns, sized, timed, basis) in totals.items():
+        ms = _ms(ns) / n if timed else None
+        moves.append(IterationMove(kind=kind, direction=direction, session=labels[session], tensor=tensor, node=node,
+                                   site=site, calls=count, bytes_per_iteration=nbytes / n if sized else None,
+                                   ms_per_iteration=ms,
+                                   share=ms / iteration_ms if ms is not None and iteration_ms else None,
+                                   basis=basis))
+    return sorted(moves, key=lambda m: -(m.bytes_per_iteration or 0))
 
 
 TIMING_UNDER_CENSUS = ("these times include the CUPTI census, which slows every traced call and bind_* call: "

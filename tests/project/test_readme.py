@@ -47,7 +47,7 @@ def _commands() -> dict[str, list[str]]:
 
 def test_the_readme_is_short_and_starts_with_the_two_commands():
     lines = _text(README).splitlines()
-    assert len(lines) < 150
+    assert len(lines) < 175
     first_heading = next(i for i, line in enumerate(lines) if line.startswith("## "))
     fence = lines.index("```")
     assert fence < 10 and fence < first_heading  # the first screen: the title, one sentence, the commands
@@ -100,7 +100,7 @@ def test_no_one_is_told_to_pip_install_the_unpublished_package():
 
 def _output_blocks() -> tuple[list[str], list[str]]:
     section = _section(_text(README), "## What the first report looks like")
-    cpu, h200 = _blocks(section)
+    cpu, h200, _ = _blocks(section)
     assert cpu[0] == "$ make demo"
     return cpu[1:], h200
 
@@ -163,3 +163,25 @@ def test_links_from_the_readme_and_the_docs_resolve():
             elif fragment and path.suffix == ".md" and fragment not in anchors(path):
                 broken.append(f"{page.relative_to(REPO)}: {target} (no such heading)")
     assert broken == []
+
+
+def test_the_real_program_s_run_output_is_the_recording():
+    """Every line of the README's `run` excerpt (each piece between its "..." marks) is in what the run report
+    recorded on the H200 for the OCR package prints (tests/fixtures/real_programs/ocr_rapidocr.json.gz)."""
+    import gzip
+    import json
+
+    from ortcopy_doctor.model.pipeline import load_pipeline_observations
+    from ortcopy_doctor.render.pipeline import render_pipeline_text
+    from ortcopy_doctor.watch.pipeline import analyse_pipeline
+
+    section = _section(_text(README), "### A real program under `run`")
+    [block] = _blocks(section)
+    assert block[0] == "$ ortcopy-doctor run -- python tools/real_programs/ocr_rapidocr.py --pages 12"
+    with gzip.open(REPO / "tests" / "fixtures" / "real_programs" / "ocr_rapidocr.json.gz", "rt") as f:
+        data = json.load(f)
+    assert data["ort_version"] == "1.31.1"
+    printed = render_pipeline_text(analyse_pipeline(load_pipeline_observations(data["report"]["observations"])))
+    pieces = [piece.strip() for line in block[1:] for piece in line.split("...") if piece.strip(" ().")]
+    assert len(pieces) >= 10
+    assert [piece for piece in pieces if piece not in printed] == []

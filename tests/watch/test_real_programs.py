@@ -189,3 +189,32 @@ def test_a_single_shape_program_is_told_to_warm_up_its_first_call():
                                             "3x3x224x224 (iteration 1): ")
     assert pipeline.largest_cost.endswith("warm the session up at that shape before the loop, or feed shapes it has "
                                           "already run")
+
+
+def test_every_transfer_of_the_ocr_loop_is_in_the_table_and_adds_up_to_cupti_s_bytes():
+    data = _fixture("ocr_rapidocr")
+    _, report = _report("ocr_rapidocr")
+    [pipeline] = report.pipelines
+    cupti = sum(r["cupti_bytes"]["host_to_device"] + r["cupti_bytes"]["device_to_host"]
+                for r in _tool().cupti_per_call(data["report"]))
+    assert sum(m.bytes_per_iteration for m in pipeline.moves) * pipeline.iterations == pytest.approx(cupti)
+    assert {m.basis for m in pipeline.moves} == {"census"}
+    assert all(m.ms_per_iteration is not None and m.share is not None for m in pipeline.moves)
+
+
+def test_each_transfer_is_named_by_its_session_s_own_line_not_the_shared_wrapper():
+    _, report = _report("ocr_rapidocr")
+    lines = {(m.session, m.site.split("/site/")[-1]) for m in report.pipelines[0].moves}
+    assert lines == {
+        ("ch_PP-OCRv4_det_infer.onnx", "rapidocr_onnxruntime/ch_ppocr_det/text_detect.py:__call__:59"),
+        ("ch_ppocr_mobile_v2.0_cls_infer.onnx", "rapidocr_onnxruntime/ch_ppocr_cls/text_cls.py:__call__:65"),
+        ("ch_PP-OCRv4_rec_infer.onnx", "rapidocr_onnxruntime/ch_ppocr_rec/text_recognize.py:__call__:82"),
+    }
+
+
+def test_the_model_s_own_transfers_predicted_for_the_device_are_listed_too():
+    _, report = _report("vad_silero")
+    kinds = sorted({(m.kind, m.direction) for m in report.pipelines[0].moves})
+    assert kinds == [("feed", "host_to_device"), ("fetch", "device_to_host"), ("in_kernel", "host_to_device"),
+                     ("memcpy_node", "device_to_host")]
+    assert {m.basis for m in report.pipelines[0].moves} == {"prediction"}
