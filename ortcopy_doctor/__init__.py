@@ -34,7 +34,7 @@ _LAZY = {"CheckOptions": ".api", "Report": ".api", "analyse": ".api", "check": "
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from importlib import import_module
+        from importlib import import_module  # here: the package imports no importlib at start-up (above)
 
         value = getattr(import_module(_LAZY[name], __name__), name)
         globals()[name] = value

@@ -32,6 +32,7 @@ from collections import defaultdict
 from msgspec.structs import replace
 from typing import Any, Optional
 
+from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import (
     BETWEEN_NODES,
@@ -518,8 +519,6 @@ def _checks(transfers: list[AttributedTransfer], traced_runs: list[int], node_ev
 def _more_by_data(transfers: list[AttributedTransfer], direction: str) -> Optional[str]:
     """Where the kernel of these in-kernel transfers also has a rule whose transfers in ``direction`` depend on the
     data (knowledge/kernel_memory.py), the condition under which they happen; else None."""
-    from ortcopy_doctor.knowledge import kernel_memory
-
     op_type = next((t.op_type for t in transfers if t.op_type), "")
     rule = next((r for r in kernel_memory.in_kernel_rules("", op_type) if r.size == "data" and r.direction == direction),
                 None)

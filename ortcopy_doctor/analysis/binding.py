@@ -15,6 +15,7 @@ Code comes in flavors, each runnable as printed: ``onnxruntime`` (numpy data, Or
 from __future__ import annotations
 
 import msgspec
+import hashlib
 import keyword
 import math
 import re
@@ -22,7 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from msgspec.structs import replace
 
 from ortcopy_doctor.analysis.codelayout import WIDTH, fit
-from ortcopy_doctor.analysis.copies import GraphView, copied_by_memcpy_node, input_dims
+from ortcopy_doctor.analysis.copies import (GraphView, _output_event, _shape_and_bytes, copied_by_memcpy_node,
+                                            input_dims, measured_events)
 from ortcopy_doctor.model.evidence import Dim, Evidence, RuntimeNode, ValueInfo
 from ortcopy_doctor.model.format import fmt_shape
 # The plan's types live in model/binding.py; named here too, where the public API and older code import them.
@@ -72,8 +74,6 @@ def _observed_shape(observed: list[Dim] | None, rank: int) -> list[int] | None:
 
 def _observed_output_shape(evidence: Evidence, view: GraphView, name: str) -> list[Dim] | None:
     """The shape of output ``name`` in the last profiled run (its producer's profile event), or None."""
-    from ortcopy_doctor.analysis.copies import _output_event, _shape_and_bytes, measured_events
-
     producer = view.producers.get(name)
     if producer is None:
         return None
@@ -342,8 +342,6 @@ class CodeVerdict(msgspec.Struct, frozen=True):
 
 def code_sha256(code: str) -> str:
     """The digest a ``CodeCheck`` keeps of the code it ran: a report offers a block only for this very text."""
-    import hashlib
-
     return hashlib.sha256(code.encode("utf-8")).hexdigest()
 
 

@@ -29,7 +29,7 @@ from ortcopy_doctor.model.vocabulary import (
 from ortcopy_doctor.analysis.dimexpr import SymbolSizes
 from ortcopy_doctor.model.evidence import Dim, Evidence, Feed, MemcpyInsertion, NodeEvent, RuntimeNode, ValueInfo
 from ortcopy_doctor.knowledge.model_file import dtype_itemsize
-from ortcopy_doctor.analysis.profile import tensor_bytes
+from ortcopy_doctor.analysis.profile import _PROFILE_TYPES, tensor_bytes
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
 
 
@@ -114,8 +114,6 @@ def _output_event(events: list[NodeEvent], node_name: str) -> NodeEvent | None:
 def _shape_and_bytes(entry: object) -> tuple[list[Dim] | None, str | None, int | None]:
     if isinstance(entry, dict) and len(entry) == 1:
         ((type_name, dims),) = entry.items()
-        from ortcopy_doctor.analysis.profile import _PROFILE_TYPES
-
         return list(dims), _PROFILE_TYPES.get(type_name, type_name), tensor_bytes(entry)
     return None, None, None
 

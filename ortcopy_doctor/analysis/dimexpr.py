@@ -9,9 +9,15 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Optional
 
-if TYPE_CHECKING:  # ast and fractions (with decimal) load when an expression is first evaluated: ~3 ms a check
+from ortcopy_doctor.model.lazy import lazy_import
+
+if TYPE_CHECKING:
     import ast
+    import fractions
     from fractions import Fraction
+else:  # run on first use (model/lazy.py): when an expression is first evaluated (fractions: ~3 ms a check)
+    ast = lazy_import("ast")
+    fractions = lazy_import("fractions")
 
 _FUNCTIONS = {"Max": max, "max": max, "Min": min, "min": min}
 _ROUNDING = {"floor": math.floor, "FloorToInt": math.floor, "ceiling": math.ceil, "ceil": math.ceil,
@@ -47,8 +53,6 @@ class SymbolSizes(dict):  # type: ignore[type-arg]
 def evaluate(text: str, sizes: dict[str, int]) -> Optional[int]:
     """The size ``text`` (an expression of symbols) has with ``sizes``, or None where it has none (an unknown
     symbol, a form not handled, a result that is not a non-negative integer)."""
-    import ast
-
     try:
         tree = ast.parse(text.strip(), mode="eval")
         value = _value(tree.body, sizes)
@@ -60,16 +64,13 @@ def evaluate(text: str, sizes: dict[str, int]) -> Optional[int]:
 
 
 def _value(node: ast.AST, sizes: dict[str, int]) -> Fraction:
-    import ast
-    from fractions import Fraction
-
     if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        return Fraction(node.value)
+        return fractions.Fraction(node.value)
     if isinstance(node, ast.Name):
         size = dict.get(sizes, node.id)
         if size is None:
             raise KeyError(node.id)
-        return Fraction(size)
+        return fractions.Fraction(size)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         inner = _value(node.operand, sizes)
         return -inner if isinstance(node.op, ast.USub) else inner
@@ -84,7 +85,7 @@ def _value(node: ast.AST, sizes: dict[str, int]) -> Fraction:
         if isinstance(node.op, ast.Div):
             return a / b
         if isinstance(node.op, ast.FloorDiv):
-            return Fraction(math.floor(a / b))
+            return fractions.Fraction(math.floor(a / b))
         if isinstance(node.op, ast.Mod):
             return a - b * math.floor(a / b)
         if isinstance(node.op, ast.Pow) and b.denominator == 1 and 0 <= b <= 64:
@@ -92,9 +93,9 @@ def _value(node: ast.AST, sizes: dict[str, int]) -> Fraction:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
         args = [_value(a, sizes) for a in node.args]
         if node.func.id in _FUNCTIONS and args:
-            return Fraction(_FUNCTIONS[node.func.id](args))
+            return fractions.Fraction(_FUNCTIONS[node.func.id](args))
         if node.func.id in _ROUNDING and len(args) == 1:
-            return Fraction(_ROUNDING[node.func.id](args[0]))
+            return fractions.Fraction(_ROUNDING[node.func.id](args[0]))
     raise ValueError(f"not a size expression: {ast.dump(node)[:80]}")
 
 

@@ -488,6 +488,7 @@ def check(
     measure_binding: Optional[bool] = typer.Option(None, "--measure-binding/--no-measure-binding", help="Time plain run() against the binding plan, everything bound on the device and a CUDA graph (default: on where the CUDA EP is active)."),
     measure_runs: int = typer.Option(50, "--measure-runs", min=5, max=1_000_000, help="Minimum timed runs per binding variant (--measure-binding); more are added until the 95% CI of every speed-up is within ±3% or --measure-budget is spent."),
     measure_budget: float = typer.Option(5.0, "--measure-budget", min=0.0, max=3600.0, help="Seconds of adaptive sampling for the binding A/B at most (after the --measure-runs minimum)."),
+    measure_providers: Optional[bool] = typer.Option(None, "--measure-providers/--no-measure-providers", help="Time CUDA against the CPU provider at these inputs, and each cudnn_conv_algo_search where CUDA runs convolutions (default: on where the CUDA EP is active)."),
     fail_on_gain: Optional[str] = typer.Option(None, "--fail-on-gain", help=GAIN_HELP),
     max_transfer_bytes: Optional[str] = typer.Option(None, "--max-transfer-bytes", help=MAX_BYTES_HELP),
     allow: list[str] = typer.Option([], "--allow", help=ALLOW_HELP),
@@ -518,6 +519,7 @@ def check(
             warmup_runs=warmup, profiled_runs=runs, timed_runs=timed_runs, custom_op_libraries=list(custom_op_library),
             static=static,
             measure_binding=measure_binding, measure_runs=measure_runs, measure_budget_s=measure_budget,
+            measure_providers=measure_providers,
         )
         with _progress(sys.stderr.isatty() and not quiet) as progress:
             try:

@@ -28,6 +28,7 @@ from ortcopy_doctor.report.variants import VARIANT_LABELS, cuda_graph_blockers, 
 from ortcopy_doctor.analysis.copies import find_copies
 from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND, code_names, make_plan
 from ortcopy_doctor.model.binding import BindingPlan
+from ortcopy_doctor.collect.census import CuptiTracer, CuptiUnavailable
 from ortcopy_doctor.collect.code_check import BLOCK_LABELS, Block, check_code, quiet
 from ortcopy_doctor.model.evidence import BindingMeasurement, CodeCheck, Evidence, PhaseTiming, PinnedTiming, VariantTiming
 from ortcopy_doctor.model.vocabulary import CodeCheckStatus, MeasurementStatus
@@ -36,7 +37,6 @@ from ortcopy_doctor.collect.procmaps import MAPS, first_library
 from ortcopy_doctor.collect.session import provider_list, release_traceback, session_options
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.collect.census import CuptiTracer
     from ortcopy_doctor.collect.session import CheckOptions
     from ortcopy_doctor.model.copies import Copy
     from ortcopy_doctor.report.variants import Blocker
@@ -183,7 +183,7 @@ def gpu_event_timer(device_id: int = 0, runtime: CudaRuntime | None = None
     except Exception:  # noqa: BLE001 - try torch
         pass
     try:
-        import torch
+        import torch  # here: an optional dependency, maybe absent or broken (the except below)
 
         if torch.cuda.is_available():
             torch.cuda.set_device(device_id)
@@ -201,7 +201,7 @@ def gpu_event_timer(device_id: int = 0, runtime: CudaRuntime | None = None
     except Exception:  # noqa: BLE001 - try cupy
         pass
     try:
-        import cupy
+        import cupy  # here: an optional dependency, maybe absent or broken (the except below)
 
         with cupy.cuda.Device(device_id):
             cupy.cuda.Event()
@@ -237,14 +237,11 @@ class _Census:
             self.tracer, self.reason = None, "not traced in a dry run"
             return
         try:
-            from ortcopy_doctor.collect.census import CuptiTracer, CuptiUnavailable
-
-            try:
-                CuptiTracer()
-                self.tracer = CuptiTracer
-            except CuptiUnavailable as exc:
-                self.tracer, self.reason = None, str(exc)
-        except Exception as exc:  # noqa: BLE001 - any import problem means: no census
+            CuptiTracer()
+            self.tracer = CuptiTracer
+        except CuptiUnavailable as exc:
+            self.tracer, self.reason = None, str(exc)
+        except Exception as exc:  # noqa: BLE001 - any other problem starting CUPTI means: no census
             self.tracer, self.reason = None, f"{type(exc).__name__}: {exc}"
 
     def totals(self, fn: Callable[[], Any]) -> dict[str, tuple[int, int]] | None:
@@ -301,7 +298,7 @@ def _measure(evidence: Evidence, model_path: Path, arrays: dict[str, np.ndarray]
              device_type: str = "cuda", blocks: dict[str, Block] | None = None) -> BindingMeasurement:
     """The measurement. ``device_type="cpu"`` is a dry run of the same machinery on CPU OrtValues (for tests on
     machines without a GPU): no CUDA graph, no pinned staging, and the timings mean nothing."""
-    import onnxruntime as ort
+    import onnxruntime as ort  # here, not a lazy_import: whether onnxruntime is loaded is asked of sys.modules
 
     runs = max(5, int(getattr(options, "measure_runs", DEFAULT_RUNS) or DEFAULT_RUNS))
     warmup = max(3, options.warmup_runs)
@@ -588,7 +585,7 @@ def _pinned_buffers(fed: list[tuple[str, np.ndarray]], device_id: int, runtime: 
     except Exception:  # noqa: BLE001 - try the next allocator
         pass
     try:
-        import torch
+        import torch  # here: an optional dependency, maybe absent or broken (the except below)
 
         if torch.cuda.is_available():
             views = []
@@ -600,7 +597,7 @@ def _pinned_buffers(fed: list[tuple[str, np.ndarray]], device_id: int, runtime: 
     except Exception:  # noqa: BLE001 - try the next allocator
         pass
     try:
-        import cupyx
+        import cupyx  # here: an optional dependency, maybe absent or broken (the except below)
 
         views = [cupyx.empty_pinned(a.shape, dtype=a.dtype) for _, a in fed]
         return views, "cupyx.empty_pinned"

@@ -159,7 +159,7 @@ def _cgroup_headroom() -> int | None:
 
 def _address_space_headroom() -> int | None:
     try:
-        import resource
+        import resource  # here: a Unix module (the ImportError below: elsewhere there is no limit to read)
     except ImportError:  # not a Unix
         return None
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
@@ -245,7 +245,7 @@ def release_freed() -> None:
     objects come from pages of their own: without this, the parsed profile and the reports piled up on top of the
     profile ORT had held (peak RSS 1.57 GB where 0.8 GB were ever in use at once, for 220,000 events)."""
     try:
-        import ctypes
+        import ctypes  # here: a Python built without ctypes has nothing to trim with (the ImportError below)
 
         ctypes.CDLL(None).malloc_trim(0)
     except (OSError, AttributeError, ImportError):  # not glibc (musl, macOS): nothing to trim

@@ -15,9 +15,14 @@ seconds; see ``census_from_torch_trace``.
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import os
+import tempfile
 import time
+from decimal import Decimal  # loaded with msgspec already (msgspec's core imports decimal)
 from msgspec.structs import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.model.census import (  # noqa: F401 - the census types, re-read by the tracers
     CLOCK_MARKER,
@@ -29,6 +34,13 @@ from ortcopy_doctor.model.census import (  # noqa: F401 - the census types, re-r
     _keep_issuing_call,
     census_from_torch_trace,
 )
+from ortcopy_doctor.model.lazy import lazy_import
+
+if TYPE_CHECKING:
+    from importlib import metadata
+else:  # run on first use (model/lazy.py): ~8 ms of imports, only where a census backend's version is recorded
+    metadata = lazy_import("importlib.metadata")
+
 
 class CuptiUnavailable(RuntimeError):
     """cupti-python is not installed or CUPTI cannot run here; the message says why."""
@@ -49,7 +61,7 @@ class CuptiTracer:
 
     def __init__(self) -> None:
         try:
-            from cupti import cupti
+            from cupti import cupti  # here: an optional dependency, absent on most machines (the except below)
         except Exception as exc:  # ImportError, or a missing libcupti / pyelftools
             raise CuptiUnavailable(f"cupti-python is not usable here ({type(exc).__name__}: {exc}); "
                                    f"install it: {CUPTI_INSTALL}") from None
@@ -165,7 +177,7 @@ class TorchProfilerTracer:
 
     def __init__(self) -> None:
         try:
-            import torch
+            import torch  # here: optional dependencies, torch may be absent or broken (the except below)
             from torch.profiler import ProfilerActivity, profile, record_function
         except Exception as exc:  # noqa: BLE001 - ImportError, or a broken torch install
             raise TracerUnavailable(f"torch is not importable ({type(exc).__name__}: {exc})") from None
@@ -192,10 +204,6 @@ class TorchProfilerTracer:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        import json
-        import os
-        import tempfile
-
         self._mark()
         self._prof.__exit__(None, None, None)
         fd, path = tempfile.mkstemp(prefix="ortcopy-doctor-torch-", suffix=".json")
@@ -205,8 +213,6 @@ class TorchProfilerTracer:
             with open(path, encoding="utf-8") as f:
                 # Kept for tools/verify_census.py: Kineto saves a trace once per profile.
                 self.raw_trace = f.read()
-            from decimal import Decimal  # only this (torch) backend needs it
-
             trace = json.loads(self.raw_trace, parse_float=Decimal)  # ts like 5174668543970.777: keep every ns
         finally:
             os.unlink(path)
@@ -215,8 +221,6 @@ class TorchProfilerTracer:
 
 def backend_version(backend: str) -> str:
     """Installed version of a backend's package ("" where unknown)."""
-    from importlib import metadata
-
     package = {"cupti-python": "cupti-python", "torch-profiler": "torch"}.get(backend, backend)
     try:
         return metadata.version(package)
@@ -233,9 +237,6 @@ def start_tracer() -> tuple[Any | None, list[str]]:
     Returns (the entered tracer, or None; why each backend tried was not used). A failure to start
     never raises: the census is optional evidence. ``$ORTCOPY_CENSUS_BACKEND`` restricts the choice.
     """
-    import importlib.util
-    import os
-
     only = os.environ.get(BACKEND_ENV, "").strip()
     if only == "none":
         return None, [f"{BACKEND_ENV}=none"]

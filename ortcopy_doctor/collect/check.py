@@ -54,10 +54,12 @@ if TYPE_CHECKING:
     import onnx
 
     from ortcopy_doctor.collect import binding_ab as _binding_ab, code_check as _code_check
+    from ortcopy_doctor.collect import provider_choice as _provider_choice
     from ortcopy_doctor.knowledge import prediction as _prediction, validity as _validity
 else:  # run on first use (model/lazy.py): only a static check predicts, only a measured one checks the code
     _binding_ab = lazy_import("ortcopy_doctor.collect.binding_ab")
     _code_check = lazy_import("ortcopy_doctor.collect.code_check")
+    _provider_choice = lazy_import("ortcopy_doctor.collect.provider_choice")
     _prediction = lazy_import("ortcopy_doctor.knowledge.prediction")
     _validity = lazy_import("ortcopy_doctor.knowledge.validity")
 
@@ -689,7 +691,14 @@ def _checked_and_measured(evidence: Evidence, model_path: Path, arrays: dict[str
         evidence = replace(evidence, code_checks=checks)
     try:
         measured = _binding_ab.measure_binding(evidence, model_path, arrays, options, say, blocks)
-        return replace(evidence, binding_measurement=measured)
+        evidence = replace(evidence, binding_measurement=measured)
+        if options.measure_providers is not False and active and active[0] == "CUDAExecutionProvider":
+            say("weighing CUDA against the CPU provider")
+            convolutions = any(n.op_type in ("Conv", "ConvTranspose") and n.provider == "CUDAExecutionProvider"
+                               for n in evidence.nodes)
+            evidence = replace(evidence, provider_choice=_provider_choice.measure_provider_choice(
+                ortlog.import_onnxruntime(), model_path, convolutions, arrays, options, active))
+        return evidence
     finally:
         with ortlog.capture_native_stderr():  # the blocks' sessions (a cycle through infer()'s globals) go now
             for block in blocks.values():

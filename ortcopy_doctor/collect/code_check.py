@@ -24,6 +24,7 @@ from __future__ import annotations
 import msgspec
 import contextlib
 import io
+import time
 from collections.abc import Callable, Iterator
 from msgspec import field
 from msgspec.structs import replace
@@ -43,12 +44,15 @@ from ortcopy_doctor.analysis.binding import (
     render_code,
     render_cuda_graph_code,
 )
+from ortcopy_doctor.analysis.copies import find_copies
 from ortcopy_doctor.analysis.node_names import with_profiler_names
 from ortcopy_doctor.collect import ortlog
 from ortcopy_doctor.collect.feeds import synthesize
+from ortcopy_doctor.collect.session import provider_list, session_options
 from ortcopy_doctor.model.binding import BindingPlan
 from ortcopy_doctor.model.evidence import CodeCheck, Evidence
 from ortcopy_doctor.model.vocabulary import CODE_BLOCK_LABELS as BLOCK_LABELS, CodeCheckStatus
+from ortcopy_doctor.report.variants import cuda_graph_blockers
 
 if TYPE_CHECKING:
     from ortcopy_doctor.collect.session import CheckOptions
@@ -100,8 +104,6 @@ class Block(msgspec.Struct):
 
 def execute(name: str, code: str, plan: BindingPlan, inputs_file: Path | None) -> Block:
     """Run ``code`` as printed (its setup, then ``infer()``'s definition and first call); raises what it raises."""
-    import time
-
     if inputs_file is not None:
         code = code.replace("INPUTS_FILE = 'inputs.npz'", f"INPUTS_FILE = {str(inputs_file)!r}")
     setup, rest = split_code(code)
@@ -162,11 +164,11 @@ def give_inputs(block: Block, arrays: dict[str, np.ndarray], carried: frozenset[
         if block.flavor in ("torch", "cupy") and entry.place == DEVICE and entry.dtype != "str":
             tensor = ns[var]
             if block.flavor == "torch":
-                import torch
+                import torch  # here: an optional dependency; a torch block exists only where its code imported torch
 
                 tensor.copy_(torch.from_numpy(_contiguous(new)).to(tensor.device))
             else:
-                import cupy
+                import cupy  # here: an optional dependency; a cupy block exists only where its code imported cupy
 
                 tensor[...] = cupy.asarray(new)
             ns[f"{var}_host"] = new
@@ -332,9 +334,6 @@ def not_run(name: str, why: str, code: str = "") -> CodeCheck:
 def blocks_to_check(evidence: Evidence, plan: BindingPlan) -> dict[str, tuple[str, BindingPlan] | str]:
     """Each block the report of ``evidence`` shows, as (its code, the plan it was rendered from), or why there is
     none (a string)."""
-    from ortcopy_doctor.report.variants import cuda_graph_blockers
-    from ortcopy_doctor.analysis.copies import find_copies
-
     blocks: dict[str, tuple[str, BindingPlan] | str] = {"plan": (plan.code, plan)}
     for name, flavor in (("plan_torch", "torch"), ("plan_cupy", "cupy")):
         blocks[name] = (render_code(evidence, plan, flavor), plan)
@@ -383,9 +382,7 @@ def check_code(evidence: Evidence, model_path: Path | str, arrays: dict[str, np.
     if not plan.applicable:
         return [], {}
     say("running the generated code next to plain run()")
-    import onnxruntime as ort
-
-    from ortcopy_doctor.collect.session import provider_list, session_options
+    import onnxruntime as ort  # here, not a lazy_import: whether onnxruntime is loaded is asked of sys.modules (ortlog)
 
     checks: list[CodeCheck] = []
     ran: dict[str, Block] = {}
@@ -435,14 +432,14 @@ def _unavailable(name: str) -> str:
     """Why a flavor's library is not usable here ("" where it is)."""
     if name == "plan_torch":
         try:
-            import torch
+            import torch  # here: an optional dependency, maybe absent or broken (the except below)
         except Exception as exc:  # noqa: BLE001
             return f"torch is not importable here ({type(exc).__name__}): the torch code was not run"
         if not torch.cuda.is_available():
             return "torch sees no CUDA device here: the torch code was not run"
     if name == "plan_cupy":
         try:
-            import cupy
+            import cupy  # here: an optional dependency, maybe absent or broken (the except below)
         except Exception as exc:  # noqa: BLE001
             return f"cupy is not importable here ({type(exc).__name__}): the cupy code was not run"
         try:

@@ -11,11 +11,19 @@ import shutil
 import subprocess
 import sys
 from msgspec import field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ortcopy_doctor.collect.ortlog import capture_native_stderr, extract_facts, import_onnxruntime, parse_lines
 from ortcopy_doctor.knowledge.installed import distribution_version
 from ortcopy_doctor.model.evidence import Environment
+from ortcopy_doctor.model.lazy import lazy_import
+
+if TYPE_CHECKING:
+    from importlib import metadata
+else:  # run on first use (model/lazy.py): ~10 ms on the 2-CPU machine; a check loads it as its session is made
+    metadata = lazy_import("importlib.metadata")
 
 
 ORT_DISTRIBUTIONS = ("onnxruntime-gpu", "onnxruntime", "onnxruntime-directml", "onnxruntime-openvino",
@@ -24,13 +32,11 @@ ORT_DISTRIBUTIONS = ("onnxruntime-gpu", "onnxruntime", "onnxruntime-directml", "
 
 def installed_ort_distributions() -> list[str]:
     """Every installed distribution that ships the ``onnxruntime`` module, as "name version"."""
-    import importlib.metadata  # ~10 ms on the 2-CPU machine: a check loads it during its session's creation
-
     found = []
     for dist in ORT_DISTRIBUTIONS:
         try:
-            found.append(f"{dist} {importlib.metadata.version(dist)}")
-        except importlib.metadata.PackageNotFoundError:
+            found.append(f"{dist} {metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
             continue
     return found
 
@@ -38,7 +44,7 @@ def installed_ort_distributions() -> list[str]:
 def onnx_version() -> str:
     """``onnx.__version__`` (a check has imported onnx to read the model); "unknown" where onnx is not importable."""
     try:
-        import onnx
+        import onnx  # here, not a lazy_import: an onnx that cannot be imported is "unknown", not an error later
     except ImportError:
         return "unknown"
     return str(onnx.__version__)
@@ -64,6 +70,7 @@ def ort_package() -> str:
     small check on the 2-CPU machine). Where a build has no such record (onnxruntime-gpu 1.20), the first of
     ``ORT_DISTRIBUTIONS`` installed beside the module (``knowledge.installed``), else importlib.metadata's."""
     try:
+        # here, not at the top: onnxruntime is imported by import_onnxruntime (its log captured), before this runs
         from onnxruntime.capi import build_and_package_info as built
     except ImportError:
         built = None
@@ -164,8 +171,6 @@ def platform_name() -> str:
 def collect_environment(listing: GpuListing | None = None) -> Environment:
     """Versions (onnxruntime, its build and package, onnx, numpy, Python), platform, ORT's available providers
     and the GPUs nvidia-smi lists (``listing``: started earlier, read now)."""
-    from ortcopy_doctor.collect.ortlog import import_onnxruntime
-
     ort = import_onnxruntime()  # what ORT logs as it loads is captured
 
     build = ""
@@ -248,9 +253,7 @@ def find_library(stem: str) -> LibraryStatus:
 
 def provider_loadable(provider: str) -> ProviderStatus:
     """Try the provider on a one-node model, reading ORT's own reason from its log when it does not load."""
-    from onnx import TensorProto, helper
-
-    from ortcopy_doctor.collect.ortlog import capture_native_stderr, extract_facts, import_onnxruntime, parse_lines
+    from onnx import TensorProto, helper  # here: onnx (~50 ms) only where a provider is probed (env, run)
 
     ort = import_onnxruntime()  # what ORT logs as it loads is captured
 

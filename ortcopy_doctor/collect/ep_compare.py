@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ortcopy_doctor.analysis.stats import list_median, ratio_ci
-from ortcopy_doctor.model.replay import ProviderTiming, ShapeComparison, SwitchTiming
+from ortcopy_doctor.model.replay import ProviderTiming, SearchTiming, ShapeComparison, SwitchTiming
 
 WARM_UP = 3  # calls left out after the first, per provider
 MIN_ROUNDS = 5
@@ -58,6 +58,21 @@ def compare_providers(used: Any, other: Any, feeds: Mapping[str, np.ndarray], *,
                            ratio_high=round(ci.high, 4))
 
 
+def first_and_steady(session: Any, feeds: Mapping[str, np.ndarray], option: str, budget_s: float = 1.0,
+                     max_runs: int = 30) -> SearchTiming:
+    """A fresh session's first run at ``feeds`` timed apart, then three left out, then runs until ``budget_s``
+    (``MIN_ROUNDS`` at least, ``max_runs`` at most)."""
+    first = _timed(session, feeds)
+    for _ in range(WARM_UP):
+        _timed(session, feeds)
+    samples: list[float] = []
+    deadline = time.perf_counter() + budget_s
+    while len(samples) < max_runs and (len(samples) < MIN_ROUNDS or time.perf_counter() < deadline):
+        samples.append(_timed(session, feeds))
+    return SearchTiming(option=option, first_ms=round(first, 4), median_ms=round(list_median(samples), 4),
+                        samples_ms=[round(v, 4) for v in samples])
+
+
 SWITCH_ROUNDS = 3  # each signature this many times, in turn, after one call of each
 
 
@@ -77,4 +92,4 @@ def shape_text(feeds: Mapping[str, np.ndarray], order: Sequence[str]) -> str:
     return ", ".join("x".join(str(d) for d in feeds[n].shape) or "scalar" for n in order if n in feeds)
 
 
-__all__ = ["BUDGET_S", "compare_providers", "shape_text", "switch_cost"]
+__all__ = ["BUDGET_S", "compare_providers", "first_and_steady", "shape_text", "switch_cost"]

@@ -98,7 +98,7 @@ def import_onnxruntime() -> Any:
     if "onnxruntime" not in sys.modules:
         with import_captured():
             import onnxruntime  # noqa: F401 - imported here for its log; returned below
-    import onnxruntime as ort
+    import onnxruntime as ort  # here: only this function imports onnxruntime (the first time with its log captured)
 
     return ort
 

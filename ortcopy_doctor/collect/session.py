@@ -4,16 +4,23 @@ how both free a failed session at once (``release_traceback``)."""
 
 from __future__ import annotations
 
+import math
 import msgspec
 import os
 import traceback
 from msgspec import field
 from msgspec.structs import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.knowledge import providers as provider_names
 from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.model.lazy import lazy_import
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.collect import feeds as _feeds
+else:  # run on first use (model/lazy.py): collect.feeds imports numpy (~60 ms), which CheckOptions alone needs not
+    _feeds = lazy_import("ortcopy_doctor.collect.feeds")
 
 
 class CheckOptions(msgspec.Struct, frozen=True):
@@ -39,6 +46,9 @@ class CheckOptions(msgspec.Struct, frozen=True):
     measure_binding: bool | None = None
     measure_runs: int = 50  # the minimum (calibration) rounds; more are sampled until precise or out of budget
     measure_budget_s: float = 5.0  # seconds of adaptive sampling (stats.Sampler) at most
+    # CUDA against the CPU provider and the cudnn_conv_algo_search values (collect/provider_choice.py): None = on
+    # where the CUDA EP is active
+    measure_providers: bool | None = None
 
 
 # The ranges the command line takes (cli/app.py `check`), for the API's CheckOptions too.
@@ -51,10 +61,6 @@ def validated(options: CheckOptions) -> CheckOptions:
     """``options`` checked as the command line checks its flags, provider names resolved ("cuda" ->
     "CUDAExecutionProvider"): a ``UsageError`` naming the field for a value the command line would refuse, not a
     numpy or onnxruntime error deep inside the check (or a check that quietly runs something else)."""
-    import math
-
-    from ortcopy_doctor.collect.feeds import MAX_DIM
-
     def bad(name: str, value: object, want: str) -> UsageError:
         return UsageError(f"CheckOptions.{name}={str(value)[:60]!r}: {want}")
 
@@ -91,11 +97,11 @@ def validated(options: CheckOptions) -> CheckOptions:
         if not isinstance(mapping, dict) or not all(isinstance(k, str) for k in mapping):
             raise bad(name, mapping, f"give a dict from each name to {kind}")
     for name, size in options.dims.items():
-        if not integer(size) or not 0 <= size <= MAX_DIM:
-            raise bad("dims", {name: size}, f"give each symbol a size from 0 to {MAX_DIM:,}")
+        if not integer(size) or not 0 <= size <= _feeds.MAX_DIM:
+            raise bad("dims", {name: size}, f"give each symbol a size from 0 to {_feeds.MAX_DIM:,}")
     for name, shape in options.shapes.items():
-        if not isinstance(shape, (list, tuple)) or not all(integer(d) and 0 <= d <= MAX_DIM for d in shape):
-            raise bad("shapes", {name: shape}, f"give each input a list of sizes from 0 to {MAX_DIM:,}")
+        if not isinstance(shape, (list, tuple)) or not all(integer(d) and 0 <= d <= _feeds.MAX_DIM for d in shape):
+            raise bad("shapes", {name: shape}, f"give each input a list of sizes from 0 to {_feeds.MAX_DIM:,}")
     if not all(isinstance(v, str) for v in [*options.values.values(), *options.provider_options.values()]):
         raise bad("values", options.values, "give each value as text, e.g. {'sample_rate': '16000'}")
     if not all(isinstance(v, str) for v in options.state.values()):

@@ -12,6 +12,14 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+from typing import TYPE_CHECKING
+
+from ortcopy_doctor.model.lazy import lazy_import
+
+if TYPE_CHECKING:
+    from importlib import metadata
+else:  # run on first use (model/lazy.py): only where no .dist-info folder lies beside the package (above)
+    metadata = lazy_import("importlib.metadata")
 
 
 def _normalized(name: str) -> str:
@@ -34,12 +42,10 @@ def distribution_version(package: str, distributions: tuple[str, ...]) -> tuple[
     found = distribution_beside(package, distributions)
     if found is not None:
         return found
-    import importlib.metadata
-
     for distribution in distributions:
         try:
-            return distribution, importlib.metadata.version(distribution)
-        except importlib.metadata.PackageNotFoundError:
+            return distribution, metadata.version(distribution)
+        except metadata.PackageNotFoundError:
             continue
     return None
 

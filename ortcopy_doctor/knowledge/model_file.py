@@ -60,7 +60,7 @@ def elem_dtype(elem_type: int) -> str:
     """numpy-style dtype name of an ONNX element type (ONNX's own name where numpy has none)."""
     if elem_type in _ELEM_DTYPE:
         return _ELEM_DTYPE[elem_type]
-    import onnx  # an element type numpy has no name for: onnx's own name
+    import onnx  # here: an element type numpy has no name for: onnx's own name (a report loads no onnx otherwise)
 
     data_type = onnx.TensorProto.DataType
     return str(data_type.Name(elem_type)).lower() if elem_type in data_type.values() else "undefined"
@@ -287,7 +287,7 @@ def model_reader(path: Path | str) -> Callable[[], onnx.ModelProto]:
     """``read_model(path)`` as a function to call, with onnx imported now: a broken onnx or protobuf install raises
     here, with its own error, so that a caller can tell it apart from a file that is not a model (which raises when
     the function is called)."""
-    import onnx
+    import onnx  # here, as the docstring says (and a report, which reads no model, loads no onnx)
 
     name = str(path)
     return lambda: onnx.load(name, load_external_data=False)

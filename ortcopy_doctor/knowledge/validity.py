@@ -11,12 +11,10 @@ the build or from a custom op library.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-from ortcopy_doctor.knowledge.model_file import subgraphs
+import onnx  # loaded already: every model this judges was read with it
 
-if TYPE_CHECKING:
-    import onnx
+from ortcopy_doctor.knowledge.model_file import subgraphs, walk_nodes
 
 _ONNX_DOMAINS = {"": "", "ai.onnx": "", "ai.onnx.ml": "ai.onnx.ml"}
 
@@ -70,8 +68,6 @@ def _op(node: onnx.NodeProto, opsets: dict[str, int], functions: set[tuple[str, 
     key = (node.op_type, domain, version)
     known = _SCHEMAS.get(key)
     if known is None:
-        import onnx
-
         try:
             onnx.defs.get_schema(node.op_type, version, domain)
             known = True
@@ -125,8 +121,6 @@ def device_refusal(model: onnx.ModelProto, provider: str) -> str | None:
     recurrent operations (layout == 1) are not supported"; seen on the H200, onnxruntime-gpu 1.31.1)."""
     if provider != "CUDAExecutionProvider":
         return None
-    from ortcopy_doctor.knowledge.model_file import walk_nodes
-
     for _, node in walk_nodes(model.graph):
         if node.op_type in _RNNS and node.domain in ("", "ai.onnx") and \
                 any(a.name == "layout" and a.i == 1 for a in node.attribute):

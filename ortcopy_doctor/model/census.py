@@ -5,6 +5,8 @@ and its clock is here, so evidence recorded on a GPU machine is read anywhere.""
 from __future__ import annotations
 
 import msgspec
+import re
+from decimal import Decimal  # loaded with msgspec already (msgspec imports decimal)
 from msgspec import field
 from typing import Any, Optional
 
@@ -64,8 +66,6 @@ MARKER_MAX_LEAD_NS = 1_000_000  # and not before it, up to the precision of Kine
 
 def _ns(value: Any) -> int:
     """µs (float, Decimal, int or str, as Kineto writes them) -> integer ns, exactly for 3 decimals."""
-    from decimal import Decimal  # here: only a census reads Kineto times, and decimal costs every check ~1.7 ms
-
     return int((Decimal(str(value)) * 1000).to_integral_value())
 
 
@@ -94,8 +94,6 @@ def census_from_torch_trace(trace: Any, marks: list[int] | list[tuple[int, int]]
     (``kineto_base_ns``) from a trace without one. Only where neither works are the markers themselves the
     clock pairs, which places copies up to a few hundred µs early: the census then says so (``clock_verified``).
     """
-    import re
-
     events = trace.get("traceEvents", []) if isinstance(trace, dict) else list(trace)
 
     markers = sorted(_ns(e["ts"]) for e in events if isinstance(e, dict) and e.get("name") == CLOCK_MARKER

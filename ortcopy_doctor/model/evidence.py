@@ -15,6 +15,7 @@ from msgspec import field
 
 from ortcopy_doctor.model.census import TransferRecord
 from ortcopy_doctor.model.vocabulary import CodeCheckStatus, EvidenceMode, FeedSource, MeasurementStatus, MemcpyOp, ValueKind
+from ortcopy_doctor.model.replay import ProviderChoice
 
 FORMAT_VERSION = 1
 
@@ -421,6 +422,8 @@ class Evidence(msgspec.Struct, frozen=True, dict=True):
     census_status: str = ""
     # A/B measurement of binding variants (measure.py).
     binding_measurement: Optional[BindingMeasurement] = None
+    # CUDA against the CPU provider, and each cudnn_conv_algo_search value (collect/provider_choice.py; issue 34).
+    provider_choice: Optional[ProviderChoice] = None
     # Dynamic dims of synthesized inputs taken as 1 (no --dim/--shape for them).
     assumed_dims: list[AssumedDim] = field(default_factory=list)
     # The .npz passed to --inputs, as given (the generated code loads it).

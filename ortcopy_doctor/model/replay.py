@@ -105,4 +105,30 @@ class SessionReplay(msgspec.Struct, frozen=True):
                 f"{short(self.other)} with the program's inputs, {self.threads}: {lines}")
 
 
-__all__ = ["ProviderTiming", "SessionReplay", "ShapeComparison", "SwitchTiming"]
+class SearchTiming(msgspec.Struct, frozen=True):
+    """A fresh CUDA session of the model with one ``cudnn_conv_algo_search`` value: its first run (at a shape it has
+    not run: the algorithm search, where there is one, happens here) and the median of its runs after."""
+
+    option: str  # EXHAUSTIVE (ORT's default), HEURISTIC, DEFAULT
+    first_ms: float
+    median_ms: float
+    samples_ms: list[float] = field(default_factory=list)
+
+
+class ProviderChoice(msgspec.Struct, frozen=True):
+    """``check``'s measurement of whether the device provider is the right one for this model at these inputs, and
+    with which convolution search (collect/provider_choice.py): the CUDA session against the CPU provider, timed in
+    turn (copies included), and each ``cudnn_conv_algo_search`` value where the model has convolutions."""
+
+    cpu: Optional[ShapeComparison] = None  # used: CUDA (the check's provider), other: the CPU provider
+    cpu_threads: str = ""  # the CPU session's thread settings, in words
+    search: list[SearchTiming] = field(default_factory=list)
+    skipped: str = ""  # why nothing (or part) was measured
+
+    @property
+    def cpu_faster(self) -> bool:
+        """Whether the CPU provider measured faster than CUDA at these inputs (the interval excludes 1)."""
+        return self.cpu is not None and self.cpu.faster == self.cpu.other.provider
+
+
+__all__ = ["ProviderChoice", "ProviderTiming", "SearchTiming", "SessionReplay", "ShapeComparison", "SwitchTiming"]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup
+from msgspec.structs import replace
 
 from ortcopy_doctor.model.evidence import (
     CHOSEN_VALUES_TITLE,
@@ -30,8 +31,9 @@ from ortcopy_doctor.model.evidence import (
     describe_chosen_values,
 )
 from ortcopy_doctor.knowledge.providers import short
-from ortcopy_doctor.model.format import active_providers, fmt_bytes, fmt_run_bytes
+from ortcopy_doctor.model.format import active_providers, fmt_bytes, fmt_rate, fmt_run_bytes
 from ortcopy_doctor.render import svg
+from ortcopy_doctor.render.groups import group_findings
 from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL, StatedOnce, conditional_line, conditional_title
 
 if TYPE_CHECKING:
@@ -194,8 +196,6 @@ def _finding_blocks(findings: Iterable[Finding], tag_all: bool = False) -> Marku
 def _grouped_finding_blocks(findings: Iterable[Finding]) -> Markup:
     """``_finding_blocks``, but findings alike (render/groups.py) in one block: their count, every location, and
     the first one's message and fix as the example."""
-    from ortcopy_doctor.render.groups import group_findings
-
     blocks: list[str] = []
     for g in group_findings(findings):
         if g.count == 1:
@@ -390,8 +390,6 @@ def _share(value: float | None) -> str:
 
 def census_view(report: Report) -> dict[str, Any] | None:
     """The "Transfer census" section; None where the evidence says nothing about a census (older evidence)."""
-    from ortcopy_doctor.model.format import fmt_rate
-
     ev = report.evidence
     c = report.census
     if c is None:
@@ -474,8 +472,6 @@ def _binding_measured(report: Report, once: StatedOnce | None = None) -> Any:
     view = report.measured
     if view is None or once is None:
         return view
-    from msgspec.structs import replace
-
     return replace(view, one_line=once(view.one_line))
 
 

@@ -32,6 +32,7 @@ from urllib.parse import quote
 from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.knowledge.providers import short
+from ortcopy_doctor.render.terminal import json_safe
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.pipeline import split_site
 from ortcopy_doctor.rules import CHECK_RULES, RUN_RULES, Rule, is_allowed, rule_help_uri
@@ -238,8 +239,6 @@ def sarif_log(report: Report, allow: Iterable[str] = (), base: Path | str | None
 
 def render_sarif(report: Report, allow: Iterable[str] = (), base: Path | str | None = None) -> str:
     """The SARIF log of ``report`` as JSON text (see ``sarif_log``)."""
-    from ortcopy_doctor.render.terminal import json_safe
-
     # names and messages from the model or the report file: no raw control characters in the file
     return json_safe(codec.to_json(sarif_log(report, allow, base))) + "\n"
 

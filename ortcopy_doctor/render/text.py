@@ -6,10 +6,17 @@ import io
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.model.evidence import (
+    CHOSEN_VALUES_TITLE,
+    assumed_dims_title,
+    describe_assumed_dims,
+    describe_chosen_values,
+)
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import (
     BETWEEN_NODES,
@@ -22,6 +29,7 @@ from ortcopy_doctor.model.vocabulary import (
     OUTSIDE,
 )
 from ortcopy_doctor.render.labels import DIRECTION_LABEL, KIND_LABEL, StatedOnce as _StatedOnce, conditional_line, conditional_title
+from ortcopy_doctor.render.groups import compact_locations, group_findings
 from ortcopy_doctor.render.terminal import safe
 
 if TYPE_CHECKING:
@@ -57,15 +65,11 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
     if headline:
         console.print(_escape(once(headline)))
     if not predicted and report.evidence.assumed_dims:
-        from ortcopy_doctor.model.evidence import assumed_dims_title, describe_assumed_dims
-
         console.print(f"[yellow]{_escape(assumed_dims_title(report.evidence.assumed_dims))}[/]")
         for line in describe_assumed_dims(report.evidence.assumed_dims):
             console.print(f"  {_escape(line)}")
     chosen = [] if predicted else [f for f in report.evidence.feeds if f.chosen]
     if chosen:
-        from ortcopy_doctor.model.evidence import CHOSEN_VALUES_TITLE, describe_chosen_values
-
         console.print(f"[yellow]{_escape(CHOSEN_VALUES_TITLE)}[/]")
         for line in describe_chosen_values(chosen):
             console.print(f"  {_escape(line)}")
@@ -123,8 +127,6 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
     if report.binding.code_check:
         console.print(f"Binding code (in the HTML and JSON): {_escape(report.binding.code_check)}")
     if details and report.findings:
-        from ortcopy_doctor.render.groups import compact_locations, group_findings
-
         groups = group_findings(report.findings)
         alike = "" if len(groups) == len(report.findings) else f"; alike ones together, {len(groups)} entries"
         console.print(f"\nFindings ({len(report.findings)}{alike}):")
@@ -142,8 +144,6 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
 
 def _escape(text: str) -> str:
     """Markup and terminal control characters escaped (names from the model are untrusted)."""
-    from rich.markup import escape
-
     return escape(safe(text))
 
 

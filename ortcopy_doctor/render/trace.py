@@ -35,7 +35,7 @@ from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.knowledge.providers import is_device, short
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.render.run_timeline import RunTimeline, run_timeline
-from ortcopy_doctor.render.terminal import json_safe as _json_safe
+from ortcopy_doctor.render.terminal import json_safe, json_safe as _json_safe
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.pipeline import PipelineReport
@@ -196,8 +196,6 @@ def trace(report: Report) -> dict[str, Any]:
 
 def render_trace(report: Report) -> str:
     """The trace of ``report`` as Chrome/Perfetto JSON text (see ``trace``)."""
-    from ortcopy_doctor.render.terminal import json_safe
-
     # names and messages from the model or the report file: no raw control characters in the file
     return json_safe(codec.to_json(trace(report))) + "\n"
 

@@ -29,6 +29,7 @@ from ortcopy_doctor.model.report import BindingView as BindingView
 from ortcopy_doctor.analysis.binding import HOST, UNBOUND, code_verdict, render_code, render_cuda_graph_code
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, PinnedTiming, VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.analysis.stats import RatioCI
 from ortcopy_doctor.report.recommend import advise
 from ortcopy_doctor.report.variants import (
     D2H,
@@ -216,8 +217,6 @@ def _with_recommendation(view: BindingView, report: Report, m: BindingMeasuremen
             view = replace(view, recommendation=f"Recommended: keep plain run() (no change): {advice.reason}.")
             verdict = "keep plain run(): no variant measurably faster"
         else:
-            from ortcopy_doctor.analysis.stats import RatioCI
-
             ci = RatioCI(advice.speedup, advice.speedup_ci_low, advice.speedup_ci_high,  # type: ignore[arg-type]
                          advice.ci_method, m.runs, m.runs, advice.ci_level)
             view = replace(view, recommendation=(f"Recommended: {RECOMMENDED_LABELS[advice.recommended]}, {ci.text()} than plain "

@@ -12,7 +12,7 @@ import re
 import msgspec
 from msgspec.structs import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.analysis.copies import GraphView, find_copies, measured_sizes
 from ortcopy_doctor.analysis.branches import heaviest_branches, split_conditional
@@ -34,14 +34,21 @@ from ortcopy_doctor.model.report import (
     Summary as Summary,
 )
 from ortcopy_doctor.model.seal import analysis_key
-from ortcopy_doctor.report.advice import binding_view
+from ortcopy_doctor.report.advice import AB_ROW_KEYS, binding_view
 from ortcopy_doctor.report.recommend import advise
 from ortcopy_doctor.model.evidence import FORMAT_VERSION as EVIDENCE_FORMAT_VERSION, Evidence
 from ortcopy_doctor.knowledge.providers import CPU, is_device, short
 from ortcopy_doctor.model.findings import Finding
-from ortcopy_doctor.rules import RuleContext, run_rules
+from ortcopy_doctor.rules import RULES, RuleContext, run_rules
 from ortcopy_doctor.model.format import fmt_bytes, fmt_run_bytes
 from ortcopy_doctor.analysis.attribution import census_report, mark_confirmed
+from ortcopy_doctor.model.lazy import lazy_import
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.model import schema as _schema
+else:  # run on first use (model/lazy.py): only report_schema reads it (tools/gen_schema.py, the tests)
+    _schema = lazy_import("ortcopy_doctor.model.schema")
+
 
 def _summary(evidence: Evidence, copies: list[Copy], findings: list[Finding],
              weighed: list[Copy] | None = None) -> Summary:
@@ -315,9 +322,6 @@ def cache_problem(report: Report) -> str | None:
     types cannot say: each finding's rule and slug are a rule of this code's (the terminal prints them as they
     are), and the values that come together come together (the run-time quantiles, the speed-up and its interval,
     the columns of the A/B rows)."""
-    from ortcopy_doctor.report.advice import AB_ROW_KEYS
-    from ortcopy_doctor.rules import RULES
-
     slugs = {r.id: r.slug for r in RULES}
     for where, one in (("", report), ("prediction.", report.prediction)):
         if one is None:
@@ -342,12 +346,10 @@ def cache_problem(report: Report) -> str | None:
 def report_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the report JSON, generated from ``ReportDocument`` and the types it holds
     (``model/schema/report.schema.json`` is this, written by tools/gen_schema.py; a test keeps it current)."""
-    from ortcopy_doctor.model.schema import SCHEMA_ID
-
     generated = msgspec.json.schema(ReportDocument)
     definitions = generated["$defs"]
     root = definitions.pop(ReportDocument.__name__)  # the document itself at the top, its parts under $defs
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": _schema.SCHEMA_ID,
             "title": "ortcopy-doctor report",
             "description": (f"The JSON written by `ortcopy-doctor check --json` and `report --json` (format version "
                             f"{REPORT_FORMAT_VERSION}; evidence format version {EVIDENCE_FORMAT_VERSION}), generated "

@@ -33,6 +33,7 @@ from ortcopy_doctor.model.diff import (
 from ortcopy_doctor.model.evidence import Evidence, Feed
 from ortcopy_doctor.model.format import active_providers, fmt_bytes
 from ortcopy_doctor.model.pipeline import ROUND_TRIP
+from ortcopy_doctor.report.core import load_report
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.pipeline import Pipeline, PipelineReport
@@ -226,8 +227,6 @@ def diff_reports(a: Report, b: Report, a_name: str = "a", b_name: str = "b") -> 
 
 def diff_files(a_path: Path | str, b_path: Path | str) -> ReportDiff:
     """Compare two report (or evidence) JSON files, re-analysed; they are named by their paths."""
-    from ortcopy_doctor.report.core import load_report
-
     return diff_reports(load_report(a_path), load_report(b_path), str(a_path), str(b_path))
 
 

@@ -36,7 +36,7 @@ from ortcopy_doctor.report.variants import (
     median_interval,
     speedup_ci,
 )
-from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND
+from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND, all_device_plan, code_verdict, render_cuda_graph_code
 from ortcopy_doctor.model.evidence import BindingMeasurement, VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.analysis.stats import RatioCI
@@ -253,14 +253,10 @@ def _with_recommended_code(advice: Advice, report: Report, choice: str) -> Advic
     """``advice`` with the code of the recommended variant and what running it next to plain run() showed; none
     where plain run() is recommended."""
     if choice == "cuda_graph":
-        from ortcopy_doctor.analysis.binding import code_verdict, render_cuda_graph_code
-
         graph_code = render_cuda_graph_code(report.evidence, report.binding)
         advice = replace(advice, code=graph_code,
                          code_check=code_verdict(report.evidence, "cuda_graph", graph_code).text)
     elif choice == "all_device":
-        from ortcopy_doctor.analysis.binding import all_device_plan, code_verdict
-
         everything_plan = all_device_plan(report.evidence, report.binding)
         code = "" if isinstance(everything_plan, str) else everything_plan.code
         advice = replace(advice, code=code, code_check=code_verdict(report.evidence, "all_device", code).text)

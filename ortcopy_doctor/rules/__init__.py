@@ -23,6 +23,8 @@ from ortcopy_doctor.rules import unexplained_transfer
 from ortcopy_doctor.rules import census_mismatch
 from ortcopy_doctor.rules import state_carried
 from ortcopy_doctor.rules import generated_code
+from ortcopy_doctor.rules import cpu_provider_faster
+from ortcopy_doctor.rules import conv_algo_search
 from ortcopy_doctor.rules import host_round_trip
 from ortcopy_doctor.rules import state_round_trip
 from ortcopy_doctor.rules import possible_state_round_trip
@@ -61,6 +63,8 @@ UNEXPLAINED_TRANSFER = unexplained_transfer.RULE
 CENSUS_MISMATCH = census_mismatch.RULE
 STATE_CARRIED = state_carried.RULE
 GENERATED_CODE_FAILED = generated_code.RULE
+CPU_PROVIDER_FASTER = cpu_provider_faster.RULE
+CONV_ALGO_SEARCH = conv_algo_search.RULE
 HOST_ROUND_TRIP = host_round_trip.RULE
 STATE_ROUND_TRIP = state_round_trip.RULE
 POSSIBLE_STATE_ROUND_TRIP = possible_state_round_trip.RULE
@@ -108,6 +112,8 @@ __all__ = [
     "CENSUS_MISMATCH",
     "STATE_CARRIED",
     "GENERATED_CODE_FAILED",
+    "CPU_PROVIDER_FASTER",
+    "CONV_ALGO_SEARCH",
     "HOST_ROUND_TRIP",
     "STATE_ROUND_TRIP",
     "POSSIBLE_STATE_ROUND_TRIP",

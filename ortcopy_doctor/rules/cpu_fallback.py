@@ -17,7 +17,13 @@ RULE = Rule(
 )
 
 
-def _fallback_fix(op_type: str, reason: str, provider: str) -> str:
+def _fallback_fix(op_type: str, reason: str, provider: str, domain: str = "") -> str:
+    if reason == "no_kernel" and domain == "ai.onnx.ml":
+        # no ORT build has a device kernel for the ai.onnx.ml ops: re-exporting cannot move them
+        return (f"{op_type} is an ai.onnx.ml op (a scikit-learn pipeline's): no onnxruntime build has a device "
+                f"kernel for it, so re-exporting cannot move it; run this model on the CPU provider "
+                f"(providers=['CPUExecutionProvider']) unless the rest of it gains more on {provider} than the copies "
+                "cost (check compares the two where CUDA is active: OCD014)")
     if reason == "no_kernel":
         return (f"Replace {op_type} with ops that have {provider} kernels (re-export the model, or rewrite it "
                 f"with equivalent ops), or move it to pre/post-processing outside the model")
@@ -65,7 +71,7 @@ def cpu_fallback(ctx: RuleContext) -> list[Finding]:
             f"{node.op_type} '{node.name}' runs on CPU: {node.fallback_detail or 'no reason logged'}"
             + (f"; tensors copied to it: {', '.join(crossing_in)}" if crossing_in else "")
             + (f"; tensors copied back from it: {', '.join(crossing_out)}" if crossing_out else ""),
-            _fallback_fix(node.op_type, reason, short(primary)),
+            _fallback_fix(node.op_type, reason, short(primary), node.domain),
             location=node.name, predicted=evidence.mode == "static", op_type=node.op_type, reason=reason,
             copied_in=crossing_in, copied_out=crossing_out, graph=node.graph))
     return findings

@@ -38,3 +38,16 @@ def test_silent_when_the_session_runs_on_cpu():
     evidence = msgspec.structs.replace(evidence, session=msgspec.structs.replace(evidence.session, active_providers=[CPU]),
                                    nodes=[msgspec.structs.replace(node, provider=CPU) for node in evidence.nodes])
     assert findings_of(RULE, evidence) == []
+
+
+def test_an_ai_onnx_ml_op_is_told_to_run_on_the_cpu_provider_not_to_be_re_exported():
+    from ortcopy_doctor.model.evidence import RuntimeNode
+
+    evidence = recorded_evidence("conv_net")
+    node = RuntimeNode(name="scaler", op_type="Scaler", domain="ai.onnx.ml", provider=CPU,
+                       fallback_reason="no_kernel", fallback_detail="no CUDA kernel registered for Scaler")
+    evidence = msgspec.structs.replace(evidence, nodes=[*evidence.nodes, node])
+    (finding,) = [f for f in findings_of(RULE, evidence) if f.location == "scaler"]
+    assert finding.fix.startswith("Scaler is an ai.onnx.ml op (a scikit-learn pipeline's): no onnxruntime build has "
+                                  "a device kernel for it, so re-exporting cannot move it; run this model on the CPU "
+                                  "provider (providers=['CPUExecutionProvider'])")

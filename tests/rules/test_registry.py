@@ -18,6 +18,7 @@ RULE_MODULES = {"OCD001": "ep_not_active", "OCD002": "cpu_fallback", "OCD003": "
                 "OCD005": "fetch_copy", "OCD006": "unbindable_output", "OCD007": "cpu_only_input",
                 "OCD008": "cpu_preferred_node", "OCD009": "in_kernel_transfer", "OCD010": "unexplained_transfer",
                 "OCD011": "census_mismatch", "OCD012": "state_carried", "OCD013": "generated_code",
+                "OCD014": "cpu_provider_faster", "OCD015": "conv_algo_search",
                 "OCD101": "host_round_trip", "OCD102": "state_round_trip", "OCD103": "possible_state_round_trip",
                 "OCD104": "session_on_cpu", "OCD105": "host_upload", "OCD106": "host_download",
                 "OCD107": "slow_new_shape", "OCD108": "cpu_faster",
@@ -85,7 +86,7 @@ def test_sarif_help_is_the_rules_help(tmp_path):
 
 
 def test_each_rule_is_of_one_kind_of_report_check_ids_below_100_run_ids_from_101():
-    assert [r.id for r in CHECK_RULES] == [f"OCD{n:03d}" for n in range(1, 14)]
+    assert [r.id for r in CHECK_RULES] == [f"OCD{n:03d}" for n in range(1, 16)]
     assert [r.id for r in RUN_RULES] == [f"OCD{n}" for n in range(101, 110)]
     assert {r.report for r in CHECK_RULES} == {"check"} and {r.report for r in RUN_RULES} == {"run"}
     assert RULES == sorted(CHECK_RULES + RUN_RULES, key=lambda r: r.id)

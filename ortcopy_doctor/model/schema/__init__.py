@@ -35,7 +35,7 @@ def load_schema() -> dict[str, Any]:
 def validation_errors(data: Any) -> list[str]:
     """Every way ``data`` (a parsed report JSON) breaks the schema, as ``path: message`` lines; [] when valid."""
     try:
-        import jsonschema
+        import jsonschema  # here: an optional dependency (the test extra), absent where only reports are written
     except ImportError as exc:  # pragma: no cover - the test extra installs it
         raise ImportError("validating a report needs the jsonschema package: pip install 'jsonschema>=4'") from exc
     validator = jsonschema.Draft202012Validator(load_schema(), format_checker=jsonschema.FormatChecker())

@@ -1,0 +1,87 @@
+"""Record `check` weighing CUDA against the CPU provider and the cuDNN search options on real models, on a GPU
+machine: `python3 tools/record_provider_choice.py OUT_DIR` (issue 34; the models come from the staged wheels of
+docs/pipelines.md "Real programs", and torchvision's ResNet-18 is exported there with random weights).
+
+Writes OUT_DIR/<name>.json.gz: {format, ort_version, model, command, returncode, stderr_tail, report (the
+`check --json` report)}. tests/report/test_provider_choice_fixtures.py replays them with `report`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+FORMAT = "ortcopy-doctor-provider-choice-fixture"
+
+
+def _models(folder: Path) -> dict[str, tuple[str, list[str]]]:
+    """name -> (model path, check's flags)."""
+    import rapidocr_onnxruntime
+    import nudenet
+    from importlib import resources
+
+    det = str(Path(rapidocr_onnxruntime.__file__).parent / "models" / "ch_PP-OCRv4_det_infer.onnx")
+    models = {
+        "silero_vad": (str(resources.files("silero_vad.data").joinpath("silero_vad.onnx")), []),
+        "nudenet_320n": (str(Path(nudenet.__file__).parent / "320n.onnx"), []),
+    }
+    for h, w in ((736, 1312), (736, 992), (960, 544)):
+        models[f"ppocr_det_{h}x{w}"] = (det, ["--shape", f"x=1x3x{h}x{w}"])
+    try:
+        import torch
+        import torchvision
+
+        path = folder / "resnet18.onnx"
+        net = torchvision.models.resnet18(weights=None).eval()
+        torch.onnx.export(net, (torch.randn(8, 3, 224, 224),), str(path), input_names=["image"],
+                          output_names=["logits"])
+        models["resnet18_batch8"] = (str(path), [])
+    except Exception as exc:  # noqa: BLE001 - recorded as missing, the others go on
+        print(f"resnet18 not exported: {type(exc).__name__}: {exc}", flush=True)
+    return models
+
+
+def record(name: str, model: str, flags: list[str], out: Path) -> bool:
+    report_path = out / f"{name}.tmp.json"
+    cmd = [sys.executable, "-m", "ortcopy_doctor", "check", model, *flags, "--json", str(report_path), "--no-html"]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])))
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    import onnxruntime
+
+    entry: dict[str, Any] = {"format": FORMAT, "format_version": 1, "name": name, "ort_version": onnxruntime.__version__,
+                             "model": Path(model).name, "flags": flags, "returncode": proc.returncode,
+                             "stderr_tail": proc.stderr[-4000:]}
+    if report_path.is_file():
+        entry["report"] = json.loads(report_path.read_text())
+        report_path.unlink()
+    with gzip.open(out / f"{name}.json.gz", "wt", encoding="utf-8") as f:
+        json.dump(entry, f, separators=(",", ":"))
+    findings = [f["rule"] for f in entry.get("report", {}).get("findings", [])]
+    choice = (entry.get("report") or {}).get("evidence", {}).get("provider_choice") or {}
+    cpu = choice.get("cpu") or {}
+    print(f"{name}: exit {proc.returncode}; findings {findings}; CUDA {cpu.get('used', {}).get('median_ms')} ms, CPU "
+          f"{cpu.get('other', {}).get('median_ms')} ms, ratio {cpu.get('ratio')} [{cpu.get('ratio_low')}, "
+          f"{cpu.get('ratio_high')}]; search {[(s['option'], s['first_ms'], s['median_ms']) for s in choice.get('search', [])]}"
+          f"; {choice.get('skipped', '')}", flush=True)
+    if "report" not in entry:
+        print(proc.stderr[-1500:], flush=True)
+    return "report" in entry
+
+
+def main() -> int:
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="ortcopy-choice-"))
+    ok = [record(name, model, flags, out) for name, (model, flags) in _models(folder).items()]
+    return 0 if all(ok) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
