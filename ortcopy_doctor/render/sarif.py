@@ -333,6 +333,4 @@ def run_sarif_log(report: PipelineReport, allow: Iterable[str] = (), base: Path 
 
 def render_run_sarif(report: PipelineReport, allow: Iterable[str] = (), base: Path | str | None = None) -> str:
     """The SARIF log of a run report as JSON text (see ``run_sarif_log``)."""
-    from ortcopy_doctor.render.terminal import json_safe
-
     return json_safe(codec.to_json(run_sarif_log(report, allow, base))) + "\n"
