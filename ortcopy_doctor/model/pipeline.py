@@ -136,6 +136,16 @@ class SessionRecord(msgspec.Struct, frozen=True):
     provider_failures: dict[str, str] = field(default_factory=dict)  # provider -> ORT's reason it did not load
     intra_op_threads: int = 0  # the program's session options (0: ORT's default): the replay uses the same
     inter_op_threads: int = 0
+    # The program's own names at its call sites (watch/callsite.py), which the hand-off code uses; empty in
+    # observations of earlier versions and where none was seen (the code then says ``sess_<model>`` and each
+    # tensor's ONNX name). ``variables``: what holds the session where it is called, first seen first (``det``,
+    # ``self.det``); ``input_variables``: ONNX input -> the variable a dict literal fed it from (``{"x": image}``:
+    # ``x`` -> ``image``); ``output_variables``: ONNX output -> the variable the program unpacked it into
+    # (``boxes, scores = det.run(...)``, ``boxes = det.run(...)[0]``). Lists and dicts filled in place as the
+    # program runs (the record itself is frozen).
+    variables: list[str] = field(default_factory=list)
+    input_variables: dict[str, str] = field(default_factory=dict)
+    output_variables: dict[str, str] = field(default_factory=dict)
 
 
 class PipelineObservations(msgspec.Struct):
@@ -529,7 +539,8 @@ IoNames = tuple[list[str], list[str]]  # a session's input and output names, as 
 
 class HandoffCode(msgspec.Struct, frozen=True):
     """One block of hand-off code and the variables it uses, so that it can be run next to plain ``run()``
-    (watch/handoff_check.py): ``sessions`` label -> variable; ``given`` the variables the program provides
+    (watch/handoff_check.py): ``sessions`` label -> its variable, or ``self.<attribute>`` where the program holds it
+    so (``SessionRecord.variables``); ``given`` the variables the program provides
     ("label|input|name" -> variable: its arrays; "label|initial|name" for a state's initial value); ``results`` the
     variables the block leaves ("label|output|name" -> variable)."""
 

@@ -185,6 +185,7 @@ class Variant(Word):
     PLAN = "plan"  # the binding plan's code
     ALL_DEVICE = "all_device"  # everything bound on the device
     CUDA_GRAPH = "cuda_graph"  # the CUDA graph
+    CPU_PROVIDER = "cpu_provider"  # the CPU provider instead of CUDA (evidence.provider_choice; issue 34)
 
 
 class VariantVerdict(Word):

@@ -107,10 +107,34 @@ def advise(report: Report) -> Advice | None:
     as ``Report.advice``)."""
     if report.advice is not None:
         return report.advice
-    advice = _advise(report)
+    advice = _with_provider_choice(_advise(report), report)
     if advice is None or advice.recommended in ("", "plain"):
         return advice
     return replace(advice, gain_left=advice.speedup_ci_low)
+
+
+def _with_provider_choice(advice: Advice | None, report: Report) -> Advice | None:
+    """``advice`` where the CPU provider measured faster than CUDA's plain run() at these inputs
+    (``evidence.provider_choice``; issue 34) and faster than the variant chosen: the recommendation is the CPU
+    provider, with its measured speed-up (``--fail-on-gain`` judges its lower bound), not a binding plan."""
+    choice = report.evidence.provider_choice
+    if advice is None or choice is None or choice.cpu is None or not choice.cpu_faster:
+        return advice
+    c = choice.cpu
+    if advice.speedup is not None and advice.recommended not in ("", "plain") and advice.speedup >= c.ratio:
+        return advice
+    reason = (f"at these inputs the CPU provider ran the model in {c.other.median_ms:.3g} ms per run against "
+              f"{c.used.median_ms:.3g} ms with CUDA's plain run() (numpy in and out, copies included, timed in turn; "
+              f"{choice.cpu_threads}): launches and synchronisation cost more than the work; create the session with "
+              "providers=['CPUExecutionProvider'] (OCD014)")
+    headline = (f"Latency {c.used.median_ms:.3f} ms now (plain run() on CUDA) → {c.other.median_ms:.3f} ms on the CPU "
+                f"provider: {c.ratio:.2f}x faster (95% CI {c.ratio_low:.2f}–{c.ratio_high:.2f}); keep this model on "
+                "the CPU provider")
+    return replace(advice, status=AdviceStatus.MEASURED, recommended=Variant.CPU_PROVIDER,
+                   recommended_label=VARIANT_LABELS["cpu_provider"], reason=reason, headline=headline,
+                   current_ms=c.used.median_ms, best_ms=c.other.median_ms, speedup=c.ratio,
+                   speedup_ci_low=c.ratio_low, speedup_ci_high=c.ratio_high, ci_method=CiMethod.BOOTSTRAP_PAIRED,
+                   needs=[], code="", code_check="", copies_removed=None, bytes_removed=None, host_jitter="")
 
 
 def _advise(report: Report) -> Advice | None:

@@ -29,13 +29,16 @@ VARIANT_LABELS = {
     "plan": "binding plan (generated infer())",
     "all_device": "everything bound on the device",
     "cuda_graph": "CUDA graph (enable_cuda_graph=1)",
+    "cpu_provider": "the CPU provider (providers=['CPUExecutionProvider'])",
 }
 
 RECOMMENDED_LABELS = {"plan": "the binding plan (its code under Binding code)",
                       "all_device": "everything bound on the device (its code under Binding code)",
-                      "cuda_graph": "the CUDA graph (enable_cuda_graph=1; its code under Binding code)"}
+                      "cuda_graph": "the CUDA graph (enable_cuda_graph=1; its code under Binding code)",
+                      "cpu_provider": "the CPU provider (providers=['CPUExecutionProvider'])"}
 
-SHORT_LABELS = {"plain": "plain", "plan": "plan", "all_device": "all on device", "cuda_graph": "CUDA graph"}
+SHORT_LABELS = {"plain": "plain", "plan": "plan", "all_device": "all on device", "cuda_graph": "CUDA graph",
+                "cpu_provider": "the CPU provider"}
 
 Totals = dict[str, tuple[int, int]]
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ from ortcopy_doctor.model.pipeline import (
     PipelineObservations,
     PipelineReport,
 )
-from ortcopy_doctor.watch.pipeline import _io_names, handoff_block, pipeline_blocks
+from ortcopy_doctor.watch.pipeline import _io_names, _records, handoff_block, pipeline_blocks
 
 BETWEEN_CALLS = 3
 STATE_STEPS = 4
@@ -52,7 +53,7 @@ def blocks_of(report: PipelineReport, obs: PipelineObservations) -> list[Handoff
         for h in [*pipeline.round_trips, *pipeline.state]:
             if h.kind in (ROUND_TRIP, POSSIBLE_ROUND_TRIP):
                 block = handoff_block(h, libraries=obs.libraries, producer_io=_io_names(obs, h.producer),
-                                      consumer_io=_io_names(obs, h.consumer))
+                                      consumer_io=_io_names(obs, h.consumer), records=_records(obs))
                 found.setdefault(block.code, block)
     return list(found.values())
 
@@ -131,6 +132,19 @@ def _array(spec: tuple[list[int], str] | None, name: str, rng: np.random.Generat
     raise _Unavailable(f"input '{name}' is a {dtype} tensor, which is not synthesized here")
 
 
+def _place(namespace: dict[str, Any], expression: str, session: Any) -> None:
+    """Give the block's name for a session its session: a variable (``det``), or ``self.det``, an attribute of an
+    object that stands for the program's ``self`` (one for every session it holds)."""
+    owner, _, attribute = expression.rpartition(".")
+    if not owner:
+        namespace[expression] = session
+        return
+    holder = namespace.get(owner)
+    if not isinstance(holder, SimpleNamespace):
+        holder = namespace[owner] = SimpleNamespace()
+    setattr(holder, attribute, session)
+
+
 def _host(value: Any) -> Any:
     return value.numpy() if hasattr(value, "device_name") and hasattr(value, "numpy") else value
 
@@ -143,8 +157,9 @@ def _between(block: HandoffCode, code: str, sessions: dict[str, Any], inputs: di
     c_names = [o.name for o in consumer.get_outputs()]
     for call in range(BETWEEN_CALLS):
         rng = np.random.default_rng(call)
-        namespace: dict[str, Any] = {"__name__": "ortcopy_doctor_handoff", block.sessions[block.producer]: producer,
-                                     block.sessions[block.consumer]: consumer}
+        namespace: dict[str, Any] = {"__name__": "ortcopy_doctor_handoff"}
+        _place(namespace, block.sessions[block.producer], producer)
+        _place(namespace, block.sessions[block.consumer], consumer)
         p_feeds: dict[str, Any] = {}
         c_feeds: dict[str, Any] = {}
         try:
@@ -190,7 +205,8 @@ def _state(block: HandoffCode, code: str, sessions: dict[str, Any], inputs: dict
                   for step in range(STATE_STEPS)]
     except _Unavailable as exc:
         return _record(block, CodeCheckStatus.NOT_RUN, device, 0, str(exc))
-    namespace: dict[str, Any] = {"__name__": "ortcopy_doctor_handoff", block.sessions[block.producer]: session}
+    namespace: dict[str, Any] = {"__name__": "ortcopy_doctor_handoff"}
+    _place(namespace, block.sessions[block.producer], session)
     for key, var in block.given.items():
         # a copy: on the CPU an OrtValue made from an array shares its memory, which the state's steps write into
         namespace[var] = np.array(initial[key.split("|", 2)[2]], copy=True)

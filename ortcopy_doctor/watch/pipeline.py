@@ -24,9 +24,10 @@ variables made from the names by ``analysis.binding.code_identifier``; a name in
 
 from __future__ import annotations
 
+import keyword
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from msgspec.structs import replace
 from typing import Any, Optional
 
@@ -384,7 +385,7 @@ def _hand_off(views: _Views, obs: PipelineObservations, ps: int, output: str, cs
     message, fix = _words(hand, round_trip)
     hand = replace(hand, message=message, fix=fix)
     code = handoff_code(hand, libraries=obs.libraries, producer_io=_io_names(obs, producer),
-                        consumer_io=_io_names(obs, consumer))
+                        consumer_io=_io_names(obs, consumer), records=_records(obs))
     return replace(hand, code=code if code_offered(obs, code) else "")
 
 
@@ -702,28 +703,77 @@ _CODE_NAMES = frozenset({"np", "ort", "torch", "cp", "cupy", "t", "a", "device",
 
 class _Names:
     """The variables of one block of generated code: ``session(label)`` for a session, and one variable per
-    (session, role, ONNX name), each a unique ASCII identifier (``analysis.binding.code_identifier``) that is none of
-    the names the code itself uses. ONNX names themselves only ever appear as literals (``repr``)."""
+    (session, role, ONNX name), each a unique ASCII identifier that is none of the names the code itself uses. Where
+    the recorder saw the program's own names (``records``: label -> ``SessionRecord``, its ``variables``,
+    ``input_variables``, ``output_variables``), those: ``det`` or ``self.det`` for a session, ``image`` for an array;
+    else, and wherever a program's name is no identifier, is taken already in the block or (a session's) names
+    another session too, ``sess_<model>`` and ``analysis.binding.code_identifier`` of the ONNX name. ONNX names themselves only ever appear as literals
+    (``repr``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, records: Optional[Mapping[str, SessionRecord]] = None) -> None:
         self.used: set[str] = set(_CODE_NAMES)
         self._given: dict[tuple[str, str, str], str] = {}
+        self._records = records or {}
+        self._owners: set[str] = set()  # ``self`` of ``self.det``: shared by the sessions it holds
 
-    def session(self, label: str) -> str:
-        """The variable of the session of ``label`` (``sess_<model file stem>``), and ``<it>_binding`` reserved."""
+    def session(self, label: str) -> tuple[str, str]:
+        """The session of ``label`` (a variable, or ``self.<attribute>``) and the variable of its IO binding."""
+        record = self._records.get(label)
+        for expression in record.variables if record is not None else []:
+            if any(expression in r.variables for other, r in self._records.items() if other != label):
+                continue  # one name for several sessions (a wrapper's ``self.session``) tells none apart
+            chosen = self._program_session(expression)
+            if chosen is not None:
+                return chosen
         base = _var(label)
         var, n = base, 2
         while var in self.used or f"{var}_binding" in self.used:
             var, n = f"{base}_{n}", n + 1
         self.used.update((var, f"{var}_binding"))
-        return var
+        return var, f"{var}_binding"
+
+    def _program_session(self, expression: str) -> Optional[tuple[str, str]]:
+        """``expression`` (``det``, ``self.det``) and ``<its last name>_binding`` where both are free in the block."""
+        parts = expression.split(".")
+        if len(parts) > 2 or not all(_program_identifier(p) for p in parts):
+            return None
+        binding = f"{parts[-1]}_binding"
+        if binding in self.used or expression in self.used:
+            return None
+        if len(parts) == 2:
+            owner = parts[0]
+            if owner in self.used and owner not in self._owners:
+                return None
+            self._owners.add(owner)
+        self.used.update((*parts[:1], expression, binding))
+        return expression, binding
 
     def __call__(self, label: str, role: str, name: str, prefix: str = "") -> str:
-        """The variable of input or output (``role``) ``name`` of the session of ``label``."""
+        """The variable of input or output (``role``) ``name`` of the session of ``label``; ``prefix``: of a value
+        the program gives under that input's name (``initial_``: a state's initial value)."""
         key = (label, role, prefix + name)
         if key not in self._given:
-            self._given[key] = code_identifier(prefix + name, self.used)
+            record = self._records.get(label)
+            table = {} if record is None else record.input_variables if role == "input" else record.output_variables
+            own = table.get(name, "")
+            if _program_identifier(own) and own not in self.used:
+                self.used.add(own)
+                self._given[key] = own
+            else:
+                self._given[key] = code_identifier(prefix + name, self.used)
         return self._given[key]
+
+
+def _program_identifier(name: str) -> bool:
+    """A name of the program's that the code can use as written: an ASCII identifier, no keyword, no ``__dunder``
+    (the check runs the code in a namespace of its own, with ``__name__``)."""
+    return bool(name) and name.isascii() and name.isidentifier() and not name.startswith("__") and \
+        not keyword.iskeyword(name) and not keyword.issoftkeyword(name)
+
+
+def _records(obs: PipelineObservations) -> dict[str, SessionRecord]:
+    """The sessions of ``obs`` by label: the program's names for the hand-off code (``_Names``)."""
+    return {s.label: s for s in obs.sessions}
 
 
 def _var(label: str) -> str:
@@ -745,23 +795,27 @@ def _targets(variables: list[str]) -> str:
 
 
 def handoff_code(h: HandOff, *, libraries: Sequence[str] = (), producer_io: Optional[IoNames] = None,
-                 consumer_io: Optional[IoNames] = None) -> str:
+                 consumer_io: Optional[IoNames] = None, records: Optional[Mapping[str, SessionRecord]] = None) -> str:
     """Python that keeps this hand-off on the device (OrtValue passing; torch via DLPack; cupy); "" where it is no
     round trip. ``producer_io``/``consumer_io``: the input and output names of the two sessions, as the program called
-    them (state: the session's), all bound as the model names them; without them only the handed-over tensor is."""
+    them (state: the session's), all bound as the model names them; without them only the handed-over tensor is.
+    ``records``: the sessions by label, whose program names the code uses where the recorder saw them (``_Names``)."""
     if h.kind not in (ROUND_TRIP, POSSIBLE_ROUND_TRIP):
         return ""
-    return handoff_block(h, libraries=libraries, producer_io=producer_io, consumer_io=consumer_io).code
+    return handoff_block(h, libraries=libraries, producer_io=producer_io, consumer_io=consumer_io,
+                         records=records).code
 
 
 def handoff_block(h: HandOff, *, libraries: Sequence[str] = (), producer_io: Optional[IoNames] = None,
-                  consumer_io: Optional[IoNames] = None) -> HandoffCode:
+                  consumer_io: Optional[IoNames] = None,
+                  records: Optional[Mapping[str, SessionRecord]] = None) -> HandoffCode:
     """``handoff_code``'s block with the variables it uses (HandoffCode)."""
     caveat = _possible_caveat([h])
     if h.state:
-        return _state_code(h.producer, [(h.input, h.output)], producer_io or ([h.input], [h.output]), libraries, caveat)
+        return _state_code(h.producer, [(h.input, h.output)], producer_io or ([h.input], [h.output]), libraries, caveat,
+                           records)
     return _between_code(h.producer, h.consumer, [(h.output, h.input)], producer_io or ([], [h.output]),
-                         consumer_io or ([h.input], []), libraries, caveat)
+                         consumer_io or ([h.input], []), libraries, caveat, records)
 
 
 def _possible_caveat(hand_offs: list[HandOff]) -> str:
@@ -774,12 +828,12 @@ def _possible_caveat(hand_offs: list[HandOff]) -> str:
 
 
 def _between_code(producer: str, consumer: str, trips: list[tuple[str, str]], producer_io: IoNames,
-                  consumer_io: IoNames, libraries: Sequence[str], caveat: str = "") -> HandoffCode:
+                  consumer_io: IoNames, libraries: Sequence[str], caveat: str = "",
+                  records: Optional[Mapping[str, SessionRecord]] = None) -> HandoffCode:
     """The producer's and the consumer's calls with IO binding, the outputs of ``trips`` ((output, input) pairs)
     handed over as OrtValues on the device; every other input bound from the host, every other output to it."""
-    names = _Names()
-    p, c = names.session(producer), names.session(consumer)
-    pb, cb = f"{p}_binding", f"{c}_binding"
+    names = _Names(records)
+    (p, pb), (c, cb) = names.session(producer), names.session(consumer)
     handed = list(dict.fromkeys(o for o, _ in trips))
     fed = {i: o for o, i in trips}
     p_in, p_out = producer_io
@@ -826,7 +880,7 @@ def _between_code(producer: str, consumer: str, trips: list[tuple[str, str]], pr
 
 
 def _state_code(label: str, pairs: list[tuple[str, str]], io: IoNames, libraries: Sequence[str],
-                caveat: str = "") -> HandoffCode:
+                caveat: str = "", records: Optional[Mapping[str, SessionRecord]] = None) -> HandoffCode:
     """One session's calls with its state (``pairs``: (input, output)) kept on the device: two OrtValues per state
     and two bindings made once, run in turn; the other inputs bound from each step's feeds (``stream`` yields them
     by name, as ``run()`` takes them, or ``steps`` counts the steps where there are none), the other outputs to the
@@ -836,8 +890,8 @@ def _state_code(label: str, pairs: list[tuple[str, str]], io: IoNames, libraries
     read memory nothing wrote): an input paired with two outputs takes the first (the other goes to the host), and
     an output paired with two inputs is written into the first one's buffers, which the second input reads as well
     from the second step on (its own initial value on the first)."""
-    names = _Names()
-    s = names.session(label)
+    names = _Names(records)
+    s, _ = names.session(label)
     owner: dict[str, str] = {}  # state output -> the input whose two buffers it is written into
     shared: list[tuple[str, str]] = []  # (input, the input whose buffers it reads): an output feeding both
     kept: list[tuple[str, str]] = []  # (input, output): a pair of buffers each
@@ -971,7 +1025,7 @@ def pipeline_blocks(pipeline: Pipeline, obs: PipelineObservations) -> list[Hando
         pairs.setdefault((h.producer, h.consumer), []).append(h)
     for (producer, consumer), trips in pairs.items():
         blocks.append(_between_code(producer, consumer, [(h.output, h.input) for h in trips], _io_names(obs, producer),
-                                    _io_names(obs, consumer), obs.libraries, _possible_caveat(trips)))
+                                    _io_names(obs, consumer), obs.libraries, _possible_caveat(trips), _records(obs)))
     states: dict[str, list[HandOff]] = {}
     for h in pipeline.state:
         if h.kind in (ROUND_TRIP, POSSIBLE_ROUND_TRIP):
@@ -982,7 +1036,7 @@ def pipeline_blocks(pipeline: Pipeline, obs: PipelineObservations) -> list[Hando
         # again would take it from the real state.
         carried = [h for h in carried if h.kind == ROUND_TRIP] or carried
         blocks.append(_state_code(label, [(h.input, h.output) for h in carried], _io_names(obs, label),
-                                  obs.libraries, _possible_caveat(carried)))
+                                  obs.libraries, _possible_caveat(carried), _records(obs)))
     return blocks
 
 

@@ -165,6 +165,7 @@ class PipelineRecorder:
         self._internal_prefixes: tuple[str, ...] = _package_prefixes(__file__, 2)
         self._replay: dict[int, list[tuple[tuple[Any, ...], list[str], list[Any]]]] = {}  # session -> kept inputs
         self._replay_bytes = 0
+        self._named_sites: set[tuple[int, str]] = set()  # (session, call site) whose names were looked up
 
     # patching ----------------------------------------------------------------------------------------------------
 
@@ -337,6 +338,8 @@ class PipelineRecorder:
                 return wrapped(*args, **kwargs)
             stack = recorder._call_stack()
             site = stack[0] if stack else ""
+            if (index, site) not in recorder._named_sites:
+                recorder._name_site(session, index, site, method, args, kwargs)
             overhead_start = recorder._overhead_ns
             try:
                 inputs, outputs_of = recorder._before(session, method, args, kwargs)
@@ -385,6 +388,35 @@ class PipelineRecorder:
                 stack.append(f"{code.co_filename}:{code.co_name}:{frame.f_lineno}")
             frame = frame.f_back
         return stack
+
+    def _name_site(self, session: Any, index: int, site: str, method: str, args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> None:
+        """Keep the names the program's code uses at this call site (watch/callsite.py) in the session's record:
+        once per (session, site), so that a call costs one set lookup; never raises."""
+        from ortcopy_doctor.watch.callsite import site_names  # ast and linecache load at a first call, not at start
+
+        with self._lock:
+            self._named_sites.add((index, site))
+        frame: Any = sys._getframe(2)  # 0: here, 1: the wrapper, 2: its caller
+        try:
+            for _ in range(SITE_FRAMES):
+                if frame is None or not frame.f_code.co_filename.startswith(self._internal_prefixes):
+                    break
+                frame = frame.f_back
+            if frame is None or frame.f_code.co_filename.startswith(self._internal_prefixes):
+                return
+            session_name, inputs, outputs = site_names(frame, session, method, args, kwargs)
+            with self._lock:
+                record = self.observations.sessions[index]
+                if session_name and session_name not in record.variables:
+                    record.variables.append(session_name)
+                for table, names in ((record.input_variables, inputs), (record.output_variables, outputs)):
+                    for name, variable in names.items():
+                        table.setdefault(name, variable)
+        except Exception:  # noqa: BLE001 - names are an extra: never break the program's call
+            pass
+        finally:
+            del frame
 
     # values ------------------------------------------------------------------------------------------------------
 

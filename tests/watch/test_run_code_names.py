@@ -201,7 +201,7 @@ def test_between_stage_code_runs_and_gives_what_run_gives(hostile):
         source = _runnable(code)
         tree = ast.parse(source)
         variables = _arrays_by_variable(tree)
-        namespace: dict = {"sess_det": det, "sess_cls": cls}
+        namespace: dict = {"det": det, "cls": cls}  # the program's own names
         for free in _free_names(tree) - set(namespace):
             namespace[free] = arrays[variables[free]]
         exec(compile(source, "<between code>", "exec"), namespace)  # noqa: S102 - generated code under test
@@ -225,7 +225,7 @@ def test_state_code_runs_and_gives_what_run_gives(hostile):
         source = _runnable(code)
         tree = ast.parse(source)
         variables = _arrays_by_variable(tree)
-        namespace: dict = {"sess_cell": cell, "stream": stream}
+        namespace: dict = {"cell": cell, "stream": stream}  # the program's own name
         for free in _free_names(tree) - set(namespace):
             assert variables[free] == name  # the initial state is the only other value the code needs
             namespace[free] = initial.copy()  # on the CPU the OrtValue is this array's buffer, and written to
@@ -296,7 +296,7 @@ def test_two_states_of_one_session_are_kept_on_the_device_by_one_block(tmp_path)
     initial = {h_in: np.full(SHAPE, 0.5, np.float32), c_in: np.full(SHAPE, 0.25, np.float32)}
     stream = [{"x": np.full(SHAPE, i + 1.0, np.float32)} for i in range(3)]
     variables = _arrays_by_variable(tree)
-    namespace: dict = {"sess_lstm": session, "stream": stream}
+    namespace: dict = {"s": session, "stream": stream}  # the program's own name
     for free in _free_names(tree) - set(namespace):
         namespace[free] = initial[variables[free]].copy()
     exec(compile(source, "<state code>", "exec"), namespace)  # noqa: S102 - generated code under test
@@ -355,7 +355,7 @@ def test_a_possible_round_trip_sharing_the_real_states_output_is_left_out_of_the
     session = ort.InferenceSession(model, providers=CPU)
     stream = [{"x": np.full(SHAPE, i, np.float32)} for i in range(5)]
     initial = {"h_in": np.zeros(SHAPE, np.float32)}
-    namespace = _run_state_code(pipeline.code, session, initial, stream, "sess_cell2")
+    namespace = _run_state_code(pipeline.code, session, initial, stream, "s")
     h = initial["h_in"]
     for feeds in stream:
         y, h = session.run(None, {**feeds, "h_in": h})
@@ -389,7 +389,7 @@ def test_one_output_fed_back_as_two_inputs_is_bound_once(tmp_path):
     initial = {"a": np.full(SHAPE, 1.0, np.float32), "b": np.full(SHAPE, 2.0, np.float32)}
     for steps in (1, 2, 3, 5):
         stream = [{"x": np.full(SHAPE, i + 0.5, np.float32)} for i in range(steps)]
-        namespace = _run_state_code(pipeline.code, session, initial, stream, "sess_twin")
+        namespace = _run_state_code(pipeline.code, session, initial, stream, "s")
         a, b = initial["a"], initial["b"]
         for feeds in stream:
             y, a = session.run(None, {**feeds, "a": a, "b": b})

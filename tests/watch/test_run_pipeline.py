@@ -256,7 +256,8 @@ def test_generated_state_code_runs_and_carries_the_state(tmp_path, model_cache):
     shape_h, shape_x = shapes["h_in"], shapes["x"]
     rng = np.random.default_rng(1)
     xs = [rng.standard_normal(shape_x).astype(np.float32) for _ in range(3)]
-    namespace = {"sess_cell": session, "initial_h_in": np.zeros(shape_h, np.float32), "stream": [{"x": x} for x in xs]}
+    # the program's own names: its session `cell` and its initial state `h`
+    namespace = {"cell": session, "h": np.zeros(shape_h, np.float32), "stream": [{"x": x} for x in xs]}
     source = block.replace("device = 'cuda'", "device = 'cpu'")
     exec(compile(source, "<state code>", "exec"), namespace)  # noqa: S102 - generated code under test
     h = np.zeros(shape_h, np.float32)
