@@ -24,6 +24,7 @@ import copy
 import io
 import math
 import os
+import re
 import shutil
 import signal
 import sys
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from ortcopy_doctor.collect import (budget as _budget, demo_model as _demo_model, environment as _environment,
                                         feeds as _feeds, session as _session)
     from ortcopy_doctor.knowledge import model_file as _model_file, providers as _providers
+    from ortcopy_doctor.model import pipeline as _model_pipeline
     from ortcopy_doctor.render import output as _output, text as _text
     from ortcopy_doctor.render.output import OutputSet
 else:
@@ -72,6 +74,7 @@ else:
     _providers = lazy_import("ortcopy_doctor.knowledge.providers")
     _output = lazy_import("ortcopy_doctor.render.output")
     _text = lazy_import("ortcopy_doctor.render.text")
+    _model_pipeline = lazy_import("ortcopy_doctor.model.pipeline")
 
 app = typer.Typer(
     name="ortcopy-doctor",
@@ -100,6 +103,13 @@ GAIN_HELP = ("Exit 1 when the binding A/B measured a speed-up of at least this f
              "of its 95% CI) that the current code leaves on the table.")
 ALLOW_HELP = ("A finding kind your team accepts, by rule id or slug (OCD004, feed-copy; repeatable): never fails "
               "--fail-on, and is a suppressed note in SARIF.")
+
+
+RUN_FAIL_ON_HELP = ("Exit 1 (when the program itself exited 0) when a finding not allowed is at or above this "
+                    "severity: error, warning, info, never; the older round-trip (a host round trip) and "
+                    "host-transfer (a transfer made by the program's code) still work.")
+RUN_ALLOW_HELP = ("A finding kind your team accepts, by run rule id or slug (OCD105, host-upload; repeatable): never "
+                  "fails --fail-on, and is a suppressed note in SARIF.")
 
 
 _STREAM_ERRORS: dict[str, OSError] = {}  # "stdout"/"stderr": the first write it refused (see _Guarded)
@@ -353,12 +363,68 @@ def _load(path: Path, command: str, cache: bool) -> Any:
 
     if str(path) != "-":
         return load_report(path, cache=cache)
+    return load_report_bytes(_read_stdin(command), "stdin", cache=cache)
+
+
+def _read_stdin(command: str) -> bytes:
+    """What ``report -`` / ``diff -`` read: stdin, which must be a pipe or a file, not a terminal nor closed."""
     if "stdin" in _CLOSED_STREAMS or sys.stdin is None:
         raise UsageError(f"{command} -: stdin is closed: pipe a JSON into it, or give a file path")
     if sys.stdin.isatty():
         raise UsageError(f"{command} -: stdin is a terminal: pipe a JSON into it (`ortcopy-doctor check MODEL --json - "
                          f"| ortcopy-doctor {command} -`), or give a file path")
-    return load_report_bytes(sys.stdin.buffer.read(), "stdin", cache=cache)
+    return sys.stdin.buffer.read()
+
+
+# How `run --json` starts its report (PipelineReport.to_dict: the format first): told from the first bytes, so a
+# check report is read exactly as before; a run report written with its keys in another order is told by its format
+# once the check report loader refused it.
+_RUN_REPORT_START = re.compile(rb'[ \t\r\n]*\{[ \t\r\n]*"format"[ \t\r\n]*:[ \t\r\n]*"ortcopy-doctor-pipeline-report"')
+
+
+def _load_any(path: Path, command: str, cache: bool) -> tuple[str, Any]:
+    """The report ``path`` holds (``-``: stdin) and its kind: (CHECK, a check's ``Report``, as ``_load`` reads it) or
+    (RUN, a run's ``PipelineReport``: re-analysed from its observations where it holds them, else as written)."""
+    raw: Optional[bytes] = None
+    if str(path) == "-":
+        raw = _read_stdin(command)
+    else:
+        try:
+            with open(path, "rb") as f:
+                head = f.read(4096)
+            if _RUN_REPORT_START.match(head):
+                raw = path.read_bytes()
+        except OSError:  # the check report loader says what is wrong with it
+            pass
+    if raw is not None and _RUN_REPORT_START.match(raw[:4096]):
+        return RUN, _load_run(raw, "stdin" if str(path) == "-" else str(path))
+    try:
+        if raw is not None:
+            from ortcopy_doctor.report.core import load_report_bytes  # here, as in _load
+
+            return CHECK, load_report_bytes(raw, "stdin", cache=cache)
+        return CHECK, _load(path, command, cache)
+    except UsageError as refused:
+        if raw is None:
+            try:
+                raw = path.read_bytes()
+            except OSError:
+                raise refused from None
+        if not _model_pipeline.is_pipeline_report(raw):
+            raise
+        return RUN, _load_run(raw, "stdin" if str(path) == "-" else str(path))
+
+
+def _load_run(raw: bytes, name: str) -> Any:
+    """The run report in ``raw``, made again from its observations where it holds them (``watch.pipeline``)."""
+    # here: `report` of a check report never loads the pipeline analysis
+    from ortcopy_doctor.watch.pipeline import reanalysed
+
+    try:
+        report = _model_pipeline.load_pipeline_report(raw, name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return reanalysed(report)
 
 
 def _keep_partial_evidence(exc: DoctorError, outputs: OutputSet) -> None:
@@ -483,7 +549,7 @@ def check(
 @app.command(short_help="Re-analyse and re-render recorded JSON.")
 @output_options(CHECK)
 def report(
-    evidence_json: Path = typer.Argument(..., help="A JSON file written by `check --json`; - for stdin."),
+    evidence_json: Path = typer.Argument(..., help="A JSON file written by `check --json` (or `run --json`); - for stdin."),
     asked: Asked = ASKED,  # --json, --html/-o, --sarif, --trace (cli/outputs.py)
     fail_on: FailOn = typer.Option(FailOn.never, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
     max_transfer_bytes: Optional[str] = typer.Option(None, "--max-transfer-bytes", help=MAX_BYTES_HELP),
@@ -496,9 +562,12 @@ def report(
         from_stdin = str(evidence_json) == "-"
         outputs = _outputs([] if from_stdin else [("the evidence JSON", evidence_json)], asked.targets(),
                            stdin="the evidence JSON, read from stdin" if from_stdin else None)
-        ci = _ci.CiOptions.parse(fail_on.value, max_transfer_bytes, allow, fail_on_gain=fail_on_gain)
+        ci = _ci.CiOptions.parse(fail_on.value, max_transfer_bytes, [], fail_on_gain=fail_on_gain)
         # a gate, or a format that judges (SARIF), judges this code's analysis
-        loaded = _load(evidence_json, "report", cache=not (ci.judges or asked.judges))
+        kind, loaded = _load_any(evidence_json, "report", cache=not (ci.judges or asked.judges))
+        if kind == RUN:
+            return _report_run(loaded, outputs, asked, fail_on.value, max_transfer_bytes, allow, fail_on_gain)
+        ci = _ci.CiOptions.parse(fail_on.value, max_transfer_bytes, allow, fail_on_gain=fail_on_gain)
         written = _write_outputs(outputs, loaded, asked, RenderContext(CHECK, allow=ci.gate.allow))
         out = _stdout(outputs.uses_stdout)
         _text.print_report(loaded, out)
@@ -509,10 +578,30 @@ def report(
     _guard(body)
 
 
+def _report_run(report: Any, outputs: OutputSet, asked: Asked, fail_on: str, max_transfer_bytes: Optional[str],
+                allow: list[str], fail_on_gain: Optional[str]) -> int:
+    """``report RUN.json``: a run report rendered as asked (text on stdout, JSON, HTML, SARIF) and judged by the
+    gate flags that apply to it (``--fail-on``, ``--allow`` with run rules, ``--max-transfer-bytes`` per
+    iteration); ``--fail-on-gain`` and a format that renders no run report (``--trace``) are usage errors."""
+    if fail_on_gain is not None:
+        raise UsageError("--fail-on-gain judges the binding measurement of a check report, and a run report has none: "
+                         "drop it")
+    for renderer, target in asked.targets():
+        if target is not None and RUN not in renderer.kinds:
+            raise UsageError(f"{renderer.flag} renders no run report (the file is one written by `run --json`): "
+                             "drop it")
+    ci = _ci.CiOptions.parse(fail_on, max_transfer_bytes, allow, report=RUN)
+    written = _write_outputs(outputs, report, asked, RenderContext(RUN, allow=ci.gate.allow))
+    _write(TEXT.render(report, RenderContext(RUN)) + "\n", stderr=outputs.uses_stdout)
+    for shown in written:
+        _write(f"wrote {safe(shown)}\n", stderr=outputs.uses_stdout)
+    return ci.exit_code(report, _stdout(outputs.uses_stdout))
+
+
 @app.command(short_help="Compare two reports: transfers, findings, latency.")
 @output_options(DIFF)
 def diff(
-    a_json: Path = typer.Argument(..., help="The earlier report: a JSON file written by `check --json`; - for stdin."),
+    a_json: Path = typer.Argument(..., help="The earlier report: a JSON file written by `check --json` (or two by `run --json`); - for stdin."),
     b_json: Path = typer.Argument(..., help="The later report to compare with it; - for stdin."),
     asked: Asked = ASKED,  # --html/-o (cli/outputs.py)
     fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help="Exit 1 when b has transfers or findings that a has not."),
@@ -530,8 +619,17 @@ def diff(
         outputs = _outputs([(what, path) for what, path in reports if str(path) != "-"], asked.targets(),
                            stdin=next((f"{what}, read from stdin" for what, path in reports if str(path) == "-"), None))
         cache = not (fail_on_regression or fail_on_model_change)  # a gate judges this code's analysis
-        result = diff_reports(_load(a_json, "diff", cache), _load(b_json, "diff", cache),
-                              *("stdin" if str(p) == "-" else str(p) for p in (a_json, b_json)))
+        (a_kind, a), (b_kind, b) = _load_any(a_json, "diff", cache), _load_any(b_json, "diff", cache)
+        names = ["stdin" if str(p) == "-" else str(p) for p in (a_json, b_json)]
+        if a_kind != b_kind:
+            raise UsageError(f"diff compares two reports of one kind: {names[0]} is a {a_kind} report and {names[1]} "
+                             f"a {b_kind} report (`{a_kind} --json` and `{b_kind} --json` write them)")
+        if a_kind == RUN:
+            from ortcopy_doctor.report.diff import diff_run_reports  # here, as diff_reports
+
+            result: Any = diff_run_reports(a, b, *names)
+        else:
+            result = diff_reports(a, b, *names)
         written = _write_outputs(outputs, result, asked, RenderContext(DIFF))
         _write(TEXT.render(result, RenderContext(DIFF, show_unchanged=show_unchanged)))
         for path in written:
@@ -691,26 +789,27 @@ def run(
     command: list[str] = typer.Argument(..., help="The program: `-- python script.py args` (or `-- script.py args`, `-- python -m pkg`)."),
     asked: Asked = ASKED,  # --json, --html/-o, --no-html (cli/outputs.py)
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
-    fail_on: str = typer.Option("never", "--fail-on", help="Exit 1 (when the program itself exited 0) on: round-trip, host-transfer, never."),
+    fail_on: str = typer.Option("never", "--fail-on", help=RUN_FAIL_ON_HELP),
+    allow: list[str] = typer.Option([], "--allow", help=RUN_ALLOW_HELP),
     no_census: bool = typer.Option(False, "--no-census", help="Take no CUPTI census of the calls."),
     no_replay: bool = typer.Option(False, "--no-replay", help="Do not replay each session's calls on the other provider (CUDA vs CPU) after the program."),
     subprocess: bool = typer.Option(False, "--subprocess", help="Kept for earlier command lines: the program always runs in an interpreter of its own, as `python` runs it."),
 ) -> None:
     """Run an unmodified Python program and report the host round trips between its sessions (pipeline stages)."""
     _guard(lambda: _run_body(command, asked=asked, quiet=quiet, fail_on=fail_on, census=not no_census,
-                             replay=not no_replay))
+                             replay=not no_replay, allow=allow))
 
 
-def _run_body(command: list[str], *, asked: Asked, quiet: bool, fail_on: str, census: bool, replay: bool = True) -> int:
+def _run_body(command: list[str], *, asked: Asked, quiet: bool, fail_on: str, census: bool, replay: bool = True,
+              allow: Optional[list[str]] = None) -> int:
     """``run``: its outputs checked as ``check`` checks them before the program starts (not an input: the script, a
     file the program's command line names, an existing model or Python file; not another output), the program run
     with every session watched, the outputs written as one set (never over a model the program loaded), and the
-    program's exit code (or 1 for ``--fail-on`` where it exited 0)."""
+    program's exit code (or 1 where the gate, ``--fail-on`` and ``--allow``, fails and the program exited 0)."""
     # here, not a lazy_import: watch/'s import timing is part of run's guarantees (onnxruntime loads in the program)
-    from ortcopy_doctor.watch.program import FAIL_ON, ProgramKilled, command_files, parse_command, watch_program
+    from ortcopy_doctor.watch.program import ProgramKilled, command_files, parse_command, watch_program
 
-    if fail_on not in FAIL_ON:
-        raise UsageError(f"--fail-on {fail_on!r}: choose one of {', '.join(FAIL_ON)}")
+    ci = _ci.CiOptions.parse(fail_on, allow=allow or [], report=RUN)  # a bad --fail-on or --allow: before the program
     target = parse_command(command)
     stem = Path(target.script).stem if target.script else (target.module or "program").replace(".", "_")
     targets = asked.targets(f"{stem}.ortcopy-run")  # refuses "-": stdout is the program's
@@ -739,7 +838,7 @@ def _run_body(command: list[str], *, asked: Asked, quiet: bool, fail_on: str, ce
         outputs.add_input("the program's model", model)
         for data in _model_file.external_data_files(Path(model)):  # its weights too: written over, the model computes garbage
             outputs.add_input("the external data of the program's model", data)
-    written = _write_outputs(outputs, report, asked, RenderContext(RUN))
+    written = _write_outputs(outputs, report, asked, RenderContext(RUN, allow=ci.gate.allow))
     # The report goes to stderr: the program's stdout stays the program's.
     _write("\n" + (report.verdict if quiet else TEXT.render(report, RenderContext(RUN))) + "\n", stderr=True)
     if not quiet:
@@ -750,11 +849,7 @@ def _run_body(command: list[str], *, asked: Asked, quiet: bool, fail_on: str, ce
         _print_error(_interrupts.Terminated(code - 128).message)
     if code != 0:
         return code
-    if fail_on == "round-trip" and report.round_trips:
-        return int(ExitCode.FINDINGS)
-    if fail_on == "host-transfer" and any(s.user_transfers for s in report.sessions):
-        return int(ExitCode.FINDINGS)
-    return int(ExitCode.CLEAN)
+    return ci.exit_code(report, None if quiet else _stdout(stderr=True), quiet)  # its reasons on stderr too
 
 
 def _try_outputs(outputs: OutputSet) -> None:

@@ -1,15 +1,20 @@
-"""The CI gate's flags of ``check`` and ``report`` together (SARIF and trace are formats of the renderers' registry)."""
+"""The CI gate's flags of ``check``, ``report`` and ``run`` together (SARIF and trace are formats of the renderers'
+registry)."""
 
 from __future__ import annotations
 
 import msgspec
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ortcopy_doctor.render.terminal import safe
-from ortcopy_doctor.report.gate import Gate, evaluate, parse_bytes, parse_gain, resolve_allow
+from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.report.gate import (LEGACY_RUN_FAIL_ON, SEVERITIES, Gate, evaluate, evaluate_run, parse_bytes,
+                                        parse_gain, resolve_allow)
+from ortcopy_doctor.rules import CHECK, RUN
 
 if TYPE_CHECKING:
+    from ortcopy_doctor.model.pipeline import PipelineReport
     from ortcopy_doctor.model.report import Report
 
 
@@ -21,15 +26,25 @@ class CiOptions(msgspec.Struct, frozen=True):
     """
 
     gate: Gate
+    legacy: str = ""  # run --fail-on's older spelling (round-trip, host-transfer), judged as before
+    report: str = CHECK  # the kind of report it judges: CHECK (a Report) or RUN (a PipelineReport)
 
     @classmethod
     def parse(cls, fail_on: str, max_transfer_bytes: str | int | None = None, allow: Iterable[str] = (),
-              fail_on_gain: str | None = None) -> CiOptions:
+              fail_on_gain: str | None = None, report: str = CHECK) -> CiOptions:
         """The options from the command's flags, checked before any work: a bad --max-transfer-bytes, --allow or
-        --fail-on-gain raises ``UsageError`` (exit 2)."""
+        --fail-on-gain raises ``UsageError`` (exit 2). ``report``: the kind of report judged (CHECK, RUN), whose
+        rules --allow names; RUN's --fail-on also takes its older spellings (``LEGACY_RUN_FAIL_ON``)."""
+        legacy = ""
+        if report == RUN and fail_on in LEGACY_RUN_FAIL_ON:
+            legacy, fail_on = fail_on, "never"
+        if fail_on not in SEVERITIES:
+            choices = SEVERITIES + (LEGACY_RUN_FAIL_ON if report == RUN else ())
+            raise UsageError(f"--fail-on {fail_on!r}: choose one of {', '.join(choices)}")
         limit = None if max_transfer_bytes is None else parse_bytes(max_transfer_bytes)
         gain = None if fail_on_gain is None else parse_gain(fail_on_gain)
-        return cls(Gate(fail_on=fail_on, max_transfer_bytes=limit, allow=resolve_allow(allow), fail_on_gain=gain))
+        return cls(Gate(fail_on=fail_on, max_transfer_bytes=limit, allow=resolve_allow(allow, report=report),
+                        fail_on_gain=gain), legacy, report)
 
     @property
     def judges(self) -> bool:
@@ -37,11 +52,15 @@ class CiOptions(msgspec.Struct, frozen=True):
         ``--fail-on-gain``): then the report must be this code's analysis of the file's evidence, never the file's
         derived sections as it holds them (``load_report``'s ``cache``). A format that judges (SARIF) says so in
         the registry."""
-        return self.gate.judges
+        return self.gate.judges or bool(self.legacy)
 
-    def exit_code(self, report: Report, console: Any = None, quiet: bool = False) -> int:
-        """0 when the report passes the gate, else 1; the reasons go to ``console`` (a rich Console) unless quiet."""
-        result = evaluate(report, self.gate)
+    def exit_code(self, report: Report | PipelineReport, console: Any = None, quiet: bool = False) -> int:
+        """0 when the report (a check's or a run's) passes the gate, else 1; the reasons go to ``console`` (a rich
+        Console) unless quiet."""
+        if self.report == RUN:
+            result = evaluate_run(cast("PipelineReport", report), self.gate, self.legacy)
+        else:
+            result = evaluate(cast("Report", report), self.gate)
         if console is not None and not quiet:
             # rich where used (`check -q` loads none): lazy_import("rich.markup") would import the package rich now
             from rich.markup import escape

@@ -1,5 +1,6 @@
 """A diff of two reports as data (``ortcopy_doctor.report.diff`` computes it, ``ortcopy_doctor.render.diff``
-renders it): each transfer and finding added, removed, changed or unchanged, the deltas, the environment."""
+renders it): each transfer and finding added, removed, changed or unchanged, the deltas, the environment; of two
+run reports (``RunDiff``): each pipeline's bytes per iteration, iteration time and round trips, and the findings."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import Word
 
 if TYPE_CHECKING:
+    from ortcopy_doctor.model.pipeline import PipelineReport
     from ortcopy_doctor.model.report import Report
 
 
@@ -189,5 +191,49 @@ class ReportDiff(msgspec.Struct, frozen=True):
         return result
 
 
-__all__ = ["ADDED", "CHANGED", "Change", "Delta", "DiffStatus", "PredictedDiff", "REMOVED", "ReportDiff", "SIGN",
-           "STATUS_ORDER", "UNCHANGED"]
+class PipelineChange(msgspec.Struct, frozen=True):
+    """One pipeline (loop of sessions, by their order) of run report a matched with b's, and its numbers in each."""
+
+    status: DiffStatus  # added, removed, changed (bytes or round trips), unchanged
+    sessions: str  # "det.onnx → cls.onnx"
+    deltas: list[Delta]  # bytes up and down per iteration, iteration time, round trips
+
+
+class RunDiff(msgspec.Struct, frozen=True):
+    """The difference between two run reports (``ortcopy-doctor run --json``): their pipelines matched by their
+    sessions, their findings by rule and subject (what a finding is about, not the line it is at)."""
+
+    a_name: str
+    b_name: str
+    a: PipelineReport
+    b: PipelineReport
+    pipelines: list[PipelineChange]
+    findings: list[Change[Finding]]
+
+    @property
+    def regressions(self) -> list[Change[Any]]:
+        """Findings that appear in b and not in a."""
+        return [c for c in self.findings if c.status == ADDED]
+
+    @property
+    def headline(self) -> str:
+        """``Regression: N finding(s) added.``, or that none was."""
+        if not self.regressions:
+            return "No new findings."
+        return f"Regression: {len(self.regressions)} finding(s) added."
+
+    @property
+    def model_changed(self) -> bool:
+        """Never: two run reports are of programs, which --fail-on-model-change does not judge."""
+        return False
+
+    def counts(self, changes: Sequence[Change[Any]]) -> dict[str, int]:
+        """How many of ``changes`` are added, removed, changed and unchanged."""
+        result: dict[str, int] = {ADDED: 0, REMOVED: 0, CHANGED: 0, UNCHANGED: 0}
+        for c in changes:
+            result[c.status] += 1
+        return result
+
+
+__all__ = ["ADDED", "CHANGED", "Change", "Delta", "DiffStatus", "PipelineChange", "PredictedDiff", "REMOVED",
+           "ReportDiff", "RunDiff", "SIGN", "STATUS_ORDER", "UNCHANGED"]

@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.evidence import CodeCheck
+from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.providers import is_device, short
 from ortcopy_doctor.model.replay import SessionReplay
@@ -24,6 +25,7 @@ from ortcopy_doctor.model.watch import WatchObservations
 
 PIPELINE_FORMAT = "ortcopy-doctor-pipeline"
 PIPELINE_FORMAT_VERSION = 1
+PIPELINE_REPORT_FORMAT = PIPELINE_FORMAT + "-report"  # what `run --json` writes (PipelineReport.to_dict)
 
 # How a consumed value was traced back to the output that produced it.
 HOW_OBJECT = LinkHow.OBJECT
@@ -343,6 +345,15 @@ class ProviderFinding(msgspec.Struct, frozen=True):
                 f"{self.cause}{measured}")
 
 
+class SwitchCost(msgspec.Struct, frozen=True):
+    """One session's cost per change of input shape (``model.shape_switch``): the ms each change adds and the
+    words naming it, its cause and its measured fix."""
+
+    session: str
+    extra_ms: float
+    words: str
+
+
 class PipelineReport(msgspec.Struct, frozen=True):
     """What ``ortcopy-doctor run`` found: each session, each pipeline of sessions and its host round trips (its text
     and HTML: ``render.pipeline``; its JSON: ``to_json``)."""
@@ -359,6 +370,9 @@ class PipelineReport(msgspec.Struct, frozen=True):
     observations: Optional[PipelineObservations] = None
     providers: list[ProviderFinding] = field(default_factory=list)  # sessions on the CPU though a device is available
     replays: list[SessionReplay] = field(default_factory=list)  # each session on both providers (watch/replay.py)
+    # The run rules' findings (OCD1xx, rules/): made by the analysis (watch/pipeline.py) from the facts above, errors
+    # first, then by rule id; each located at the program's code (file:function:line) where the observations say it.
+    findings: list[Finding] = field(default_factory=list)
 
     # queries -------------------------------------------------------------------------------------------------------
 
@@ -425,7 +439,7 @@ class PipelineReport(msgspec.Struct, frozen=True):
         data.pop("observations", None)
         data["round_trips"] = codec.to_builtins(self.round_trips)
         data["verdict"] = self.verdict
-        return {"format": PIPELINE_FORMAT + "-report", "format_version": PIPELINE_FORMAT_VERSION, **data,
+        return {"format": PIPELINE_REPORT_FORMAT, "format_version": PIPELINE_FORMAT_VERSION, **data,
                 "observations": None if self.observations is None else codec.to_builtins(self.observations)}
 
     def to_json(self) -> str:
@@ -433,7 +447,52 @@ class PipelineReport(msgspec.Struct, frozen=True):
         return codec.to_json(self.to_dict())
 
 
+class _Format(msgspec.Struct, frozen=True):
+    """What tells a run report from other JSON: its ``format`` (the rest is skipped unread)."""
+
+    format: Any = None
+
+
+def is_pipeline_report(raw: bytes) -> bool:
+    """Whether the JSON document ``raw`` is a run report (``run --json``); False for anything else, unreadable too."""
+    try:
+        return bool(codec.decode(raw, _Format).format == PIPELINE_REPORT_FORMAT)
+    except (codec.DecodeError, RecursionError):
+        return False
+
+
+def load_pipeline_report(raw: bytes, name: str = "stdin") -> PipelineReport:
+    """The run report ``raw`` holds (``run --json``), as written: its findings, verdict and numbers are the file's
+    (``watch.pipeline.reanalysed`` makes them again from its observations where it has them). ``ValueError`` with
+    one line naming ``name`` where it is no run report, or of a newer format."""
+    try:
+        data = codec.decode(raw)
+    except (codec.DecodeError, RecursionError) as exc:
+        raise ValueError(f"{name} is not readable JSON ({codec.message(exc)})") from None
+    if not isinstance(data, dict) or data.get("format") != PIPELINE_REPORT_FORMAT:
+        raise ValueError(f"{name} is not a run report: pass a file written by `run --json`")
+    version = data.get("format_version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise ValueError(f"{name} has run report format_version {str(version)[:40]!r}, not a version number: pass a "
+                         "file written by `run --json`")
+    if version > PIPELINE_FORMAT_VERSION:
+        raise ValueError(f"{name} has run report format {version}, newer than this ortcopy-doctor reads "
+                         f"({PIPELINE_FORMAT_VERSION}): upgrade ortcopy-doctor")
+    try:
+        observations = data.get("observations")
+        if observations is not None:
+            data["observations"] = load_pipeline_observations(observations)
+        return codec.convert(data, PipelineReport)
+    except (codec.ValidationError, TypeError, ValueError, RecursionError) as exc:
+        raise ValueError(f"{name} does not match the run report format ({codec.message(exc)}): pass a file "
+                         "written by `run --json`") from None
+
+
 # --- how the report words times, sites and first calls at a shape -------------------------------------------------
+
+# A first call at a new shape is named as a cost where it took this much longer than the later calls at that shape
+# (watch/pipeline.py's largest cost, rule OCD107).
+NEW_SHAPE_MIN_EXCESS_MS = 1.0
 
 
 def fmt_ms(v: Optional[float]) -> str:
@@ -448,6 +507,15 @@ def short_site(site: str) -> str:
     if not sep or not sep2:
         return site
     return f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{function}:{rest}"
+
+
+def split_site(site: str) -> tuple[str, str, int]:
+    """``file:function:line`` as (file, function, line); ("", "", 0) where ``site`` is not of that form."""
+    rest, sep, line = site.rpartition(":")
+    path, sep2, function = rest.rpartition(":")
+    if not sep or not sep2 or not path or not line.isdigit():
+        return "", "", 0
+    return path, function, int(line)
 
 
 def shape_message(s: ShapeCall) -> str:
@@ -496,7 +564,8 @@ class HandoffCode(msgspec.Struct, frozen=True):
 
 
 __all__ = ["DEVICE", "HOST", "HOST_KINDS", "HOW_DOWNLOAD", "HOW_HASH", "HOW_OBJECT", "HOW_POINTER", "HOW_VIEW",
-           "PIPELINE_FORMAT", "PIPELINE_FORMAT_VERSION", "POSSIBLE_ROUND_TRIP", "ROUND_TRIP", "Download", "HandOff",
-           "HandoffCode", "HostEdge", "IoNames", "Pipeline", "PipelineCall", "PipelineObservations", "PipelineReport",
-           "ProviderFinding", "SessionRecord", "SessionSummary", "ShapeCall", "StageRow", "ValueInfo", "ValueLink",
-           "fmt_ms", "load_pipeline_observations", "shape_message", "short_site"]
+           "NEW_SHAPE_MIN_EXCESS_MS", "PIPELINE_FORMAT", "PIPELINE_FORMAT_VERSION", "PIPELINE_REPORT_FORMAT",
+           "POSSIBLE_ROUND_TRIP", "ROUND_TRIP", "Download", "HandOff", "HandoffCode", "HostEdge", "IoNames", "Pipeline",
+           "PipelineCall", "PipelineObservations", "PipelineReport", "ProviderFinding", "SessionRecord",
+           "SessionSummary", "ShapeCall", "StageRow", "SwitchCost", "ValueInfo", "ValueLink", "fmt_ms", "is_pipeline_report",
+           "load_pipeline_observations", "load_pipeline_report", "shape_message", "short_site", "split_site"]

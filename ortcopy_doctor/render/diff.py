@@ -1,5 +1,7 @@
 """A report diff (``ortcopy_doctor.report.diff``) as text and as a self-contained HTML page
-(reports/templates/diff.html.j2: autoescape, undefined names are errors)."""
+(reports/templates/diff.html.j2: autoescape, undefined names are errors). A diff of two run reports (``RunDiff``)
+is rendered by the same two functions, as its own text and a page of its own (reports/templates/run_diff.html.j2,
+which extends diff.html.j2)."""
 
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.render.html import environment
 from ortcopy_doctor.render.terminal import safe
-from ortcopy_doctor.model.diff import _ARROW, _KIND, CHANGED, SIGN, UNCHANGED, Change, Delta, ReportDiff
+from ortcopy_doctor.model.diff import _ARROW, _KIND, CHANGED, SIGN, UNCHANGED, Change, Delta, ReportDiff, RunDiff
+from ortcopy_doctor.model.pipeline import short_site
 
 DIFF_TEMPLATE = "diff.html.j2"
+RUN_DIFF_TEMPLATE = "run_diff.html.j2"
 
 
 def _copy_line(c: Change[Copy]) -> str:
@@ -44,8 +48,10 @@ def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {status}" for status, n in counts.items())
 
 
-def render_diff_text(d: ReportDiff, show_unchanged: bool = False) -> str:
+def render_diff_text(d: ReportDiff | RunDiff, show_unchanged: bool = False) -> str:
     """The diff as plain text; changes with no difference are listed only with ``show_unchanged``."""
+    if isinstance(d, RunDiff):
+        return render_run_diff_text(d, show_unchanged)
     out = io.StringIO()
 
     def w(text: str) -> None:
@@ -157,9 +163,75 @@ def diff_view_model(d: ReportDiff) -> dict[str, Any]:
     }
 
 
-def render_diff_html(d: ReportDiff) -> str:
+def render_diff_html(d: ReportDiff | RunDiff) -> str:
     """The diff as a self-contained HTML page."""
+    if isinstance(d, RunDiff):
+        return render_run_diff_html(d)
     return environment().get_template(DIFF_TEMPLATE).render(**diff_view_model(d))
 
 
-__all__ = ["DIFF_TEMPLATE", "diff_view_model", "render_diff_html", "render_diff_text"]
+# --- run reports --------------------------------------------------------------------------------------------------
+
+
+def _run_finding_line(c: Change[Finding]) -> str:
+    f = c.after if c.after is not None else c.before
+    assert f is not None
+    text = f"{SIGN[c.status]} {f.severity:<7} {f.rule} {f.slug}: {f.details.get('subject', '') or f.location}"
+    if c.status == CHANGED:
+        return f"{text}: {'; '.join(c.what)}"
+    per = f", {fmt_bytes(f.bytes_per_run)} per iteration" if f.bytes_per_run is not None else ""
+    return f"{text} at {short_site(f.location)}{per}"
+
+
+def render_run_diff_text(d: RunDiff, show_unchanged: bool = False) -> str:
+    """A diff of two run reports as plain text: the headline, each pipeline's numbers, the findings."""
+    lines = [f"ortcopy-doctor diff (run reports): {d.a_name} → {d.b_name}"]
+    a_program, b_program = " ".join(d.a.program), " ".join(d.b.program)
+    if a_program != b_program:
+        lines.append(f"programs: {a_program} → {b_program}")
+    lines += [d.headline, f"a: {d.a.verdict}", f"b: {d.b.verdict}"]
+    for p in d.pipelines:
+        lines.append("")
+        lines.append(f"{SIGN[p.status]} pipeline {p.sessions} ({p.status}):")
+        lines += [f"  {delta.label}: {delta.text()}" for delta in p.deltas]
+    if not d.pipelines:
+        lines += ["", "no pipeline in either report"]
+    lines.append("")
+    lines.append(f"Findings ({_counts_text(d.counts(d.findings))}):")
+    shown = [c for c in d.findings if show_unchanged or c.status != UNCHANGED]
+    lines += [f"  {_run_finding_line(c)}" for c in shown] or ["  (no change)"]
+    # names from the reports are untrusted: every line escaped
+    return "\n".join(safe(line) for line in lines) + "\n"
+
+
+def run_diff_view_model(d: RunDiff) -> dict[str, Any]:
+    """The values the HTML diff of two run reports (run_diff.html.j2) shows."""
+    a_program, b_program = " ".join(d.a.program), " ".join(d.b.program)
+
+    def finding_row(c: Change[Finding]) -> dict[str, Any]:
+        f = c.after if c.after is not None else c.before
+        assert f is not None
+        return {"status": c.status, "sign": SIGN[c.status], "severity": f.severity, "rule": f.rule, "slug": f.slug,
+                "subject": str(f.details.get("subject", "") or f.location), "location": short_site(f.location),
+                "message": f.message, "what": "; ".join(c.what)}
+
+    return {
+        "title": f"ortcopy-doctor diff (run reports): {Path(d.a_name).name} → {Path(d.b_name).name}",
+        "a_name": d.a_name, "b_name": d.b_name,
+        "programs": f"{a_program} → {b_program}" if a_program != b_program else "",
+        "regression": bool(d.regressions), "headline": d.headline,
+        "a_verdict": d.a.verdict, "b_verdict": d.b.verdict,
+        "pipelines": [{"sessions": p.sessions, "status": p.status, "deltas": [_delta_row(x) for x in p.deltas]}
+                      for p in d.pipelines],
+        "findings": [finding_row(c) for c in d.findings],
+        "finding_counts": d.counts(d.findings),
+    }
+
+
+def render_run_diff_html(d: RunDiff) -> str:
+    """A diff of two run reports as one self-contained HTML page, with the diff's look (every name escaped)."""
+    return environment().get_template(RUN_DIFF_TEMPLATE).render(**run_diff_view_model(d))
+
+
+__all__ = ["DIFF_TEMPLATE", "RUN_DIFF_TEMPLATE", "diff_view_model", "render_diff_html", "render_diff_text",
+           "render_run_diff_html", "render_run_diff_text", "run_diff_view_model"]

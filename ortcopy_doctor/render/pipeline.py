@@ -61,6 +61,7 @@ def render_pipeline_text(report: PipelineReport) -> str:
                      f"placement {s.placement}; census {s.census}")
     lines += [f"  observed: {o}" for o in report.observed]
     lines += [f"  not observed: {o}" for o in report.not_observed]
+    lines += finding_lines(report)
     for n, p in enumerate(report.pipelines, 1):
         lines.append("")
         lines.append(f"pipeline {n}: {' → '.join(p.sessions)} ({_loop_words(p)})")
@@ -122,6 +123,20 @@ def render_pipeline_text(report: PipelineReport) -> str:
 
 
 NEW_SHAPES_SHOWN = 8  # first calls at a shape the text shows (the slowest); the JSON has them all
+
+
+def finding_lines(report: PipelineReport) -> list[str]:
+    """The run rules' findings (OCD1xx), one ``severity id slug at site`` line each with its message and fix below;
+    nothing where there are none (a report written before run had rules)."""
+    if not report.findings:
+        return []
+    lines = ["", f"findings ({len(report.findings)}; rules: docs/rules.md):"]
+    for f in report.findings:
+        per = f", {fmt_bytes(f.bytes_per_run)} per iteration" if f.bytes_per_run is not None else ""
+        lines.append(f"  {f.severity:<7} {f.rule} {f.slug} at {short_site(f.location)}{per}")
+        lines.append(f"          {f.message}")
+        lines.append(f"          fix: {f.fix}")
+    return lines
 
 
 def _loop_words(p: Pipeline) -> str:
@@ -383,6 +398,10 @@ def pipeline_view_model(report: PipelineReport) -> dict[str, Any]:
                                  marked(s.placement), marked(s.census)) for s in report.sessions],
         "observed": [marked(o) for o in report.observed],
         "not_observed": [marked(o) for o in report.not_observed],
+        # the run rules' findings: (severity, rule, where, bytes per iteration, message, fix)
+        "findings": [(str(f.severity), f"{f.rule} {f.slug}", marked(short_site(f.location)),
+                      fmt_bytes(f.bytes_per_run) if f.bytes_per_run is not None else "-", marked(f.message),
+                      marked(f.fix)) for f in report.findings],
         "pipelines": [_pipeline_view(n, p, timeline) for n, p in enumerate(report.pipelines, 1)],
         "notes": [marked(n) for n in report.notes],
     }
@@ -396,5 +415,5 @@ def render_pipeline_html(report: PipelineReport) -> str:
     return _html.environment().get_template(TEMPLATE).render(**pipeline_view_model(report))
 
 
-__all__ = ["NEW_SHAPES_SHOWN", "ItemView", "PipelineView", "SessionView", "StageView", "TimelineView", "marked",
+__all__ = ["NEW_SHAPES_SHOWN", "ItemView", "finding_lines", "PipelineView", "SessionView", "StageView", "TimelineView", "marked",
            "pipeline_view_model", "render_pipeline_html", "render_pipeline_text"]

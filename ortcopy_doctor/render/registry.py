@@ -179,6 +179,10 @@ def _check_sarif(report: Any, context: RenderContext) -> str:
     return _sarif.render_sarif(report, context.allow, context.base if context.base is not None else Path.cwd())
 
 
+def _run_sarif(report: Any, context: RenderContext) -> str:
+    return _sarif.render_run_sarif(report, context.allow, context.base if context.base is not None else Path.cwd())
+
+
 def _check_trace(report: Any, context: RenderContext) -> str:
     return _trace.render_trace(report)
 
@@ -207,8 +211,9 @@ HTML = register(Format(
 ))
 SARIF = register(Format(
     "sarif", flag="--sarif", title="SARIF", suffix=".sarif", stdout_ok=True, judges=True,
-    renders={CHECK: _check_sarif},
-    helps={CHECK: "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs"},
+    renders={CHECK: _check_sarif, RUN: _run_sarif},
+    helps={CHECK: "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs",
+           RUN: "Write SARIF 2.1.0 here (the run rules; results at the program's source lines) for code-scanning UIs"},
 ))
 TRACE = register(Format(
     "trace", flag="--trace", title="trace", suffix=".trace.json", stdout_ok=True,

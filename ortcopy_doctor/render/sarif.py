@@ -1,6 +1,6 @@
 """SARIF 2.1.0 output (``--sarif FILE``) for code-scanning UIs.
 
-One SARIF rule per finding kind (``rules.RULES``: id, slug as name, title as short description, the general fix
+One SARIF rule per finding kind (``rules.CHECK_RULES``: id, slug as name, title as short description, the general fix
 as help), one result per finding: level error/warning/note (the rules' info is SARIF's note), the message with its
 specific fix, the model file as the physical location (a URI relative to the base folder, the current directory
 for the CLI, where the model lies under it, else an absolute file URI; each path segment percent-encoded) and the
@@ -10,6 +10,13 @@ with ``--allow`` keep their result, at level "note" with an accepted external su
 are results too, marked ``"predicted": true``. A prediction names every Memcpy node by its op type (MemcpyToHost,
 MemcpyFromHost): such a Memcpy-node finding is told apart by the tensor it copies, in its fingerprint and its
 logical location's name.
+
+A run report (``PipelineReport`` of ``ortcopy-doctor run``) has its own log (``run_sarif_log``): the run rules
+(OCD1xx) as its rules, one result per finding at the program's code: the source file of the call or creation site
+(relative to the base folder where it lies under it) with the line as its region and the function as the logical
+location; where the recording has no site, the program's script without a line. Its bytes are per iteration of the
+pipeline's loop (``bytesPerIteration``), and its fingerprint leaves the line out, so an edit above the call does not
+make a finding new.
 """
 
 from __future__ import annotations
@@ -27,9 +34,11 @@ from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.knowledge.providers import short
 from ortcopy_doctor.render.terminal import json_safe
 from ortcopy_doctor.model.findings import Finding
-from ortcopy_doctor.rules import RULES, Rule, is_allowed, rule_help_uri
+from ortcopy_doctor.model.pipeline import split_site
+from ortcopy_doctor.rules import CHECK_RULES, RUN_RULES, Rule, is_allowed, rule_help_uri
 
 if TYPE_CHECKING:
+    from ortcopy_doctor.model.pipeline import PipelineReport
     from ortcopy_doctor.model.report import Report
 
 SARIF_VERSION = "2.1.0"
@@ -41,9 +50,9 @@ LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "info": "recommendation"}
 
 # Which logical location a finding's ``location`` names.
-_NODE_SLUGS = {r.slug for r in RULES if r.location == "node"}  # census findings: looked up by name
-_INPUT_SLUGS = {r.slug for r in RULES if r.location == "input"}
-_OUTPUT_SLUGS = {r.slug for r in RULES if r.location == "output"}
+_NODE_SLUGS = {r.slug for r in CHECK_RULES if r.location == "node"}  # census findings: looked up by name
+_INPUT_SLUGS = {r.slug for r in CHECK_RULES if r.location == "input"}
+_OUTPUT_SLUGS = {r.slug for r in CHECK_RULES if r.location == "output"}
 
 
 def _uri_path(path: str) -> str:
@@ -191,7 +200,7 @@ def sarif_log(report: Report, allow: Iterable[str] = (), base: Path | str | None
     relative model URIs start from (None: always an absolute file URI unless the recorded path is relative)."""
     allow = frozenset(allow)
     base_path = Path(base) if base is not None else None
-    rule_index = {r.id: i for i, r in enumerate(RULES)}
+    rule_index = {r.id: i for i, r in enumerate(CHECK_RULES)}
     ev = report.evidence
     location = artifact_location(ev.model.path, base_path)
     results = [_result(report, f, rule_index, location, allow) for f in report.findings if f.rule in rule_index]
@@ -206,7 +215,7 @@ def sarif_log(report: Report, allow: Iterable[str] = (), base: Path | str | None
             "name": "ortcopy-doctor",
             "version": __version__,
             "semanticVersion": __version__,
-            "rules": [_rule_descriptor(r) for r in RULES],
+            "rules": [_rule_descriptor(r) for r in CHECK_RULES],
         }},
         "artifacts": [{"location": location, "length": ev.model.file_bytes,
                        "hashes": {"sha-256": ev.model.sha256} if ev.model.sha256 else {}}],
@@ -232,3 +241,96 @@ def render_sarif(report: Report, allow: Iterable[str] = (), base: Path | str | N
     """The SARIF log of ``report`` as JSON text (see ``sarif_log``)."""
     # names and messages from the model or the report file: no raw control characters in the file
     return json_safe(codec.to_json(sarif_log(report, allow, base))) + "\n"
+
+
+# --- run reports --------------------------------------------------------------------------------------------------
+
+
+def _script(report: PipelineReport) -> str:
+    """The program's script as its command line names it (``python prog.py``: prog.py), "" for ``-m`` or none."""
+    words = list(report.program)
+    if words and not words[0].endswith(".py"):
+        words = words[1:]  # the interpreter
+    return words[0] if words and words[0].endswith(".py") else ""
+
+
+def _run_location(report: PipelineReport, finding: Finding, base: Path | None) -> dict[str, Any]:
+    """Where a run finding is: the site's file and line (the function as the logical location), else the script."""
+    site = finding.details.get("site")
+    path, function, line = split_site(site if isinstance(site, str) else "")
+    subject = str(finding.details.get("subject", "") or finding.location)
+    logical = [{"name": subject, "kind": "object"}]
+    location: dict[str, Any] = {}
+    if path:
+        location["physicalLocation"] = {"artifactLocation": artifact_location(path, base),
+                                        "region": {"startLine": line}}
+        logical.insert(0, {"name": function, "kind": "function"})
+    elif _script(report):
+        location["physicalLocation"] = {"artifactLocation": artifact_location(_script(report), base)}
+    location["logicalLocations"] = logical
+    return location
+
+
+def _run_result(report: PipelineReport, finding: Finding, rule_index: dict[str, int], allow: frozenset[str],
+                base: Path | None) -> dict[str, Any]:
+    allowed = is_allowed(finding, allow)
+    location = _run_location(report, finding, base)
+    where = location.get("physicalLocation", {}).get("artifactLocation", {}).get("uri", "")
+    function = location["logicalLocations"][0]["name"] if len(location["logicalLocations"]) > 1 else ""
+    key = "\0".join([finding.rule, str(finding.details.get("subject", "") or finding.location), where, function])
+    result: dict[str, Any] = {
+        "ruleId": finding.rule,
+        "ruleIndex": rule_index[finding.rule],
+        "level": "note" if allowed else LEVEL[finding.severity],
+        "message": {"text": f"{_sentence(finding.message)} Fix: {_sentence(finding.fix)}"},
+        "locations": [location],
+        "partialFingerprints": {"ortcopyDoctorFinding/v1": hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]},
+        "properties": {
+            "slug": finding.slug,
+            "severity": finding.severity,
+            "bytesPerIteration": finding.bytes_per_run,
+            "predicted": finding.predicted,
+            "fix": finding.fix,
+            "site": finding.details.get("site", ""),
+        },
+    }
+    if allowed:
+        result["suppressions"] = [{"kind": "external", "status": "accepted", "justification":
+                                   f"finding kind {finding.rule} {finding.slug} accepted with --allow"}]
+    return result
+
+
+def run_sarif_log(report: PipelineReport, allow: Iterable[str] = (), base: Path | str | None = None) -> dict[str, Any]:
+    """The SARIF log of a run report: its findings at the program's code; ``allow`` holds rule ids, ``base`` the
+    folder that relative source URIs start from (None: a relative site stays relative)."""
+    allow = frozenset(allow)
+    base_path = Path(base) if base is not None else None
+    rule_index = {r.id: i for i, r in enumerate(RUN_RULES)}
+    results = [_run_result(report, f, rule_index, allow, base_path) for f in report.findings if f.rule in rule_index]
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "ortcopy-doctor",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "rules": [_rule_descriptor(r) for r in RUN_RULES],
+        }},
+        "results": results,
+        "columnKind": "utf16CodeUnits",
+        "properties": {
+            "verdict": report.verdict,
+            "program": list(report.program),
+            "exitCode": report.exit_code,
+            "pipelines": [{"sessions": list(p.sessions), "iterations": p.iterations,
+                           "bytesUpPerIteration": p.h2d_bytes_per_iteration,
+                           "bytesDownPerIteration": p.d2h_bytes_per_iteration,
+                           "bytesPredicted": p.bytes_predicted, "iterationMs": p.iteration_ms}
+                          for p in report.pipelines],
+            "allowed": sorted(allow),
+        },
+    }
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def render_run_sarif(report: PipelineReport, allow: Iterable[str] = (), base: Path | str | None = None) -> str:
+    """The SARIF log of a run report as JSON text (see ``run_sarif_log``)."""
+    return json_safe(codec.to_json(run_sarif_log(report, allow, base))) + "\n"

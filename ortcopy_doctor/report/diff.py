@@ -10,6 +10,11 @@ and ``--fail-on-model-change`` makes that exit 1. Both files are re-analysed (``
 the evidence under the current rules (a file this code wrote, unchanged, is read as it is: report/seal.py). A
 regression is a transfer or finding that appears in b and not in a.
 
+Two run reports (``run --json``) are compared by ``diff_run_reports``: each pipeline (matched by its sessions in
+order) with its bytes host→device and device→host per iteration, its iteration time and its host round trips; the
+findings by rule and subject (what a finding is about, so that a call moved to another line is the same finding).
+A regression is a finding that appears in b and not in a.
+
 Rendered as text and as a self-contained HTML page by ``ortcopy_doctor.render.diff``.
 """
 
@@ -23,13 +28,15 @@ from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.vocabulary import IN_KERNEL
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.diff import (
-    ADDED, CHANGED, REMOVED, STATUS_ORDER, UNCHANGED, Change, Delta, PredictedDiff, ReportDiff,
+    ADDED, CHANGED, REMOVED, STATUS_ORDER, UNCHANGED, Change, Delta, PipelineChange, PredictedDiff, ReportDiff, RunDiff,
 )
 from ortcopy_doctor.model.evidence import Evidence, Feed
 from ortcopy_doctor.model.format import active_providers, fmt_bytes
+from ortcopy_doctor.model.pipeline import ROUND_TRIP
 from ortcopy_doctor.report.core import load_report
 
 if TYPE_CHECKING:
+    from ortcopy_doctor.model.pipeline import Pipeline, PipelineReport
     from ortcopy_doctor.model.report import Report
 
 T = TypeVar("T")
@@ -223,7 +230,78 @@ def diff_files(a_path: Path | str, b_path: Path | str) -> ReportDiff:
     return diff_reports(load_report(a_path), load_report(b_path), str(a_path), str(b_path))
 
 
-# --- text ---------------------------------------------------------------------------------------------------------
+# --- run reports --------------------------------------------------------------------------------------------------
 
 
-__all__ = ["diff_files", "diff_reports"]
+def _run_finding_key(f: Finding) -> tuple[str, ...]:
+    return (f.rule, str(f.details.get("subject", "") or f.location))
+
+
+def _compare_run_findings(a: Finding, b: Finding) -> list[str]:
+    what = []
+    if a.severity != b.severity:
+        what.append(f"severity {a.severity} → {b.severity}")
+    if a.bytes_per_run != b.bytes_per_run:
+        what.append(f"bytes per iteration {fmt_bytes(a.bytes_per_run)} → {fmt_bytes(b.bytes_per_run)}")
+    if a.location != b.location:
+        what.append(f"at {a.location} → {b.location}")
+    ms_a, ms_b = a.details.get("ms"), b.details.get("ms")  # a first call's time (slow-new-shape)
+    if isinstance(ms_a, (int, float)) and isinstance(ms_b, (int, float)) and ms_a != ms_b:
+        what.append(f"first call {ms_a:.3f} ms → {ms_b:.3f} ms")
+    if a.message != b.message and not what:
+        what.append("message changed")
+    return what
+
+
+def _trips(p: Pipeline | None) -> float | None:
+    """The host round trips of a pipeline: between its stages and of state (possible ones not counted)."""
+    if p is None:
+        return None
+    return float(len(p.round_trips) + sum(1 for s in p.state if s.kind == ROUND_TRIP))
+
+
+def _pipeline_deltas(a: Pipeline | None, b: Pipeline | None) -> list[Delta]:
+    def value(p: Pipeline | None, field: str) -> float | None:
+        return None if p is None else getattr(p, field)
+
+    return [
+        Delta("bytes host→device per iteration", value(a, "h2d_bytes_per_iteration"),
+              value(b, "h2d_bytes_per_iteration"), "bytes"),
+        Delta("bytes device→host per iteration", value(a, "d2h_bytes_per_iteration"),
+              value(b, "d2h_bytes_per_iteration"), "bytes"),
+        Delta("iteration time (median)", value(a, "iteration_ms"), value(b, "iteration_ms"), "ms"),
+        Delta("host round trips", _trips(a), _trips(b)),
+    ]
+
+
+def _match_pipelines(a: PipelineReport, b: PipelineReport) -> list[PipelineChange]:
+    """The pipelines of a and b paired by their sessions in order (the n-th of equal ones with the n-th); b's order,
+    those only in a after. Changed: their bytes per iteration or round trips differ (times always do)."""
+    remaining: dict[str, list[Pipeline]] = {}
+    for p in a.pipelines:
+        remaining.setdefault(" → ".join(p.sessions), []).append(p)
+    result: list[PipelineChange] = []
+    for p in b.pipelines:
+        key = " → ".join(p.sessions)
+        queue = remaining.get(key)
+        old = queue.pop(0) if queue else None
+        deltas = _pipeline_deltas(old, p)
+        if old is None:
+            status = ADDED
+        else:
+            moved = [d for d in deltas if d.unit != "ms" and d.change]
+            status = CHANGED if moved else UNCHANGED
+        result.append(PipelineChange(status, key, deltas))
+    for key, left in remaining.items():
+        result += [PipelineChange(REMOVED, key, _pipeline_deltas(p, None)) for p in left]
+    return result
+
+
+def diff_run_reports(a: PipelineReport, b: PipelineReport, a_name: str = "a", b_name: str = "b") -> RunDiff:
+    """Compare two run reports: each pipeline's bytes per iteration, iteration time and round trips, and the
+    findings matched by rule and subject."""
+    return RunDiff(a_name=a_name, b_name=b_name, a=a, b=b, pipelines=_match_pipelines(a, b),
+                   findings=_match(a.findings, b.findings, _run_finding_key, _compare_run_findings))
+
+
+__all__ = ["diff_files", "diff_reports", "diff_run_reports"]

@@ -10,6 +10,13 @@
   findings still appear in every report; they never fail the gate, and in SARIF they keep their result with level
   "note" and an accepted external suppression, so code-scanning UIs show them as dismissed rather than hide them.
 
+A run report (``PipelineReport`` of ``ortcopy-doctor run``) is judged by ``evaluate_run``: ``--fail-on`` over its
+findings (the run rules, OCD1xx) as above, ``--allow`` with the run rules' ids and slugs, and
+``--max-transfer-bytes`` over the bytes one iteration of each pipeline's loop moves across PCIe (both directions).
+``run --fail-on`` also takes its older spellings: ``round-trip`` (fail on a host round trip between stages or of
+state: OCD101, OCD102, whatever --allow says) and ``host-transfer`` (fail where a session's user code made a
+host<->device transfer), judged as before (``LEGACY_RUN_FAIL_ON``).
+
 The gate reads only the report, so ``report RUN.json`` applies it to recorded evidence exactly as ``check`` did:
 ``report`` re-analyses the file's evidence whenever a gate is asked for, and the gate refuses a report whose
 findings and numbers were read from a file as it holds them (``Report.from_cache``: a file's derived sections are
@@ -26,11 +33,16 @@ from typing import TYPE_CHECKING
 
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.findings import Finding, Severity
-from ortcopy_doctor.rules import RULES, is_allowed
+from ortcopy_doctor.rules import CHECK, RULES, is_allowed, rules_for
 from ortcopy_doctor.model.format import fmt_bytes
 
 if TYPE_CHECKING:
+    from ortcopy_doctor.model.pipeline import PipelineReport
     from ortcopy_doctor.model.report import Report
+
+SEVERITIES = ("error", "warning", "info", "never")
+# run --fail-on's older spellings, judged as before the run rules: a round trip, a user transfer.
+LEGACY_RUN_FAIL_ON = ("round-trip", "host-transfer")
 
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}
 
@@ -69,9 +81,12 @@ def parse_gain(text: str | float, flag: str = "--fail-on-gain") -> float:
     return value
 
 
-def resolve_allow(values: Iterable[str], flag: str = "--allow") -> frozenset[str]:
-    """Rule ids and slugs as given (comma-separated or repeated), checked against the known rules."""
-    known = {r.id.upper(): r for r in RULES} | {r.slug: r for r in RULES}
+def resolve_allow(values: Iterable[str], flag: str = "--allow", report: str = CHECK) -> frozenset[str]:
+    """Rule ids and slugs as given (comma-separated or repeated), checked against the rules of ``report``'s kind
+    (CHECK, RUN): a rule of the other kind is refused, saying whose it is."""
+    rules = rules_for(report)
+    known = {r.id.upper(): r for r in rules} | {r.slug: r for r in rules}
+    every = {r.id.upper(): r for r in RULES} | {r.slug: r for r in RULES}
     allowed: set[str] = set()
     for value in values:
         for part in str(value).split(","):
@@ -80,7 +95,11 @@ def resolve_allow(values: Iterable[str], flag: str = "--allow") -> frozenset[str
                 continue
             rule = known.get(part.upper()) or known.get(part.lower())
             if rule is None:
-                choices = ", ".join(f"{r.id}/{r.slug}" for r in RULES)
+                other = every.get(part.upper()) or every.get(part.lower())
+                choices = ", ".join(f"{r.id}/{r.slug}" for r in rules)
+                if other is not None:
+                    raise UsageError(f"{flag} {part!r} is a rule of {other.report} reports ({other.id} {other.slug}), "
+                                     f"not of {report} ones: give one of {choices}")
                 raise UsageError(f"{flag} {part!r} is not a finding kind: give a rule id or slug ({choices})")
             allowed.add(rule.id)
     return frozenset(allowed)
@@ -123,12 +142,7 @@ def evaluate(report: Report, gate: Gate) -> GateResult:
     reasons: list[str] = []
     notes: list[str] = []
     allowed = [f for f in report.findings if is_allowed(f, gate.allow)]
-    if gate.fail_on != "never":
-        rank = Severity(gate.fail_on).rank
-        failing = [f for f in report.findings if not is_allowed(f, gate.allow) and Severity(f.severity).rank >= rank]
-        if failing:
-            kinds = sorted({f"{f.rule} {f.slug}" for f in failing})
-            reasons.append(f"{len(failing)} finding(s) at or above --fail-on {gate.fail_on}: {', '.join(kinds)}")
+    reasons += _failing(report.findings, gate)
     if gate.max_transfer_bytes is not None:
         total = report.summary.bytes_per_run
         if total > gate.max_transfer_bytes:
@@ -152,4 +166,41 @@ def evaluate(report: Report, gate: Gate) -> GateResult:
     return GateResult(bool(reasons), reasons, allowed, notes)
 
 
-__all__ = ["Gate", "GateResult", "evaluate", "is_allowed", "parse_bytes", "parse_gain", "resolve_allow"]
+def _failing(findings: list[Finding], gate: Gate) -> list[str]:
+    """The reason ``--fail-on`` fails on ``findings`` (those not allowed at or above its severity), if it does."""
+    if gate.fail_on == "never":
+        return []
+    rank = Severity(gate.fail_on).rank
+    failing = [f for f in findings if not is_allowed(f, gate.allow) and Severity(f.severity).rank >= rank]
+    if not failing:
+        return []
+    kinds = sorted({f"{f.rule} {f.slug}" for f in failing})
+    return [f"{len(failing)} finding(s) at or above --fail-on {gate.fail_on}: {', '.join(kinds)}"]
+
+
+def evaluate_run(report: PipelineReport, gate: Gate, legacy: str = "") -> GateResult:
+    """Whether the run report ``report`` passes ``gate`` (``--fail-on`` over its findings, ``--max-transfer-bytes``
+    over each pipeline's bytes per iteration), and why not; ``legacy``: run --fail-on's older spelling
+    (``LEGACY_RUN_FAIL_ON``), judged as before. ``--fail-on-gain`` has nothing to judge in a run report (a note)."""
+    reasons = _failing(report.findings, gate)
+    notes: list[str] = []
+    if legacy == "round-trip" and report.round_trips:
+        reasons.append(f"{len(report.round_trips)} host round trip(s) between stages (--fail-on round-trip)")
+    if legacy == "host-transfer" and any(s.user_transfers for s in report.sessions):
+        which = ", ".join(s.label for s in report.sessions if s.user_transfers)
+        reasons.append(f"host<->device transfers made by the program's code in {which} (--fail-on host-transfer)")
+    if gate.max_transfer_bytes is not None:
+        for p in report.pipelines:
+            moved = int((p.h2d_bytes_per_iteration or 0) + (p.d2h_bytes_per_iteration or 0))
+            if moved > gate.max_transfer_bytes:
+                predicted = " (predicted for the device)" if p.bytes_predicted else ""
+                reasons.append(f"host↔device bytes per iteration of {' → '.join(p.sessions)} {fmt_bytes(moved)} "
+                               f"({moved} B){predicted} exceed --max-transfer-bytes {gate.max_transfer_bytes} B")
+    if gate.fail_on_gain is not None:
+        notes.append("--fail-on-gain: not judged: a run report has no binding measurement (`check` measures one)")
+    allowed = [f for f in report.findings if is_allowed(f, gate.allow)]
+    return GateResult(bool(reasons), reasons, allowed, notes)
+
+
+__all__ = ["Gate", "GateResult", "LEGACY_RUN_FAIL_ON", "SEVERITIES", "evaluate", "evaluate_run", "is_allowed",
+           "parse_bytes", "parse_gain", "resolve_allow"]

@@ -1,15 +1,18 @@
 """The rule registry: each rule is declared once (``Rule``: id, slug, severity, title, where it points, general
-help) with the function that checks it (``@register(RULE)``). Declaring an id or slug twice fails at import.
+help, the kind of report it is of) with the function that checks it (``@register(RULE)``). Declaring an id or slug
+twice fails at import.
 
-Rules read a ``RuleContext``: the evidence plus what ``analyse`` already computed from it (the copies, the graph
-view, the census attribution), so no rule recomputes them.
+A rule is of one kind of report (``Rule.report``): ``check`` (OCD0xx) reads a ``RuleContext``: the evidence plus
+what ``analyse`` already computed from it (the copies, the graph view, the census attribution), so no rule
+recomputes them; ``run`` (OCD1xx) reads a ``RunContext``: the pipeline report ``analyse_pipeline`` made of a
+program's observations (its hand-offs, uploads, downloads, first calls at a shape, providers), before its findings.
 """
 
 from __future__ import annotations
 
 import msgspec
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ortcopy_doctor.model.findings import Finding, Severity
 
@@ -19,12 +22,17 @@ if TYPE_CHECKING:
     from ortcopy_doctor.analysis.copies import GraphView
     from ortcopy_doctor.model.copies import Copy
     from ortcopy_doctor.model.evidence import Evidence
+    from ortcopy_doctor.model.pipeline import PipelineObservations, PipelineReport
 
 # The project's home (also pyproject's [project.urls]) and the rules page, one section per rule (docs/rules.md).
 PROJECT_URL = "https://github.com/ortcopy-doctor/ortcopy-doctor"
 RULES_DOC_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
 
-LOCATIONS = ("session", "node", "input", "output", "census")  # what a finding's ``location`` names
+# What a finding's ``location`` names; "code": the program's code (file:function:line) of a run finding.
+LOCATIONS = ("session", "node", "input", "output", "census", "code")
+CHECK = "check"  # a rule of check's report (Report): OCD0xx
+RUN = "run"  # a rule of run's report (PipelineReport): OCD1xx
+REPORT_KINDS = (CHECK, RUN)
 
 
 class Rule(msgspec.Struct, frozen=True):
@@ -37,6 +45,7 @@ class Rule(msgspec.Struct, frozen=True):
     title: str
     location: str = "session"
     help: str = ""
+    report: str = CHECK  # the kind of report it is of (REPORT_KINDS): run_rules runs a kind's rules only
 
 
 class RuleContext(msgspec.Struct, frozen=True):
@@ -49,7 +58,15 @@ class RuleContext(msgspec.Struct, frozen=True):
     binding: Optional[BindingPlan] = None  # the binding plan (analysis/binding.make_plan)
 
 
-Check = Callable[[RuleContext], list[Finding]]
+class RunContext(msgspec.Struct, frozen=True):
+    """What every run rule reads: the pipeline report ``analyse_pipeline`` made (no findings yet) and the
+    observations it was made of (the call and creation sites)."""
+
+    report: PipelineReport
+    observations: PipelineObservations
+
+
+Check = Callable[[Any], list[Finding]]  # a check rule takes a RuleContext, a run rule a RunContext
 
 
 class _Entry(msgspec.Struct, frozen=True):
@@ -67,6 +84,8 @@ def register(rule: Rule) -> Callable[[Check], Check]:
     """Declare ``rule`` with the function below it; an id or slug declared twice raises ``ValueError``."""
     if rule.location not in LOCATIONS:
         raise ValueError(f"rule {rule.id}: location {rule.location!r} is not one of {', '.join(LOCATIONS)}")
+    if rule.report not in REPORT_KINDS:
+        raise ValueError(f"rule {rule.id}: report {rule.report!r} is not one of {', '.join(REPORT_KINDS)}")
 
     def decorator(check: Check) -> Check:
         if rule.id in _REGISTRY:
@@ -81,14 +100,15 @@ def register(rule: Rule) -> Callable[[Check], Check]:
     return decorator
 
 
-def registered() -> list[Rule]:
-    """Every declared rule, by id."""
-    return [_REGISTRY[k].rule for k in sorted(_REGISTRY)]
+def registered(report: Optional[str] = None) -> list[Rule]:
+    """Every declared rule, by id; ``report``: only the rules of that kind of report (CHECK, RUN)."""
+    return [_REGISTRY[k].rule for k in sorted(_REGISTRY) if report is None or _REGISTRY[k].rule.report == report]
 
 
-def checks() -> list[tuple[Rule, Check]]:
-    """Every declared rule with its check, by id."""
-    return [(_REGISTRY[k].rule, _REGISTRY[k].check) for k in sorted(_REGISTRY)]
+def checks(report: Optional[str] = None) -> list[tuple[Rule, Check]]:
+    """Every declared rule with its check, by id; ``report``: only the rules of that kind of report."""
+    return [(_REGISTRY[k].rule, _REGISTRY[k].check) for k in sorted(_REGISTRY)
+            if report is None or _REGISTRY[k].rule.report == report]
 
 
 def rule_help_uri(rule: Rule) -> str:
@@ -109,5 +129,5 @@ def is_allowed(finding: Finding, allow: Iterable[str]) -> bool:
     return finding.rule in names or finding.slug in names
 
 
-__all__ = ["LOCATIONS", "PROJECT_URL", "RULES_DOC_URL", "Rule", "RuleContext", "checks", "finding", "is_allowed",
-           "register", "registered", "rule_help_uri"]
+__all__ = ["CHECK", "LOCATIONS", "PROJECT_URL", "REPORT_KINDS", "RULES_DOC_URL", "RUN", "Rule", "RuleContext",
+           "RunContext", "checks", "finding", "is_allowed", "register", "registered", "rule_help_uri"]

@@ -44,6 +44,7 @@ from ortcopy_doctor.analysis.loops import (
     stage_table,
 )
 from ortcopy_doctor.analysis.codelayout import fit
+from ortcopy_doctor.model.shape_switch import shape_switch_costs
 from ortcopy_doctor.knowledge.providers import is_device, short
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.replay import SessionReplay
@@ -66,6 +67,7 @@ from ortcopy_doctor.model.pipeline import (
     HandOff,
     HandoffCode,
     HostEdge,
+    NEW_SHAPE_MIN_EXCESS_MS,
     IoNames,
     Pipeline,
     PipelineCall,
@@ -85,6 +87,7 @@ from ortcopy_doctor.model.pipeline import (
 )
 from ortcopy_doctor.model.vocabulary import DEVICE_TO_HOST, FEED, FETCH, HOST_TO_DEVICE, HandoffBlock, LinkHow, StageKind
 from ortcopy_doctor.model.watch import BASIS_CENSUS, PLACEMENT_HOST_ONLY, CallReport, TensorReport, WatchReport
+from ortcopy_doctor.rules import RunContext, run_rules
 from ortcopy_doctor.watch.analysis import analyse_watch
 
 CPU = "CPUExecutionProvider"
@@ -296,12 +299,22 @@ def analyse_pipeline(obs: PipelineObservations) -> PipelineReport:
     for k, loop in enumerate(loops):
         mine = [h for n, h in enumerate(hand_offs) if owner[n] == k]
         pipelines.append(_pipeline(views, obs, loop, ordered, loop_calls, mine, linked_inputs, consumed_outputs))
-    return PipelineReport(program=list(obs.program), exit_code=obs.exit_code, ended_by=obs.ended_by, error=obs.error,
-                          sessions=sessions, pipelines=pipelines, observed=observed, not_observed=not_observed,
-                          notes=notes + [f"{short(p)} is in this onnxruntime build but does not load here ({why}): the "
-                                         "sessions on the CPU could not have used it"
-                                         for p, why in sorted(obs.device_status.items()) if why],
-                          observations=obs, providers=audit_providers(obs), replays=list(obs.replays))
+    report = PipelineReport(program=list(obs.program), exit_code=obs.exit_code, ended_by=obs.ended_by,
+                            error=obs.error, sessions=sessions, pipelines=pipelines, observed=observed,
+                            not_observed=not_observed,
+                            notes=notes + [f"{short(p)} is in this onnxruntime build but does not load here ({why}): "
+                                           "the sessions on the CPU could not have used it"
+                                           for p, why in sorted(obs.device_status.items()) if why],
+                            observations=obs, providers=audit_providers(obs),
+                            replays=list(obs.replays))
+    # the run rules (OCD1xx) name what the report found, each at the program's code
+    return replace(report, findings=run_rules(RunContext(report=report, observations=obs)))
+
+
+def reanalysed(report: PipelineReport) -> PipelineReport:
+    """A run report read from a file (``load_pipeline_report``) made again by this code from its observations (its
+    findings under the current rules); as written where it holds none."""
+    return report if report.observations is None else analyse_pipeline(report.observations)
 
 
 def _host_value(value: ValueInfo) -> bool:
@@ -636,56 +649,13 @@ def _moves(views: _Views, labels: list[str], calls: list[PipelineCall], iteratio
 TIMING_UNDER_CENSUS = ("these times include the CUPTI census, which slows every traced call and bind_* call: "
                        "`ortcopy-doctor run --no-census` times the stages without it")
 
-# A first call at a new shape is named as a cost where it took this much longer than the later calls at that shape.
-NEW_SHAPE_MIN_EXCESS_MS = 1.0
-
-
-# A session's calls at shapes it had run before are a change-of-shape cost where they take this many times as long as
-# the same calls when the shape repeats (the replay), and at least SWITCH_MIN_EXCESS_MS more.
-SWITCH_MIN_RATIO = 3.0
-SWITCH_MIN_EXCESS_MS = 5.0
 
 
 def _switch_cost(p: Pipeline, replays: dict[str, SessionReplay]) -> str:
-    """Where a CUDA session's calls at shapes it had run before are much slower in the program than the same calls
-    when the shape repeats (the replay), and the replay measured the calls when the shape changes at every call:
-    the cost of each change of shape, its cause and its measured fix ("" where none)."""
-    found: list[tuple[float, str]] = []
-    for session in p.sessions:
-        replay = replays.get(session)
-        later = next((c.steady_median_ms for c in p.new_shapes if c.session == session
-                      and c.steady_median_ms is not None), None)
-        steady = replay.steady_ms() if replay is not None else None
-        if replay is None or later is None or steady is None or not replay.switch:
-            continue
-        if later < SWITCH_MIN_RATIO * steady or later - steady < SWITCH_MIN_EXCESS_MS:
-            continue
-        timings = {t.option: t.median_ms for t in replay.switch}
-        exhaustive, heuristic = timings.get("EXHAUSTIVE"), timings.get("HEURISTIC")
-        words = (f"every change of input shape of {session} costs about {fmt_ms(later - steady)} ms: its calls at shapes "
-                 f"it had run before take {fmt_ms(later)} ms (median) in the program, {fmt_ms(steady)} ms when the shape "
-                 "repeats (replayed); ORT searches cuDNN's convolution algorithms again at each change "
-                 "(cudnn_conv_algo_search EXHAUSTIVE, its default)")
-        cpu = sorted(c.other.median_ms for c in replay.shapes if not is_device(c.other.provider))
-        cpu_ms = cpu[len(cpu) // 2] if cpu else None
-        pad = f"pad the inputs to one shape ({fmt_ms(steady)} ms per call when it repeats)"
-        if exhaustive is not None and heuristic is not None and heuristic < 0.9 * exhaustive:
-            words += (f"; replayed with the shape changing at every call: {fmt_ms(exhaustive)} ms per call with "
-                      f"EXHAUSTIVE, {fmt_ms(heuristic)} ms with HEURISTIC")
-            heuristic_fix = ("create the session with providers=[('CUDAExecutionProvider', "
-                             "{'cudnn_conv_algo_search': 'HEURISTIC'}), 'CPUExecutionProvider']")
-            if cpu_ms is not None and cpu_ms < heuristic:
-                words += (f", and {fmt_ms(cpu_ms)} ms on the CPU: {pad}; else the CPU provider beats CUDA for "
-                          f"this session while its shapes vary ({heuristic_fix} still costs {fmt_ms(heuristic)} ms "
-                          "per change)")
-            else:
-                words += f": {heuristic_fix}, or {pad}"
-        else:
-            words += f"; {pad} (or a few), so that the shape repeats"
-            if cpu_ms is not None and cpu_ms < later:
-                words += f", or run it on the CPU ({fmt_ms(cpu_ms)} ms per call at these shapes)"
-        found.append((later - steady, "largest removable cost: " + words))
-    return max(found)[1] if found else ""
+    """The largest change-of-shape cost of the pipeline's CUDA sessions (``model.shape_switch``), as the largest
+    removable cost; "" where none."""
+    found = shape_switch_costs(p, replays)
+    return "largest removable cost: " + max((c.extra_ms, c.words) for c in found)[1] if found else ""
 
 
 def _largest_cost(p: Pipeline, replays: Optional[dict[str, SessionReplay]] = None) -> str:
@@ -1076,4 +1046,4 @@ __all__ = ["DEVICE", "Download", "HOST", "HOST_KINDS", "HOW_DOWNLOAD", "HOW_HASH
            "ProviderFinding", "ROUND_TRIP", "SessionRecord", "SessionSummary", "ShapeCall", "StageRow", "ValueInfo",
            "ValueLink", "analyse_pipeline", "audit_providers", "code_offered", "fmt_ms", "handoff_block",
            "handoff_code", "load_pipeline_observations", "pipeline_blocks", "pipeline_code", "pipeline_code_check",
-           "shape_message", "short_site"]
+           "reanalysed", "shape_message", "short_site"]

@@ -452,9 +452,9 @@ def test_pipeline_page_with_long_names_fits_the_screen(tmp_path):
     page = tmp_path / "run.html"
     page.write_text(render_pipeline_html(report), encoding="utf-8")
     result = _layout(page, tmp_path, "pipeline", names="td, li")
-    # the sessions, every transfer per iteration, the stages beside the timeline of a typical and of the first
-    # iteration, the first iteration (shown apart, issue 33) and the stage table
-    assert len(result["tables"]) == 6 and _overflowing(result) == []
+    # the sessions, the run rules' findings, every transfer per iteration, the stages beside the timeline of a
+    # typical and of the first iteration, the first iteration (shown apart, issue 33) and the stage table
+    assert len(result["tables"]) == 7 and _overflowing(result) == []
     assert result["midWord"] == []
 
 

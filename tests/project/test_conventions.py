@@ -86,7 +86,12 @@ def test_rules_page_has_one_section_per_rule_with_an_example_and_the_fix():
 def test_sarif_rules_link_their_section_of_the_rules_page(tmp_path):
     sarif = json.loads(render_sarif(load_fixture("demo", tmp_path)))
     anchors = {h.lower().replace(" ", "-") for h in _rules_sections()}  # GitHub's heading anchors
-    rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+    from ortcopy_doctor.model.pipeline import PipelineObservations
+    from ortcopy_doctor.render.sarif import render_run_sarif
+    from ortcopy_doctor.watch.pipeline import analyse_pipeline
+
+    run_sarif = json.loads(render_run_sarif(analyse_pipeline(PipelineObservations())))
+    rules = sarif["runs"][0]["tool"]["driver"]["rules"] + run_sarif["runs"][0]["tool"]["driver"]["rules"]
     assert [r["helpUri"] for r in rules] == [f"{RULES_DOC_URL}#{r['id'].lower()}-{r['name']}" for r in rules]
     assert {r["helpUri"].split("#")[1] for r in rules} == anchors
 

@@ -59,7 +59,7 @@ def _expected(name: str, kind: str) -> Callable[[Any], str]:
     from ortcopy_doctor.render.diff import render_diff_html, render_diff_text
     from ortcopy_doctor.render.html import render_html
     from ortcopy_doctor.render.pipeline import render_pipeline_html, render_pipeline_text
-    from ortcopy_doctor.render.sarif import render_sarif
+    from ortcopy_doctor.render.sarif import render_run_sarif, render_sarif
     from ortcopy_doctor.render.text import render_text
     from ortcopy_doctor.render.trace import render_run_trace, render_trace
 
@@ -73,6 +73,7 @@ def _expected(name: str, kind: str) -> Callable[[Any], str]:
         ("html", DIFF): render_diff_html,
         ("html", RUN): render_pipeline_html,
         ("sarif", CHECK): lambda r: render_sarif(r, (), Path.cwd()),
+        ("sarif", RUN): lambda r: render_run_sarif(r, (), Path.cwd()),
         ("trace", CHECK): render_trace,
         ("trace", RUN): render_run_trace,
     }[(name, kind)]
@@ -87,7 +88,7 @@ def test_the_registry_holds_the_five_formats_in_the_order_outputs_are_written():
 
 def test_each_format_renders_the_kinds_of_report_it_applies_to():
     assert {name: sorted(r.kinds) for name, r in REGISTRY.items()} == {
-        "text": [CHECK, DIFF, RUN], "json": [CHECK, RUN], "html": [CHECK, DIFF, RUN], "sarif": [CHECK],
+        "text": [CHECK, DIFF, RUN], "json": [CHECK, RUN], "html": [CHECK, DIFF, RUN], "sarif": [CHECK, RUN],
         "trace": [CHECK, RUN]}
 
 
@@ -106,8 +107,8 @@ def test_sarif_reads_the_allowed_kinds_from_the_context(tmp_path):
 
 
 def test_a_kind_the_format_does_not_render_is_refused():
-    with pytest.raises(ValueError, match=r"^the SARIF format renders no run report \(it renders: check\)$"):
-        SARIF.render(object(), RenderContext(RUN))
+    with pytest.raises(ValueError, match=r"^the SARIF format renders no diff report \(it renders: check, run\)$"):
+        SARIF.render(object(), RenderContext(DIFF))
 
 
 def test_a_second_format_of_the_same_name_is_refused():
@@ -148,7 +149,7 @@ def _output_options(name: str) -> list[str]:
     ("report", ["--json", "--html", "--sarif", "--trace"]),
     ("diff", ["--html"]),
     ("demo", ["--html"]),
-    ("run", ["--json", "--html", "--no-html", "--trace"]),
+    ("run", ["--json", "--html", "--no-html", "--sarif", "--trace"]),
 ])
 def test_each_command_offers_the_output_options_of_its_formats(command, options):
     assert _output_options(command) == options

@@ -18,7 +18,7 @@ import models
 from ortcopy_doctor import __version__
 from ortcopy_doctor.report.gate import resolve_allow
 from ortcopy_doctor.render.sarif import LEVEL, artifact_location, sarif_log
-from ortcopy_doctor.rules import RULES
+from ortcopy_doctor.rules import CHECK_RULES
 from render_helpers import (
     GOLDEN_FIXTURES,
     EVIL_NODE,
@@ -71,7 +71,7 @@ def test_sarif_of_every_gpu_fixture_validates(name, tmp_path):
     log = assert_valid_sarif(sarif_of(report))
     assert len(log["runs"][0]["results"]) == len(report.findings)
     # And with every kind allowed (suppressions) and absolute URIs.
-    assert_valid_sarif(sarif_log(report, allow=resolve_allow([r.id for r in RULES]), base=None))
+    assert_valid_sarif(sarif_log(report, allow=resolve_allow([r.id for r in CHECK_RULES]), base=None))
 
 
 def test_sarif_validator_rejects_broken_logs(tmp_path):
@@ -88,8 +88,8 @@ def test_one_rule_per_finding_kind(tmp_path):
     report = load_fixture("demo", tmp_path)
     driver = sarif_of(report)["runs"][0]["tool"]["driver"]
     assert driver["name"] == "ortcopy-doctor" and driver["version"] == __version__
-    assert [r["id"] for r in driver["rules"]] == [r.id for r in RULES]
-    for descriptor, rule in zip(driver["rules"], RULES):
+    assert [r["id"] for r in driver["rules"]] == [r.id for r in CHECK_RULES]
+    for descriptor, rule in zip(driver["rules"], CHECK_RULES):
         assert descriptor["name"] == rule.slug
         assert descriptor["shortDescription"]["text"] == rule.title
         assert descriptor["help"]["text"] and descriptor["help"]["text"] != rule.title, rule.slug

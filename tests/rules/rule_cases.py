@@ -53,3 +53,26 @@ def findings_of(rule: Rule, evidence: Evidence) -> list[Finding]:
                for f in found)
     return found
 
+
+
+# --- run rules (OCD1xx) -------------------------------------------------------------------------------------------
+
+
+from pipeline_cases import pipeline_observations, state_observations  # noqa: E402,F401  (the run rules' tests)
+
+
+def run_findings_of(rule: Rule, observations) -> list[Finding]:
+    """``rule``'s check run on the pipeline report ``analyse_pipeline`` makes of ``observations`` (before its
+    findings); the report has the same findings."""
+    from msgspec.structs import replace
+
+    from ortcopy_doctor.rules import RunContext
+    from ortcopy_doctor.watch.pipeline import analyse_pipeline
+
+    report = analyse_pipeline(copy.deepcopy(observations))
+    check = dict((r.id, c) for r, c in checks())[rule.id]
+    found = check(RunContext(report=replace(report, findings=[]), observations=report.observations))
+    assert [f for f in report.findings if f.rule == rule.id] == found, "analyse_pipeline ran the rule differently"
+    assert all((f.rule, f.slug, f.severity, f.title) == (rule.id, rule.slug, rule.severity.value, rule.title)
+               for f in found)
+    return found
