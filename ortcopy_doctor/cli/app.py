@@ -416,9 +416,9 @@ def _load_any(path: Path, command: str, cache: bool) -> tuple[str, Any]:
 
 
 def _load_run(raw: bytes, name: str) -> Any:
-    """The run report in ``raw``, made again from its observations where it holds them (``watch.pipeline``)."""
+    """The run report in ``raw``, made again from its observations where it holds them (``report.pipeline``)."""
     # here: `report` of a check report never loads the pipeline analysis
-    from ortcopy_doctor.watch.pipeline import reanalysed
+    from ortcopy_doctor.report.pipeline import reanalysed
 
     try:
         report = _model_pipeline.load_pipeline_report(raw, name)

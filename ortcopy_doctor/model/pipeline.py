@@ -1,6 +1,6 @@
 """What ``ortcopy-doctor run`` records and reports, as plain data: each call of each session in the program's
 order with where its values came from (``PipelineObservations``, read back by ``load_pipeline_observations``), and
-the report ``analyse_pipeline`` (watch/pipeline.py) makes of them (``PipelineReport``: each session, each loop of
+the report ``analyse_pipeline`` (report/pipeline.py) makes of them (``PipelineReport``: each session, each loop of
 sessions with its hand-offs, stage times and the code for them).
 
 The types, their closed sets of names and their queries only (``PipelineReport.verdict``, ``round_trips``); the
@@ -370,7 +370,7 @@ class PipelineReport(msgspec.Struct, frozen=True):
     observations: Optional[PipelineObservations] = None
     providers: list[ProviderFinding] = field(default_factory=list)  # sessions on the CPU though a device is available
     replays: list[SessionReplay] = field(default_factory=list)  # each session on both providers (watch/replay.py)
-    # The run rules' findings (OCD1xx, rules/): made by the analysis (watch/pipeline.py) from the facts above, errors
+    # The run rules' findings (OCD1xx, rules/): made by the analysis (report/pipeline.py) from the facts above, errors
     # first, then by rule id; each located at the program's code (file:function:line) where the observations say it.
     findings: list[Finding] = field(default_factory=list)
 
@@ -463,7 +463,7 @@ def is_pipeline_report(raw: bytes) -> bool:
 
 def load_pipeline_report(raw: bytes, name: str = "stdin") -> PipelineReport:
     """The run report ``raw`` holds (``run --json``), as written: its findings, verdict and numbers are the file's
-    (``watch.pipeline.reanalysed`` makes them again from its observations where it has them). ``ValueError`` with
+    (``report.pipeline.reanalysed`` makes them again from its observations where it has them). ``ValueError`` with
     one line naming ``name`` where it is no run report, or of a newer format."""
     try:
         data = codec.decode(raw)
@@ -491,7 +491,7 @@ def load_pipeline_report(raw: bytes, name: str = "stdin") -> PipelineReport:
 # --- how the report words times, sites and first calls at a shape -------------------------------------------------
 
 # A first call at a new shape is named as a cost where it took this much longer than the later calls at that shape
-# (watch/pipeline.py's largest cost, rule OCD107).
+# (report/pipeline.py's largest cost, rule OCD107).
 NEW_SHAPE_MIN_EXCESS_MS = 1.0
 
 

@@ -2,7 +2,7 @@
 it had run before are much slower in the program than the same calls when the shape repeats (replayed after the
 program), and the replay measured the calls with the shape changing at every call, each change costs the difference:
 ORT searches cuDNN's convolution algorithms again (cudnn_conv_algo_search EXHAUSTIVE, its default). The verdict names
-the largest as the largest removable cost (watch/pipeline.py), and run rule OCD109 each of them. In model/ (a query
+the largest as the largest removable cost (report/pipeline.py), and run rule OCD109 each of them. In model/ (a query
 of the report's types), as the rules read it and the renderers import the rules.
 """
 

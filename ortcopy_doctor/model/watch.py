@@ -1,6 +1,6 @@
 """What a watch records and what it reports, as plain data: how each call passed its values, the census of each
 call and the session's placement (``WatchObservations``, read back by ``load_observations``), and the report
-``analyse_watch`` (watch/analysis.py) makes of them (``WatchReport``: each call's inputs, outputs and transfers).
+``analyse_watch`` (analysis/watch.py) makes of them (``WatchReport``: each call's inputs, outputs and transfers).
 
 The types and their queries only; the watch records and analyses them, ``render.watch`` writes the report's text,
 ``WatchReport.to_json`` its JSON (through ``model.codec``). ``WatchReport.assert_no_host_transfers`` is the pytest API.

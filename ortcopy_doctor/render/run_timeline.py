@@ -3,7 +3,7 @@ report draw it: each session call, each stretch of host code between two calls, 
 iterations of each loop the report found.
 
 Computed from the report alone (``PipelineReport`` and its ``observations``; renderers import neither watch/ nor
-analysis/): the times are those the stage table is made of (watch/pipeline.py, ``_loop_calls``), re-derived here
+analysis/): the times are those the stage table is made of (report/pipeline.py, ``_loop_calls``), re-derived here
 the same way, so that the lanes agree with the table:
 
 * the *program's clock* is the wall clock less the recorder's own time so far: between two calls the recorder's
@@ -114,7 +114,7 @@ class RunTimeline(msgspec.Struct, frozen=True):
 
 
 def _program_clock(calls: list[PipelineCall], started_ns: int) -> list[tuple[int, int, int]]:
-    """(start, end, offset after it) of each call on the program's clock, as watch/pipeline.py's ``_loop_calls``:
+    """(start, end, offset after it) of each call on the program's clock, as report/pipeline.py's ``_loop_calls``:
     the recorder's own time so far taken out, ORT's time in the bind_* calls counted in the call. ``offset`` starts
     at the recorder's time before the first call, so that the program's start is 0."""
     result: list[tuple[int, int, int]] = []

@@ -1,9 +1,10 @@
 """Watching a program's own sessions: ``watch(session)`` for one session, ``ortcopy-doctor run`` for a whole
-program (the recorder in ``program``, the pipeline analysis in ``pipeline``).
+program (the recorder in ``program``; the pipeline analysis is ``report.pipeline``'s, re-exported by ``pipeline``).
 
 One session's watch, by responsibility: ``recorder`` (``Watch``, the session and IOBinding patches,
-``instrumented_session``), ``placement`` (where the session reads and writes each value), ``analysis``
-(``analyse_watch``: what each call copied) and ``plugin`` (``watch_fixture``). The watch is a collector: what it
+``instrumented_session``), ``placement`` (where the session reads and writes each value) and ``plugin``
+(``watch_fixture``); what each call copied is ``analysis.watch``'s ``analyse_watch`` (re-exported by ``analysis``).
+The watch is a collector: what it
 records and reports are the model's types (``model.watch``: ``WatchObservations``, ``WatchReport``; ``model.pipeline``
 for ``run``), re-exported by ``observations``, ``report`` and ``pipeline`` under their old paths, and their text and
 HTML are the renderers' (``render.watch``, ``render.pipeline``): nothing here imports ``render/``."""

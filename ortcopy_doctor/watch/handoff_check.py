@@ -1,6 +1,6 @@
 """Every block of hand-off code `ortcopy-doctor run` offers, run as printed next to plain ``run()`` after the program.
 
-The blocks are fragments of the program (watch/pipeline.py): they use the program's sessions and arrays by name
+The blocks are fragments of the program (report/pipeline.py): they use the program's sessions and arrays by name
 (``HandoffCode.sessions``, ``.given``). Here each is given what it names: a session of its model made anew with the
 providers the program's session got, and arrays of the shapes and dtypes the program fed (floats standard normal,
 integers zero, a valid index anywhere). Then:
@@ -37,7 +37,7 @@ from ortcopy_doctor.model.pipeline import (
     PipelineObservations,
     PipelineReport,
 )
-from ortcopy_doctor.watch.pipeline import _io_names, _records, handoff_block, pipeline_blocks
+from ortcopy_doctor.report.pipeline import _io_names, _records, handoff_block, pipeline_blocks
 
 BETWEEN_CALLS = 3
 STATE_STEPS = 4

@@ -45,7 +45,7 @@ from ortcopy_doctor.model.pipeline import (
     ValueInfo,
     ValueLink,
 )
-from ortcopy_doctor.watch.pipeline import analyse_pipeline
+from ortcopy_doctor.report.pipeline import analyse_pipeline
 from ortcopy_doctor.watch.recorder import _INFO_ATTR, Watch, _Instrumentation, _ortvalue_nbytes
 from ortcopy_doctor.model.errors import EnvironmentProblem
 from ortcopy_doctor.model.vocabulary import Ending, HandedAs, LinkHow, Role

@@ -54,7 +54,7 @@ from ortcopy_doctor.collect.census import CuptiTracer
 from ortcopy_doctor.knowledge.providers import ALIASES, KNOWN, is_device
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.census import TransferRecord
-from ortcopy_doctor.watch.analysis import analyse_watch
+from ortcopy_doctor.analysis.watch import analyse_watch
 from ortcopy_doctor.model.watch import (
     PLACEMENT_HOST_ONLY,
     PLACEMENT_UNKNOWN,

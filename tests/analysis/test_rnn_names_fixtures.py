@@ -16,7 +16,7 @@ import pytest
 
 from ortcopy_doctor import check
 from ortcopy_doctor.report.core import load_report
-from ortcopy_doctor.watch.analysis import analyse_watch
+from ortcopy_doctor.analysis.watch import analyse_watch
 from ortcopy_doctor.watch.observations import load_observations
 from render_helpers import REPO, TESTS
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ortcopy_doctor.model.pipeline import is_pipeline_report, load_pipeline_report
-from ortcopy_doctor.watch.pipeline import analyse_pipeline, reanalysed
+from ortcopy_doctor.report.pipeline import analyse_pipeline, reanalysed
 from pipeline_cases import pipeline_observations
 
 

@@ -434,13 +434,13 @@ def test_long_names_screenshot(long_names_pages, tmp_path):
 
 
 def test_pipeline_page_with_long_names_fits_the_screen(tmp_path):
-    """The `run` page (watch/pipeline.py) of the recorded detect -> classify pipeline with a 90-character model name
+    """The `run` page (report/pipeline.py) of the recorded detect -> classify pipeline with a 90-character model name
     and long tensor names: no table or line widens the page, and names break only at their separators."""
     import gzip
 
     from render_helpers import TESTS
 
-    from ortcopy_doctor.watch.pipeline import analyse_pipeline, load_pipeline_observations
+    from ortcopy_doctor.report.pipeline import analyse_pipeline, load_pipeline_observations
     from ortcopy_doctor.render.pipeline import render_pipeline_html
 
     with gzip.open(TESTS / "fixtures" / "pipelines" / "detect_crop_classify.json.gz", "rt", encoding="utf-8") as f:
@@ -482,7 +482,7 @@ def test_the_run_page_draws_its_timelines_with_their_stages_beside_them(tmp_path
     from render_helpers import TESTS
 
     from ortcopy_doctor.render.pipeline import render_pipeline_html
-    from ortcopy_doctor.watch.pipeline import analyse_pipeline, load_pipeline_observations
+    from ortcopy_doctor.report.pipeline import analyse_pipeline, load_pipeline_observations
 
     with gzip.open(TESTS / "fixtures" / "pipelines" / "detect_crop_classify.json.gz", "rt", encoding="utf-8") as f:
         report = analyse_pipeline(load_pipeline_observations(json.load(f)["report"]["observations"]))
@@ -505,7 +505,7 @@ def test_run_page_screenshot(tmp_path):
     from render_helpers import TESTS
 
     from ortcopy_doctor.render.pipeline import render_pipeline_html
-    from ortcopy_doctor.watch.pipeline import analyse_pipeline, load_pipeline_observations
+    from ortcopy_doctor.report.pipeline import analyse_pipeline, load_pipeline_observations
 
     with gzip.open(TESTS / "fixtures" / "pipelines" / "detect_crop_classify.json.gz", "rt", encoding="utf-8") as f:
         report = analyse_pipeline(load_pipeline_observations(json.load(f)["report"]["observations"]))

@@ -88,7 +88,7 @@ def test_sarif_rules_link_their_section_of_the_rules_page(tmp_path):
     anchors = {h.lower().replace(" ", "-") for h in _rules_sections()}  # GitHub's heading anchors
     from ortcopy_doctor.model.pipeline import PipelineObservations
     from ortcopy_doctor.render.sarif import render_run_sarif
-    from ortcopy_doctor.watch.pipeline import analyse_pipeline
+    from ortcopy_doctor.report.pipeline import analyse_pipeline
 
     run_sarif = json.loads(render_run_sarif(analyse_pipeline(PipelineObservations())))
     rules = sarif["runs"][0]["tool"]["driver"]["rules"] + run_sarif["runs"][0]["tool"]["driver"]["rules"]

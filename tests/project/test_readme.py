@@ -173,7 +173,7 @@ def test_the_real_program_s_run_output_is_the_recording():
 
     from ortcopy_doctor.model.pipeline import load_pipeline_observations
     from ortcopy_doctor.render.pipeline import render_pipeline_text
-    from ortcopy_doctor.watch.pipeline import analyse_pipeline
+    from ortcopy_doctor.report.pipeline import analyse_pipeline
 
     section = _section(_text(README), "### A real program under `run`")
     [block] = _blocks(section)

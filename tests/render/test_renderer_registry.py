@@ -36,7 +36,7 @@ from render_helpers import TESTS, child_env, load_fixture
 
 def _pipeline() -> Any:
     """The run report of the recorded detect_crop_classify pipeline, re-analysed from its observations."""
-    from ortcopy_doctor.watch.pipeline import analyse_pipeline, load_pipeline_observations
+    from ortcopy_doctor.report.pipeline import analyse_pipeline, load_pipeline_observations
 
     with gzip.open(TESTS / "fixtures" / "pipelines" / "detect_crop_classify.json.gz", "rt", encoding="utf-8") as f:
         data = json.load(f)

@@ -10,7 +10,7 @@ from msgspec.structs import replace
 from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.render.sarif import render_run_sarif, run_sarif_log
 from ortcopy_doctor.rules import RUN_RULES
-from ortcopy_doctor.watch.pipeline import analyse_pipeline
+from ortcopy_doctor.report.pipeline import analyse_pipeline
 from render_helpers import check_golden
 from pipeline_cases import pipeline_observations, state_observations
 from schema_helpers import assert_valid_sarif

@@ -33,7 +33,7 @@ from ortcopy_doctor.render.trace import (
     render_run_trace,
     run_trace,
 )
-from ortcopy_doctor.watch.pipeline import analyse_pipeline, load_pipeline_observations
+from ortcopy_doctor.report.pipeline import analyse_pipeline, load_pipeline_observations
 from render_helpers import REPO, TESTS, check_golden, child_env, network_references, renamed, script_tags
 from test_trace import check_trace_format
 

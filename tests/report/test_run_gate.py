@@ -9,7 +9,7 @@ import pytest
 from ortcopy_doctor.cli.ci import CiOptions
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.report.gate import Gate, evaluate_run, resolve_allow
-from ortcopy_doctor.watch.pipeline import analyse_pipeline
+from ortcopy_doctor.report.pipeline import analyse_pipeline
 from pipeline_cases import pipeline_observations, state_observations
 
 RUN = "run"

@@ -67,7 +67,7 @@ def run_findings_of(rule: Rule, observations) -> list[Finding]:
     from msgspec.structs import replace
 
     from ortcopy_doctor.rules import RunContext
-    from ortcopy_doctor.watch.pipeline import analyse_pipeline
+    from ortcopy_doctor.report.pipeline import analyse_pipeline
 
     report = analyse_pipeline(copy.deepcopy(observations))
     check = dict((r.id, c) for r, c in checks())[rule.id]

@@ -100,7 +100,7 @@ def test_an_unknown_report_kind_raises_at_registration():
 def test_run_rules_runs_the_rules_of_its_contexts_kind_only(monkeypatch):
     from ortcopy_doctor.rules import RunContext, run_rules
     from ortcopy_doctor.rules import registry
-    from ortcopy_doctor.watch.pipeline import PipelineObservations, analyse_pipeline
+    from ortcopy_doctor.report.pipeline import PipelineObservations, analyse_pipeline
 
     ran: list[str] = []
     entries = {rule_id: registry._Entry(entry.rule, lambda ctx, rid=rule_id: ran.append(rid) or [])

@@ -15,7 +15,7 @@ import pytest
 from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.evidence import CodeCheck
 from ortcopy_doctor.watch.handoff_check import _check, blocks_of
-from ortcopy_doctor.watch.pipeline import analyse_pipeline, load_pipeline_observations
+from ortcopy_doctor.report.pipeline import analyse_pipeline, load_pipeline_observations
 from render_helpers import REPO, child_env
 
 EXAMPLES = REPO / "examples"

@@ -24,7 +24,7 @@ from ortcopy_doctor.analysis.loops import (
     stage_table,
 )
 from ortcopy_doctor.watch.observations import CallObservation, Placement, TensorUse, WatchObservations
-from ortcopy_doctor.watch.pipeline import (
+from ortcopy_doctor.report.pipeline import (
     PipelineCall,
     PipelineObservations,
     SessionRecord,

@@ -16,7 +16,7 @@ import pytest
 
 from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.census import TransferRecord
-from ortcopy_doctor.watch.pipeline import (
+from ortcopy_doctor.report.pipeline import (
     PipelineCall,
     PipelineObservations,
     SessionRecord,

@@ -14,7 +14,7 @@ import onnxruntime as ort
 import models
 from ortcopy_doctor.model.replay import ProviderTiming, SessionReplay, ShapeComparison
 from ortcopy_doctor.watch.observations import WatchObservations
-from ortcopy_doctor.watch.pipeline import PipelineObservations, SessionRecord, analyse_pipeline
+from ortcopy_doctor.report.pipeline import PipelineObservations, SessionRecord, analyse_pipeline
 from render_helpers import child_env
 
 CUDA = "CUDAExecutionProvider"
@@ -139,7 +139,7 @@ def test_the_program_s_creation_site_and_its_onnxruntime_s_providers_are_recorde
 def test_older_observations_without_the_creation_fields_still_load():
     import gzip
 
-    from ortcopy_doctor.watch.pipeline import load_pipeline_observations
+    from ortcopy_doctor.report.pipeline import load_pipeline_observations
     from render_helpers import TESTS
 
     with gzip.open(TESTS / "fixtures" / "pipelines" / "streaming_state.json.gz", "rt", encoding="utf-8") as f:
@@ -154,7 +154,7 @@ def test_on_the_h200_a_session_created_without_providers_is_named():
     # recorded: tests/fixtures/providers/README.md (onnxruntime-gpu 1.31.1 ran it on the CPU, and CUDA loads there)
     import gzip
 
-    from ortcopy_doctor.watch.pipeline import load_pipeline_observations
+    from ortcopy_doctor.report.pipeline import load_pipeline_observations
     from render_helpers import TESTS
 
     with gzip.open(TESTS / "fixtures" / "providers" / "noproviders_h200.json.gz", "rt", encoding="utf-8") as f:

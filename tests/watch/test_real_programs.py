@@ -20,7 +20,7 @@ import pytest
 
 from ortcopy_doctor.model.pipeline import load_pipeline_observations
 from ortcopy_doctor.model.vocabulary import StageKind
-from ortcopy_doctor.watch.pipeline import analyse_pipeline
+from ortcopy_doctor.report.pipeline import analyse_pipeline
 from render_helpers import REPO, TESTS
 
 FIXTURES = TESTS / "fixtures" / "real_programs"

@@ -20,7 +20,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from ortcopy_doctor.render.pipeline import render_pipeline_text
-from ortcopy_doctor.watch.pipeline import HandOff, handoff_code
+from ortcopy_doctor.report.pipeline import HandOff, handoff_code
 from ortcopy_doctor.watch.program import run_program
 
 CPU = ["CPUExecutionProvider"]
@@ -402,7 +402,7 @@ def test_one_output_fed_back_as_two_inputs_is_bound_once(tmp_path):
 def test_an_input_paired_with_two_outputs_takes_the_first():
     """State code given two outputs for one input binds the input once, with the first; the other output goes to
     the host."""
-    from ortcopy_doctor.watch.pipeline import _state_code
+    from ortcopy_doctor.report.pipeline import _state_code
 
     code = _state_code("m.onnx", [("h", "h1"), ("h", "h2")], (["h", "x"], ["h1", "h2"]), ()).code
     binds = _bind_calls(ast.parse(_runnable(code)))

@@ -18,7 +18,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from ortcopy_doctor.model.pipeline import PipelineReport, load_pipeline_observations
-from ortcopy_doctor.watch.pipeline import analyse_pipeline
+from ortcopy_doctor.report.pipeline import analyse_pipeline
 from ortcopy_doctor.watch.program import run_program
 from render_helpers import TESTS
 

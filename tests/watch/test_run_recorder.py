@@ -129,7 +129,7 @@ def test_another_interpreter_runs_in_a_child():
 
 def test_html_escapes_names_from_the_program(tmp_path):
     from ortcopy_doctor.render.pipeline import render_pipeline_html
-    from ortcopy_doctor.watch.pipeline import PipelineReport, SessionSummary
+    from ortcopy_doctor.report.pipeline import PipelineReport, SessionSummary
 
     report = PipelineReport(program=["python", "<script>.py"], exit_code=0, ended_by="exit", error="",
                             sessions=[SessionSummary("<img src=x>.onnx", "", ["CPUExecutionProvider"], 1, "host_only",

@@ -15,7 +15,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from ortcopy_doctor.watch.observations import Placement, WatchObservations
-from ortcopy_doctor.watch.pipeline import (
+from ortcopy_doctor.report.pipeline import (
     POSSIBLE_ROUND_TRIP,
     ROUND_TRIP,
     PipelineCall,

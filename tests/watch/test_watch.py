@@ -23,7 +23,7 @@ from ortcopy_doctor import watch
 from ortcopy_doctor.model.census import Census, TransferRecord
 from ortcopy_doctor.model.evidence import RuntimeNode
 from ortcopy_doctor.render.watch import render_watch_text
-from ortcopy_doctor.watch.analysis import analyse_watch
+from ortcopy_doctor.analysis.watch import analyse_watch
 from ortcopy_doctor.watch.observations import (
     FEED,
     FETCH,

@@ -11,7 +11,7 @@ import tarfile
 from ortcopy_doctor.model.census import TransferRecord
 from ortcopy_doctor.model.evidence import RuntimeNode
 from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL
-from ortcopy_doctor.watch.analysis import analyse_watch
+from ortcopy_doctor.analysis.watch import analyse_watch
 from ortcopy_doctor.watch.observations import (PLACEMENT_SESSION, CallObservation, TensorUse,
                                                WatchObservations)
 from ortcopy_doctor.watch.placement import placement_from_nodes
