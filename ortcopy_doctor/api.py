@@ -13,7 +13,9 @@ from pathlib import Path
 from ortcopy_doctor.collect.check import Progress, collect
 from ortcopy_doctor.collect.session import CheckOptions
 from ortcopy_doctor.model.report import Report
+from ortcopy_doctor.model.sweep import ShapeSet, ShapeSweep
 from ortcopy_doctor.report.core import analyse, load_report
+from ortcopy_doctor.report.sweep import sweep
 
 
 def check(
@@ -36,4 +38,30 @@ def check(
     return analyse(collect(model_path, options, progress))
 
 
-__all__ = ["CheckOptions", "Report", "analyse", "check", "load_report"]
+def _labelled(progress: Progress | None, label: str) -> Progress | None:
+    """``progress`` with each step prefixed by the shape it is for ("batch=8: profiling")."""
+    if progress is None:
+        return None
+    outer = progress
+    return lambda step: outer(f"{label}: {step}")
+
+
+def check_shapes(
+    model_path: str | Path,
+    shapes: list[ShapeSet],
+    options: CheckOptions | None = None,
+    *,
+    progress: Progress | None = None,
+) -> tuple[ShapeSweep, list[Report]]:
+    """``check`` once per shape set (its --dim sizes and --shape shapes over those of ``options``), in order: the
+    sweep across them (report/sweep.py) and each shape's full report."""
+    options = options or CheckOptions()
+    reports: list[Report] = []
+    for shape in shapes:
+        sized = msgspec.structs.replace(options, dims={**options.dims, **shape.dims},
+                                        shapes={**options.shapes, **shape.shapes})
+        reports.append(analyse(collect(model_path, sized, _labelled(progress, shape.label))))
+    return sweep(shapes, reports), reports
+
+
+__all__ = ["CheckOptions", "Report", "ShapeSet", "ShapeSweep", "analyse", "check", "check_shapes", "load_report"]

@@ -43,7 +43,7 @@ from ortcopy_doctor.collect.procmaps import MAPS, mapped_files
 from ortcopy_doctor.cli.outputs import ASKED, Asked, output_options
 from ortcopy_doctor.render.registry import (CHECK, DIFF, EVIDENCE, PREDICTION, RUN, TEXT, RenderContext, Renderer, by_flag,
                                             formats_for)
-from ortcopy_doctor.render.terminal import safe
+from ortcopy_doctor.render.terminal import json_safe, safe
 
 if TYPE_CHECKING:
     import tempfile as _tempfile
@@ -53,7 +53,9 @@ if TYPE_CHECKING:
     from ortcopy_doctor import api as _api
     from ortcopy_doctor.cli import ci as _ci, supervisor as _supervisor
     from ortcopy_doctor.collect import (budget as _budget, demo_model as _demo_model, environment as _environment,
-                                        feeds as _feeds, session as _session)
+                                        feeds as _feeds, session as _session, shape_sets as _shape_sets)
+    from ortcopy_doctor.model import codec as _codec
+    from ortcopy_doctor.render import sweep as _sweep_render
     from ortcopy_doctor.knowledge import model_file as _model_file, providers as _providers
     from ortcopy_doctor.model import pipeline as _model_pipeline
     from ortcopy_doctor.render import output as _output, text as _text
@@ -70,6 +72,9 @@ else:
     _environment = lazy_import("ortcopy_doctor.collect.environment")
     _feeds = lazy_import("ortcopy_doctor.collect.feeds")
     _session = lazy_import("ortcopy_doctor.collect.session")
+    _shape_sets = lazy_import("ortcopy_doctor.collect.shape_sets")
+    _codec = lazy_import("ortcopy_doctor.model.codec")
+    _sweep_render = lazy_import("ortcopy_doctor.render.sweep")
     _model_file = lazy_import("ortcopy_doctor.knowledge.model_file")
     _providers = lazy_import("ortcopy_doctor.knowledge.providers")
     _output = lazy_import("ortcopy_doctor.render.output")
@@ -471,8 +476,9 @@ def check(
     provider: list[str] = typer.Option([], "--provider", "-p", help="Execution provider: cuda, cpu, tensorrt, ... (repeat or comma-separate; default: cuda then cpu)."),
     device_id: int = typer.Option(0, "--device-id", min=0, max=1023, help="GPU to use."),
     provider_option: list[str] = typer.Option([], "--provider-option", help="KEY=VALUE option for the first provider (repeatable)."),
-    dim: list[str] = typer.Option([], "--dim", help="SYMBOL=N: size of a symbolic dim, e.g. --dim batch=8 (repeatable)."),
-    shape: list[str] = typer.Option([], "--shape", help="NAME=AxBxC: full shape of one input (repeatable)."),
+    dim: list[str] = typer.Option([], "--dim", help="SYMBOL=N: size of a symbolic dim, e.g. --dim batch=8 (repeatable); SYMBOL=N,M,... checks each size in turn (a list for one symbol only)."),
+    shape: list[str] = typer.Option([], "--shape", help="NAME=AxBxC: full shape of one input (repeatable); NAME=AxB,CxD checks each shape in turn (a list for one input only)."),
+    shapes_file: Optional[Path] = typer.Option(None, "--shapes", help="A file of shape sets, one a line (batch=8, or x=1x3x640x640 y=1x4; # comments): checks each in turn."),
     inputs: Optional[Path] = typer.Option(None, "--inputs", help="An .npz file with real inputs, by input name."),
     value: list[str] = typer.Option([], "--value", help="NAME=V: value of a scalar (or one-element) input, e.g. --value sample_rate=16000, in the model's dtype (repeatable)."),
     strict_shapes: bool = typer.Option(False, "--strict-shapes", help="Refuse dynamic dims no --dim/--shape sizes (exit 2) instead of taking them as 1."),
@@ -512,15 +518,22 @@ def check(
             # onnxruntime 1.31.1 takes options for the CPU provider and ignores them (get_provider_options: {})
             raise UsageError("--provider-option sets an option of the first provider, and the CPU provider has none: "
                              "drop it, or name the provider it is for first (e.g. --provider cuda)")
+        sets = _shape_sets.from_options(dim, shape, shapes_file)
+        sweeping = shapes_file is not None or len(sets) > 1
+        if sweeping:
+            _sweep_outputs_allowed(asked, outputs, inputs)
         options = _session.CheckOptions(
             providers=providers, provider_options=_parse_kv(provider_option, "--provider-option"),
-            device_id=device_id, dims=_feeds.parse_dims(dim), shapes=_feeds.parse_shapes(shape), inputs_file=inputs,
+            device_id=device_id, dims={} if sweeping else sets[0].dims, shapes={} if sweeping else sets[0].shapes,
+            inputs_file=inputs,
             values=_feeds.parse_values(value), strict_shapes=strict_shapes, state=_parse_kv(state, "--state"),
             warmup_runs=warmup, profiled_runs=runs, timed_runs=timed_runs, custom_op_libraries=list(custom_op_library),
             static=static,
             measure_binding=measure_binding, measure_runs=measure_runs, measure_budget_s=measure_budget,
             measure_providers=measure_providers,
         )
+        if sweeping:
+            return _check_sweep(model, sets, options, outputs, ci, quiet)
         with _progress(sys.stderr.isatty() and not quiet) as progress:
             try:
                 report = _api.check(model, options, progress=progress)
@@ -544,6 +557,51 @@ def check(
         return ci.exit_code(report, out, quiet)
 
     _guard(body)
+
+
+def _sweep_outputs_allowed(asked: Asked, outputs: OutputSet, inputs: Optional[Path]) -> None:
+    """A check at several shapes writes the sweep's JSON and HTML; refused: the formats that hold one shape's
+    report (SARIF, trace: check each shape alone for those), and --inputs (its arrays have one shape each)."""
+    if inputs is not None:
+        raise UsageError("--inputs gives arrays of one shape each, and --dim/--shape lists or --shapes ask for "
+                         "several: drop one of them")
+    for flag in ("--sarif", "--trace"):
+        if outputs.asked(flag):
+            raise UsageError(f"{flag} writes one shape's report, and --dim/--shape lists or --shapes check several: "
+                             "drop it, or check that shape alone")
+
+
+def _check_sweep(model: Path, sets: list[Any], options: Any, outputs: OutputSet, ci: Any, quiet: bool) -> int:
+    """``check`` at several shapes: each checked in full, in turn; the sweep's JSON ("ortcopy-doctor-sweep") and
+    HTML page written, the per-shape table printed, then each shape's report; exit 1 where any shape fails the
+    gate."""
+    with _progress(sys.stderr.isatty() and not quiet) as progress:
+        sweep, reports = _api.check_shapes(model, sets, options, progress=progress)
+    for report in reports:
+        for name in report.evidence.model.external_data_files:
+            outputs.add_input("the model's external data", model.parent / name)
+    try:
+        if outputs.asked("--json"):
+            outputs.stage("--json", json_safe(_codec.to_json(sweep)))
+        if outputs.asked("--html"):
+            outputs.stage("--html", _sweep_render.render_html(sweep, model.name))
+        written = outputs.commit()
+    finally:
+        outputs.discard()
+    codes = []
+    if quiet:
+        _print_line(sweep.verdict, stderr=outputs.uses_stdout)
+        return max(ci.exit_code(report, None, quiet) for report in reports)
+    out = _stdout(outputs.uses_stdout)
+    for line in _sweep_render.render_text(sweep).splitlines():  # one print a line: safe() escapes a newline
+        out.print(_esc(safe(line)), highlight=False, soft_wrap=True)
+    for row, report in zip(sweep.shapes, reports):
+        out.print(f"\n[bold]── {_esc(safe(row.label))} ──[/]")
+        _text.print_report(report, out)
+        codes.append(ci.exit_code(report, out, quiet))
+    for path in written:
+        out.print(f"wrote {_esc(str(path))}")
+    return max(codes)
 
 
 @app.command(short_help="Re-analyse and re-render recorded JSON.")

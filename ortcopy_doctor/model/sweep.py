@@ -1,0 +1,61 @@
+"""A check at several input shapes (``check --dim batch=1,8,64``, ``--shape x=AxB,CxD``, ``--shapes FILE``): one
+full report per shape, a row of numbers per shape, and the verdict across them (report/sweep.py computes it).
+
+JSON format: ``SWEEP_FORMAT`` ``SWEEP_FORMAT_VERSION``; each shape's report document inside carries its own
+``format_version`` (model/report.py)."""
+
+from __future__ import annotations
+
+import msgspec
+from msgspec import field
+from typing import Optional
+
+from ortcopy_doctor.model.report import ReportDocument
+
+SWEEP_FORMAT = "ortcopy-doctor-sweep"
+SWEEP_FORMAT_VERSION = 1
+
+
+class ShapeSet(msgspec.Struct, frozen=True):
+    """The sizes of one run of a sweep: its --dim sizes and --shape shapes, its label ("batch=8",
+    "x=1x3x640x640 y=1x4"), and its batch size where it names one (a dim symbol with "batch" in its name, else the
+    leading dim of its first shape), which the break-even of the provider choice is told in."""
+
+    label: str
+    batch: Optional[int] = None
+    dims: dict[str, int] = field(default_factory=dict)
+    shapes: dict[str, list[int]] = field(default_factory=dict)
+
+
+class ShapeResult(msgspec.Struct, frozen=True, kw_only=True):
+    """One shape of a sweep: the timing session's first run apart, the steady-state median with its 95% interval,
+    the copies per run, and, where the provider choice was measured (CUDA), CUDA's and the CPU provider's medians
+    and the faster one ("" within noise). ``batch``: the shape set's (``ShapeSet.batch``), for the break-even."""
+
+    label: str
+    batch: Optional[int] = None
+    first_ms: Optional[float] = None
+    median_ms: Optional[float] = None
+    ci_low_ms: Optional[float] = None
+    ci_high_ms: Optional[float] = None
+    copies_per_run: int = 0
+    bytes_per_run: int = 0
+    cuda_ms: Optional[float] = None
+    cpu_ms: Optional[float] = None
+    faster: str = ""  # "CUDA", "CPU", or "" (not measured, or within noise)
+    findings: int = 0
+    report: ReportDocument
+
+
+class ShapeSweep(msgspec.Struct, frozen=True, kw_only=True):
+    """The sweep document (``check --json`` with several shapes): the verdict across shapes, the break-even of the
+    provider choice where one was measured, and each shape's result with its full report document."""
+
+    format: str = SWEEP_FORMAT
+    format_version: int = SWEEP_FORMAT_VERSION
+    verdict: str
+    break_even: str = ""
+    shapes: list[ShapeResult]
+
+
+__all__ = ["SWEEP_FORMAT", "SWEEP_FORMAT_VERSION", "ShapeResult", "ShapeSet", "ShapeSweep"]

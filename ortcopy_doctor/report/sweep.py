@@ -1,0 +1,89 @@
+"""The sweep across shapes (``check --dim batch=1,8,64``): one row of numbers per shape from its report, the verdict
+across them, and the batch size from which CUDA beats the CPU provider. Pure: no session, no ORT."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ortcopy_doctor.analysis.stats import median_ci
+from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.providers import short
+from ortcopy_doctor.model.report import Report
+from ortcopy_doctor.model.sweep import ShapeResult, ShapeSet, ShapeSweep
+
+
+def shape_result(shape: ShapeSet, report: Report) -> ShapeResult:
+    """The row of one shape: its report's timings (first run apart, steady-state median with its 95% interval),
+    copies and bytes per run, and the provider choice where it was measured."""
+    timings = report.evidence.timings
+    first = timings.first_run_ms if timings is not None and timings.first_run_ms > 0 else None
+    median = low = high = None
+    if timings is not None and timings.run_ms:
+        median, low, high = median_ci(timings.run_ms)
+    cuda = cpu = None
+    faster = ""
+    choice = report.evidence.provider_choice
+    if choice is not None and choice.cpu is not None:
+        cuda, cpu = choice.cpu.used.median_ms, choice.cpu.other.median_ms
+        faster = short(choice.cpu.faster) if choice.cpu.faster else ""
+    return ShapeResult(label=shape.label, batch=shape.batch, first_ms=first, median_ms=median, ci_low_ms=low,
+                       ci_high_ms=high, copies_per_run=report.summary.copies_per_run,
+                       bytes_per_run=report.summary.bytes_per_run, cuda_ms=cuda, cpu_ms=cpu, faster=faster,
+                       findings=len(report.findings), report=report.to_document())
+
+
+def copy_share(row: ShapeResult) -> float:
+    """The share of a run the copies' memcpy nodes take (0 where either time is unknown)."""
+    memcpy_ms = row.report.summary.memcpy_node_time_us_per_run / 1000.0
+    return memcpy_ms / row.median_ms if row.median_ms else 0.0
+
+
+def break_even(rows: Sequence[ShapeResult]) -> str:
+    """Where the provider choice was measured at two or more batch sizes: "CUDA wins from batch N" (the CPU
+    provider faster or even below N, CUDA faster from N on), "keep the CPU provider at batch ≤ N" (CUDA never
+    measured faster from some batch on, and the CPU provider faster at one), or "" (fewer than two measured batch
+    sizes, CUDA faster at every one, or nothing measured apart)."""
+    measured = sorted((r for r in rows if r.batch is not None and r.cuda_ms is not None and r.cpu_ms is not None),
+                      key=lambda r: r.batch or 0)
+    if len(measured) < 2:
+        return ""
+    cuda_from = None
+    for index, row in enumerate(measured):
+        if all(r.faster == "CUDA" for r in measured[index:]):
+            cuda_from = row.batch
+            break
+    cpu_wins = [r.batch for r in measured if r.faster == "CPU" and r.batch is not None]
+    if cuda_from is not None and cuda_from != measured[0].batch:
+        return f"CUDA wins from batch {cuda_from}"
+    if cpu_wins and cuda_from is None:
+        return f"keep the CPU provider at batch ≤ {max(cpu_wins)}"
+    return ""
+
+
+def verdict(rows: Sequence[ShapeResult], even: str) -> str:
+    """One line across the shapes: the copies' range, the shape where they weigh most (largest share of a run in
+    memcpy nodes, else most bytes), the shapes where the CPU provider wins, and the break-even."""
+    parts = [f"{len(rows)} shapes"]
+    if not any(r.copies_per_run for r in rows):
+        parts.append("no host<->device copy at any shape")
+    else:
+        worst = max(rows, key=lambda r: (copy_share(r), r.bytes_per_run))
+        share = copy_share(worst)
+        weight = f"{share:.0%} of a run in copies" if share else f"{fmt_bytes(worst.bytes_per_run)} per run"
+        parts.append(f"copies weigh most at {worst.label} ({worst.copies_per_run} per run, {weight})")
+    cpu = [r.label for r in rows if r.faster == "CPU"]
+    if cpu:
+        parts.append(f"the CPU provider wins at {', '.join(cpu)}")
+    if even:
+        parts.append(even)
+    return ": ".join(parts[:2]) + "".join(f"; {p}" for p in parts[2:])
+
+
+def sweep(shapes: Sequence[ShapeSet], reports: Sequence[Report]) -> ShapeSweep:
+    """The sweep document of ``reports``, one per shape set in ``shapes`` (same order)."""
+    rows = [shape_result(s, r) for s, r in zip(shapes, reports)]
+    even = break_even(rows)
+    return ShapeSweep(verdict=verdict(rows, even), break_even=even, shapes=rows)
+
+
+__all__ = ["break_even", "copy_share", "shape_result", "sweep", "verdict"]
