@@ -69,8 +69,8 @@ def verdict(rows: Sequence[ShapeResult], even: str) -> str:
     else:
         worst = max(rows, key=lambda r: (copy_share(r), r.bytes_per_run))
         share = copy_share(worst)
-        weight = f"{share:.0%} of a run in copies" if share else f"{fmt_bytes(worst.bytes_per_run)} per run"
-        parts.append(f"copies weigh most at {worst.label} ({worst.copies_per_run} per run, {weight})")
+        weight = f"{share:.0%} of the run in memcpy nodes" if share else fmt_bytes(worst.bytes_per_run)
+        parts.append(f"copies weigh most at {worst.label} ({worst.copies_per_run} copies per run, {weight})")
     cpu = [r.label for r in rows if r.faster == "CPU"]
     if cpu:
         parts.append(f"the CPU provider wins at {', '.join(cpu)}")
