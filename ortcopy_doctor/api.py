@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ortcopy_doctor.collect.check import Progress, collect
 from ortcopy_doctor.collect.session import CheckOptions
+from ortcopy_doctor.model.errors import DoctorError
 from ortcopy_doctor.model.report import Report
 from ortcopy_doctor.model.sweep import ShapeSet, ShapeSweep
 from ortcopy_doctor.report.core import analyse, load_report
@@ -54,13 +55,18 @@ def check_shapes(
     progress: Progress | None = None,
 ) -> tuple[ShapeSweep, list[Report]]:
     """``check`` once per shape set (its --dim sizes and --shape shapes over those of ``options``), in order: the
-    sweep across them (report/sweep.py) and each shape's full report."""
+    sweep across them (report/sweep.py) and each shape's full report. A ``DoctorError`` names the shape it is for
+    ("at batch=64: ...")."""
     options = options or CheckOptions()
     reports: list[Report] = []
     for shape in shapes:
         sized = msgspec.structs.replace(options, dims={**options.dims, **shape.dims},
                                         shapes={**options.shapes, **shape.shapes})
-        reports.append(analyse(collect(model_path, sized, _labelled(progress, shape.label))))
+        try:
+            reports.append(analyse(collect(model_path, sized, _labelled(progress, shape.label))))
+        except DoctorError as exc:  # which shape failed, before what failed
+            exc.message = f"at {shape.label}: {exc.message}"
+            raise
     return sweep(shapes, reports), reports
 
 
