@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from ortcopy_doctor.collect import (budget as _budget, demo_model as _demo_model, environment as _environment,
                                         feeds as _feeds, session as _session, shape_sets as _shape_sets)
     from ortcopy_doctor.model import codec as _codec
+    from ortcopy_doctor.model.sweep import ShapeSet
     from ortcopy_doctor.render import sweep as _sweep_render
     from ortcopy_doctor.knowledge import model_file as _model_file, providers as _providers
     from ortcopy_doctor.model import pipeline as _model_pipeline
@@ -571,15 +572,19 @@ def _sweep_outputs_allowed(asked: Asked, outputs: OutputSet, inputs: Optional[Pa
                              "drop it, or check that shape alone")
 
 
-def _check_sweep(model: Path, sets: list[Any], options: Any, outputs: OutputSet, ci: Any, quiet: bool) -> int:
+def _check_sweep(model: Path, sets: list[ShapeSet], options: _session.CheckOptions, outputs: OutputSet, ci: _ci.CiOptions,
+                 quiet: bool) -> int:
     """``check`` at several shapes: each checked in full, in turn; the sweep's JSON ("ortcopy-doctor-sweep") and
     HTML page written, the per-shape table printed, then each shape's report; exit 1 where any shape fails the
     gate."""
     with _progress(sys.stderr.isatty() and not quiet) as progress:
         sweep, reports = _api.check_shapes(model, sets, options, progress=progress)
-    for report in reports:
+    for row, report in zip(sweep.shapes, reports):
         for name in report.evidence.model.external_data_files:
             outputs.add_input("the model's external data", model.parent / name)
+        lowered = _budget.runs_lowered(report.evidence.notes)
+        if lowered and not quiet:  # as a single check says it: before the reports, on stderr
+            _print_line(f"note: {row.label}: {lowered}", stderr=True)
     try:
         if outputs.asked("--json"):
             outputs.stage("--json", json_safe(_codec.to_json(sweep)))
@@ -588,7 +593,7 @@ def _check_sweep(model: Path, sets: list[Any], options: Any, outputs: OutputSet,
         written = outputs.commit()
     finally:
         outputs.discard()
-    codes = []
+    codes: list[int] = []
     if quiet:
         _print_line(sweep.verdict, stderr=outputs.uses_stdout)
         return max(ci.exit_code(report, None, quiet) for report in reports)
