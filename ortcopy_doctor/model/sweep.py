@@ -44,6 +44,7 @@ class ShapeResult(msgspec.Struct, frozen=True, kw_only=True):
     cpu_ms: Optional[float] = None
     faster: str = ""  # "CUDA", "CPU", or "" (not measured, or within noise)
     findings: int = 0
+    worst_severity: str = ""  # of its findings: "error", "warning", "info", or "" without one
     report: ReportDocument
 
 

@@ -29,7 +29,8 @@ def shape_result(shape: ShapeSet, report: Report) -> ShapeResult:
     return ShapeResult(label=shape.label, batch=shape.batch, first_ms=first, median_ms=median, ci_low_ms=low,
                        ci_high_ms=high, copies_per_run=report.summary.copies_per_run,
                        bytes_per_run=report.summary.bytes_per_run, cuda_ms=cuda, cpu_ms=cpu, faster=faster,
-                       findings=len(report.findings), report=report.to_document())
+                       findings=len(report.findings), worst_severity=report.worst_severity() or "",
+                       report=report.to_document())
 
 
 def copy_share(row: ShapeResult) -> float:
@@ -61,8 +62,8 @@ def break_even(rows: Sequence[ShapeResult]) -> str:
 
 
 def verdict(rows: Sequence[ShapeResult], even: str) -> str:
-    """One line across the shapes: the copies' range, the shape where they weigh most (largest share of a run in
-    memcpy nodes, else most bytes), the shapes where the CPU provider wins, and the break-even."""
+    """One line across the shapes: the shape where the copies weigh most (largest share of a run in memcpy nodes,
+    else most bytes), the shapes with error findings, the shapes where the CPU provider wins, and the break-even."""
     parts = [f"{len(rows)} shapes"]
     if not any(r.copies_per_run for r in rows):
         parts.append("no host<->device copy at any shape")
@@ -71,6 +72,9 @@ def verdict(rows: Sequence[ShapeResult], even: str) -> str:
         share = copy_share(worst)
         weight = f"{share:.0%} of the run in memcpy nodes" if share else fmt_bytes(worst.bytes_per_run)
         parts.append(f"copies weigh most at {worst.label} ({worst.copies_per_run} copies per run, {weight})")
+    errors = [r.label for r in rows if r.worst_severity == "error"]
+    if errors:  # e.g. CUDA requested and not active: said before any number is trusted
+        parts.append(f"error findings at {', '.join(errors)} (see each shape's report)")
     cpu = [r.label for r in rows if r.faster == "CPU"]
     if cpu:
         parts.append(f"the CPU provider wins at {', '.join(cpu)}")

@@ -56,6 +56,8 @@ def test_a_shape_list_and_the_gate_over_every_shape(folder):
     document = json.loads((folder / "shape.json").read_text(encoding="utf-8"))
     assert [(s["label"], s["batch"]) for s in document["shapes"]] == [("image=1x3x32x32", 1), ("image=2x3x32x32", 2)]
     assert result.stdout.count("gate failed:") == 2
+    assert document["verdict"] == ("2 shapes: no host<->device copy at any shape; error findings at image=1x3x32x32, "
+                                   "image=2x3x32x32 (see each shape's report)")
 
 
 def test_lists_for_two_symbols_are_refused_on_one_line(folder):

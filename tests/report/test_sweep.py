@@ -84,3 +84,11 @@ def test_the_verdict_names_the_shape_where_copies_weigh_most(checked):
     small = msgspec.structs.replace(base, label="batch=1", copies_per_run=2, bytes_per_run=1000)
     large = msgspec.structs.replace(base, label="batch=8", copies_per_run=2, bytes_per_run=8000)
     assert verdict([small, large], "") == "2 shapes: copies weigh most at batch=8 (2 copies per run, 8.0 KB)"
+
+
+def test_the_verdict_names_the_shapes_with_error_findings(checked):
+    base = checked[0].shapes[0]
+    rows = [msgspec.structs.replace(base, label="batch=1", worst_severity="error"),
+            msgspec.structs.replace(base, label="batch=2", worst_severity="warning")]
+    assert verdict(rows, "") == ("2 shapes: no host<->device copy at any shape; error findings at batch=1 (see each "
+                                 "shape's report)")
