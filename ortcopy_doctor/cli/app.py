@@ -504,7 +504,7 @@ def check(
 
     def body() -> int:
         _model_file.check_model_path(model)
-        outputs = _outputs([("the model", model), ("the --inputs file", inputs),
+        outputs = _outputs([("the model", model), ("the --inputs file", inputs), ("the --shapes file", shapes_file),
                             *(("the --custom-op-library", lib) for lib in custom_op_library)],
                            asked.targets(f"{model.stem}.ortcopy"))  # the page by default: <model>.ortcopy.html
         _try_outputs(outputs)  # a folder that takes no new file (/proc, a read-only mount, even as root): refused now
