@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ortcopy_doctor.collect.check import Progress, collect
 from ortcopy_doctor.collect.session import CheckOptions
+from ortcopy_doctor.collect.shape_sets import check_against_model
 from ortcopy_doctor.model.errors import DoctorError
 from ortcopy_doctor.model.report import Report
 from ortcopy_doctor.model.sweep import ShapeSet, ShapeSweep
@@ -58,10 +59,12 @@ def check_shapes(
     sweep across them (report/sweep.py) and each shape's full report. A ``DoctorError`` names the shape it is for
     ("at batch=64: ...")."""
     options = options or CheckOptions()
+    shapes = [msgspec.structs.replace(s, dims={**options.dims, **s.dims}, shapes={**options.shapes, **s.shapes})
+              for s in shapes]
+    check_against_model(Path(model_path), shapes)  # a shape the model cannot take is refused before any runs
     reports: list[Report] = []
     for shape in shapes:
-        sized = msgspec.structs.replace(options, dims={**options.dims, **shape.dims},
-                                        shapes={**options.shapes, **shape.shapes})
+        sized = msgspec.structs.replace(options, dims=shape.dims, shapes=shape.shapes)
         try:
             reports.append(analyse(collect(model_path, sized, _labelled(progress, shape.label))))
         except DoctorError as exc:  # which shape failed, before what failed

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ortcopy_doctor.collect.feeds import parse_dims, parse_shapes
+from ortcopy_doctor.collect.feeds import check_names, parse_dims, parse_shapes, resolve_shape
+from ortcopy_doctor.knowledge.model_file import inspect_model, load_model
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.sweep import ShapeSet
 
@@ -119,4 +120,20 @@ def read_shapes_file(path: Path, base_dims: dict[str, int], base_shapes: dict[st
     return sets
 
 
-__all__ = ["from_options", "parse_line", "read_shapes_file"]
+def check_against_model(model_path: Path, sets: Sequence[ShapeSet]) -> None:
+    """Refuse, before any shape runs, a shape set the model cannot take: a --shape naming no input, or one of
+    another rank or against a fixed dim (``resolve_shape``'s checks). The graph is read without its weights."""
+    model_path = Path(model_path)
+    inputs = inspect_model(model_path, load_model(model_path)).inputs
+    for shape in sets:
+        try:
+            check_names(inputs, shape.dims, shape.shapes, {})
+            for value in inputs:
+                if value.name in shape.shapes and value.kind == "tensor":
+                    resolve_shape(value, shape.dims, shape.shapes, [])
+        except UsageError as exc:
+            exc.message = f"at {shape.label}: {exc.message}"
+            raise
+
+
+__all__ = ["check_against_model", "from_options", "parse_line", "read_shapes_file"]

@@ -74,3 +74,11 @@ def test_a_bad_line_of_a_shapes_file_is_refused_on_one_line(folder):
     assert result.returncode == 2
     assert result.stderr.splitlines() == ["error: --shapes shapes.txt: line 3: 'batch=1x' is not SYMBOL=N or "
                                           "NAME=AxBxC (e.g. batch=8 or x=1x3x640x640)"]
+
+
+def test_a_shape_the_model_cannot_take_is_refused_before_any_runs(folder):
+    result = run_cli(["check", "conv.onnx", "--shape", "image=1x3x32x32,2x3x16x16", "-p", "cpu", "--no-html"], folder)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == ["error: at image=2x3x16x16: --shape image: dim 2 is fixed to 32 by the "
+                                          "model, got 16"]
