@@ -1,0 +1,84 @@
+"""Record `check` over several batch sizes on a GPU machine (issue 34: shapes as users have them, and the GPU-or-CPU
+break-even): `python3 tools/record_sweeps.py OUT_DIR`. The models: silero-vad's model (from its staged wheel) at
+batch 1, 8 and 64, and torchvision's ResNet-18 (random weights, exported there with a dynamic batch) at 1, 8, 64.
+
+Writes OUT_DIR/<name>.json.gz: {format, ort_version, command, returncode, stderr_tail, sweep (the `check --json`
+sweep document)}. tests/report/test_sweep_fixtures.py replays them.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+FORMAT = "ortcopy-doctor-sweep-fixture"
+BATCHES = (1, 8, 64)
+
+
+def _resnet(folder: Path) -> Path:
+    import torch
+    import torchvision
+
+    path = folder / "resnet18_dynamic.onnx"
+    net = torchvision.models.resnet18(weights=None).eval()
+    x = torch.randn(2, 3, 224, 224)
+    try:
+        torch.onnx.export(net, (x,), str(path), input_names=["image"], output_names=["logits"],
+                          dynamic_shapes={"x": {0: torch.export.Dim("batch", min=1, max=1024)}}, dynamo=True)
+    except Exception as exc:  # noqa: BLE001 - the TorchScript exporter, where the dynamo one fails
+        print(f"dynamo export failed ({type(exc).__name__}: {exc}); TorchScript exporter", flush=True)
+        torch.onnx.export(net, (x,), str(path), input_names=["image"], output_names=["logits"],
+                          dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}}, dynamo=False)
+    return path
+
+
+def _record(name: str, model: str, flags: list[str], out: Path) -> bool:
+    report = out / f"{name}.tmp.json"
+    cmd = [sys.executable, "-m", "ortcopy_doctor", "check", model, *flags, "--json", str(report), "--no-html"]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])))
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=400)
+    import onnxruntime
+
+    entry: dict[str, Any] = {"format": FORMAT, "format_version": 1, "name": name, "ort_version": onnxruntime.__version__,
+                             "model": Path(model).name, "flags": flags, "returncode": proc.returncode,
+                             "stdout_head": proc.stdout[:3000], "stderr_tail": proc.stderr[-3000:]}
+    if report.is_file():
+        entry["sweep"] = json.loads(report.read_text())
+        report.unlink()
+    with gzip.open(out / f"{name}.json.gz", "wt", encoding="utf-8") as f:
+        json.dump(entry, f, separators=(",", ":"))
+    print(f"{name}: exit {proc.returncode}\n{proc.stdout[:1500]}\n{proc.stderr[-800:] if 'sweep' not in entry else ''}",
+          flush=True)
+    return "sweep" in entry
+
+
+def main() -> int:
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="ortcopy-sweeps-"))
+    from importlib import resources
+
+    silero = str(resources.files("silero_vad.data").joinpath("silero_vad.onnx"))
+    shapes = folder / "silero_shapes.txt"
+    shapes.write_text("# silero-vad at three batch sizes: 512 samples (32 ms at 16 kHz) and its state\n"
+                      + "".join(f"input={b}x512 state=2x{b}x128\n" for b in BATCHES))
+    ok = [_record("silero_vad_batches", silero, ["--shapes", str(shapes), "--value", "sr=16000"], out)]
+    try:
+        resnet = _resnet(folder)
+        ok.append(_record("resnet18_batches", str(resnet),
+                          ["--shape", "image=" + ",".join(f"{b}x3x224x224" for b in BATCHES)], out))
+    except Exception as exc:  # noqa: BLE001
+        print(f"resnet18 not recorded: {type(exc).__name__}: {exc}", flush=True)
+        ok.append(False)
+    return 0 if all(ok) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
