@@ -1,0 +1,46 @@
+"""`check` over several batch sizes on the H200 (onnxruntime-gpu 1.31.1; tools/record_sweeps.py; issue 34): the
+per-shape table's provider choice and the break-even, recomputed here by the current code from the recording."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from ortcopy_doctor.model import codec
+from ortcopy_doctor.model.sweep import ShapeSweep
+from ortcopy_doctor.report.sweep import break_even, verdict
+from render_helpers import TESTS
+
+FIXTURES = TESTS / "fixtures" / "sweeps"
+
+
+def _sweep(name: str) -> ShapeSweep:
+    with gzip.open(FIXTURES / f"{name}.json.gz", "rt", encoding="utf-8") as f:
+        data = json.load(f)
+    assert (data["ort_version"], data["returncode"]) == ("1.31.1", 0)
+    return codec.convert(data["sweep"], ShapeSweep)
+
+
+def test_the_vad_keeps_the_cpu_at_small_batches_and_cuda_wins_from_batch_64():
+    sweep = _sweep("silero_vad_batches")
+    assert [(r.batch, r.faster) for r in sweep.shapes] == [(1, "CPU"), (8, "CPU"), (64, "CUDA")]
+    assert break_even(sweep.shapes) == sweep.break_even == "CUDA wins from batch 64"
+    assert verdict(sweep.shapes, sweep.break_even).endswith(
+        "the CPU provider wins at input=1x512 state=2x1x128, input=8x512 state=2x8x128; CUDA wins from batch 64")
+
+
+def test_each_vad_batch_is_recommended_what_its_measurement_favours():
+    sweep = _sweep("silero_vad_batches")
+    assert [r.report.advice.recommended == "cpu_provider" for r in sweep.shapes] == [True, True, False]
+
+
+def test_a_cnn_keeps_cuda_at_every_batch():
+    sweep = _sweep("resnet18_batches")
+    assert [(r.batch, r.faster) for r in sweep.shapes] == [(1, "CUDA"), (8, "CUDA"), (64, "CUDA")]
+    assert break_even(sweep.shapes) == ""
+    assert all(r.cpu_ms > 2 * r.cuda_ms for r in sweep.shapes)  # 4.3 vs 1.4, 25 vs 2.3, 229 vs 8.6 ms
+
+
+def test_each_shape_s_first_run_is_apart_from_its_steady_state():
+    for name in ("silero_vad_batches", "resnet18_batches"):
+        assert all(r.first_ms > 10 * r.median_ms for r in _sweep(name).shapes), name
