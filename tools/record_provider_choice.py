@@ -1,5 +1,6 @@
 """Record `check` weighing CUDA against the CPU provider and the cuDNN search options on real models, on a GPU
-machine: `python3 tools/record_provider_choice.py OUT_DIR` (issue 34; the models come from the staged wheels of
+machine: `python3 tools/record_provider_choice.py OUT_DIR [NAME ...]` (issue 34; a scikit-learn pipeline exported
+there with skl2onnx, staged as a wheel; the models come from the staged wheels of
 docs/pipelines.md "Real programs", and torchvision's ResNet-18 is exported there with random weights).
 
 Writes OUT_DIR/<name>.json.gz: {format, ort_version, model, command, returncode, stderr_tail, report (the
@@ -34,6 +35,22 @@ def _models(folder: Path) -> dict[str, tuple[str, list[str]]]:
     }
     for h, w in ((736, 1312), (736, 992), (960, 544)):
         models[f"ppocr_det_{h}x{w}"] = (det, ["--shape", f"x=1x3x{h}x{w}"])
+    try:  # a scikit-learn pipeline (ai.onnx.ml ops: no device kernel in any onnxruntime build)
+        import numpy as np
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+        from skl2onnx import to_onnx
+
+        rng = np.random.default_rng(0)
+        features = rng.standard_normal((256, 32)).astype(np.float32)
+        pipeline = make_pipeline(StandardScaler(), LogisticRegression()).fit(features, features[:, 0] > 0)
+        path = folder / "sklearn_scaler_logreg.onnx"
+        path.write_bytes(to_onnx(pipeline, features[:1], options={"zipmap": False}).SerializeToString())
+        symbol = to_onnx(pipeline, features[:1]).graph.input[0].type.tensor_type.shape.dim[0].dim_param
+        models["sklearn_pipeline"] = (str(path), ["--dim", f"{symbol or 'N'}=64"])
+    except Exception as exc:  # noqa: BLE001 - recorded as missing, the others go on
+        print(f"sklearn pipeline not exported: {type(exc).__name__}: {exc}", flush=True)
     try:
         import torch
         import torchvision
@@ -79,7 +96,9 @@ def main() -> int:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix="ortcopy-choice-"))
-    ok = [record(name, model, flags, out) for name, (model, flags) in _models(folder).items()]
+    only = set(sys.argv[2:])  # names to record (default: all)
+    ok = [record(name, model, flags, out) for name, (model, flags) in _models(folder).items()
+          if not only or name in only]
     return 0 if all(ok) else 1
 
 

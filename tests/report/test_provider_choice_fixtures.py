@@ -66,3 +66,13 @@ def test_the_ocr_detector_s_first_run_at_each_size_costs_a_search_that_heuristic
 def test_each_detector_size_was_checked_at_its_shape():
     shapes = [_report(name).evidence.provider_choice.cpu.shape for name in DETECTOR_SIZES]
     assert shapes == ["1x3x736x1312", "1x3x736x992", "1x3x960x544"]
+
+
+def test_a_scikit_learn_pipeline_is_recommended_the_cpu_provider_and_its_ml_ops_are_not_told_to_re_export():
+    report = _report("sklearn_pipeline")
+    c = report.evidence.provider_choice.cpu
+    assert (c.shape, c.faster) == ("1x32", CPU) and c.ratio_low > 1.0  # CUDA 0.0124 ms, CPU 0.0093 ms per run
+    assert report.advice.recommended == "cpu_provider"
+    fallbacks = [f for f in report.findings if f.rule == "OCD002"]
+    assert sorted(f.location for f in fallbacks) == ["LinearClassifier", "Scaler"]
+    assert all("is an ai.onnx.ml op" in f.fix and "run this model on the CPU provider" in f.fix for f in fallbacks)
