@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from ortcopy_doctor.collect import (budget as _budget, demo_model as _demo_model, environment as _environment,
                                         feeds as _feeds, session as _session, shape_sets as _shape_sets)
     from ortcopy_doctor.model import codec as _codec
+    from ortcopy_doctor.model import sweep as _model_sweep
     from ortcopy_doctor.model.sweep import ShapeSet
     from ortcopy_doctor.render import sweep as _sweep_render
     from ortcopy_doctor.knowledge import model_file as _model_file, providers as _providers
@@ -75,6 +76,7 @@ else:
     _session = lazy_import("ortcopy_doctor.collect.session")
     _shape_sets = lazy_import("ortcopy_doctor.collect.shape_sets")
     _codec = lazy_import("ortcopy_doctor.model.codec")
+    _model_sweep = lazy_import("ortcopy_doctor.model.sweep")
     _sweep_render = lazy_import("ortcopy_doctor.render.sweep")
     _model_file = lazy_import("ortcopy_doctor.knowledge.model_file")
     _providers = lazy_import("ortcopy_doctor.knowledge.providers")
@@ -388,13 +390,13 @@ def _read_stdin(command: str) -> bytes:
 _RUN_REPORT_START = re.compile(rb'[ \t\r\n]*\{[ \t\r\n]*"format"[ \t\r\n]*:[ \t\r\n]*"ortcopy-doctor-pipeline-report"')
 
 
-def _load_any(path: Path, command: str, cache: bool) -> tuple[str, Any]:
-    """The report ``path`` holds (``-``: stdin) and its kind: (CHECK, a check's ``Report``, as ``_load`` reads it) or
-    (RUN, a run's ``PipelineReport``: re-analysed from its observations where it holds them, else as written)."""
-    raw: Optional[bytes] = None
-    if str(path) == "-":
+def _load_any(path: Path, command: str, cache: bool, raw: Optional[bytes] = None) -> tuple[str, Any]:
+    """The report ``path`` holds (``-``: stdin, or ``raw`` where already read) and its kind: (CHECK, a check's
+    ``Report``, as ``_load`` reads it) or (RUN, a run's ``PipelineReport``: re-analysed from its observations where it
+    holds them, else as written)."""
+    if raw is None and str(path) == "-":
         raw = _read_stdin(command)
-    else:
+    elif raw is None:
         try:
             with open(path, "rb") as f:
                 head = f.read(4096)
@@ -419,6 +421,40 @@ def _load_any(path: Path, command: str, cache: bool) -> tuple[str, Any]:
         if not _model_pipeline.is_pipeline_report(raw):
             raise
         return RUN, _load_run(raw, "stdin" if str(path) == "-" else str(path))
+
+
+# How `check --json` at several shapes starts its sweep (ShapeSweep: the format first), as _RUN_REPORT_START.
+_SWEEP_START = re.compile(rb'[ \t\r\n]*\{[ \t\r\n]*"format"[ \t\r\n]*:[ \t\r\n]*"ortcopy-doctor-sweep"')
+SWEEP = "sweep"  # what _load_diffable calls a sweep document (no renderer kind: diff renders a SweepDiff as DIFF)
+_KIND_WRITTEN_BY = {CHECK: "a check report (`check --json`)", RUN: "a run report (`run --json`)",
+                    SWEEP: "a sweep (`check --dim batch=1,8 --json`, at several shapes)"}
+
+
+def _load_diffable(path: Path, cache: bool) -> tuple[str, Any]:
+    """What ``diff`` compares: a sweep (SWEEP, its ``ShapeSweep`` as written; each shape's report is re-analysed by
+    the diff), or a check or run report as ``_load_any`` reads it."""
+    raw: Optional[bytes] = None
+    if str(path) == "-":
+        raw = _read_stdin("diff")
+    else:
+        try:
+            with open(path, "rb") as f:
+                if _SWEEP_START.match(f.read(4096)):
+                    raw = path.read_bytes()
+        except OSError:  # the check report loader says what is wrong with it
+            pass
+    if raw is None or not _SWEEP_START.match(raw[:4096]):
+        return _load_any(path, "diff", cache, raw)
+    name = "stdin" if str(path) == "-" else str(path)
+    try:
+        sweep = _codec.decode(raw, _model_sweep.ShapeSweep)
+    except (_codec.DecodeError, _codec.ValidationError) as exc:
+        raise UsageError(f"{name} does not match the sweep format ({_codec.message(exc)}): pass a file written by "
+                         "`check --dim ... --json`") from None
+    if sweep.format_version > _model_sweep.SWEEP_FORMAT_VERSION:
+        raise UsageError(f"{name} has sweep format {sweep.format_version}, newer than this ortcopy-doctor reads "
+                         f"({_model_sweep.SWEEP_FORMAT_VERSION}): upgrade ortcopy-doctor")
+    return SWEEP, sweep
 
 
 def _load_run(raw: bytes, name: str) -> Any:
@@ -682,8 +718,11 @@ def diff(
         outputs = _outputs([(what, path) for what, path in reports if str(path) != "-"], asked.targets(),
                            stdin=next((f"{what}, read from stdin" for what, path in reports if str(path) == "-"), None))
         cache = not (fail_on_regression or fail_on_model_change)  # a gate judges this code's analysis
-        (a_kind, a), (b_kind, b) = _load_any(a_json, "diff", cache), _load_any(b_json, "diff", cache)
+        (a_kind, a), (b_kind, b) = _load_diffable(a_json, cache), _load_diffable(b_json, cache)
         names = ["stdin" if str(p) == "-" else str(p) for p in (a_json, b_json)]
+        if a_kind != b_kind and SWEEP in (a_kind, b_kind):
+            raise UsageError(f"diff compares two reports of one kind: {names[0]} is {_KIND_WRITTEN_BY[a_kind]} and "
+                             f"{names[1]} {_KIND_WRITTEN_BY[b_kind]}")
         if a_kind != b_kind:
             raise UsageError(f"diff compares two reports of one kind: {names[0]} is a {a_kind} report and {names[1]} "
                              f"a {b_kind} report (`{a_kind} --json` and `{b_kind} --json` write them)")
@@ -691,6 +730,10 @@ def diff(
             from ortcopy_doctor.report.diff import diff_run_reports  # here, as diff_reports
 
             result: Any = diff_run_reports(a, b, *names)
+        elif a_kind == SWEEP:
+            from ortcopy_doctor.report.diff import diff_sweeps  # here, as diff_reports
+
+            result = diff_sweeps(a, b, *names)
         else:
             result = diff_reports(a, b, *names)
         written = _write_outputs(outputs, result, asked, RenderContext(DIFF))

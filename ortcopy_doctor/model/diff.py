@@ -1,6 +1,7 @@
 """A diff of two reports as data (``ortcopy_doctor.report.diff`` computes it, ``ortcopy_doctor.render.diff``
 renders it): each transfer and finding added, removed, changed or unchanged, the deltas, the environment; of two
-run reports (``RunDiff``): each pipeline's bytes per iteration, iteration time and round trips, and the findings."""
+run reports (``RunDiff``): each pipeline's bytes per iteration, iteration time and round trips, and the findings; of
+two sweeps (``SweepDiff``): the shapes matched by label, each common one's reports diffed as two check reports."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ortcopy_doctor.model.vocabulary import Word
 if TYPE_CHECKING:
     from ortcopy_doctor.model.pipeline import PipelineReport
     from ortcopy_doctor.model.report import Report
+    from ortcopy_doctor.model.sweep import ShapeResult, ShapeSweep
 
 
 class DiffStatus(Word):
@@ -235,5 +237,52 @@ class RunDiff(msgspec.Struct, frozen=True):
         return result
 
 
+class ShapeDiff(msgspec.Struct, frozen=True):
+    """One shape (by its label) in both sweeps: its row in each, and the diff of its two reports."""
+
+    label: str
+    a: ShapeResult
+    b: ShapeResult
+    diff: ReportDiff
+
+
+class SweepDiff(msgspec.Struct, frozen=True):
+    """The difference between two sweeps (``check --dim batch=1,8,64 --json``): the shapes matched by label, those
+    only in a or only in b, each common shape's two reports diffed (``ReportDiff``), and the break-even in each."""
+
+    a_name: str
+    b_name: str
+    a: ShapeSweep
+    b: ShapeSweep
+    shapes: list[ShapeDiff]  # in b's order
+    only_a: list[str]  # labels of shapes a has and b not
+    only_b: list[str]
+
+    @property
+    def regressions(self) -> list[Change[Any]]:
+        """What any common shape's diff counts as a regression (a transfer or finding in b and not in a)."""
+        return [c for s in self.shapes for c in s.diff.regressions]
+
+    @property
+    def regressed(self) -> list[str]:
+        """The labels of the common shapes that regress."""
+        return [s.label for s in self.shapes if s.diff.regressions]
+
+    @property
+    def headline(self) -> str:
+        """``Regression at N of M shapes: ...``, or that no common shape has anything new."""
+        if not self.shapes:
+            return "No shape in both sweeps: nothing compared."
+        regressed = self.regressed
+        if not regressed:
+            return f"No new transfers or findings at any of the {len(self.shapes)} shape(s) in both sweeps."
+        return f"Regression at {len(regressed)} of {len(self.shapes)} shape(s): {', '.join(regressed)}."
+
+    @property
+    def model_changed(self) -> bool:
+        """True where any common shape's two reports are of different model files (by sha256)."""
+        return any(s.diff.model_changed for s in self.shapes)
+
+
 __all__ = ["ADDED", "CHANGED", "Change", "Delta", "DiffStatus", "PipelineChange", "PredictedDiff", "REMOVED",
-           "ReportDiff", "RunDiff", "SIGN", "STATUS_ORDER", "UNCHANGED"]
+           "ReportDiff", "RunDiff", "SIGN", "STATUS_ORDER", "ShapeDiff", "SweepDiff", "UNCHANGED"]

@@ -1,7 +1,8 @@
 """A report diff (``ortcopy_doctor.report.diff``) as text and as a self-contained HTML page
 (reports/templates/diff.html.j2: autoescape, undefined names are errors). A diff of two run reports (``RunDiff``)
 is rendered by the same two functions, as its own text and a page of its own (reports/templates/run_diff.html.j2,
-which extends diff.html.j2)."""
+which extends diff.html.j2); of two sweeps (``SweepDiff``): a table across the shapes in both, then each shape's
+diff as a single diff renders it (reports/templates/sweep_diff.html.j2, each section diff_body.html.j2)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup  # loaded with render.html's jinja2 already
+
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.render.html import environment
 from ortcopy_doctor.render.terminal import safe
-from ortcopy_doctor.model.diff import _ARROW, _KIND, CHANGED, SIGN, UNCHANGED, Change, Delta, ReportDiff, RunDiff
+from ortcopy_doctor.model.diff import (
+    _ARROW, _KIND, ADDED, CHANGED, REMOVED, SIGN, UNCHANGED, Change, Delta, ReportDiff, RunDiff, ShapeDiff, SweepDiff,
+)
 from ortcopy_doctor.model.pipeline import short_site
+from ortcopy_doctor.model.sweep import ShapeResult
 
 DIFF_TEMPLATE = "diff.html.j2"
 RUN_DIFF_TEMPLATE = "run_diff.html.j2"
+SWEEP_DIFF_TEMPLATE = "sweep_diff.html.j2"
+DIFF_BODY_TEMPLATE = "diff_body.html.j2"  # the body of DIFF_TEMPLATE, each shape's section of SWEEP_DIFF_TEMPLATE
+SWEEP_DIFF_COLUMNS = ("shape", "copies/run", "bytes/run", "median", "faster", "findings")
 
 
 def _copy_line(c: Change[Copy]) -> str:
@@ -48,10 +57,12 @@ def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {status}" for status, n in counts.items())
 
 
-def render_diff_text(d: ReportDiff | RunDiff, show_unchanged: bool = False) -> str:
+def render_diff_text(d: ReportDiff | RunDiff | SweepDiff, show_unchanged: bool = False) -> str:
     """The diff as plain text; changes with no difference are listed only with ``show_unchanged``."""
     if isinstance(d, RunDiff):
         return render_run_diff_text(d, show_unchanged)
+    if isinstance(d, SweepDiff):
+        return render_sweep_diff_text(d, show_unchanged)
     out = io.StringIO()
 
     def w(text: str) -> None:
@@ -163,10 +174,12 @@ def diff_view_model(d: ReportDiff) -> dict[str, Any]:
     }
 
 
-def render_diff_html(d: ReportDiff | RunDiff) -> str:
+def render_diff_html(d: ReportDiff | RunDiff | SweepDiff) -> str:
     """The diff as a self-contained HTML page."""
     if isinstance(d, RunDiff):
         return render_run_diff_html(d)
+    if isinstance(d, SweepDiff):
+        return render_sweep_diff_html(d)
     return environment().get_template(DIFF_TEMPLATE).render(**diff_view_model(d))
 
 
@@ -233,5 +246,83 @@ def render_run_diff_html(d: RunDiff) -> str:
     return environment().get_template(RUN_DIFF_TEMPLATE).render(**run_diff_view_model(d))
 
 
-__all__ = ["DIFF_TEMPLATE", "RUN_DIFF_TEMPLATE", "diff_view_model", "render_diff_html", "render_diff_text",
-           "render_run_diff_html", "render_run_diff_text", "run_diff_view_model"]
+# --- sweeps -------------------------------------------------------------------------------------------------------
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g} ms"
+
+
+def _faster(row: ShapeResult) -> str:
+    """The faster provider at that shape: "-" where the choice was not measured, "even" within noise."""
+    return (row.faster or "even") if row.cuda_ms is not None else "-"
+
+
+def _pair(a: str, b: str) -> str:
+    return a if a == b else f"{a} → {b}"
+
+
+def shape_diff_cells(s: ShapeDiff) -> list[str]:
+    """The cells of one common shape's row, in ``SWEEP_DIFF_COLUMNS``' order: each number a → b (one value where
+    it is the same), and the findings added and removed (predicted ones too, as the diff's regressions count them)."""
+    p = s.diff.predicted
+    counts = s.diff.counts(s.diff.findings + (p.findings if p is not None else []))
+    return [s.label, _pair(str(s.a.copies_per_run), str(s.b.copies_per_run)),
+            _pair(fmt_bytes(s.a.bytes_per_run), fmt_bytes(s.b.bytes_per_run)),
+            _pair(_ms(s.a.median_ms), _ms(s.b.median_ms)), _pair(_faster(s.a), _faster(s.b)),
+            f"+{counts[ADDED]} -{counts[REMOVED]}"]
+
+
+def break_even_line(d: SweepDiff) -> str:
+    """``break-even: CUDA wins from batch 8 → CUDA wins from batch 16``; "" where neither sweep has one."""
+    if not d.a.break_even and not d.b.break_even:
+        return ""
+    return f"break-even: {_pair(d.a.break_even or 'none', d.b.break_even or 'none')}"
+
+
+def render_sweep_diff_text(d: SweepDiff, show_unchanged: bool = False) -> str:
+    """A diff of two sweeps as plain text: the headline, the break-even, the shapes only in one, the table of the
+    shapes in both, then each one's diff as ``render_diff_text`` writes it."""
+    lines = [f"ortcopy-doctor diff (sweeps): {d.a_name} → {d.b_name}", d.headline]
+    if break_even_line(d):
+        lines.append(break_even_line(d))
+    if d.only_a:
+        lines.append(f"shapes only in a: {', '.join(d.only_a)}")
+    if d.only_b:
+        lines.append(f"shapes only in b: {', '.join(d.only_b)}")
+    rows = [list(SWEEP_DIFF_COLUMNS), *(shape_diff_cells(s) for s in d.shapes)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(SWEEP_DIFF_COLUMNS))]
+    lines.append("")
+    lines += ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows] if d.shapes else [
+        "no shape in both sweeps"]
+    # names from the reports are untrusted: every line escaped (each shape's diff escapes its own)
+    text = "\n".join(safe(line) for line in lines) + "\n"
+    for s in d.shapes:
+        text += f"\n=== {safe(s.label)} ===\n" + render_diff_text(s.diff, show_unchanged)
+    return text
+
+
+def sweep_diff_view_model(d: SweepDiff) -> dict[str, Any]:
+    """The values the HTML diff of two sweeps (sweep_diff.html.j2) shows; each shape's section is its single diff's
+    body (diff_body.html.j2), rendered here with its ids prefixed so that they stay unique on the page."""
+    body = environment().get_template(DIFF_BODY_TEMPLATE)
+    shapes = [{"id": f"shape-{i}", "label": s.label, "cells": shape_diff_cells(s), "regression": bool(s.diff.regressions),
+               "body": Markup(body.render(**diff_view_model(s.diff), id_prefix=f"shape-{i}-"))}
+              for i, s in enumerate(d.shapes, start=1)]
+    return {
+        "title": f"ortcopy-doctor diff (sweeps): {Path(d.a_name).name} → {Path(d.b_name).name}",
+        "a_name": d.a_name, "b_name": d.b_name, "regression": bool(d.regressions), "headline": d.headline,
+        "break_even": break_even_line(d).removeprefix("break-even: "), "only_a": d.only_a, "only_b": d.only_b,
+        "columns": SWEEP_DIFF_COLUMNS, "shapes": shapes,
+    }
+
+
+def render_sweep_diff_html(d: SweepDiff) -> str:
+    """A diff of two sweeps as one self-contained HTML page, with the diff's look (every name escaped)."""
+    return environment().get_template(SWEEP_DIFF_TEMPLATE).render(**sweep_diff_view_model(d))
+
+
+__all__ = ["DIFF_BODY_TEMPLATE", "DIFF_TEMPLATE", "RUN_DIFF_TEMPLATE", "SWEEP_DIFF_COLUMNS", "SWEEP_DIFF_TEMPLATE",
+           "break_even_line", "diff_view_model", "render_diff_html", "render_diff_text", "render_run_diff_html",
+           "render_run_diff_text", "render_sweep_diff_html", "render_sweep_diff_text", "run_diff_view_model",
+           "shape_diff_cells", "sweep_diff_view_model"]

@@ -15,6 +15,10 @@ order) with its bytes host→device and device→host per iteration, its iterati
 findings by rule and subject (what a finding is about, so that a call moved to another line is the same finding).
 A regression is a finding that appears in b and not in a.
 
+Two sweeps (``check --dim batch=1,8,64 --json``) are compared by ``diff_sweeps``: their shapes matched by label
+(those only in a or only in b listed), and each common shape's two reports, re-analysed, compared by
+``diff_reports``. A regression is one at any common shape.
+
 Rendered as text and as a self-contained HTML page by ``ortcopy_doctor.render.diff``.
 """
 
@@ -29,15 +33,17 @@ from ortcopy_doctor.model.vocabulary import IN_KERNEL
 from ortcopy_doctor.model.findings import Finding
 from ortcopy_doctor.model.diff import (
     ADDED, CHANGED, REMOVED, STATUS_ORDER, UNCHANGED, Change, Delta, PipelineChange, PredictedDiff, ReportDiff, RunDiff,
+    ShapeDiff, SweepDiff,
 )
 from ortcopy_doctor.model.evidence import Evidence, Feed
 from ortcopy_doctor.model.format import active_providers, fmt_bytes
 from ortcopy_doctor.model.pipeline import ROUND_TRIP
-from ortcopy_doctor.report.core import load_report
+from ortcopy_doctor.report.core import analyse, load_report
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.pipeline import Pipeline, PipelineReport
     from ortcopy_doctor.model.report import Report
+    from ortcopy_doctor.model.sweep import ShapeSweep
 
 T = TypeVar("T")
 
@@ -304,4 +310,21 @@ def diff_run_reports(a: PipelineReport, b: PipelineReport, a_name: str = "a", b_
                    findings=_match(a.findings, b.findings, _run_finding_key, _compare_run_findings))
 
 
-__all__ = ["diff_files", "diff_reports", "diff_run_reports"]
+# --- sweeps -------------------------------------------------------------------------------------------------------
+
+
+def diff_sweeps(a: ShapeSweep, b: ShapeSweep, a_name: str = "a", b_name: str = "b") -> SweepDiff:
+    """Compare two sweeps shape by shape (matched by label): each common shape's two reports, re-analysed from their
+    evidence under the current rules, compared by ``diff_reports``, named ``A.json [batch=8]``."""
+    rows_a = {row.label: row for row in a.shapes}
+    labels_b = {row.label for row in b.shapes}
+    shapes = [ShapeDiff(label=row.label, a=rows_a[row.label], b=row,
+                        diff=diff_reports(analyse(rows_a[row.label].report.evidence), analyse(row.report.evidence),
+                                          f"{a_name} [{row.label}]", f"{b_name} [{row.label}]"))
+              for row in b.shapes if row.label in rows_a]
+    return SweepDiff(a_name=a_name, b_name=b_name, a=a, b=b, shapes=shapes,
+                     only_a=[row.label for row in a.shapes if row.label not in labels_b],
+                     only_b=[row.label for row in b.shapes if row.label not in rows_a])
+
+
+__all__ = ["diff_files", "diff_reports", "diff_run_reports", "diff_sweeps"]
