@@ -700,7 +700,7 @@ def _report_run(report: Any, outputs: OutputSet, asked: Asked, fail_on: str, max
 @app.command(short_help="Compare two reports: transfers, findings, latency.")
 @output_options(DIFF)
 def diff(
-    a_json: Path = typer.Argument(..., help="The earlier report: a JSON file written by `check --json` (or two by `run --json`); - for stdin."),
+    a_json: Path = typer.Argument(..., help="The earlier report: a JSON file written by `check --json` (or two by `run --json`, or two sweeps by `check --dim batch=1,8 --json`); - for stdin."),
     b_json: Path = typer.Argument(..., help="The later report to compare with it; - for stdin."),
     asked: Asked = ASKED,  # --html/-o (cli/outputs.py)
     fail_on_regression: bool = typer.Option(False, "--fail-on-regression", help="Exit 1 when b has transfers or findings that a has not."),
