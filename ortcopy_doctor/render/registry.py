@@ -3,7 +3,7 @@
 A renderer (``Renderer``) says what it is called (``name``), the flag that asks for it (``--html``; None for the
 terminal's text, which no flag asks for), its help, whether ``-`` (stdout) may take it, the suffix of its default
 file, which kinds of report it renders (``CHECK``: the ``Report`` of check, report and demo; ``DIFF``: diff's
-``ReportDiff``; ``RUN``: run's ``PipelineReport``) and ``render(report, context) -> str``.
+``ReportDiff``, ``RunDiff`` or ``SweepDiff``; ``RUN``: run's ``PipelineReport``) and ``render(report, context) -> str``.
 
 ``REGISTRY`` holds the formats by name, in the order the command line adds and writes their outputs: text, JSON,
 HTML, SARIF, trace. The command line builds its output options from it (cli/outputs.py), so a format registered
