@@ -4,6 +4,8 @@ on any shape; a sweep against a check report is one error line, exit 2."""
 
 from __future__ import annotations
 
+import gzip
+import json
 from pathlib import Path
 
 import onnx
@@ -15,6 +17,7 @@ from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.sweep import ShapeSweep
 from ortcopy_doctor.render.diff import render_sweep_diff_text
 from ortcopy_doctor.report.diff import diff_sweeps
+from render_helpers import TESTS
 from schema_helpers import run_cli
 
 
@@ -112,3 +115,28 @@ def test_the_break_even_of_each_sweep_is_told_a_to_b(sweeps):
     a, b = (codec.decode(path.read_bytes(), ShapeSweep) for path in sweeps)
     text = render_sweep_diff_text(diff_sweeps(a, replace(b, break_even="CUDA wins from batch 4")))
     assert text.splitlines()[2] == "break-even: none → CUDA wins from batch 4"
+
+
+def test_a_sweep_against_a_run_report_is_one_error_line(sweeps, tmp_path):
+    a, _ = sweeps
+    with gzip.open(TESTS / "fixtures" / "pipelines" / "detect_crop_classify.json.gz", "rt", encoding="utf-8") as f:
+        data = json.load(f)
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(data.get("report", data)), encoding="utf-8")
+    proc = run_cli(["diff", str(run), str(a)], tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"error: diff compares two reports of one kind: {run} is a run report (`run --json`) and "
+                           f"{a} a sweep (`check --dim batch=1,8 --json`, at several shapes)\n")
+
+
+def test_a_sweep_that_does_not_match_its_format_is_one_error_line(sweeps, tmp_path):
+    a, _ = sweeps
+    data = json.loads(a.read_text(encoding="utf-8"))
+    data["shapes"][0]["report"]["evidence"]["nodes"] = [{"name": 1}]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    proc = run_cli(["diff", str(bad), str(a)], tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"error: {bad} does not match the sweep format (Expected `str`, got `int` - at "
+                           "`$.shapes[0].report.evidence.nodes[0].name`): pass a file written by `check --dim ... "
+                           "--json`\n")
