@@ -43,7 +43,7 @@ from ortcopy_doctor.report.core import analyse, load_report
 if TYPE_CHECKING:
     from ortcopy_doctor.model.pipeline import Pipeline, PipelineReport
     from ortcopy_doctor.model.report import Report
-    from ortcopy_doctor.model.sweep import ShapeSweep
+    from ortcopy_doctor.model.sweep import ShapeResult, ShapeSweep
 
 T = TypeVar("T")
 
@@ -315,16 +315,24 @@ def diff_run_reports(a: PipelineReport, b: PipelineReport, a_name: str = "a", b_
 
 def diff_sweeps(a: ShapeSweep, b: ShapeSweep, a_name: str = "a", b_name: str = "b") -> SweepDiff:
     """Compare two sweeps shape by shape (matched by label): each common shape's two reports, re-analysed from their
-    evidence under the current rules, compared by ``diff_reports``, named ``A.json [batch=8]``."""
-    rows_a = {row.label: row for row in a.shapes}
-    labels_b = {row.label for row in b.shapes}
-    shapes = [ShapeDiff(label=row.label, a=rows_a[row.label], b=row,
-                        diff=diff_reports(analyse(rows_a[row.label].report.evidence), analyse(row.report.evidence),
-                                          f"{a_name} [{row.label}]", f"{b_name} [{row.label}]"))
-              for row in b.shapes if row.label in rows_a]
-    return SweepDiff(a_name=a_name, b_name=b_name, a=a, b=b, shapes=shapes,
-                     only_a=[row.label for row in a.shapes if row.label not in labels_b],
-                     only_b=[row.label for row in b.shapes if row.label not in rows_a])
+    evidence under the current rules, compared by ``diff_reports``, named ``A.json [batch=8]``. A label a sweep
+    lists twice (a ``--shapes`` file may) pairs its n-th with the other's n-th."""
+    remaining: dict[str, list[ShapeResult]] = {}
+    for row in a.shapes:
+        remaining.setdefault(row.label, []).append(row)
+    shapes: list[ShapeDiff] = []
+    only_b: list[str] = []
+    for row in b.shapes:
+        queue = remaining.get(row.label)
+        if not queue:
+            only_b.append(row.label)
+            continue
+        old = queue.pop(0)
+        shapes.append(ShapeDiff(label=row.label, a=old, b=row,
+                                diff=diff_reports(analyse(old.report.evidence), analyse(row.report.evidence),
+                                                  f"{a_name} [{row.label}]", f"{b_name} [{row.label}]")))
+    only_a = [label for label, left in remaining.items() for _ in left]
+    return SweepDiff(a_name=a_name, b_name=b_name, a=a, b=b, shapes=shapes, only_a=only_a, only_b=only_b)
 
 
 __all__ = ["diff_files", "diff_reports", "diff_run_reports", "diff_sweeps"]

@@ -140,3 +140,10 @@ def test_a_sweep_that_does_not_match_its_format_is_one_error_line(sweeps, tmp_pa
     assert proc.stderr == (f"error: {bad} does not match the sweep format (Expected `str`, got `int` - at "
                            "`$.shapes[0].report.evidence.nodes[0].name`): pass a file written by `check --dim ... "
                            "--json`\n")
+
+
+def test_a_label_listed_twice_pairs_the_nth_with_the_nth(sweeps):
+    a, b = (codec.decode(path.read_bytes(), ShapeSweep) for path in sweeps)
+    twice = replace(a, shapes=[a.shapes[1], a.shapes[1]])  # batch=2 twice
+    d = diff_sweeps(twice, b)
+    assert ([s.label for s in d.shapes], d.only_a, d.only_b) == (["batch=2"], ["batch=2"], ["batch=4"])
