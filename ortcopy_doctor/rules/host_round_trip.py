@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ortcopy_doctor.model.findings import Finding, Severity
-from ortcopy_doctor.rules.pipeline_sites import copies_apply, hand_off_sites, per_iteration, run_finding
+from ortcopy_doctor.rules.pipeline_sites import copies_apply, hand_off_bytes_per_iteration, hand_off_sites, run_finding
 from ortcopy_doctor.rules.registry import RUN, Rule, RunContext, register
 
 RULE = Rule(
@@ -25,12 +25,10 @@ def host_round_trip(ctx: RunContext) -> list[Finding]:
             continue  # predicted for the device, and it stays on the CPU, faster there
         for h in p.round_trips:
             site, producer_site = hand_off_sites(ctx.observations, h)
-            both = (h.d2h_bytes_per_call or 0) + (h.h2d_bytes_per_call or 0)
-            known = h.d2h_bytes_per_call is not None or h.h2d_bytes_per_call is not None
             findings.append(run_finding(
                 RULE, h.message, h.fix, site=site, fallback=h.consumer,
                 subject=f"{h.producer}:{h.output} -> {h.consumer}:{h.input}",
-                bytes_per_iteration=per_iteration(both if known else None, h.calls, p.iterations),
+                bytes_per_iteration=hand_off_bytes_per_iteration(h, p.iterations),
                 predicted=p.bytes_predicted,
                 pipeline=n, producer=h.producer, output=h.output, consumer=h.consumer, input=h.input, calls=h.calls,
                 producer_site=producer_site, basis=h.basis))

@@ -84,6 +84,14 @@ def per_iteration(bytes_per_call: Optional[int], calls: int, iterations: int) ->
     return round(bytes_per_call * calls / max(1, iterations))
 
 
+def hand_off_bytes_per_iteration(h: HandOff, iterations: int) -> Optional[int]:
+    """A hand-off's bytes per iteration both ways (device->host and back), over ``iterations``; None where neither
+    direction's size is known."""
+    if h.d2h_bytes_per_call is None and h.h2d_bytes_per_call is None:
+        return None
+    return per_iteration((h.d2h_bytes_per_call or 0) + (h.h2d_bytes_per_call or 0), h.calls, iterations)
+
+
 def run_finding(rule: Rule, message: str, fix: str, *, site: str, fallback: str, subject: str,
                 bytes_per_iteration: Optional[int] = None, predicted: bool = False, **details: object) -> Finding:
     """A finding of run rule ``rule`` located at ``site`` (``fallback``, the session's label, where none is

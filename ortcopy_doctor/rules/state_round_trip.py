@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.model.pipeline import ROUND_TRIP, HandOff
-from ortcopy_doctor.rules.pipeline_sites import copies_apply, hand_off_sites, per_iteration, run_finding
+from ortcopy_doctor.rules.pipeline_sites import copies_apply, hand_off_bytes_per_iteration, hand_off_sites, run_finding
 from ortcopy_doctor.rules.registry import RUN, Rule, RunContext, register
 
 RULE = Rule(
@@ -25,12 +25,10 @@ def state_findings(ctx: RunContext, rule: Rule, kind: str) -> list[Finding]:
         trips: list[HandOff] = [h for h in p.state if h.kind == kind]
         for h in trips:
             site, _ = hand_off_sites(ctx.observations, h)
-            both = (h.d2h_bytes_per_call or 0) + (h.h2d_bytes_per_call or 0)
-            known = h.d2h_bytes_per_call is not None or h.h2d_bytes_per_call is not None
             findings.append(run_finding(
                 rule, h.message, h.fix, site=site, fallback=h.producer,
                 subject=f"{h.producer}:{h.output} -> {h.input}",
-                bytes_per_iteration=per_iteration(both if known else None, h.calls, p.iterations),
+                bytes_per_iteration=hand_off_bytes_per_iteration(h, p.iterations),
                 predicted=p.bytes_predicted,
                 pipeline=n, session=h.producer, output=h.output, input=h.input, calls=h.calls, basis=h.basis))
     return findings

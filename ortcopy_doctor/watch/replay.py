@@ -122,16 +122,16 @@ def replay_session(ort: Any, record: SessionRecord, index: int, prefix: str, use
         return replace(base, error=_error(exc))
     order = [i.name for i in sessions[0].get_inputs()]
     types = {i.name: _NUMPY_TYPES.get(i.type) for i in sessions[0].get_inputs()}
+    # a list the program fed was kept as numpy's choice of type; ORT converted it to the input's
+    kept = [_typed(feeds, types) for feeds in kept]
     shapes: list[ShapeComparison] = []
     for feeds in kept:
-        # a list the program fed was kept as numpy's choice of type; ORT converted it to the input's
-        feeds = _typed(feeds, types)
         try:
             shapes.append(compare_providers(*sessions, feeds, shape=shape_text(feeds, order),
                                             program_calls=_program_calls(record, feeds)))
         except Exception as exc:  # noqa: BLE001
             return replace(base, shapes=shapes, error=_error(exc))
-    switch = _switch(ort, record, used, [_typed(f, types) for f in kept]) if used == CUDA and len(kept) > 1 else []
+    switch = _switch(ort, record, used, kept) if used == CUDA and len(kept) > 1 else []
     return replace(base, shapes=shapes, switch=switch)
 
 
