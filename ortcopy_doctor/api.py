@@ -9,15 +9,23 @@ from __future__ import annotations
 
 import msgspec
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ortcopy_doctor.collect.check import Progress, collect
+from ortcopy_doctor.collect.ortlog import import_onnxruntime
 from ortcopy_doctor.collect.session import CheckOptions
 from ortcopy_doctor.collect.shape_sets import check_against_model
 from ortcopy_doctor.model.errors import DoctorError
+from ortcopy_doctor.model.lazy import lazy_import
 from ortcopy_doctor.model.report import Report
 from ortcopy_doctor.model.sweep import ShapeSet, ShapeSweep
 from ortcopy_doctor.report.core import analyse, load_report
 from ortcopy_doctor.report.sweep import sweep
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.collect import provider_choice as _provider_choice
+else:  # the shapes in turn are measured only by a sweep on CUDA: its imports (onnx, the feeds) wait until then
+    _provider_choice = lazy_import("ortcopy_doctor.collect.provider_choice")
 
 
 def check(
@@ -70,7 +78,13 @@ def check_shapes(
         except DoctorError as exc:  # which shape failed, before what failed
             exc.message = f"at {shape.label}: {exc.message}"
             raise
-    return sweep(shapes, reports), reports
+    switch = None
+    searched = any(r.evidence.provider_choice is not None and r.evidence.provider_choice.search for r in reports)
+    if len(shapes) > 1 and searched and options.measure_providers is not False:
+        if progress is not None:
+            progress("serving the shapes in turn under each convolution search option")
+        switch = _provider_choice.measure_shape_switch(import_onnxruntime(), Path(model_path), options, shapes)
+    return sweep(shapes, reports, switch), reports
 
 
 __all__ = ["CheckOptions", "Report", "ShapeSet", "ShapeSweep", "analyse", "check", "check_shapes", "load_report"]

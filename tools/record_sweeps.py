@@ -1,6 +1,8 @@
 """Record `check` over several batch sizes on a GPU machine (issue 34: shapes as users have them, and the GPU-or-CPU
 break-even): `python3 tools/record_sweeps.py OUT_DIR`. The models: silero-vad's model (from its staged wheel) at
 batch 1, 8 and 64, and torchvision's ResNet-18 (random weights, exported there with a dynamic batch) at 1, 8, 64.
+`python3 tools/record_sweeps.py OUT_DIR ppocr_det_sizes`: rapidocr's PP-OCRv4 detector at three page sizes, where
+the sweep also serves the shapes in turn under each convolution search option, padded and on the CPU.
 
 Writes OUT_DIR/<name>.json.gz: {format, ort_version, command, returncode, stderr_tail, sweep (the `check --json`
 sweep document)}. tests/report/test_sweep_fixtures.py replays them.
@@ -20,6 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 FORMAT = "ortcopy-doctor-sweep-fixture"
 BATCHES = (1, 8, 64)
+DET_SIZES = ("1x3x736x992", "1x3x960x544", "1x3x736x1312")
 
 
 def _resnet(folder: Path) -> Path:
@@ -59,10 +62,19 @@ def _record(name: str, model: str, flags: list[str], out: Path) -> bool:
     return "sweep" in entry
 
 
+def _ppocr_det() -> str:
+    import rapidocr_onnxruntime
+
+    return str(Path(rapidocr_onnxruntime.__file__).parent / "models" / "ch_PP-OCRv4_det_infer.onnx")
+
+
 def main() -> int:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
+    only = set(sys.argv[2:])
     folder = Path(tempfile.mkdtemp(prefix="ortcopy-sweeps-"))
+    if only == {"ppocr_det_sizes"}:  # the OCR detector at three page sizes: the shapes in turn (issue 34)
+        return 0 if _record("ppocr_det_sizes", _ppocr_det(), ["--shape", "x=" + ",".join(DET_SIZES)], out) else 1
     from importlib import resources
 
     silero = str(resources.files("silero_vad.data").joinpath("silero_vad.onnx"))

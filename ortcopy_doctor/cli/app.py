@@ -632,7 +632,7 @@ def _check_sweep(model: Path, sets: list[ShapeSet], options: _session.CheckOptio
     codes: list[int] = []
     if quiet:
         _print_line(sweep.verdict, stderr=outputs.uses_stdout)
-        return max(ci.exit_code(report, None, quiet) for report in reports)
+        return max(ci.sweep_exit_code(sweep), *(ci.exit_code(report, None, quiet) for report in reports))
     out = _stdout(outputs.uses_stdout)
     for line in _sweep_render.render_text(sweep).splitlines():  # one print a line: safe() escapes a newline
         out.print(_esc(safe(line)), highlight=False, soft_wrap=True)
@@ -640,6 +640,7 @@ def _check_sweep(model: Path, sets: list[ShapeSet], options: _session.CheckOptio
         out.print(f"\n[bold]── {_esc(safe(row.label))} ──[/]")
         _text.print_report(report, out)
         codes.append(ci.exit_code(report, out, quiet))
+    codes.append(ci.sweep_exit_code(sweep, out, quiet))
     for path in written:
         out.print(f"wrote {_esc(str(path))}")
     return max(codes)

@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ortcopy_doctor.render.terminal import safe
 from ortcopy_doctor.model.errors import UsageError
-from ortcopy_doctor.report.gate import (LEGACY_RUN_FAIL_ON, SEVERITIES, Gate, evaluate, evaluate_run, parse_bytes,
-                                        parse_gain, resolve_allow)
+from ortcopy_doctor.report.gate import (LEGACY_RUN_FAIL_ON, SEVERITIES, Gate, GateResult, evaluate, evaluate_run,
+                                        evaluate_sweep, parse_bytes, parse_gain, resolve_allow)
 from ortcopy_doctor.rules import CHECK, RUN
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.pipeline import PipelineReport
     from ortcopy_doctor.model.report import Report
+    from ortcopy_doctor.model.sweep import ShapeSweep
 
 
 class CiOptions(msgspec.Struct, frozen=True):
@@ -61,6 +62,15 @@ class CiOptions(msgspec.Struct, frozen=True):
             result = evaluate_run(cast("PipelineReport", report), self.gate, self.legacy)
         else:
             result = evaluate(cast("Report", report), self.gate)
+        return self._said(result, console, quiet)
+
+    def sweep_exit_code(self, sweep: ShapeSweep, console: Any = None, quiet: bool = False) -> int:
+        """0 when what serving a sweep's shapes in turn recommends passes --fail-on-gain, else 1 (each shape's
+        report is judged by ``exit_code``); the reason goes to ``console`` unless quiet."""
+        return self._said(evaluate_sweep(sweep, self.gate), console, quiet)
+
+    @staticmethod
+    def _said(result: GateResult, console: Any, quiet: bool) -> int:
         if console is not None and not quiet:
             # rich where used (`check -q` loads none): lazy_import("rich.markup") would import the package rich now
             from rich.markup import escape

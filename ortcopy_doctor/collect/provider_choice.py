@@ -1,7 +1,9 @@
 """Whether the CUDA provider is the right one for a model at ``check``'s inputs, and with which convolution search
 (issue 34): the CUDA session timed against the CPU provider, in turn, copies included (collect/ep_compare.py, the
 measurement ``run``'s replay uses), and, where the model has convolutions, a fresh CUDA session under each
-``cudnn_conv_algo_search`` value with its first run (the search happens there) apart from its later runs.
+``cudnn_conv_algo_search`` value with its first run (the search happens there) apart from its later runs, and one
+more under EXHAUSTIVE with ``cudnn_conv_use_max_workspace`` the other way from the session's (ORT's default is 1:
+cuDNN may take as much workspace as the algorithm wants, which widens the search and the memory it takes).
 
 The CPU session is made with ORT's default session options (its threads: one per physical core), as a program that
 switches provider would make it; the CUDA ones with the check's provider options but the search.
@@ -10,15 +12,22 @@ switches provider would make it; the CUDA ones with the check's provider options
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
-from ortcopy_doctor.collect.ep_compare import compare_providers, first_and_steady, shape_text
+from ortcopy_doctor.analysis.stats import list_median, ratio_ci
+from ortcopy_doctor.collect.ep_compare import SWITCH_ROUNDS, compare_providers, first_and_steady, shape_text
+from ortcopy_doctor.collect.feeds import build_feeds
 from ortcopy_doctor.collect.ortlog import capture_native_stderr
 from ortcopy_doctor.collect.session import CheckOptions, provider_list
+from ortcopy_doctor.knowledge.model_file import inspect_model
 from ortcopy_doctor.model.replay import ProviderChoice, SearchTiming
+from ortcopy_doctor.model.sweep import ShapeSet, ShapeSwitch, SwitchOption
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
@@ -31,12 +40,14 @@ def _quiet_options(ort: Any) -> Any:
     return so
 
 
-def _cuda_session(ort: Any, model_path: Path, options: CheckOptions, search: str = "") -> Any:
+def _cuda_session(ort: Any, model_path: Path, options: CheckOptions, search: str = "", workspace: str = "") -> Any:
     providers = provider_list(options)
     first = providers[0]
     name, opts = (first, {}) if isinstance(first, str) else (first[0], dict(first[1]))
     if search:
         opts["cudnn_conv_algo_search"] = search
+    if workspace:
+        opts["cudnn_conv_use_max_workspace"] = workspace
     with capture_native_stderr():
         return ort.InferenceSession(str(model_path), _quiet_options(ort), providers=[(name, opts), CPU])
 
@@ -59,13 +70,84 @@ def measure_provider_choice(ort: Any, model_path: Path, convolutions: bool, arra
                                       f"{str(exc).splitlines()[0] if str(exc) else ''}"[:300])
     search: list[SearchTiming] = []
     skipped = ""
+    workspace = str(cuda.get_provider_options().get(CUDA, {}).get("cudnn_conv_use_max_workspace", ""))
     if convolutions:
         try:
             search = [first_and_steady(_cuda_session(ort, model_path, options, option), arrays, option)
                       for option in SEARCHES]
+            if workspace in ("0", "1"):  # ORT's default search with the other workspace: what it buys or costs
+                other = "0" if workspace == "1" else "1"
+                timing = first_and_steady(_cuda_session(ort, model_path, options, SEARCHES[0], other), arrays,
+                                          SEARCHES[0])
+                search.append(msgspec.structs.replace(timing, max_workspace=other))
         except Exception as exc:  # noqa: BLE001
             skipped = f"the convolution search options could not be measured: {type(exc).__name__}"
-    return ProviderChoice(cpu=comparison, cpu_threads=threads, search=search, skipped=skipped)
+    return ProviderChoice(cpu=comparison, cpu_threads=threads, search=search, skipped=skipped,
+                          max_workspace_default=workspace)
 
 
-__all__ = ["SEARCHES", "measure_provider_choice"]
+SWITCH_OPTIONS = ("EXHAUSTIVE", "HEURISTIC", "padded", "CPU")  # ORT's default first: the others are weighed against it
+
+
+def measure_shape_switch(ort: Any, model_path: Path, options: CheckOptions, shapes: Sequence[ShapeSet],
+                         rounds: int = SWITCH_ROUNDS) -> ShapeSwitch:
+    """``shapes`` (two or more) served in turn, the shape changing at every call, under each of ``SWITCH_OPTIONS``:
+    a fresh session each (CUDA with EXHAUSTIVE, CUDA with HEURISTIC, CUDA with EXHAUSTIVE at the largest shape every
+    call, the CPU provider), each run once at each of its shapes, then ``rounds`` times over the shapes, the four
+    options called in turn at each step (the order rotating), numpy in and out. Each option's calls are paired with
+    EXHAUSTIVE's at the same step for the ratio's bootstrap interval. An error is ``skipped``, not raised: the
+    sweep stands without it."""
+    labels = [s.label for s in shapes]
+    try:
+        info = inspect_model(model_path)
+        feeds = [build_feeds(info.inputs, s.dims, s.shapes, None, options.seed, values=options.values,
+                             assumed=[])[0] for s in shapes]
+    except Exception as exc:  # noqa: BLE001 - an extra
+        return ShapeSwitch(shapes=labels, skipped=f"the inputs could not be made: {type(exc).__name__}: {exc}"[:300])
+    largest = max(range(len(feeds)), key=lambda i: sum(int(a.size) for a in feeds[i].values()))
+    try:
+        sessions = {"EXHAUSTIVE": _cuda_session(ort, model_path, options, "EXHAUSTIVE"),
+                    "HEURISTIC": _cuda_session(ort, model_path, options, "HEURISTIC"),
+                    "padded": _cuda_session(ort, model_path, options, "EXHAUSTIVE")}
+        with capture_native_stderr():
+            sessions["CPU"] = ort.InferenceSession(str(model_path), _quiet_options(ort), providers=[CPU])
+        samples = _switch_samples(sessions, feeds, largest, rounds)
+    except Exception as exc:  # noqa: BLE001 - an extra
+        return ShapeSwitch(shapes=labels, skipped=f"the shapes could not be run in turn: {type(exc).__name__}: "
+                                                  f"{str(exc).splitlines()[0] if str(exc) else ''}"[:300])
+    base = samples["EXHAUSTIVE"]
+    measured = []
+    for option in SWITCH_OPTIONS:
+        ci = ratio_ci(base, samples[option]) if option != "EXHAUSTIVE" else None
+        measured.append(SwitchOption(option=option, median_ms=round(list_median(samples[option]), 4),
+                                     samples_ms=[round(v, 4) for v in samples[option]],
+                                     ratio=round(ci.ratio, 4) if ci else 1.0, ratio_low=round(ci.low, 4) if ci else 1.0,
+                                     ratio_high=round(ci.high, 4) if ci else 1.0))
+    return ShapeSwitch(shapes=labels, padded_to=labels[largest], rounds=rounds, options=measured)
+
+
+def _switch_samples(sessions: dict[str, Any], feeds: Sequence[dict[str, np.ndarray]], largest: int,
+                    rounds: int) -> dict[str, list[float]]:
+    """Every option's calls, in ms: each session warmed once at each shape it takes, then ``rounds`` passes over
+    the shapes, the sessions called in turn at each step (the order rotating by one a step)."""
+    def at(option: str, index: int) -> dict[str, np.ndarray]:
+        return feeds[largest] if option == "padded" else feeds[index]
+
+    for option, session in sessions.items():
+        for index in ([largest] if option == "padded" else range(len(feeds))):
+            session.run(None, at(option, index))
+    samples: dict[str, list[float]] = {option: [] for option in sessions}
+    order = list(sessions)
+    step = 0
+    for _ in range(rounds):
+        for index in range(len(feeds)):
+            turn = order[step % len(order):] + order[:step % len(order)]
+            for option in turn:
+                start = time.perf_counter()
+                sessions[option].run(None, at(option, index))
+                samples[option].append((time.perf_counter() - start) * 1e3)
+            step += 1
+    return samples
+
+
+__all__ = ["SEARCHES", "SWITCH_OPTIONS", "measure_provider_choice", "measure_shape_switch"]

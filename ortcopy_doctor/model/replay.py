@@ -113,6 +113,15 @@ class SearchTiming(msgspec.Struct, frozen=True):
     first_ms: float
     median_ms: float
     samples_ms: list[float] = field(default_factory=list)
+    # cudnn_conv_use_max_workspace where the measurement set it ("0", "1"); "" where the session had its default
+    # (``ProviderChoice.max_workspace_default``)
+    max_workspace: str = ""
+
+    @property
+    def label(self) -> str:
+        """``HEURISTIC``, or ``EXHAUSTIVE with cudnn_conv_use_max_workspace=0`` where the workspace was set."""
+        return f"{self.option} with cudnn_conv_use_max_workspace={self.max_workspace}" if self.max_workspace \
+            else self.option
 
 
 class ProviderChoice(msgspec.Struct, frozen=True):
@@ -124,6 +133,9 @@ class ProviderChoice(msgspec.Struct, frozen=True):
     cpu_threads: str = ""  # the CPU session's thread settings, in words
     search: list[SearchTiming] = field(default_factory=list)
     skipped: str = ""  # why nothing (or part) was measured
+    # cudnn_conv_use_max_workspace as the CUDA provider reported it for the check's session (its default, or the
+    # --provider-option given); "" where not read
+    max_workspace_default: str = ""
 
     @property
     def cpu_faster(self) -> bool:

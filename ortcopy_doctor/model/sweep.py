@@ -48,6 +48,35 @@ class ShapeResult(msgspec.Struct, frozen=True, kw_only=True):
     report: ReportDocument
 
 
+class SwitchOption(msgspec.Struct, frozen=True, kw_only=True):
+    """One way of serving inputs whose shape changes at every call, measured (collect/provider_choice.py,
+    ``measure_shape_switch``): the sweep's shapes in turn, every call timed, interleaved with the other options.
+
+    ``option``: ``EXHAUSTIVE`` (a CUDA session with ORT's default cudnn_conv_algo_search), ``HEURISTIC``,
+    ``padded`` (a CUDA session with ORT's default, every call at the largest shape: the inputs padded to one shape)
+    or ``CPU`` (the CPU provider). ``ratio``: median(EXHAUSTIVE) / median(this option), paired by call, with its 95%
+    bootstrap interval: above 1 is faster than ORT's default."""
+
+    option: str
+    median_ms: float
+    samples_ms: list[float] = field(default_factory=list)
+    ratio: float = 1.0
+    ratio_low: float = 1.0
+    ratio_high: float = 1.0
+
+
+class ShapeSwitch(msgspec.Struct, frozen=True, kw_only=True):
+    """The sweep's shapes served in turn, the shape changing at every call, under each option (``SwitchOption``):
+    measured where the check's sessions run convolutions on CUDA (where cuDNN searches algorithms at a new shape).
+    ``skipped``: why it was not measured, where it was not."""
+
+    shapes: list[str] = field(default_factory=list)  # the shape sets' labels, in the order they were run
+    padded_to: str = ""  # the largest shape set's label: what ``padded`` ran every call at
+    rounds: int = 0  # how many times each shape was run, after one call of each
+    options: list[SwitchOption] = field(default_factory=list)
+    skipped: str = ""
+
+
 class ShapeSweep(msgspec.Struct, frozen=True, kw_only=True):
     """The sweep document (``check --json`` with several shapes): the verdict across shapes, the break-even of the
     provider choice where one was measured, and each shape's result with its full report document."""
@@ -57,6 +86,11 @@ class ShapeSweep(msgspec.Struct, frozen=True, kw_only=True):
     verdict: str
     break_even: str = ""
     shapes: list[ShapeResult]
+    # the shapes in turn under each search option, padded and on the CPU (where measured), and what it recommends
+    # (report/sweep.py: ``switch_advice``): "" where nothing was measured or nothing beats ORT's default
+    switch: Optional[ShapeSwitch] = None
+    switch_advice: str = ""
+    switch_recommended: str = ""  # the SwitchOption.option recommended ("" for none)
 
 
-__all__ = ["SWEEP_FORMAT", "SWEEP_FORMAT_VERSION", "ShapeResult", "ShapeSet", "ShapeSweep"]
+__all__ = ["SWEEP_FORMAT", "SWEEP_FORMAT_VERSION", "ShapeResult", "ShapeSet", "ShapeSweep", "ShapeSwitch", "SwitchOption"]

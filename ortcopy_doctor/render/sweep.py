@@ -39,7 +39,33 @@ def render_text(sweep: ShapeSweep) -> str:
     lines = [sweep.verdict, ""]
     for row in rows:
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    switch = switch_rows(sweep)
+    if switch:
+        lines += ["", f"Shapes in turn: {sweep.switch_advice}", ""]
+        table = [list(SWITCH_COLUMNS), *switch]
+        widths = [max(len(r[i]) for r in table) for i in range(len(SWITCH_COLUMNS))]
+        lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
+    elif sweep.switch is not None and sweep.switch.skipped:
+        lines += ["", f"Shapes in turn: not measured: {sweep.switch.skipped}"]
     return "\n".join(lines)
+
+
+SWITCH_COLUMNS = ("option", "per call (median)", "vs ORT's default (95% CI)")
+
+
+def switch_rows(sweep: ShapeSweep) -> list[list[str]]:
+    """The shapes-in-turn table (``ShapeSweep.switch``): one row per option, the recommended one marked."""
+    switch = sweep.switch
+    if switch is None:
+        return []
+    rows = []
+    for o in switch.options:
+        name = f"padded to {switch.padded_to}" if o.option == "padded" else o.option
+        if o.option == sweep.switch_recommended:
+            name += " (recommended)"
+        ratio = "baseline" if o.option == "EXHAUSTIVE" else f"{o.ratio:.2f}x ({o.ratio_low:.2f}–{o.ratio_high:.2f})"
+        rows.append([name, _ms(o.median_ms), ratio])
+    return rows
 
 
 def _section(index: int, row: ShapeResult) -> dict[str, Any]:
@@ -61,8 +87,10 @@ def render_html(sweep: ShapeSweep, model: str) -> str:
     sections = [_section(i, r) for i, r in enumerate(sweep.shapes, start=1)]
     return environment().get_template(TEMPLATE).render(
         title=f"ortcopy-doctor: {model} at {len(sweep.shapes)} shapes", verdict=sweep.verdict,
-        break_even=sweep.break_even, columns=COLUMNS, sections=sections,
+        break_even=sweep.break_even, columns=COLUMNS, sections=sections, switch_columns=SWITCH_COLUMNS,
+        switch_rows=switch_rows(sweep), switch_advice=sweep.switch_advice,
+        switch_skipped=sweep.switch.skipped if sweep.switch is not None else "",
         bad=any(r.copies_per_run for r in sweep.shapes))
 
 
-__all__ = ["COLUMNS", "render_html", "render_text", "row_cells"]
+__all__ = ["COLUMNS", "SWITCH_COLUMNS", "render_html", "render_text", "row_cells", "switch_rows"]

@@ -6,6 +6,9 @@
 * ``--fail-on-gain 1.2x``: fail when the binding A/B measured a speed-up of at least 1.2x over plain run() for the
   recommended variant, judged by the lower bound of its 95% interval (``advice.gain_left`` in the JSON), that
   the code does not take: the gain is left on the table. A report without a measurement is not judged (a note).
+  It also judges the convolution search's recommendation (OCD015, unless allowed): the first run at a new input
+  shape under HEURISTIC against ORT's default EXHAUSTIVE (one first run each); and, for a check at several shapes,
+  what serving the shapes in turn recommends (``evaluate_sweep``: the lower bound of its interval).
 * ``--allow KIND``: a finding kind the team accepts, by rule id (OCD004) or slug (feed-copy), repeatable. Allowed
   findings still appear in every report; they never fail the gate, and in SARIF they keep their result with level
   "note" and an accepted external suppression, so code-scanning UIs show them as dismissed rather than hide them.
@@ -38,6 +41,7 @@ from ortcopy_doctor.model.format import fmt_bytes
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.pipeline import PipelineReport
+    from ortcopy_doctor.model.sweep import ShapeSweep
     from ortcopy_doctor.model.report import Report
 
 SEVERITIES = ("error", "warning", "info", "never")
@@ -163,7 +167,43 @@ def evaluate(report: Report, gate: Gate) -> GateResult:
                         and advice.speedup_ci_high is not None else "a measured speed-up")
             reasons.append(f"{measured} with {advice.recommended_label} is left on the table: its lower bound "
                            f"{advice.gain_left:.2f}x is at or above --fail-on-gain {gate.fail_on_gain:g}x")
+        reasons += _search_gain(report.findings, gate)
     return GateResult(bool(reasons), reasons, allowed, notes)
+
+
+def _search_gain(findings: list[Finding], gate: Gate) -> list[str]:
+    """--fail-on-gain over the convolution search's recommendation (OCD015, unless allowed): the first run at a
+    new input shape under HEURISTIC against ORT's default EXHAUSTIVE, one first run each (no interval: a fresh
+    session's first run happens once)."""
+    assert gate.fail_on_gain is not None
+    for f in findings:
+        if f.rule != "OCD015" or is_allowed(f, gate.allow):
+            continue
+        exhaustive, heuristic = f.details.get("exhaustive_first_ms"), f.details.get("heuristic_first_ms")
+        if not isinstance(exhaustive, (int, float)) or not isinstance(heuristic, (int, float)) or heuristic <= 0:
+            continue
+        gain = exhaustive / heuristic
+        if gain >= gate.fail_on_gain:
+            return [f"the first run at a new input shape is {gain:.2f}x faster with cudnn_conv_algo_search HEURISTIC "
+                    f"({heuristic:.4g} ms against {exhaustive:.4g} ms with ORT's default EXHAUSTIVE; one first run "
+                    f"each), at or above --fail-on-gain {gate.fail_on_gain:g}x (OCD015; --allow OCD015 where inputs "
+                    "keep one shape)"]
+    return []
+
+
+def evaluate_sweep(sweep: ShapeSweep, gate: Gate) -> GateResult:
+    """--fail-on-gain over what serving the sweep's shapes in turn recommends (``ShapeSweep.switch_recommended``):
+    fails where its interval's lower bound against ORT's default is at or above the threshold; each shape's report
+    is judged by ``evaluate``."""
+    if gate.fail_on_gain is None or sweep.switch is None or not sweep.switch_recommended:
+        return GateResult(False, [], [])
+    best = next(o for o in sweep.switch.options if o.option == sweep.switch_recommended)
+    if best.ratio_low < gate.fail_on_gain:
+        return GateResult(False, [], [])
+    return GateResult(True, [f"with the shape changing at every call, {sweep.switch_recommended} measured "
+                             f"{best.ratio:.2f}x faster than ORT's default (95% CI {best.ratio_low:.2f}–"
+                             f"{best.ratio_high:.2f}): its lower bound is at or above --fail-on-gain "
+                             f"{gate.fail_on_gain:g}x"], [])
 
 
 def _failing(findings: list[Finding], gate: Gate) -> list[str]:

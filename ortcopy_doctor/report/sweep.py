@@ -9,7 +9,7 @@ from ortcopy_doctor.analysis.stats import median_ci
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.providers import short
 from ortcopy_doctor.model.report import Report
-from ortcopy_doctor.model.sweep import ShapeResult, ShapeSet, ShapeSweep
+from ortcopy_doctor.model.sweep import ShapeResult, ShapeSet, ShapeSweep, ShapeSwitch
 
 
 def shape_result(shape: ShapeSet, report: Report) -> ShapeResult:
@@ -61,9 +61,10 @@ def break_even(rows: Sequence[ShapeResult]) -> str:
     return ""
 
 
-def verdict(rows: Sequence[ShapeResult], even: str) -> str:
+def verdict(rows: Sequence[ShapeResult], even: str, switch: str = "") -> str:
     """One line across the shapes: the shape where the copies weigh most (largest share of a run in memcpy nodes,
-    else most bytes), the shapes with error findings, the shapes where the CPU provider wins, and the break-even."""
+    else most bytes), the shapes with error findings, the shapes where the CPU provider wins, the break-even, and
+    what serving the shapes in turn recommends (``switch``, where something beats ORT's default)."""
     parts = [f"{len(rows)} shapes"]
     if not any(r.copies_per_run for r in rows):
         parts.append("no host<->device copy at any shape")
@@ -80,14 +81,53 @@ def verdict(rows: Sequence[ShapeResult], even: str) -> str:
         parts.append(f"the CPU provider wins at {', '.join(cpu)}")
     if even:
         parts.append(even)
+    if switch:
+        parts.append(switch)
     return ": ".join(parts[:2]) + "".join(f"; {p}" for p in parts[2:])
 
 
-def sweep(shapes: Sequence[ShapeSet], reports: Sequence[Report]) -> ShapeSweep:
-    """The sweep document of ``reports``, one per shape set in ``shapes`` (same order)."""
+SWITCH_WORDS = {"EXHAUSTIVE": "EXHAUSTIVE (ORT's default)", "HEURISTIC": "HEURISTIC", "CPU": "the CPU provider"}
+SWITCH_CODE = {
+    "HEURISTIC": ("create the session with providers=[('CUDAExecutionProvider', {'cudnn_conv_algo_search': "
+                  "'HEURISTIC'}), 'CPUExecutionProvider']"),
+    "CPU": "create the session with providers=['CPUExecutionProvider']",
+}
+
+
+def _switch_label(option: str, switch: ShapeSwitch) -> str:
+    return f"padded to {switch.padded_to}" if option == "padded" else SWITCH_WORDS.get(option, option)
+
+
+def switch_advice(switch: ShapeSwitch | None) -> tuple[str, str]:
+    """What the shapes served in turn recommend: the measured option fastest per call whose interval against ORT's
+    default (EXHAUSTIVE) lies above 1, and the words with every option's time; ("", words) where none beats the
+    default, ("", "") where nothing was measured."""
+    if switch is None or not switch.options:
+        return "", ""
+    times = ", ".join(f"{_switch_label(o.option, switch)} {o.median_ms:.3g} ms" for o in switch.options)
+    head = (f"with the shape changing at every call ({len(switch.shapes)} shapes in turn, {switch.rounds} rounds), "
+            f"a call takes {times}")
+    better = [o for o in switch.options if o.option != "EXHAUSTIVE" and o.ratio_low > 1.0]
+    if not better:
+        return "", f"{head}: nothing measured beats ORT's default"
+    best = max(better, key=lambda o: o.ratio)
+    gain = f"{best.ratio:.2f}x faster than ORT's default (95% CI {best.ratio_low:.2f}–{best.ratio_high:.2f})"
+    if best.option == "padded":
+        fix = (f"pad every input to {switch.padded_to} (zeros; crop the outputs) so that the shape repeats and "
+               "cuDNN searches once")
+    else:
+        fix = SWITCH_CODE.get(best.option, best.option)
+    return best.option, f"{head}: {fix}: {gain}"
+
+
+def sweep(shapes: Sequence[ShapeSet], reports: Sequence[Report], switch: ShapeSwitch | None = None) -> ShapeSweep:
+    """The sweep document of ``reports``, one per shape set in ``shapes`` (same order), with ``switch`` (the shapes
+    served in turn, where measured) and what it recommends."""
     rows = [shape_result(s, r) for s, r in zip(shapes, reports)]
     even = break_even(rows)
-    return ShapeSweep(verdict=verdict(rows, even), break_even=even, shapes=rows)
+    recommended, advice = switch_advice(switch)
+    return ShapeSweep(verdict=verdict(rows, even, advice if recommended else ""), break_even=even, shapes=rows,
+                      switch=switch, switch_advice=advice, switch_recommended=recommended)
 
 
-__all__ = ["break_even", "copy_share", "shape_result", "sweep", "verdict"]
+__all__ = ["break_even", "copy_share", "shape_result", "sweep", "switch_advice", "verdict"]

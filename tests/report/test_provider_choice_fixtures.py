@@ -55,7 +55,7 @@ def test_nudenet_keeps_cuda_and_is_told_about_the_search():
 @pytest.mark.parametrize("name", DETECTOR_SIZES)
 def test_the_ocr_detector_s_first_run_at_each_size_costs_a_search_that_heuristic_cuts(name):
     report = _report(name)
-    search = {t.option: t for t in report.evidence.provider_choice.search}
+    search = {t.label: t for t in report.evidence.provider_choice.search}
     assert list(search) == ["EXHAUSTIVE", "HEURISTIC", "DEFAULT"]
     assert search["EXHAUSTIVE"].first_ms > 3 * search["HEURISTIC"].first_ms  # ~600 ms against ~110-150 ms
     assert search["DEFAULT"].median_ms > 10 * search["EXHAUSTIVE"].median_ms  # no search: slow kernels for good

@@ -38,3 +38,30 @@ def test_silent_where_the_search_costs_little():
 
 def test_silent_without_the_measurement():
     assert findings_of(RULE, recorded_evidence("conv_net")) == []
+
+
+def _workspace(first_ms: float, median_ms: float) -> SearchTiming:
+    return SearchTiming("EXHAUSTIVE", first_ms=first_ms, median_ms=median_ms, max_workspace="0")
+
+
+def test_names_the_other_workspace_with_its_measurement():
+    (finding,) = findings_of(RULE, _evidence(*H200, _workspace(1377.0, 6.9)))
+    assert finding.message.endswith("; EXHAUSTIVE with cudnn_conv_use_max_workspace=0: first run 1377 ms, then 6.9 "
+                                    "ms per run (+1% in the steady state)")
+    assert (finding.details["workspace"], finding.details["workspace_first_ms"]) == ("0", 1377.0)
+
+
+def test_recommends_the_other_workspace_where_it_cuts_the_search_at_little_steady_cost():
+    (finding,) = findings_of(RULE, _evidence(*H200, _workspace(400.0, 6.9)))
+    assert ("to keep EXHAUSTIVE's kernels, {'cudnn_conv_use_max_workspace': '0'} cuts its first run from 1377 ms to "
+            "400 ms at a +1% steady-state cost") in finding.fix
+
+
+def test_does_not_recommend_the_other_workspace_where_its_kernels_are_slower():
+    (finding,) = findings_of(RULE, _evidence(*H200, _workspace(400.0, 9.0)))
+    assert "cudnn_conv_use_max_workspace" not in finding.fix
+
+
+def test_the_workspace_timing_is_labelled_apart_from_ort_s_default():
+    assert (_workspace(1.0, 1.0).label, H200[0].label) == ("EXHAUSTIVE with cudnn_conv_use_max_workspace=0",
+                                                             "EXHAUSTIVE")
