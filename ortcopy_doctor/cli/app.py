@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from ortcopy_doctor.model import codec as _codec
     from ortcopy_doctor.model import sweep as _model_sweep
     from ortcopy_doctor.model.sweep import ShapeSet
-    from ortcopy_doctor.render import sweep as _sweep_render
+    from ortcopy_doctor.render import sarif as _sarif, sweep as _sweep_render
     from ortcopy_doctor.knowledge import model_file as _model_file, providers as _providers
     from ortcopy_doctor.model import pipeline as _model_pipeline
     from ortcopy_doctor.render import output as _output, text as _text
@@ -78,6 +78,7 @@ else:
     _codec = lazy_import("ortcopy_doctor.model.codec")
     _model_sweep = lazy_import("ortcopy_doctor.model.sweep")
     _sweep_render = lazy_import("ortcopy_doctor.render.sweep")
+    _sarif = lazy_import("ortcopy_doctor.render.sarif")
     _model_file = lazy_import("ortcopy_doctor.knowledge.model_file")
     _providers = lazy_import("ortcopy_doctor.knowledge.providers")
     _output = lazy_import("ortcopy_doctor.render.output")
@@ -430,12 +431,12 @@ _KIND_WRITTEN_BY = {CHECK: "a check report (`check --json`)", RUN: "a run report
                     SWEEP: "a sweep (`check --dim batch=1,8 --json`, at several shapes)"}
 
 
-def _load_diffable(path: Path, cache: bool) -> tuple[str, Any]:
-    """What ``diff`` compares: a sweep (SWEEP, its ``ShapeSweep`` as written; each shape's report is re-analysed by
-    the diff), or a check or run report as ``_load_any`` reads it."""
+def _load_diffable(path: Path, cache: bool, command: str = "diff") -> tuple[str, Any]:
+    """What ``diff`` compares and ``report`` renders: a sweep (SWEEP, its ``ShapeSweep`` as written; each shape's
+    report is re-analysed by the diff, or by ``report``), or a check or run report as ``_load_any`` reads it."""
     raw: Optional[bytes] = None
     if str(path) == "-":
-        raw = _read_stdin("diff")
+        raw = _read_stdin(command)
     else:
         try:
             with open(path, "rb") as f:
@@ -444,7 +445,7 @@ def _load_diffable(path: Path, cache: bool) -> tuple[str, Any]:
         except OSError:  # the check report loader says what is wrong with it
             pass
     if raw is None or not _SWEEP_START.match(raw[:4096]):
-        return _load_any(path, "diff", cache, raw)
+        return _load_any(path, command, cache, raw)
     name = "stdin" if str(path) == "-" else str(path)
     try:
         sweep = _codec.decode(raw, _model_sweep.ShapeSweep)
@@ -597,22 +598,21 @@ def check(
 
 
 def _sweep_outputs_allowed(asked: Asked, outputs: OutputSet, inputs: Optional[Path]) -> None:
-    """A check at several shapes writes the sweep's JSON and HTML; refused: the formats that hold one shape's
-    report (SARIF, trace: check each shape alone for those), and --inputs (its arrays have one shape each)."""
+    """A check at several shapes writes the sweep's JSON, HTML and SARIF (a run per shape); refused: the trace
+    (one shape's timeline: check that shape alone) and --inputs (its arrays have one shape each)."""
     if inputs is not None:
         raise UsageError("--inputs gives arrays of one shape each, and --dim/--shape lists or --shapes ask for "
                          "several: drop one of them")
-    for flag in ("--sarif", "--trace"):
-        if outputs.asked(flag):
-            raise UsageError(f"{flag} writes one shape's report, and --dim/--shape lists or --shapes check several: "
-                             "drop it, or check that shape alone")
+    if outputs.asked("--trace"):
+        raise UsageError("--trace writes one shape's timeline, and --dim/--shape lists or --shapes check several: "
+                         "drop it, or check that shape alone")
 
 
 def _check_sweep(model: Path, sets: list[ShapeSet], options: _session.CheckOptions, outputs: OutputSet, ci: _ci.CiOptions,
                  quiet: bool) -> int:
-    """``check`` at several shapes: each checked in full, in turn; the sweep's JSON ("ortcopy-doctor-sweep") and
-    HTML page written, the per-shape table printed, then each shape's report; exit 1 where any shape fails the
-    gate."""
+    """``check`` at several shapes: each checked in full, in turn; the sweep's JSON ("ortcopy-doctor-sweep"), HTML
+    page and SARIF written, the per-shape table printed, then each shape's report; exit 1 where any shape fails the
+    gate, or what serving the shapes in turn recommends fails --fail-on-gain."""
     with _progress(sys.stderr.isatty() and not quiet) as progress:
         sweep, reports = _api.check_shapes(model, sets, options, progress=progress)
     for row, report in zip(sweep.shapes, reports):
@@ -621,11 +621,21 @@ def _check_sweep(model: Path, sets: list[ShapeSet], options: _session.CheckOptio
         lowered = _budget.runs_lowered(report.evidence.notes)
         if lowered and not quiet:  # as a single check says it: before the reports, on stderr
             _print_line(f"note: {row.label}: {lowered}", stderr=True)
+    return _sweep_outputs(sweep, reports, model.name, outputs, ci, quiet)
+
+
+def _sweep_outputs(sweep: Any, reports: list[Any], model_name: str, outputs: OutputSet, ci: _ci.CiOptions,
+                   quiet: bool) -> int:
+    """A sweep's files written (JSON, HTML, SARIF: all or none), its table and each shape's report printed, and the
+    gate's exit code over every shape and the shapes in turn (``check`` at several shapes, ``report SWEEP.json``)."""
     try:
         if outputs.asked("--json"):
             outputs.stage("--json", json_safe(_codec.to_json(sweep)))
         if outputs.asked("--html"):
-            outputs.stage("--html", _sweep_render.render_html(sweep, model.name))
+            outputs.stage("--html", _sweep_render.render_html(sweep, model_name))
+        if outputs.asked("--sarif"):
+            outputs.stage("--sarif", _sarif.render_sweep_sarif(reports, [r.label for r in sweep.shapes],
+                                                               ci.gate.allow, Path.cwd()))
         written = outputs.commit()
     finally:
         outputs.discard()
@@ -664,7 +674,10 @@ def report(
                            stdin="the evidence JSON, read from stdin" if from_stdin else None)
         ci = _ci.CiOptions.parse(fail_on.value, max_transfer_bytes, [], fail_on_gain=fail_on_gain)
         # a gate, or a format that judges (SARIF), judges this code's analysis
-        kind, loaded = _load_any(evidence_json, "report", cache=not (ci.judges or asked.judges))
+        kind, loaded = _load_diffable(evidence_json, cache=not (ci.judges or asked.judges), command="report")
+        if kind == SWEEP:
+            return _report_sweep(loaded, evidence_json, outputs, asked, fail_on.value, max_transfer_bytes, allow,
+                                 fail_on_gain)
         if kind == RUN:
             return _report_run(loaded, outputs, asked, fail_on.value, max_transfer_bytes, allow, fail_on_gain)
         ci = _ci.CiOptions.parse(fail_on.value, max_transfer_bytes, allow, fail_on_gain=fail_on_gain)
@@ -676,6 +689,20 @@ def report(
         return ci.exit_code(loaded, out)
 
     _guard(body)
+
+
+def _report_sweep(document: Any, path: Path, outputs: OutputSet, asked: Asked, fail_on: str,
+                  max_transfer_bytes: Optional[str], allow: list[str], fail_on_gain: Optional[str]) -> int:
+    """``report SWEEP.json``: a sweep re-analysed by this code (each shape's report from its evidence, the table,
+    the verdict and the shapes-in-turn advice again), rendered and judged as ``check`` at several shapes does."""
+    if outputs.asked("--trace"):
+        raise UsageError("--trace writes one shape's timeline, and the file is a sweep (several shapes): drop it")
+    ci = _ci.CiOptions.parse(fail_on, max_transfer_bytes, allow, fail_on_gain=fail_on_gain)
+    from ortcopy_doctor.report.sweep import reanalysed  # here, as report.pipeline for a run report
+
+    sweep, reports = reanalysed(document)
+    name = Path(document.shapes[0].report.evidence.model.path).name if document.shapes else path.name
+    return _sweep_outputs(sweep, reports, name, outputs, ci, quiet=False)
 
 
 def _report_run(report: Any, outputs: OutputSet, asked: Asked, fail_on: str, max_transfer_bytes: Optional[str],

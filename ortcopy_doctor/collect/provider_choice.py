@@ -115,12 +115,13 @@ def measure_shape_switch(ort: Any, model_path: Path, options: CheckOptions, shap
     except Exception as exc:  # noqa: BLE001 - an extra
         return ShapeSwitch(shapes=labels, skipped=f"the shapes could not be run in turn: {type(exc).__name__}: "
                                                   f"{str(exc).splitlines()[0] if str(exc) else ''}"[:300])
-    base = samples["EXHAUSTIVE"]
+    kept = {option: [round(v, 4) for v in values] for option, values in samples.items()}  # as the JSON holds them
+    base = kept["EXHAUSTIVE"]
     measured = []
     for option in SWITCH_OPTIONS:
-        ci = ratio_ci(base, samples[option]) if option != "EXHAUSTIVE" else None
-        measured.append(SwitchOption(option=option, median_ms=round(list_median(samples[option]), 4),
-                                     samples_ms=[round(v, 4) for v in samples[option]],
+        ci = ratio_ci(base, kept[option]) if option != "EXHAUSTIVE" else None
+        measured.append(SwitchOption(option=option, median_ms=round(list_median(kept[option]), 4),
+                                     samples_ms=kept[option],
                                      ratio=round(ci.ratio, 4) if ci else 1.0, ratio_low=round(ci.low, 4) if ci else 1.0,
                                      ratio_high=round(ci.high, 4) if ci else 1.0))
     return ShapeSwitch(shapes=labels, padded_to=labels[largest], rounds=rounds, options=measured)

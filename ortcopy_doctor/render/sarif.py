@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -235,6 +235,21 @@ def sarif_log(report: Report, allow: Iterable[str] = (), base: Path | str | None
     if not run["artifacts"][0]["hashes"]:
         del run["artifacts"][0]["hashes"]
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def render_sweep_sarif(reports: Sequence[Report], labels: Sequence[str], allow: Iterable[str] = (),
+                       base: Path | str | None = None) -> str:
+    """The SARIF log of a check at several shapes: one run per shape (``sarif_log`` of its report), told apart by
+    ``automationDetails.id`` (``ortcopy-doctor/check/<shape label>``, the category code-scanning UIs keep apart)
+    and the shape in the run's properties."""
+    allow = frozenset(allow)
+    runs = []
+    for report, label in zip(reports, labels):
+        run = sarif_log(report, allow, base)["runs"][0]
+        run["automationDetails"] = {"id": f"ortcopy-doctor/check/{label}"}
+        run["properties"]["shape"] = label
+        runs.append(run)
+    return json_safe(codec.to_json({"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": runs})) + "\n"
 
 
 def render_sarif(report: Report, allow: Iterable[str] = (), base: Path | str | None = None) -> str:

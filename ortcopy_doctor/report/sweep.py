@@ -4,12 +4,17 @@ across them, and the batch size from which CUDA beats the CPU provider. Pure: no
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+import msgspec
 
 from ortcopy_doctor.analysis.stats import median_ci
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.providers import short
 from ortcopy_doctor.model.report import Report
-from ortcopy_doctor.model.sweep import ShapeResult, ShapeSet, ShapeSweep, ShapeSwitch
+from ortcopy_doctor.report.core import analyse
+from ortcopy_doctor.model.sweep import (SWEEP_FORMAT, SWEEP_FORMAT_VERSION, ShapeResult, ShapeSet, ShapeSweep,
+                                        ShapeSwitch)
 
 
 def shape_result(shape: ShapeSet, report: Report) -> ShapeResult:
@@ -120,6 +125,34 @@ def switch_advice(switch: ShapeSwitch | None) -> tuple[str, str]:
     return best.option, f"{head}: {fix}: {gain}"
 
 
+SWEEP_SCHEMA_ID = "urn:ortcopy-doctor:sweep:1"
+
+
+def sweep_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the sweep document (``check --dim batch=1,8 --json``), generated from
+    ``ShapeSweep`` and the types it holds, each shape's report document included (``model/schema/sweep.schema.json``
+    is this, written by tools/gen_schema.py; a test keeps it current)."""
+    generated = msgspec.json.schema(ShapeSweep)
+    definitions = generated["$defs"]
+    root = definitions.pop(ShapeSweep.__name__)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SWEEP_SCHEMA_ID,
+            "title": "ortcopy-doctor sweep",
+            "description": (f"The JSON written by `ortcopy-doctor check --json` at several shapes (--dim batch=1,8, "
+                            f"--shape x=A,B, --shapes FILE) and by `report SWEEP.json --json` (format "
+                            f"{SWEEP_FORMAT}, version {SWEEP_FORMAT_VERSION}); each shape's report is a report "
+                            "document (report.schema.json). Readers should ignore keys they do not know."),
+            **{k: v for k, v in root.items() if k not in ("title", "description")}, "$defs": definitions}
+
+
+def reanalysed(document: ShapeSweep) -> tuple[ShapeSweep, list[Report]]:
+    """A sweep as written (``check --dim ... --json``) made again by this code: each shape's report re-analysed from
+    its evidence under the current rules, the rows, the verdict and the shapes-in-turn advice recomputed (``report
+    SWEEP.json``)."""
+    reports = [analyse(row.report.evidence) for row in document.shapes]
+    shapes = [ShapeSet(label=row.label, batch=row.batch) for row in document.shapes]
+    return sweep(shapes, reports, document.switch), reports
+
+
 def sweep(shapes: Sequence[ShapeSet], reports: Sequence[Report], switch: ShapeSwitch | None = None) -> ShapeSweep:
     """The sweep document of ``reports``, one per shape set in ``shapes`` (same order), with ``switch`` (the shapes
     served in turn, where measured) and what it recommends."""
@@ -130,4 +163,4 @@ def sweep(shapes: Sequence[ShapeSet], reports: Sequence[Report], switch: ShapeSw
                       switch=switch, switch_advice=advice, switch_recommended=recommended)
 
 
-__all__ = ["break_even", "copy_share", "shape_result", "sweep", "switch_advice", "verdict"]
+__all__ = ["break_even", "copy_share", "reanalysed", "shape_result", "sweep", "sweep_schema", "switch_advice", "verdict"]

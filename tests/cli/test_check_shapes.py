@@ -82,3 +82,37 @@ def test_a_shape_the_model_cannot_take_is_refused_before_any_runs(folder):
     assert result.stdout == ""
     assert result.stderr.splitlines() == ["error: at image=2x3x16x16: --shape image: dim 2 is fixed to 32 by the "
                                           "model, got 16"]
+
+
+def test_the_sarif_of_a_sweep_has_a_run_per_shape(folder):
+    result = run_cli(["check", "conv.onnx", "--dim", "batch=1,2", "-p", "cuda", "--no-html", "--sarif", "s.sarif",
+                      "--fail-on", "never", *FAST], folder)
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    log = json.loads((folder / "s.sarif").read_text(encoding="utf-8"))
+    assert [(r["automationDetails"]["id"], r["properties"]["shape"]) for r in log["runs"]] == [
+        ("ortcopy-doctor/check/batch=1", "batch=1"), ("ortcopy-doctor/check/batch=2", "batch=2")]
+    assert [[res["ruleId"] for res in r["results"]][:1] for r in log["runs"]] == [["OCD001"], ["OCD001"]]
+
+
+def test_a_trace_or_inputs_with_several_shapes_is_refused_on_one_line(folder):
+    trace = run_cli(["check", "conv.onnx", "--dim", "batch=1,2", "-p", "cpu", "--trace", "t.json"], folder)
+    assert (trace.returncode, trace.stderr.splitlines()) == (2, [
+        "error: --trace writes one shape's timeline, and --dim/--shape lists or --shapes check several: drop it, or "
+        "check that shape alone"])
+
+
+def test_report_re_renders_a_sweep_as_check_wrote_it(swept, folder):
+    result = run_cli(["report", "sweep.json", "--json", "again.json", "--html", "again.html"], folder)
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    again = json.loads((folder / "again.json").read_text(encoding="utf-8"))
+    _, document = swept
+    assert again["verdict"] == document["verdict"]
+    assert [s["label"] for s in again["shapes"]] == ["batch=1", "batch=2", "batch=4"]
+    assert result.stdout.splitlines()[0] == document["verdict"]
+    assert '<table id="sweep-table">' in (folder / "again.html").read_text(encoding="utf-8")
+
+
+def test_report_of_a_sweep_refuses_a_trace(swept, folder):
+    result = run_cli(["report", "sweep.json", "--trace", "t.json"], folder)
+    assert (result.returncode, result.stderr.splitlines()) == (2, [
+        "error: --trace writes one shape's timeline, and the file is a sweep (several shapes): drop it"])

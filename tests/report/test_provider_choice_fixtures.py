@@ -56,7 +56,7 @@ def test_nudenet_keeps_cuda_and_is_told_about_the_search():
 def test_the_ocr_detector_s_first_run_at_each_size_costs_a_search_that_heuristic_cuts(name):
     report = _report(name)
     search = {t.label: t for t in report.evidence.provider_choice.search}
-    assert list(search) == ["EXHAUSTIVE", "HEURISTIC", "DEFAULT"]
+    assert list(search)[:3] == ["EXHAUSTIVE", "HEURISTIC", "DEFAULT"]
     assert search["EXHAUSTIVE"].first_ms > 3 * search["HEURISTIC"].first_ms  # ~600 ms against ~110-150 ms
     assert search["DEFAULT"].median_ms > 10 * search["EXHAUSTIVE"].median_ms  # no search: slow kernels for good
     (finding,) = [f for f in report.findings if f.rule == "OCD015"]
@@ -76,3 +76,16 @@ def test_a_scikit_learn_pipeline_is_recommended_the_cpu_provider_and_its_ml_ops_
     fallbacks = [f for f in report.findings if f.rule == "OCD002"]
     assert sorted(f.location for f in fallbacks) == ["LinearClassifier", "Scaler"]
     assert all("is an ai.onnx.ml op" in f.fix and "run this model on the CPU provider" in f.fix for f in fallbacks)
+
+
+def test_the_other_workspace_is_measured_and_not_recommended_where_it_does_not_cut_the_search():
+    # recorded 2026-12-04: ORT's default cudnn_conv_use_max_workspace is 1; with 0, EXHAUSTIVE's first run is no
+    # shorter (653 ms against 649 ms on the detector, 794 against 663 on nudenet)
+    for name in ("ppocr_det_736x1312", "nudenet_320n"):
+        report = _report(name)
+        choice = report.evidence.provider_choice
+        assert choice.max_workspace_default == "1"
+        assert [t.label for t in choice.search][3] == "EXHAUSTIVE with cudnn_conv_use_max_workspace=0"
+        (finding,) = [f for f in report.findings if f.rule == "OCD015"]
+        assert "EXHAUSTIVE with cudnn_conv_use_max_workspace=0: first run" in finding.message
+        assert "cudnn_conv_use_max_workspace" not in finding.fix
