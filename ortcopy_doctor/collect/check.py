@@ -47,6 +47,7 @@ from ortcopy_doctor.collect.session import (
 )
 from ortcopy_doctor.knowledge.model_file import (display_path, inferred_values, inspect_model, load_model, read_model,
                                                  walk_nodes)
+from ortcopy_doctor.analysis.binding import cpu_provider_code
 from ortcopy_doctor.analysis.profile import parse_profile, profile_names_raw
 from ortcopy_doctor.model.lazy import lazy_import
 
@@ -696,8 +697,11 @@ def _checked_and_measured(evidence: Evidence, model_path: Path, arrays: dict[str
             say("weighing CUDA against the CPU provider")
             convolutions = any(n.op_type in ("Conv", "ConvTranspose") and n.provider == "CUDAExecutionProvider"
                                for n in evidence.nodes)
-            evidence = replace(evidence, provider_choice=_provider_choice.measure_provider_choice(
-                ortlog.import_onnxruntime(), model_path, convolutions, arrays, options, active))
+            choice, cpu_check = _provider_choice.measure_provider_choice(
+                ortlog.import_onnxruntime(), model_path, convolutions, arrays, options, active,
+                cpu_provider_code(evidence))
+            evidence = replace(evidence, provider_choice=choice,
+                               code_checks=[*evidence.code_checks, *([cpu_check] if cpu_check is not None else [])])
         return evidence
     finally:
         with ortlog.capture_native_stderr():  # the blocks' sessions (a cycle through infer()'s globals) go now

@@ -20,13 +20,17 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from ortcopy_doctor.analysis.binding import code_sha256
 from ortcopy_doctor.analysis.stats import list_median, ratio_ci
 from ortcopy_doctor.collect.ep_compare import SWITCH_ROUNDS, compare_providers, first_and_steady, shape_text
+from ortcopy_doctor.collect.code_check import TOLERANCE_TEXT, same
 from ortcopy_doctor.collect.feeds import build_feeds
 from ortcopy_doctor.collect.ortlog import capture_native_stderr
 from ortcopy_doctor.collect.session import CheckOptions, provider_list
 from ortcopy_doctor.knowledge.model_file import inspect_model
+from ortcopy_doctor.model.evidence import CodeCheck
 from ortcopy_doctor.model.replay import ProviderChoice, SearchTiming
+from ortcopy_doctor.model.vocabulary import CodeCheckStatus
 from ortcopy_doctor.model.sweep import ShapeSet, ShapeSwitch, SwitchOption
 
 CUDA = "CUDAExecutionProvider"
@@ -52,12 +56,34 @@ def _cuda_session(ort: Any, model_path: Path, options: CheckOptions, search: str
         return ort.InferenceSession(str(model_path), _quiet_options(ort), providers=[(name, opts), CPU])
 
 
+def check_cpu_code(code: str, cuda: Any, arrays: dict[str, np.ndarray]) -> CodeCheck:
+    """The CPU-provider code (``analysis.binding.cpu_provider_code``) run as printed, its ``infer`` called with the
+    check's inputs, and its outputs compared with CUDA's plain run() of them (block ``cpu_provider``)."""
+    digest = code_sha256(code)
+    try:
+        namespace: dict[str, Any] = {"__name__": "ortcopy_doctor_cpu_provider"}
+        with capture_native_stderr():
+            exec(compile(code, "<the CPU-provider code>", "exec"), namespace)  # noqa: S102 - our own generated code
+            got = namespace["infer"](dict(arrays))
+        want = cuda.run(None, dict(arrays))
+    except Exception as exc:  # noqa: BLE001 - recorded: the block is not offered
+        return CodeCheck(block="cpu_provider", status=CodeCheckStatus.FAILED, device="cpu", calls=1,
+                         detail=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300],
+                         code_sha256=digest)
+    names = [o.name for o in cuda.get_outputs()]
+    differs = next((f"output {n!r}: {d}" for n, g, w in zip(names, got, want) if (d := same(g, w))), "")
+    return CodeCheck(block="cpu_provider", status=CodeCheckStatus.DIFFERS if differs else CodeCheckStatus.MATCHED,
+                     device="cpu", calls=1, detail=differs, tolerance=TOLERANCE_TEXT, code_sha256=digest)
+
+
 def measure_provider_choice(ort: Any, model_path: Path, convolutions: bool, arrays: dict[str, np.ndarray],
-                            options: CheckOptions, active: list[str]) -> ProviderChoice:
+                            options: CheckOptions, active: list[str],
+                            cpu_code: str = "") -> tuple[ProviderChoice, CodeCheck | None]:
     """The measurement where the check's session runs on CUDA; else why not (``skipped``). ``convolutions``: the
-    session runs a Conv or ConvTranspose on CUDA (where cuDNN searches algorithms)."""
+    session runs a Conv or ConvTranspose on CUDA (where cuDNN searches algorithms). ``cpu_code``: the CPU-provider
+    code a report would offer, run as printed next to CUDA's plain run() (the returned check; None where not run)."""
     if not active or active[0] != CUDA:
-        return ProviderChoice(skipped="the session does not run on CUDA: there is no device provider to weigh")
+        return ProviderChoice(skipped="the session does not run on CUDA: there is no device provider to weigh"), None
     threads = f"ORT's default session options (its intra-op threads: one per physical core; {os.cpu_count()} CPUs here)"
     try:
         cuda = _cuda_session(ort, model_path, options)
@@ -67,7 +93,8 @@ def measure_provider_choice(ort: Any, model_path: Path, convolutions: bool, arra
         comparison = compare_providers(cuda, cpu, arrays, shape=shape_text(arrays, order), program_calls=0)
     except Exception as exc:  # noqa: BLE001 - an extra: the check stands without it
         return ProviderChoice(skipped=f"the CPU provider could not be compared: {type(exc).__name__}: "
-                                      f"{str(exc).splitlines()[0] if str(exc) else ''}"[:300])
+                                      f"{str(exc).splitlines()[0] if str(exc) else ''}"[:300]), None
+    code_check = check_cpu_code(cpu_code, cuda, arrays) if cpu_code else None
     search: list[SearchTiming] = []
     skipped = ""
     workspace = str(cuda.get_provider_options().get(CUDA, {}).get("cudnn_conv_use_max_workspace", ""))
@@ -83,7 +110,7 @@ def measure_provider_choice(ort: Any, model_path: Path, convolutions: bool, arra
         except Exception as exc:  # noqa: BLE001
             skipped = f"the convolution search options could not be measured: {type(exc).__name__}"
     return ProviderChoice(cpu=comparison, cpu_threads=threads, search=search, skipped=skipped,
-                          max_workspace_default=workspace)
+                          max_workspace_default=workspace), code_check
 
 
 SWITCH_OPTIONS = ("EXHAUSTIVE", "HEURISTIC", "padded", "CPU")  # ORT's default first: the others are weighed against it
@@ -151,4 +178,4 @@ def _switch_samples(sessions: dict[str, Any], feeds: Sequence[dict[str, np.ndarr
     return samples
 
 
-__all__ = ["SEARCHES", "SWITCH_OPTIONS", "measure_provider_choice", "measure_shape_switch"]
+__all__ = ["SEARCHES", "SWITCH_OPTIONS", "check_cpu_code", "measure_provider_choice", "measure_shape_switch"]

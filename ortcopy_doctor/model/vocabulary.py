@@ -97,7 +97,7 @@ class CodeCheckStatus(Word):
 # The generated code blocks a report may offer (``CodeCheck.block``), as the report names them.
 CODE_BLOCK_LABELS = {"plan": "the binding plan's code", "plan_torch": "the plan's torch code",
                      "plan_cupy": "the plan's cupy code", "all_device": "the everything-on-the-device code",
-                     "cuda_graph": "the CUDA-graph code"}
+                     "cuda_graph": "the CUDA-graph code", "cpu_provider": "the CPU-provider code"}
 
 
 class MeasurementStatus(Word):

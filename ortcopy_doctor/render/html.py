@@ -446,6 +446,11 @@ def _binding_code(report: Report) -> dict[str, str]:
                 "binding_code_note": "Predicted: this code binds for the placement static analysis predicts for the "
                                      "requested provider; it was not measured here."}
     advice = report.advice
+    if advice is not None and advice.recommended == "cpu_provider" and advice.code:
+        gain = (f", {advice.speedup:.2f}x faster than CUDA's plain run() (95% CI {advice.speedup_ci_low:.2f}–"
+                f"{advice.speedup_ci_high:.2f})" if _interval(advice) else "")
+        return {"binding_code": advice.code, "binding_code_note": f"Recommended: the CPU provider{gain}.",
+                "binding_plan_code": report.binding.code, "binding_code_check": advice.code_check}
     if advice is None or advice.recommended not in ("cuda_graph", "all_device") or not advice.code:
         note = ""
         if advice is not None and advice.recommended == "plan" and _interval(advice):

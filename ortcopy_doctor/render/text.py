@@ -64,6 +64,9 @@ def _print_one(report: Report, console: Console, details: bool, predicted: bool 
     headline = "" if predicted else report.headline()  # current latency → best attainable, with the variant
     if headline:
         console.print(_escape(once(headline)))
+    advice = None if predicted else report.advice
+    if advice is not None and advice.recommended == "cpu_provider" and advice.code_check:
+        console.print(f"The CPU-provider code (in the HTML and JSON): {_escape(advice.code_check)}")
     if not predicted and report.evidence.assumed_dims:
         console.print(f"[yellow]{_escape(assumed_dims_title(report.evidence.assumed_dims))}[/]")
         for line in describe_assumed_dims(report.evidence.assumed_dims):

@@ -36,7 +36,8 @@ from ortcopy_doctor.report.variants import (
     median_interval,
     speedup_ci,
 )
-from ortcopy_doctor.analysis.binding import DEVICE, UNBOUND, all_device_plan, code_verdict, render_cuda_graph_code
+from ortcopy_doctor.analysis.binding import (DEVICE, UNBOUND, all_device_plan, code_verdict, cpu_provider_code,
+                                            render_cuda_graph_code)
 from ortcopy_doctor.model.evidence import BindingMeasurement, VariantTiming
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.analysis.stats import RatioCI
@@ -130,11 +131,17 @@ def _with_provider_choice(advice: Advice | None, report: Report) -> Advice | Non
     headline = (f"Latency {c.used.median_ms:.3f} ms now (plain run() on CUDA) → {c.other.median_ms:.3f} ms on the CPU "
                 f"provider: {c.ratio:.2f}x faster (95% CI {c.ratio_low:.2f}–{c.ratio_high:.2f}); keep this model on "
                 "the CPU provider")
+    code = cpu_provider_code(report.evidence)
+    checked = code_verdict(report.evidence, "cpu_provider", code)
+    if not checked.offered:  # run as printed, the CPU provider gave other outputs than CUDA: not recommended
+        return replace(advice, notes=[*advice.notes, f"The CPU provider was faster ({c.ratio:.2f}x) but its code is "
+                                                     f"{checked.text}"])
     return replace(advice, status=AdviceStatus.MEASURED, recommended=Variant.CPU_PROVIDER,
                    recommended_label=VARIANT_LABELS["cpu_provider"], reason=reason, headline=headline,
                    current_ms=c.used.median_ms, best_ms=c.other.median_ms, speedup=c.ratio,
                    speedup_ci_low=c.ratio_low, speedup_ci_high=c.ratio_high, ci_method=CiMethod.BOOTSTRAP_PAIRED,
-                   needs=[], code="", code_check="", copies_removed=None, bytes_removed=None, host_jitter="")
+                   needs=[], code=code, code_check=checked.text, copies_removed=None, bytes_removed=None,
+                   host_jitter="")
 
 
 def _advise(report: Report) -> Advice | None:

@@ -83,7 +83,7 @@ def verdict(rows: Sequence[ShapeResult], even: str, switch: str = "") -> str:
         parts.append(f"error findings at {', '.join(errors)} (see each shape's report)")
     cpu = [r.label for r in rows if r.faster == "CPU"]
     if cpu:
-        parts.append(f"the CPU provider wins at {', '.join(cpu)}")
+        parts.append(f"the CPU provider wins at {', '.join(cpu)} (launches and synchronisation outweigh the work there)")
     if even:
         parts.append(even)
     if switch:

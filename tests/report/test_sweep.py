@@ -76,7 +76,8 @@ def test_the_verdict_names_the_cpu_wins_and_the_break_even(checked):
     base = checked[0].shapes[0]
     rows = [_row(base, 1, 2.0, 1.0, "CPU"), _row(base, 4, 2.2, 3.9, "CUDA")]
     assert verdict(rows, break_even(rows)) == ("2 shapes: no host<->device copy at any shape; the CPU provider wins "
-                                               "at batch=1; CUDA wins from batch 4")
+                                               "at batch=1 (launches and synchronisation outweigh the work there); "
+                                               "CUDA wins from batch 4")
 
 
 def test_the_verdict_names_the_shape_where_copies_weigh_most(checked):
