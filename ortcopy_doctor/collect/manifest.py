@@ -171,7 +171,7 @@ def entries_from_document(document: Any, base: Path, shared: Sequence[str] = ())
             merged = {**spec, **{k: v for k, v in config.items() if k != "label"}}
             entries.append(AuditEntry(id=row_id(name, label), model=str(base / spec["path"]), config=label,
                                       args=[*check_args(merged, base, where), *shared],
-                                      measure=merged.get("static", False) is not True,
+                                      measure=merged.get("static", False) is not True and "--static" not in shared,
                                       timeout_s=_timeout(merged, where)))
     return _unique(entries)
 
