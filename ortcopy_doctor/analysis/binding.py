@@ -385,8 +385,9 @@ def code_verdict(evidence: Evidence, block: str, code: str) -> CodeVerdict:
         return CodeVerdict(True, "not run next to plain run(): the code checked was generated differently (another "
                                  "ortcopy-doctor version)")
     if check.status == "matched" and block == "cpu_provider":
-        return CodeVerdict(True, "checked: run as printed, the same outputs as CUDA's plain run() at the check's "
-                                 f"inputs ({check.tolerance})", check.status)
+        floats = f"; {check.detail} (TF32 matmuls and summation order)" if check.detail else ""
+        return CodeVerdict(True, "checked: run as printed with the check's inputs, the outputs of CUDA's plain run() "
+                                 f"(names, shapes, dtypes, integers exactly{floats})", check.status)
     if check.status == "matched":
         where = "on the CUDA EP" if check.device == "cuda" else "on CPU OrtValues ('cpu' for 'cuda'; no GPU here)"
         random = f"; {', '.join(check.nondeterministic)} vary by run: compared by shape" if check.nondeterministic else ""

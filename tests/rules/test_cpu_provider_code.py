@@ -53,20 +53,27 @@ def test_code_that_raises_is_failed(model):
     assert (check.status, check.detail) == ("failed", "RuntimeError: boom")
 
 
-def test_code_whose_outputs_differ_is_differs(model):
+def test_floats_that_differ_from_cuda_s_are_stated_not_judged(model):
     evidence, session, arrays = model
-    check = check_cpu_code(cpu_provider_code(evidence), _Shifted(session), arrays)
-    assert check.status == "differs" and check.detail.startswith("output 'logits': values differ")
+    check = check_cpu_code(cpu_provider_code(evidence), _Changed(session, lambda x: x - 0.5), arrays)
+    assert (check.status, check.detail) == ("matched", "floats differ from CUDA's by 0.5 at most")
 
 
-class _Shifted:
-    """A reference whose outputs are the session's minus one: the block's plain outputs then differ."""
+def test_outputs_of_another_shape_differ(model):
+    evidence, session, arrays = model
+    check = check_cpu_code(cpu_provider_code(evidence), _Changed(session, lambda x: x.reshape(-1)), arrays)
+    assert check.status == "differs"
+    assert check.detail == "output 'logits': shape [2, 10] where plain run() gives [20]"
 
-    def __init__(self, session):
-        self.session = session
+
+class _Changed:
+    """A reference session whose outputs are the real session's, changed by ``change``."""
+
+    def __init__(self, session, change):
+        self.session, self.change = session, change
 
     def run(self, names, feeds):
-        return [x - 1 for x in self.session.run(names, feeds)]
+        return [self.change(x) for x in self.session.run(names, feeds)]
 
     def get_outputs(self):
         return self.session.get_outputs()
@@ -86,7 +93,8 @@ def test_the_recommendation_offers_the_code_its_check_matched(model):
     code = cpu_provider_code(evidence)
     report = analyse(_cpu_faster(evidence, check_cpu_code(code, session, arrays)))
     assert (report.advice.recommended, report.advice.code) == ("cpu_provider", code)
-    assert report.advice.code_check.startswith("checked: run as printed, the same outputs as CUDA's plain run()")
+    assert report.advice.code_check == ("checked: run as printed with the check's inputs, the outputs of CUDA's plain "
+                                        "run() (names, shapes, dtypes, integers exactly)")
     assert code_verdict(report.evidence, "cpu_provider", code).offered
 
 
