@@ -268,11 +268,14 @@ def _in_lazy_module_load(frame: Any) -> bool:
     """Whether ``frame`` runs inside the first run of a module handed out by ``lazy_import`` (model/lazy.py:
     importlib's ``_LazyModule.__getattribute__`` runs it on the first attribute read). That read may come from
     Python's own import statement: ``import importlib.metadata`` in onnx's ``__init__``, with our handle of it in
-    ``sys.modules``, reads its ``__spec__`` in C, where CPython 3.11 (``import_ensure_initialized``,
-    ``_PyModuleSpec_IsInitializing``) drops any exception the read raised. A KeyboardInterrupt raised there was lost,
-    every other signal was already ignored, and the check ran to its end and exited 0 (a Ctrl-C 0.2 s into a check,
-    under load, tests/cli/test_ctrl_c.py; its frames were importlib/metadata/__init__.py < importlib.util's
-    ``__getattribute__`` < onnx/__init__.py). Put off, the signal is raised once the module has run."""
+    ``sys.modules``, reads its ``__spec__`` in C, where CPython 3.10 to 3.12 (``import_ensure_initialized``,
+    ``_PyModuleSpec_IsInitializing``) drop any exception the read raised (3.13 passes it on). A KeyboardInterrupt
+    raised there was lost, every other signal was already ignored, and the check ran to its end and exited 0 (a
+    Ctrl-C 0.2 s into a check, under load, tests/cli/test_ctrl_c.py; its frames were importlib/metadata/__init__.py
+    < importlib.util's ``__getattribute__`` < onnx/__init__.py). Put off, the signal is raised once the module has
+    run. Only a run that the read of ``__spec__`` started, as the import statement's: one that Python code started by
+    reading a function (``_api.check``, whose run imports for half a second) passes the exception on, and is
+    interrupted at once."""
     util = sys.modules.get("importlib.util")  # not loaded: no lazy module exists yet (nor is it imported here)
     lazy = getattr(util, "_LazyModule", None)
     if lazy is None:
@@ -280,7 +283,8 @@ def _in_lazy_module_load(frame: Any) -> bool:
     getattribute = getattr(lazy.__dict__.get("__getattribute__"), "__code__", None)
     while frame is not None:
         if frame.f_code is getattribute:
-            return True
+            # its argument, the attribute read (``attr`` in Python 3.10-3.13; where not found: put off, to be safe)
+            return frame.f_locals.get("attr", "__spec__") == "__spec__"
         frame = frame.f_back
     return False
 

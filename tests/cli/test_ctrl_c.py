@@ -209,22 +209,22 @@ def _ours_in_tmp(work: Path) -> list[str]:
 
 # --- at a chosen moment --------------------------------------------------------------------------------------------
 
-# In the order the command reaches them: a measured check (it loads no onnx), then a static one (onnx's shape
-# inference).
+# In the order the command reaches them: a measured check (onnx imported as the model is read), then a static one
+# (onnx's shape inference).
 MOMENTS = [
     (CHECK, "import:typer"),  # the first module cli/app.py imports after its handler; the arguments are parsed with it
     (CHECK, "import:ortcopy_doctor.api"),
     (CHECK, "import:numpy"),
     (CHECK, "event:open:model.onnx"),  # the model read
     (CHECK, "import:onnxruntime"),
-    # collect/environment.py hands importlib.metadata out with lazy_import; its body first runs inside onnx's
-    # `import importlib.metadata`, which CPython 3.11 reads from C, dropping what the read raised: a real Ctrl-C there
-    # was lost and the check exited 0 (test_ctrl_c_after_any_delay_is_one_line, under load)
-    (CHECK, "run:importlib.metadata"),
     # a real Ctrl-C there gave "error: internal error: ImportError: initialization failed" (pybind11 wraps what its
     # init raises), exit 4; raised from an event of the init, it aborted the process ("terminate called after
     # throwing an instance of 'pybind11::error_already_set'")
     (CHECK, "init:onnxruntime.capi.onnxruntime_pybind11_state"),
+    # collect/environment.py hands importlib.metadata out with lazy_import; its body first runs inside onnx's
+    # `import importlib.metadata`, which reads its __spec__ from C and (3.10-3.12) drops what the read raised: a real
+    # Ctrl-C there was lost and the check exited 0 (test_ctrl_c_after_any_delay_is_one_line, under load)
+    (CHECK, "run:importlib.metadata"),
     (CHECK, "event:os.mkdir:ortcopy-doctor-*"),  # the session's temporary folder, made just before ORT's session
     (CHECK, "import:jinja2"),  # rendering the HTML report
     (CHECK, "event:open:report.html.j2"),
@@ -343,7 +343,7 @@ def test_a_signal_as_a_cleanup_starts_is_raised_after_it(tmp_path, cls, block):
 
 # A signal handled during the first run of a module that `lazy_import` handed out, where that run was started by
 # another module's plain `import` of it (as onnx's __init__ imports importlib.metadata, which collect/environment.py
-# hands out lazily): CPython 3.11's import statement reads the handle's __spec__ in C and drops what the read raised.
+# hands out lazily): the import statement reads the handle's __spec__ in C, and CPython 3.10-3.12 drop what it raised.
 # A real Ctrl-C 0.2 s into a check landed there under load: the KeyboardInterrupt vanished and the check ran to its
 # end, exit 0 (test_ctrl_c_after_any_delay_is_one_line, once in several CI runs). Here the module sends the signal
 # from its own body.
