@@ -284,7 +284,7 @@ def _in_lazy_module_load(frame: Any) -> bool:
     while frame is not None:
         if frame.f_code is getattribute:
             # its argument, the attribute read (``attr`` in Python 3.10-3.13; where not found: put off, to be safe)
-            return frame.f_locals.get("attr", "__spec__") == "__spec__"
+            return bool(frame.f_locals.get("attr", "__spec__") == "__spec__")
         frame = frame.f_back
     return False
 
