@@ -11,11 +11,12 @@ like an error, so temporary folders (ORT's optimized model with a copy of the we
   ignored "due to race condition" is dropped: ``_ignored_on_purpose``). A
   signal that arrives while a finalizer runs (``__del__``, a weakref callback), whose exception Python drops, is
   delivered again after it (``_raised_again``). One handled where its exception must not be raised (as a context
-  manager's ``__exit__`` starts, in importlib's own code, inside a C extension's initialisation) is delivered again
-  50 ms later (``_again``). Where code the signal's exception passed through
-  raised another one instead (pybind11 turns what a module's init raised into ``ImportError: initialization
-  failed``, Python 3.11 what a ``__set_name__`` raised into ``RuntimeError``), ``received`` still names the signal,
-  and the command ends as that signal.
+  manager's ``__exit__`` starts, in importlib's own code, inside a C extension's initialisation, in the first run of
+  a lazily imported module, which Python's import statement may start and then drop its exception) is delivered
+  again 50 ms later (``_again``). Where code the signal's exception passed through raised another one instead
+  (pybind11 turns what a module's init raised into ``ImportError: initialization failed``, Python 3.11 what a
+  ``__set_name__`` raised into ``RuntimeError``), ``received`` still names the signal, and the command ends as that
+  signal.
 * ``ending``: once the command's outcome is decided (its outputs written, its line printed), a signal prints its
   line and exits at once: the exit (flushing stdout into a pipe, the ``atexit`` handlers) is not cut into a
   traceback.
@@ -190,7 +191,8 @@ def _handler(signum: int, frame: Any) -> None:
                 signal.signal(s, _ignored)
     elif signum != _received:  # a later signal (its handler was set to _ignored as it arrived, or is being set)
         return
-    if _in_exit(frame) or _in_import_machinery(frame) or _in_extension_init(frame):  # again a moment later
+    if (_in_exit(frame) or _in_import_machinery(frame) or _in_extension_init(frame)
+            or _in_lazy_module_load(frame)):  # again a moment later
         _again(_received)
         return
     _ignore_all()
@@ -258,6 +260,31 @@ def _in_extension_init(frame: Any) -> bool:
         if (frame.f_code.co_name in ("create_module", "exec_module")
                 and isinstance(frame.f_locals.get("self"), ExtensionFileLoader)):
             return True
+        frame = frame.f_back
+    return False
+
+
+def _in_lazy_module_load(frame: Any) -> bool:
+    """Whether ``frame`` runs inside the first run of a module handed out by ``lazy_import`` (model/lazy.py:
+    importlib's ``_LazyModule.__getattribute__`` runs it on the first attribute read). That read may come from
+    Python's own import statement: ``import importlib.metadata`` in onnx's ``__init__``, with our handle of it in
+    ``sys.modules``, reads its ``__spec__`` in C, where CPython 3.10 to 3.12 (``import_ensure_initialized``,
+    ``_PyModuleSpec_IsInitializing``) drop any exception the read raised (3.13 passes it on). A KeyboardInterrupt
+    raised there was lost, every other signal was already ignored, and the check ran to its end and exited 0 (a
+    Ctrl-C 0.2 s into a check, under load, tests/cli/test_ctrl_c.py; its frames were importlib/metadata/__init__.py
+    < importlib.util's ``__getattribute__`` < onnx/__init__.py). Put off, the signal is raised once the module has
+    run. Only a run that the read of ``__spec__`` started, as the import statement's: one that Python code started by
+    reading a function (``_api.check``, whose run imports for half a second) passes the exception on, and is
+    interrupted at once."""
+    util = sys.modules.get("importlib.util")  # not loaded: no lazy module exists yet (nor is it imported here)
+    lazy = getattr(util, "_LazyModule", None)
+    if lazy is None:
+        return False
+    getattribute = getattr(lazy.__dict__.get("__getattribute__"), "__code__", None)
+    while frame is not None:
+        if frame.f_code is getattribute:
+            # its argument, the attribute read (``attr`` in Python 3.10-3.13; where not found: put off, to be safe)
+            return bool(frame.f_locals.get("attr", "__spec__") == "__spec__")
         frame = frame.f_back
     return False
 

@@ -21,6 +21,10 @@ Caveats:
 - An error the module raises when it runs (an ``ImportError`` of a missing optional dependency) comes at the first
   attribute read, and on Python < 3.12 leaves the half-run module in ``sys.modules``: an optional dependency stays
   a ``try: import ...`` where it is used.
+- The first attribute read may be another module's plain ``import`` of the same name (onnx's ``__init__`` imports
+  importlib.metadata): the import statement reads the handle's ``__spec__`` from C, and CPython 3.10 to 3.12 drop
+  what that read raised, so an exception of the module's first run there is lost (a signal's is put off:
+  cli/interrupts.py, ``_in_lazy_module_load``).
 - On Python < 3.12 the first attribute read is not guarded by a lock: two threads reading the first attribute of
   the same handle at once may both run the module. The command's handles are read on its main thread.
 
