@@ -11,6 +11,7 @@ import hashlib
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
+from urllib.parse import quote
 
 import msgspec
 
@@ -73,6 +74,7 @@ class RowView(msgspec.Struct, frozen=True, kw_only=True):
     gpu: str
     gpu_busy: str
     report: str
+    report_href: str  # the report's path as a relative URL: each segment percent-encoded (a ":" can make no scheme)
 
 
 def _num(value: Optional[float]) -> str:
@@ -117,7 +119,8 @@ def row_view(row: AuditRow) -> RowView:
         memcpy="" if row.memcpy_nodes is None else str(row.memcpy_nodes), memcpy_sort=_num(row.memcpy_nodes),
         fallbacks=_fallbacks(row), fallbacks_sort=_num(row.fallback_nodes),
         recommended=row.recommended_label or row.recommended, gain=_gain(row), gain_sort=_num(row.gain),
-        median=_median(row), median_sort=_num(row.median_ms), gpu=row.gpu, gpu_busy=row.gpu_busy, report=row.report)
+        median=_median(row), median_sort=_num(row.median_ms), gpu=row.gpu, gpu_busy=row.gpu_busy, report=row.report,
+        report_href=quote(row.report, safe="/", encoding="utf-8", errors="surrogateescape"))
 
 
 def headline(rows: list[AuditRow], regressions: list[Regression]) -> str:
