@@ -25,6 +25,7 @@ import io
 import math
 import os
 import re
+import shlex
 import shutil
 import signal
 import sys
@@ -58,6 +59,11 @@ if TYPE_CHECKING:
     from ortcopy_doctor.model import sweep as _model_sweep
     from ortcopy_doctor.model.sweep import ShapeSet
     from ortcopy_doctor.render import sarif as _sarif, sweep as _sweep_render
+    from ortcopy_doctor.cli import audit as _audit_cli
+    from ortcopy_doctor.collect import gpus as _gpu_info, manifest as _manifest
+    from ortcopy_doctor.model import audit as _model_audit
+    from ortcopy_doctor.render import audit as _render_audit
+    from ortcopy_doctor.report import audit as _report_audit
     from ortcopy_doctor.knowledge import model_file as _model_file, providers as _providers
     from ortcopy_doctor.model import pipeline as _model_pipeline
     from ortcopy_doctor.render import output as _output, text as _text
@@ -79,6 +85,12 @@ else:
     _model_sweep = lazy_import("ortcopy_doctor.model.sweep")
     _sweep_render = lazy_import("ortcopy_doctor.render.sweep")
     _sarif = lazy_import("ortcopy_doctor.render.sarif")
+    _audit_cli = lazy_import("ortcopy_doctor.cli.audit")
+    _gpu_info = lazy_import("ortcopy_doctor.collect.gpus")
+    _manifest = lazy_import("ortcopy_doctor.collect.manifest")
+    _model_audit = lazy_import("ortcopy_doctor.model.audit")
+    _render_audit = lazy_import("ortcopy_doctor.render.audit")
+    _report_audit = lazy_import("ortcopy_doctor.report.audit")
     _model_file = lazy_import("ortcopy_doctor.knowledge.model_file")
     _providers = lazy_import("ortcopy_doctor.knowledge.providers")
     _output = lazy_import("ortcopy_doctor.render.output")
@@ -914,6 +926,86 @@ def _demo_remove(model: Optional[Path], folders: list[Path]) -> None:
             os.rmdir(folder)
         except OSError:  # not created, or not empty: another's file is never removed
             pass
+
+
+@app.command(short_help="Audit a model zoo: a check per model and configuration, a baseline gate.")
+def audit(
+    targets: list[str] = typer.Argument(..., help="A manifest (.toml, .json, .yaml) of models and their check flags, or model files, folders and globs; `audit merge SHARD.jsonl...` joins shards."),
+    out: Path = typer.Option(Path("audit-out"), "--out", help="The audit's folder: audit.jsonl (a row a line), reports/, index.html."),
+    gpus: Optional[str] = typer.Option(None, "--gpus", help="GPUs to use, e.g. 0,1 (default: every visible one); a measuring row holds one alone."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, max=256, help="Rows at a time (default: one per GPU, at least 1); static rows share GPUs."),
+    resume: bool = typer.Option(False, "--resume", help="Continue an audit in --out: skip the rows its audit.jsonl holds."),
+    shard: Optional[str] = typer.Option(None, "--shard", help="I/N: run the I-th of N deterministic slices of the rows (merge them with `audit merge`)."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="An earlier audit's audit.jsonl (or its folder, or a folder of check reports): exit 1 on any regression."),
+    allow_regression: list[str] = typer.Option([], "--allow-regression", help="A regression kind that does not fail the gate: new_memcpy, new_fallback, more_copies, more_bytes, slower, newly_failing, missing (repeatable)."),
+    sarif: Optional[Path] = typer.Option(None, "--sarif", help="Write SARIF 2.1.0 here: one result per regression."),
+    index: bool = typer.Option(True, "--index/--no-index", help="Write --out/index.html."),
+    check_args: str = typer.Option("", "--check-args", help="Flags for every row's check, as typed (e.g. \"--provider cuda --runs 5\"), after a manifest's own."),
+    timeout: float = typer.Option(900.0, "--timeout", min=1.0, help="Seconds a row of model files may run (a manifest sets its own)."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 also where a row failed, crashed or timed out (without --baseline only a regression does)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary's first line."),
+) -> None:
+    """Check every model of a zoo, each model and configuration in a child process of its own (a crash, a hang or an
+    out-of-memory is that row's result), one measuring row per GPU at a time; write a row a line to OUT/audit.jsonl
+    as it finishes, the reports and an index page; compare with a baseline audit (exit 1 on a regression)."""
+
+    def body() -> int:
+        warned: list[str] = []
+        warn = warned.append
+        if targets[0] == "merge":
+            return _audit_merge(targets[1:], out, baseline, allow_regression, sarif, index, strict, quiet)
+        shared = shlex.split(check_args)
+        entries = [e for e in _manifest.read_targets(targets, shared, timeout)
+                   if _audit_cli.in_shard(e.id, _audit_cli.parse_shard(shard))]
+        chosen = _audit_cli.parse_gpus(gpus, _gpu_info.visible_gpus())
+        workers = jobs or max(1, len(chosen))
+        try:
+            rows, _ = _audit_cli.audit_rows(entries, out, chosen, workers, resume, quiet, warn)
+        except KeyboardInterrupt:
+            jsonl = out / _report_audit.JSONL
+            kept = len(_report_audit.read_rows(jsonl)) if jsonl.exists() else 0
+            _fail(f"interrupted: {kept} of {len(entries)} rows done (in {jsonl}); run the same command with "
+                  "--resume to continue", int(ExitCode.INTERRUPTED))
+        return _audit_end(rows, out, baseline, allow_regression, sarif, index, strict, quiet, warned,
+                          f"ortcopy-doctor audit: {len(rows)} rows" + (f" (shard {shard})" if shard else ""))
+
+    _guard(body)
+
+
+def _audit_merge(files: list[str], out: Path, baseline: Optional[Path], allow: list[str], sarif: Optional[Path],
+                 index: bool, strict: bool, quiet: bool) -> int:
+    """``audit merge SHARD.jsonl...``: the shards' rows as one audit in --out (audit.jsonl, index, gate)."""
+    if not files:
+        raise UsageError("audit merge: give the shards' audit.jsonl files (or their folders)")
+    warned: list[str] = []
+    try:
+        rows = _report_audit.merge([_report_audit.read_rows(Path(f), warned.append) for f in files])
+    except ValueError as exc:
+        raise UsageError(f"audit merge: {exc}") from None
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / _report_audit.JSONL
+    partial = target.with_name(f".{target.name}.partial")
+    partial.write_bytes(b"".join(_codec.to_json_bytes(r, indent=0) + b"\n" for r in rows))
+    os.replace(partial, target)
+    return _audit_end(rows, out, baseline, allow, sarif, index, strict, quiet, warned,
+                      f"ortcopy-doctor audit: {len(rows)} rows (merged from {len(files)} shards)")
+
+
+def _audit_end(rows: list[Any], out: Path, baseline: Optional[Path], allow: list[str], sarif: Optional[Path],
+               index: bool, strict: bool, quiet: bool, warned: list[str], title: str) -> int:
+    """The gate, the index and SARIF written, the summary printed; the exit code."""
+    regressions = _audit_cli.gate(rows, baseline, allow, warned.append)
+    written = _audit_cli.write_results(rows, regressions, out, index, sarif, title)
+    for line in warned:
+        _print_line(f"warning: {line}", stderr=True)
+    if quiet:
+        _print_line(_render_audit.headline(rows, regressions))
+    else:
+        _write(_render_audit.render_summary_text(rows, regressions) + "\n")
+        for path in written:
+            _write(f"wrote {safe(str(path))}\n")
+    failed = strict and any(r.status != _model_audit.RowStatus.OK for r in rows)
+    return 1 if failed or _report_audit.gate_exit(regressions or []) else 0
 
 
 @app.command(short_help="Run a Python program, report its host round trips.",

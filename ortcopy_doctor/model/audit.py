@@ -76,7 +76,7 @@ class AuditRow(msgspec.Struct, frozen=True, kw_only=True):
     stderr_tail: str = ""  # the last lines of the child's stderr, where it did not end ok
     gpu: str = ""  # the GPU the row ran on (its index in --gpus), "" for none
     gpu_busy: str = ""  # other processes seen on that GPU before measuring ("" where none, or not checked)
-    started: str = ""  # UTC, ISO 8601
+    started: str = ""  # when the child started: UTC, ISO 8601 to the millisecond
     seconds: float = 0.0  # the child's wall time
     ort_version: str = ""
     providers: list[str] = field(default_factory=list)  # the session's active providers

@@ -1,258 +1,157 @@
-"""The audit's outputs (issue 37): the HTML index of every row (``render_index_html``: reports/templates/
-audit_index.html.j2, the look of check's report), the SARIF log of the baseline gate's regressions (``render_sarif``)
-and the terminal summary (``render_summary_text``).
-
-``row_view`` prepares every cell of a row as text once, for the page and the summary alike; the template only loops
-and prints (autoescape on: ids, model paths, errors and stderr tails are untrusted text)."""
+"""An audit of a model zoo (issue 37) as a person and as CI read it: the terminal summary (a line first, then a table
+and each regression), the HTML index (one row a model, sortable and filterable, the regressions first: the look of
+check's report) and SARIF (one result per regression). The numbers are the rows' (model/audit.py); this module only
+lays them out."""
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
-from urllib.parse import quote
-
-import msgspec
+from typing import Any
 
 from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.audit import AuditRow, Regression, RegressionKind, RowStatus
 from ortcopy_doctor.model.format import fmt_bytes
-from ortcopy_doctor.model.lazy import lazy_import
 from ortcopy_doctor.model.version import __version__
-from ortcopy_doctor.render.terminal import json_safe, safe
-from ortcopy_doctor.rules.registry import PROJECT_URL
-
-if TYPE_CHECKING:
-    from ortcopy_doctor.render import html as _html, sarif as _sarif
-else:
-    # The page's and the SARIF's modules load where those are written: the terminal summary needs neither.
-    _html = lazy_import("ortcopy_doctor.render.html")
-    _sarif = lazy_import("ortcopy_doctor.render.sarif")
+from ortcopy_doctor.render.sarif import SARIF_SCHEMA, SARIF_VERSION, artifact_location
+from ortcopy_doctor.render.terminal import json_safe
 
 TEMPLATE = "audit_index.html.j2"
-AUDIT_DOC_URL = f"{PROJECT_URL}/blob/main/docs/audit.md"
-
-# What each regression kind means, for SARIF's rules and the docs (docs/audit.md lists the same).
-KIND_TITLE = {
+COLUMNS = ("model", "status", "verdict", "copies/run", "bytes/run", "Memcpy nodes", "fallbacks", "recommended (gain)",
+           "median (95% CI)", "GPU", "report")
+TEXT_COLUMNS = ("model", "status", "copies/run", "bytes/run", "Memcpy", "fallbacks", "median ms", "recommended")
+KIND_HELP = {
     RegressionKind.NEW_MEMCPY: "More Memcpy nodes than in the baseline",
-    RegressionKind.NEW_FALLBACK: "A node on the CPU that the baseline ran on the device",
+    RegressionKind.NEW_FALLBACK: "A node falls back to the CPU provider that did not in the baseline",
     RegressionKind.MORE_COPIES: "More host<->device copies per run than in the baseline",
     RegressionKind.MORE_BYTES: "More bytes copied per run than in the baseline",
-    RegressionKind.SLOWER: "The median run's 95% interval lies above the baseline's",
-    RegressionKind.NEWLY_FAILING: "The check ran in the baseline and does not now",
-    RegressionKind.MISSING: "A row of the baseline is not in this audit",
+    RegressionKind.SLOWER: "The median run is slower than the baseline's, outside both 95% intervals",
+    RegressionKind.NEWLY_FAILING: "The check of the model failed where the baseline's succeeded",
+    RegressionKind.MISSING: "A model of the baseline is not in this audit",
 }
-STATUS_WORDS = {RowStatus.OK: "ok", RowStatus.FAILED: "failed", RowStatus.CRASHED: "crashed",
-                RowStatus.TIMEOUT: "timed out", RowStatus.INTERRUPTED: "interrupted"}
 
 
-class RowView(msgspec.Struct, frozen=True, kw_only=True):
-    """One row's cells as text (``""``: nothing to show), with the numbers the page sorts by."""
-
-    id: str
-    model: str
-    config: str
-    status: str  # the RowStatus value (the page's status filter)
-    status_words: str
-    error: str
-    stderr_tail: str
-    verdict: str
-    copies: str
-    copies_sort: str
-    bytes: str
-    bytes_sort: str
-    memcpy: str
-    memcpy_sort: str
-    fallbacks: str
-    fallbacks_sort: str
-    recommended: str
-    gain: str
-    gain_sort: str
-    median: str
-    median_sort: str
-    gpu: str
-    gpu_busy: str
-    report: str
-    report_href: str  # the report's path as a relative URL: each segment percent-encoded (a ":" can make no scheme)
-
-
-def _num(value: Optional[float]) -> str:
-    return "" if value is None else str(value)
-
-
-def _ms(value: Optional[float]) -> str:
-    if value is None:
-        return ""
-    return f"{value:.3g}" if value < 100 else f"{value:.0f}"
-
-
-def _median(row: AuditRow) -> str:
-    if row.median_ms is None:
-        return ""
-    if row.ci_low_ms is None or row.ci_high_ms is None:
-        return f"{_ms(row.median_ms)} ms"
-    return f"{_ms(row.median_ms)} ms ({_ms(row.ci_low_ms)}-{_ms(row.ci_high_ms)})"
-
-
-def _gain(row: AuditRow) -> str:
-    if row.gain is None:
-        return ""
-    if row.gain_ci_low is None or row.gain_ci_high is None:
-        return f"{row.gain:.2f}x"
-    return f"{row.gain:.2f}x ({row.gain_ci_low:.2f}-{row.gain_ci_high:.2f})"
-
-
-def _fallbacks(row: AuditRow) -> str:
-    if row.fallback_nodes is None:
-        return ""
-    return f"{row.fallback_nodes}" + (f" ({', '.join(row.fallback_ops)})" if row.fallback_ops else "")
-
-
-def row_view(row: AuditRow) -> RowView:
-    """The cells of ``row`` as text."""
-    return RowView(
-        id=row.id, model=row.model, config=row.config, status=row.status.value, status_words=STATUS_WORDS[row.status],
-        error=row.error, stderr_tail=row.stderr_tail, verdict=row.verdict,
-        copies="" if row.copies_per_run is None else str(row.copies_per_run), copies_sort=_num(row.copies_per_run),
-        bytes="" if row.bytes_per_run is None else fmt_bytes(row.bytes_per_run), bytes_sort=_num(row.bytes_per_run),
-        memcpy="" if row.memcpy_nodes is None else str(row.memcpy_nodes), memcpy_sort=_num(row.memcpy_nodes),
-        fallbacks=_fallbacks(row), fallbacks_sort=_num(row.fallback_nodes),
-        recommended=row.recommended_label or row.recommended, gain=_gain(row), gain_sort=_num(row.gain),
-        median=_median(row), median_sort=_num(row.median_ms), gpu=row.gpu, gpu_busy=row.gpu_busy, report=row.report,
-        report_href=quote(row.report, safe="/", encoding="utf-8", errors="surrogateescape"))
-
-
-def headline(rows: list[AuditRow], regressions: list[Regression]) -> str:
+def headline(rows: Sequence[AuditRow], regressions: Sequence[Regression] | None) -> str:
     """The line a person reads first: ``42 models: 40 ok, 1 crashed, 1 timed out; 2 regressions against the
-    baseline (1 allowed)``."""
-    counts = Counter(row.status for row in rows)
-    parts = [f"{counts[s]} {STATUS_WORDS[s]}" for s in RowStatus if counts[s]]
-    models = len({row.model for row in rows})
-    what = f"{len(rows)} rows of {models} models" if models != len(rows) else \
-        f"{len(rows)} model{'s' if len(rows) != 1 else ''}"
-    line = f"{what}: {', '.join(parts) or 'none'}"
-    if regressions:
-        allowed = sum(r.allowed for r in regressions)
-        line += (f"; {len(regressions)} regression{'s' if len(regressions) != 1 else ''} against the baseline"
+    baseline`` (``regressions`` None: no baseline was given)."""
+    counts = Counter(str(r.status) for r in rows)
+    parts = [f"{counts[s]} {'timed out' if s == 'timeout' else s}" for s in RowStatus if counts[str(s)]]
+    line = f"{len(rows)} row{'s' if len(rows) != 1 else ''}: {', '.join(parts) or 'none'}"
+    copies = sum(1 for r in rows if r.copies_per_run)
+    if rows:
+        line += f"; {copies} with host<->device copies"
+    if regressions is not None:
+        failing = sum(1 for r in regressions if not r.allowed)
+        allowed = len(regressions) - failing
+        line += (f"; {failing} regression{'s' if failing != 1 else ''} against the baseline"
                  + (f" ({allowed} allowed)" if allowed else ""))
     return line
 
 
-def regression_line(regression: Regression) -> str:
-    """``resnet18: new_memcpy: Memcpy nodes 0 -> 2`` (``(allowed)`` after an allowed one)."""
-    return (f"{regression.id}: {regression.kind.value}: {regression.words}"
-            + (" (allowed)" if regression.allowed else ""))
+def _ms(row: AuditRow) -> str:
+    if row.median_ms is None:
+        return "-"
+    if row.ci_low_ms is None or row.ci_high_ms is None:
+        return f"{row.median_ms:.3g} ms"
+    return f"{row.median_ms:.3g} ms ({row.ci_low_ms:.3g}–{row.ci_high_ms:.3g})"
 
 
-# --- HTML ---------------------------------------------------------------------------------------------------------
+def _recommended(row: AuditRow) -> str:
+    if not row.recommended_label:
+        return "-"
+    if row.gain is None:
+        return row.recommended_label
+    interval = (f", 95% CI {row.gain_ci_low:.2f}–{row.gain_ci_high:.2f}"
+                if row.gain_ci_low is not None and row.gain_ci_high is not None else "")
+    return f"{row.recommended_label} ({row.gain:.2f}x{interval})"
 
 
-def render_index_html(rows: list[AuditRow], regressions: list[Regression], title: str) -> str:
-    """The audit's index as one self-contained page (no network references): the headline, the regressions against
-    the baseline (allowed ones marked), and one table row per audit row, sortable by a header's click and filtered
-    by text and status with a small inline script (without it the table reads as it is)."""
-    views = [row_view(row) for row in rows]
-    statuses = [s.value for s in RowStatus if any(v.status == s.value for v in views)]
-    return _html.environment().get_template(TEMPLATE).render(
-        title=title, headline=headline(rows, regressions), rows=views, statuses=statuses,
-        status_words={s.value: STATUS_WORDS[s] for s in RowStatus},
-        regressions=[{"id": r.id, "kind": r.kind.value, "words": r.words, "allowed": r.allowed} for r in regressions],
-        failing=sum(not r.allowed for r in regressions), version=__version__)
+def _fallback(row: AuditRow) -> str:
+    if row.fallback_nodes is None:
+        return "-"
+    return f"{row.fallback_nodes}" + (f": {', '.join(row.fallback_ops)}" if row.fallback_ops else "")
 
 
-# --- SARIF --------------------------------------------------------------------------------------------------------
+def _num(value: int | float | None) -> str:
+    return "" if value is None else str(value)
 
 
-def _rule(kind: RegressionKind) -> dict[str, Any]:
-    title = KIND_TITLE[kind]
-    return {
-        "id": kind.value,
-        "name": kind.value,
-        "shortDescription": {"text": title},
-        "fullDescription": {"text": f"{title} ({kind.value}); allow it with --allow-regression {kind.value}."},
-        "help": {"text": title, "markdown": f"**{title}** (`{kind.value}`)"},
-        "helpUri": f"{AUDIT_DOC_URL}#regression-kinds",
-        "defaultConfiguration": {"level": "error"},
-        "properties": {"tags": ["performance", "onnxruntime", "host-device-copy", "regression"],
-                       "problem.severity": "error"},
-    }
+def _html_row(row: AuditRow) -> dict[str, Any]:
+    return {"id": row.id, "config": row.config, "status": str(row.status), "error": row.error,
+            "stderr_tail": row.stderr_tail, "verdict": row.verdict,
+            "copies": _num(row.copies_per_run) or "-", "copies_sort": _num(row.copies_per_run),
+            "bytes": fmt_bytes(row.bytes_per_run) if row.bytes_per_run is not None else "-",
+            "bytes_sort": _num(row.bytes_per_run), "memcpy": _num(row.memcpy_nodes) or "-",
+            "memcpy_sort": _num(row.memcpy_nodes), "fallback": _fallback(row), "fallback_sort": _num(row.fallback_nodes),
+            "recommended": _recommended(row), "median": _ms(row), "median_sort": _num(row.median_ms),
+            "gpu": row.gpu or "-", "gpu_busy": row.gpu_busy, "report": row.report,
+            "report_label": Path(row.report).name if row.report else ""}
 
 
-def _sarif_result(regression: Regression, rule_index: dict[str, int], base: Optional[Path]) -> dict[str, Any]:
-    key = "\0".join([regression.kind.value, regression.id])
-    text = f"{regression.id}: {regression.words}"
-    result: dict[str, Any] = {
-        "ruleId": regression.kind.value,
-        "ruleIndex": rule_index[regression.kind.value],
-        "level": "note" if regression.allowed else "error",
-        "message": {"text": text if text.endswith(".") else text + "."},
-        "locations": [{
-            "physicalLocation": {"artifactLocation": _sarif.artifact_location(regression.model, base)},
-            "logicalLocations": [{"name": regression.id, "kind": "module"}],
-        }],
-        "partialFingerprints": {"ortcopyDoctorRegression/v1": hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]},
-        "properties": {"id": regression.id, "kind": regression.kind.value, "allowed": regression.allowed},
-    }
-    if regression.allowed:
-        result["suppressions"] = [{"kind": "external", "status": "accepted", "justification":
-                                   f"regression kind {regression.kind.value} accepted with --allow-regression"}]
-    return result
+def render_index_html(rows: Sequence[AuditRow], regressions: Sequence[Regression] | None, title: str) -> str:
+    """The audit's HTML index: its headline and cards, the regressions against the baseline (where one was given),
+    then one row a model, with a filter box, a status filter and sortable columns."""
+    from ortcopy_doctor.render.html import environment  # jinja2 loads with the first page rendered
+
+    failing = [r for r in (regressions or []) if not r.allowed]
+    bad = any(r.status != RowStatus.OK for r in rows)
+    counts = Counter(str(r.status) for r in rows)
+    cards = [(str(len(rows)), "rows"), (str(counts.get("ok", 0)), "ok"),
+             (str(sum(1 for r in rows if r.copies_per_run)), "with copies"),
+             (str(sum(1 for r in rows if r.fallback_nodes)), "with CPU fallbacks")]
+    if regressions is not None:
+        cards.append((str(len(failing)), "regressions"))
+    return environment().get_template(TEMPLATE).render(
+        title=title, headline=headline(rows, regressions), cards=cards,
+        verdict_class="bad" if failing else ("warn" if bad else "good"),
+        regressions=list(regressions or []), baseline=regressions is not None, columns=COLUMNS,
+        statuses=[str(s) for s in RowStatus if counts.get(str(s))], rows=[_html_row(r) for r in rows])
 
 
-def sarif_log(regressions: list[Regression], rows: list[AuditRow], base: Path | str | None = None) -> dict[str, Any]:
-    """The SARIF log of the gate: the regression kinds as rules, one result per regression at its model file (an
-    allowed one at level note with an accepted suppression); ``base`` the folder relative model URIs start from
-    (as ``render.sarif.artifact_location``)."""
-    base_path = Path(base) if base is not None else None
-    rule_index = {kind.value: n for n, kind in enumerate(RegressionKind)}
-    counts = Counter(row.status.value for row in rows)
-    run: dict[str, Any] = {
-        "tool": {"driver": {"name": "ortcopy-doctor", "version": __version__, "semanticVersion": __version__,
-                            "rules": [_rule(kind) for kind in RegressionKind]}},
-        "automationDetails": {"id": "ortcopy-doctor/audit"},
-        "results": [_sarif_result(r, rule_index, base_path) for r in regressions],
-        "columnKind": "utf16CodeUnits",
-        "properties": {"rows": len(rows), "statuses": dict(sorted(counts.items())),
-                       "regressions": len(regressions), "failing": sum(not r.allowed for r in regressions),
-                       "allowed": sorted({r.kind.value for r in regressions if r.allowed})},
-    }
-    return {"$schema": _sarif.SARIF_SCHEMA, "version": _sarif.SARIF_VERSION, "runs": [run]}
-
-
-def render_sarif(regressions: list[Regression], rows: list[AuditRow], base: Path | str | None = None) -> str:
-    """The SARIF 2.1.0 log of the gate as JSON text (see ``sarif_log``)."""
-    return json_safe(codec.to_json(sarif_log(regressions, rows, base))) + "\n"
-
-
-# --- text ---------------------------------------------------------------------------------------------------------
-
-_COLUMNS = [("id", "id"), ("status", "status_words"), ("copies/run", "copies"), ("bytes/run", "bytes"),
-            ("Memcpy", "memcpy"), ("fallbacks", "fallbacks"), ("recommended", "recommended"), ("gain", "gain"),
-            ("median", "median"), ("GPU", "gpu")]
-_CELL_LIMIT = 40  # a longer cell (a path of an id, a list of op types) is cut with "…": the HTML has it whole
-
-
-def _cell(view: RowView, field_name: str) -> str:
-    text = safe(str(getattr(view, field_name))) or "-"
-    return text if len(text) <= _CELL_LIMIT else text[:_CELL_LIMIT - 1] + "…"
-
-
-def render_summary_text(rows: list[AuditRow], regressions: list[Regression]) -> str:
-    """The terminal summary: the headline, a plain table (one line a row; no colour codes), each row's error where it
-    did not end ok, and each regression."""
-    views = [row_view(row) for row in rows]
-    table = [[title for title, _ in _COLUMNS]] + [[_cell(v, name) for _, name in _COLUMNS] for v in views]
-    widths = [max(len(line[i]) for line in table) for i in range(len(_COLUMNS))]
-    lines = [safe(headline(rows, regressions)), ""]
+def render_summary_text(rows: Sequence[AuditRow], regressions: Sequence[Regression] | None) -> str:
+    """The terminal's summary: the headline, a table of the rows (plain columns), then each regression."""
+    table = [list(TEXT_COLUMNS)]
+    for r in rows:
+        table.append([r.id, str(r.status) if r.status == RowStatus.OK else f"{r.status}: {r.error}"[:60],
+                      _num(r.copies_per_run) or "-", fmt_bytes(r.bytes_per_run) if r.bytes_per_run is not None else "-",
+                      _num(r.memcpy_nodes) or "-", _fallback(r),
+                      f"{r.median_ms:.3g}" if r.median_ms is not None else "-", _recommended(r)])
+    widths = [max(len(line[i]) for line in table) for i in range(len(TEXT_COLUMNS))]
+    lines = [headline(rows, regressions), ""]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in table]
-    errors = [f"  {safe(v.id)}: {v.status_words}: {safe(v.error)}" for v in views if v.status != "ok" and v.error]
-    if errors:
-        lines += ["", "errors:", *errors]
     if regressions:
-        lines += ["", "regressions against the baseline:", *(f"  {safe(regression_line(r))}" for r in regressions)]
-    return "\n".join(lines) + "\n"
+        lines += ["", "Regressions against the baseline:"]
+        lines += [f"  {r.id}: {r.kind}: {r.words}" + (" (allowed)" if r.allowed else "") for r in regressions]
+    return "\n".join(lines)
 
 
-__all__ = ["KIND_TITLE", "RowView", "STATUS_WORDS", "headline", "regression_line", "render_index_html",
-           "render_sarif", "render_summary_text", "row_view", "sarif_log"]
+def render_sarif(regressions: Sequence[Regression], rows: Sequence[AuditRow], base: Path | None = None) -> str:
+    """SARIF 2.1.0: one result per regression at the model's file (an allowed one as a suppressed note), one rule
+    per regression kind."""
+    kinds = list(RegressionKind)
+    models = {r.id: r.model for r in rows}
+    results = []
+    for reg in regressions:
+        result: dict[str, Any] = {
+            "ruleId": str(reg.kind), "ruleIndex": kinds.index(reg.kind),
+            "level": "note" if reg.allowed else "error",
+            "message": {"text": f"{reg.id}: {reg.words}"},
+            "locations": [{"physicalLocation": {"artifactLocation": artifact_location(models.get(reg.id, reg.model),
+                                                                                      base)}}],
+            "properties": {"id": reg.id, "kind": str(reg.kind)},
+        }
+        if reg.allowed:
+            result["suppressions"] = [{"kind": "external", "status": "accepted",
+                                       "justification": f"regression kind {reg.kind} allowed with --allow-regression"}]
+        results.append(result)
+    run = {"tool": {"driver": {"name": "ortcopy-doctor", "version": __version__, "semanticVersion": __version__,
+                               "rules": [{"id": str(k), "name": str(k), "shortDescription": {"text": KIND_HELP[k]}}
+                                         for k in kinds]}},
+           "automationDetails": {"id": "ortcopy-doctor/audit"},
+           "results": results, "columnKind": "utf16CodeUnits",
+           "properties": {"rows": len(rows), "headline": headline(rows, list(regressions))}}
+    return json_safe(codec.to_json({"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]})) + "\n"
+
+
+__all__ = ["COLUMNS", "headline", "render_index_html", "render_sarif", "render_summary_text"]

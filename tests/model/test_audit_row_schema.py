@@ -10,7 +10,7 @@ import pytest
 from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.audit import AUDIT_FORMAT_VERSION, AuditRow, RowStatus
 from ortcopy_doctor.model.schema import AUDIT_ROW_SCHEMA_FILE, load_schema
-from ortcopy_doctor.report.audit_gate import audit_row_schema
+from ortcopy_doctor.report.audit import audit_row_schema
 from render_helpers import REPO
 
 pytest.importorskip("jsonschema")
