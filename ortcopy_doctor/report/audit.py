@@ -52,17 +52,25 @@ def row_from_report(entry: AuditEntry, checked: Report, **run: object) -> AuditR
 
 
 def _row(line: bytes, name: str, number: int) -> AuditRow:
+    """One JSONL line as a row. Its ``format`` and ``format_version`` are read before the fields: a line of another
+    document, or of a newer version whose fields this code would misread, says so rather than naming a field."""
     try:
-        row = codec.decode(line, AuditRow)
-    except (codec.DecodeError, codec.ValidationError) as exc:
+        data = codec.decode(line)
+    except codec.DecodeError as exc:
         raise ValueError(f"{name}: line {number} is not an audit row ({codec.message(exc)}): pass the audit.jsonl an "
                          "audit wrote") from None
-    if row.format != AUDIT_FORMAT:
-        raise ValueError(f"{name}: line {number} is a {row.format!r} document, not an audit row")
-    if row.format_version > AUDIT_FORMAT_VERSION:
-        raise ValueError(f"{name}: line {number} has audit row format {row.format_version}, newer than this "
+    kind = data.get("format") if isinstance(data, dict) else None
+    if isinstance(data, dict) and isinstance(kind, str) and kind != AUDIT_FORMAT:
+        raise ValueError(f"{name}: line {number} is a {kind!r} document, not an audit row")
+    version = data.get("format_version") if isinstance(data, dict) else None
+    if isinstance(version, int) and not isinstance(version, bool) and version > AUDIT_FORMAT_VERSION:
+        raise ValueError(f"{name}: line {number} has audit row format {version}, newer than this "
                          f"ortcopy-doctor reads ({AUDIT_FORMAT_VERSION}): upgrade ortcopy-doctor")
-    return row
+    try:
+        return codec.convert(data, AuditRow)
+    except codec.ValidationError as exc:
+        raise ValueError(f"{name}: line {number} is not an audit row ({codec.message(exc)}): pass the audit.jsonl an "
+                         "audit wrote") from None
 
 
 def read_rows(path: Path, warn: Callable[[str], None] | None = None) -> list[AuditRow]:
@@ -149,8 +157,8 @@ def _differences(old: AuditRow, new: AuditRow) -> list[Regression]:
     found += _more(RegressionKind.MORE_COPIES, "host<->device copies per run", old.copies_per_run,
                    new.copies_per_run, new)
     found += _more(RegressionKind.MORE_BYTES, "bytes copied per run", old.bytes_per_run, new.bytes_per_run, new)
-    if (old.ci_high_ms is not None and new.ci_low_ms is not None and new.median_ms is not None
-            and old.median_ms and new.ci_low_ms > old.ci_high_ms):
+    if (old.median_ms and old.ci_low_ms is not None and old.ci_high_ms is not None and new.median_ms is not None
+            and new.ci_low_ms is not None and new.ci_high_ms is not None and new.ci_low_ms > old.ci_high_ms):
         found.append(Regression(kind=RegressionKind.SLOWER, id=new.id, model=new.model,
                                 words=f"median run {old.median_ms:.4g} ms -> {new.median_ms:.4g} ms "
                                       f"({new.median_ms / old.median_ms:.2f}x; 95% CIs {old.ci_low_ms:.4g}–"
