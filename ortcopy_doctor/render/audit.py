@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.audit import AuditRow, Regression, RegressionKind, RowStatus
@@ -77,6 +78,12 @@ def _num(value: int | float | None) -> str:
     return "" if value is None else str(value)
 
 
+def _href(path: str) -> str:
+    """A row's report path as a relative URL: each segment percent-encoded, so a ``[``, ``#`` or ``?`` in a name stays
+    part of it and a ``:`` cannot make a scheme (``javascript:`` from an edited or foreign audit.jsonl)."""
+    return quote(path, safe="/=,+@", encoding="utf-8", errors="surrogateescape")
+
+
 def _html_row(row: AuditRow) -> dict[str, Any]:
     return {"id": row.id, "config": row.config, "status": str(row.status), "error": row.error,
             "stderr_tail": row.stderr_tail, "verdict": row.verdict,
@@ -85,7 +92,7 @@ def _html_row(row: AuditRow) -> dict[str, Any]:
             "bytes_sort": _num(row.bytes_per_run), "memcpy": _num(row.memcpy_nodes) or "-",
             "memcpy_sort": _num(row.memcpy_nodes), "fallback": _fallback(row), "fallback_sort": _num(row.fallback_nodes),
             "recommended": _recommended(row), "median": _ms(row), "median_sort": _num(row.median_ms),
-            "gpu": row.gpu or "-", "gpu_busy": row.gpu_busy, "report": row.report,
+            "gpu": row.gpu or "-", "gpu_busy": row.gpu_busy, "report": _href(row.report),
             "report_label": Path(row.report).name if row.report else ""}
 
 

@@ -98,3 +98,8 @@ def test_the_index_sorts_and_filters_in_the_browser(tmp_path):
     assert result["byCopiesDown"] == ["vad", "resnet18[batch=8]batch=8", "custom", "slow"]
     assert result["crashed"] == ["custom"]
     assert result["filtered"] == ["vad"]
+
+
+def test_a_report_path_links_as_a_relative_url_never_a_scheme():
+    row = AuditRow(id="m", model="m.onnx", status=RowStatus.OK, report="javascript:alert(1)#x [b=8].html")
+    assert 'href="javascript%3Aalert%281%29%23x%20%5Bb=8%5D.html"' in render_index_html([row], None, "audit")
