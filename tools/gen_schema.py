@@ -1,5 +1,6 @@
 """Write ortcopy_doctor/model/schema/report.schema.json from the report's types (report.core.report_schema), and
-sweep.schema.json from the sweep's (report.sweep.sweep_schema).
+sweep.schema.json from the sweep's (report.sweep.sweep_schema), audit-row.schema.json from the audit's row
+(report.audit.audit_row_schema).
 
 Run after changing a type the report JSON holds: python tools/gen_schema.py (tests/model/test_schema.py fails while
 the shipped file differs from what this writes)."""
@@ -10,12 +11,14 @@ import json
 import sys
 from pathlib import Path
 
+from ortcopy_doctor.report.audit import audit_row_schema
 from ortcopy_doctor.report.core import report_schema
 from ortcopy_doctor.report.sweep import sweep_schema
 
 FOLDER = Path(__file__).resolve().parent.parent / "ortcopy_doctor" / "model" / "schema"
 TARGET = FOLDER / "report.schema.json"
-SCHEMAS = {"report.schema.json": report_schema, "sweep.schema.json": sweep_schema}
+SCHEMAS = {"report.schema.json": report_schema, "sweep.schema.json": sweep_schema,
+           "audit-row.schema.json": audit_row_schema}
 
 
 def schema_text(name: str = "report.schema.json") -> str:

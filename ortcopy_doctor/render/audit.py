@@ -5,10 +5,12 @@ lays them out."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.audit import AuditRow, Regression, RegressionKind, RowStatus
@@ -16,6 +18,7 @@ from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.render.sarif import SARIF_SCHEMA, SARIF_VERSION, artifact_location
 from ortcopy_doctor.render.terminal import json_safe
+from ortcopy_doctor.rules.registry import PROJECT_URL
 
 TEMPLATE = "audit_index.html.j2"
 COLUMNS = ("model", "status", "verdict", "copies/run", "bytes/run", "Memcpy nodes", "fallbacks", "recommended (gain)",
@@ -77,6 +80,12 @@ def _num(value: int | float | None) -> str:
     return "" if value is None else str(value)
 
 
+def _href(path: str) -> str:
+    """A row's report path as a relative URL: each segment percent-encoded, so a ``[``, ``#`` or ``?`` in a name stays
+    part of it and a ``:`` cannot make a scheme (``javascript:`` from an edited or foreign audit.jsonl)."""
+    return quote(path, safe="/=,+@", encoding="utf-8", errors="surrogateescape")
+
+
 def _html_row(row: AuditRow) -> dict[str, Any]:
     return {"id": row.id, "config": row.config, "status": str(row.status), "error": row.error,
             "stderr_tail": row.stderr_tail, "verdict": row.verdict,
@@ -85,7 +94,7 @@ def _html_row(row: AuditRow) -> dict[str, Any]:
             "bytes_sort": _num(row.bytes_per_run), "memcpy": _num(row.memcpy_nodes) or "-",
             "memcpy_sort": _num(row.memcpy_nodes), "fallback": _fallback(row), "fallback_sort": _num(row.fallback_nodes),
             "recommended": _recommended(row), "median": _ms(row), "median_sort": _num(row.median_ms),
-            "gpu": row.gpu or "-", "gpu_busy": row.gpu_busy, "report": row.report,
+            "gpu": row.gpu or "-", "gpu_busy": row.gpu_busy, "report": _href(row.report),
             "report_label": Path(row.report).name if row.report else ""}
 
 
@@ -126,6 +135,26 @@ def render_summary_text(rows: Sequence[AuditRow], regressions: Sequence[Regressi
     return "\n".join(lines)
 
 
+def _rule(kind: RegressionKind) -> dict[str, Any]:
+    """A regression kind as a SARIF rule, described as check's rules are (render/sarif.py): its help names the flag
+    that allows it, and links the gate's section of docs/audit.md."""
+    help_text = f"{KIND_HELP[kind]}. Allowed (named, not failing) with --allow-regression {kind}."
+    return {"id": str(kind), "name": str(kind), "shortDescription": {"text": KIND_HELP[kind]},
+            "fullDescription": {"text": f"{KIND_HELP[kind]} ({kind})."},
+            "help": {"text": help_text, "markdown": f"**{KIND_HELP[kind]}** (`{kind}`)\n\n{help_text}"},
+            "helpUri": f"{PROJECT_URL}/blob/main/docs/audit.md#the-baseline-gate",
+            "defaultConfiguration": {"level": "error"},
+            "properties": {"tags": ["performance", "onnxruntime", "host-device-copy", "regression"],
+                           "problem.severity": "error"}}
+
+
+def _fingerprint(regression: Regression) -> str:
+    """The same regression of the same row on every run (its kind and id, not its words, which hold the numbers):
+    code-scanning UIs keep one alert for it across runs."""
+    key = "\0".join([str(regression.kind), regression.id])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
 def render_sarif(regressions: Sequence[Regression], rows: Sequence[AuditRow], base: Path | None = None) -> str:
     """SARIF 2.1.0: one result per regression at the model's file (an allowed one as a suppressed note), one rule
     per regression kind."""
@@ -139,6 +168,7 @@ def render_sarif(regressions: Sequence[Regression], rows: Sequence[AuditRow], ba
             "message": {"text": f"{reg.id}: {reg.words}"},
             "locations": [{"physicalLocation": {"artifactLocation": artifact_location(models.get(reg.id, reg.model),
                                                                                       base)}}],
+            "partialFingerprints": {"ortcopyDoctorRegression/v1": _fingerprint(reg)},
             "properties": {"id": reg.id, "kind": str(reg.kind)},
         }
         if reg.allowed:
@@ -146,8 +176,7 @@ def render_sarif(regressions: Sequence[Regression], rows: Sequence[AuditRow], ba
                                        "justification": f"regression kind {reg.kind} allowed with --allow-regression"}]
         results.append(result)
     run = {"tool": {"driver": {"name": "ortcopy-doctor", "version": __version__, "semanticVersion": __version__,
-                               "rules": [{"id": str(k), "name": str(k), "shortDescription": {"text": KIND_HELP[k]}}
-                                         for k in kinds]}},
+                               "rules": [_rule(k) for k in kinds]}},
            "automationDetails": {"id": "ortcopy-doctor/audit"},
            "results": results, "columnKind": "utf16CodeUnits",
            "properties": {"rows": len(rows), "headline": headline(rows, list(regressions))}}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -51,17 +52,25 @@ def row_from_report(entry: AuditEntry, checked: Report, **run: object) -> AuditR
 
 
 def _row(line: bytes, name: str, number: int) -> AuditRow:
+    """One JSONL line as a row. Its ``format`` and ``format_version`` are read before the fields: a line of another
+    document, or of a newer version whose fields this code would misread, says so rather than naming a field."""
     try:
-        row = codec.decode(line, AuditRow)
-    except (codec.DecodeError, codec.ValidationError) as exc:
+        data = codec.decode(line)
+    except codec.DecodeError as exc:
         raise ValueError(f"{name}: line {number} is not an audit row ({codec.message(exc)}): pass the audit.jsonl an "
                          "audit wrote") from None
-    if row.format != AUDIT_FORMAT:
-        raise ValueError(f"{name}: line {number} is a {row.format!r} document, not an audit row")
-    if row.format_version > AUDIT_FORMAT_VERSION:
-        raise ValueError(f"{name}: line {number} has audit row format {row.format_version}, newer than this "
+    kind = data.get("format") if isinstance(data, dict) else None
+    if isinstance(data, dict) and isinstance(kind, str) and kind != AUDIT_FORMAT:
+        raise ValueError(f"{name}: line {number} is a {kind!r} document, not an audit row")
+    version = data.get("format_version") if isinstance(data, dict) else None
+    if isinstance(version, int) and not isinstance(version, bool) and version > AUDIT_FORMAT_VERSION:
+        raise ValueError(f"{name}: line {number} has audit row format {version}, newer than this "
                          f"ortcopy-doctor reads ({AUDIT_FORMAT_VERSION}): upgrade ortcopy-doctor")
-    return row
+    try:
+        return codec.convert(data, AuditRow)
+    except codec.ValidationError as exc:
+        raise ValueError(f"{name}: line {number} is not an audit row ({codec.message(exc)}): pass the audit.jsonl an "
+                         "audit wrote") from None
 
 
 def read_rows(path: Path, warn: Callable[[str], None] | None = None) -> list[AuditRow]:
@@ -148,8 +157,8 @@ def _differences(old: AuditRow, new: AuditRow) -> list[Regression]:
     found += _more(RegressionKind.MORE_COPIES, "host<->device copies per run", old.copies_per_run,
                    new.copies_per_run, new)
     found += _more(RegressionKind.MORE_BYTES, "bytes copied per run", old.bytes_per_run, new.bytes_per_run, new)
-    if (old.ci_high_ms is not None and new.ci_low_ms is not None and new.median_ms is not None
-            and old.median_ms and new.ci_low_ms > old.ci_high_ms):
+    if (old.median_ms and old.ci_low_ms is not None and old.ci_high_ms is not None and new.median_ms is not None
+            and new.ci_low_ms is not None and new.ci_high_ms is not None and new.ci_low_ms > old.ci_high_ms):
         found.append(Regression(kind=RegressionKind.SLOWER, id=new.id, model=new.model,
                                 words=f"median run {old.median_ms:.4g} ms -> {new.median_ms:.4g} ms "
                                       f"({new.median_ms / old.median_ms:.2f}x; 95% CIs {old.ci_low_ms:.4g}–"
@@ -181,4 +190,21 @@ def gate_exit(regressions: Sequence[Regression]) -> int:
     return 1 if any(not r.allowed for r in regressions) else 0
 
 
-__all__ = ["JSONL", "compare", "gate_exit", "merge", "read_rows", "row_from_report"]
+AUDIT_ROW_SCHEMA_ID = f"urn:ortcopy-doctor:audit-row:{AUDIT_FORMAT_VERSION}"
+
+
+def audit_row_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one line of an audit's JSONL, generated from ``AuditRow``
+    (``model/schema/audit-row.schema.json`` is this, written by tools/gen_schema.py; a test keeps it current)."""
+    generated = msgspec.json.schema(AuditRow)
+    definitions = generated["$defs"]
+    root = definitions.pop(AuditRow.__name__)  # the row itself at the top, its enums under $defs
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": AUDIT_ROW_SCHEMA_ID,
+            "title": "ortcopy-doctor audit row",
+            "description": (f"One line of the JSONL written by `ortcopy-doctor audit` and `audit merge` (format "
+                            f"{AUDIT_FORMAT}, version {AUDIT_FORMAT_VERSION}): one model and configuration checked. "
+                            "Readers should ignore keys they do not know."),
+            **{k: v for k, v in root.items() if k not in ("title", "description")}, "$defs": definitions}
+
+
+__all__ = ["AUDIT_ROW_SCHEMA_ID", "JSONL", "audit_row_schema", "compare", "gate_exit", "merge", "read_rows", "row_from_report"]

@@ -29,6 +29,7 @@ from render_helpers import REPO, fixture_json, load_fixture
 REQUIRED = ["ortcopy_doctor/templates/report.html.j2", "ortcopy_doctor/knowledge/data/kernels.json", "ortcopy_doctor/py.typed",
             "ortcopy_doctor/__init__.py", "ortcopy_doctor/render/html.py",
             "ortcopy_doctor/model/schema/report.schema.json", "ortcopy_doctor/model/schema/sweep.schema.json",
+            "ortcopy_doctor/model/schema/audit-row.schema.json", "ortcopy_doctor/templates/audit_index.html.j2",
             "ortcopy_doctor/templates/diff.html.j2",
             "ortcopy_doctor/templates/base.html.j2", "ortcopy_doctor/templates/pipeline.html.j2",
             "ortcopy_doctor/templates/stage_table.html.j2", "ortcopy_doctor/templates/sweep.html.j2"]

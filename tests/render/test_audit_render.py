@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 
 from ortcopy_doctor.model.audit import AuditRow, RowStatus
@@ -98,3 +99,26 @@ def test_the_index_sorts_and_filters_in_the_browser(tmp_path):
     assert result["byCopiesDown"] == ["vad", "resnet18[batch=8]batch=8", "custom", "slow"]
     assert result["crashed"] == ["custom"]
     assert result["filtered"] == ["vad"]
+
+
+def test_a_report_path_links_as_a_relative_url_never_a_scheme():
+    row = AuditRow(id="m", model="m.onnx", status=RowStatus.OK, report="javascript:alert(1)#x [b=8].html")
+    assert 'href="javascript%3Aalert%281%29%23x%20%5Bb=8%5D.html"' in render_index_html([row], None, "audit")
+
+
+def test_the_sarif_is_valid_sarif_2_1_0():
+    jsonschema = pytest.importorskip("jsonschema")
+    from render_helpers import REPO
+
+    schema = json.loads((REPO / "tests" / "schemas" / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    jsonschema.validate(json.loads(render_sarif(compare(BASELINE, ROWS), ROWS)), schema)
+
+
+def test_a_regression_keeps_its_fingerprint_when_its_numbers_change():
+    # code-scanning UIs match alerts across runs by fingerprint: "copies 5 -> 7" then "5 -> 8" is one alert
+    def fingerprints(rows: list[AuditRow]) -> list[str]:
+        results = json.loads(render_sarif(compare(BASELINE, rows), rows))["runs"][0]["results"]
+        return [r["partialFingerprints"]["ortcopyDoctorRegression/v1"] for r in results]
+
+    more = [msgspec.structs.replace(r, copies_per_run=8) if r.id == "vad" else r for r in ROWS]
+    assert fingerprints(more) == fingerprints(ROWS)

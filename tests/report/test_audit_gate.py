@@ -100,3 +100,75 @@ def test_a_newer_format_is_refused(tmp_path):
     path = _jsonl(tmp_path, [AuditRow(id="a", model="a.onnx", status=RowStatus.OK, format_version=9)])
     with pytest.raises(ValueError, match="has audit row format 9, newer than this ortcopy-doctor reads"):
         read_rows(path)
+
+
+def test_a_row_without_both_ends_of_an_interval_is_not_compared_for_time():
+    # a baseline from another tool or an edited file: half an interval is no interval (and no crash)
+    assert compare([row("m", ci_low_ms=None)], [row("m", median_ms=5.0, ci_low_ms=4.5, ci_high_ms=None)]) == []
+
+
+def test_a_row_failing_in_both_is_no_regression():
+    failed = row("m", status=RowStatus.CRASHED, error="killed by SIGSEGV", copies_per_run=None)
+    assert compare([failed], [failed]) == []
+
+
+def test_fewer_copies_and_bytes_are_no_regression():
+    assert compare([row("m")], [row("m", copies_per_run=1, bytes_per_run=10, median_ms=0.5, ci_low_ms=0.4,
+                                    ci_high_ms=0.6)]) == []
+
+
+def test_regressions_come_by_id_whatever_the_rows_order():
+    found = compare([row("b"), row("a")], [row("b", memcpy_nodes=1), row("a", memcpy_nodes=1)])
+    assert [r.id for r in found] == ["a", "b"]
+
+
+def test_a_line_of_another_document_says_what_it_is(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"format": "ortcopy-doctor-report", "format_version": 2, "verdict": "x"}\n', encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        read_rows(path)
+    assert str(caught.value) == f"{path}: line 1 is a 'ortcopy-doctor-report' document, not an audit row"
+
+
+def test_a_newer_format_is_refused_before_its_fields_are_read(tmp_path):
+    # a newer version may change a field's type: the version is what to say, not the field
+    data = codec.to_builtins(row("a"))
+    data.update(format_version=9, copies_per_run={"feed": 1, "fetch": 1})
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(codec.to_json_bytes(data, indent=0) + b"\n")
+    with pytest.raises(ValueError) as caught:
+        read_rows(path)
+    assert str(caught.value) == (f"{path}: line 1 has audit row format 9, newer than this ortcopy-doctor reads (1): "
+                                 "upgrade ortcopy-doctor")
+
+
+def test_a_wrong_value_names_its_place(tmp_path):
+    data = codec.to_builtins(row("a"))
+    data["copies_per_run"] = "two"
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(codec.to_json_bytes(data, indent=0) + b"\n")
+    with pytest.raises(ValueError) as caught:
+        read_rows(path)
+    assert str(caught.value) == (f"{path}: line 1 is not an audit row (Expected `int | null`, got `str` - at "
+                                 "`$.copies_per_run`): pass the audit.jsonl an audit wrote")
+
+
+def test_a_file_that_cannot_be_read_is_a_value_error(tmp_path):
+    with pytest.raises(ValueError, match=r"nope\.jsonl cannot be read \("):
+        read_rows(tmp_path / "nope.jsonl")
+
+
+def test_a_folder_without_rows_or_reports_is_refused(tmp_path):
+    with pytest.raises(ValueError, match=r"holds neither audit\.jsonl nor check reports \(\*\.json\)"):
+        read_rows(tmp_path)
+
+
+def test_a_folder_of_check_reports_gives_a_row_per_report_named_by_its_file(tmp_path):
+    from render_helpers import fixture_json
+
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    fixture_json("demo", tmp_path).rename(folder / "demo.json")
+    (only,) = read_rows(folder)
+    assert (only.id, only.status, only.report) == ("demo", RowStatus.OK, "demo.json")
+    assert only.copies_per_run is not None and only.copies_per_run > 0

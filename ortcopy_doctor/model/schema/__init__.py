@@ -1,7 +1,7 @@
 """The published JSON Schema (draft 2020-12) of the report JSON, shipped in the package.
 
 ``report.schema.json`` describes what ``check --json`` and ``report --json`` write (``sweep.schema.json``: a check
-at several shapes) (docs/json-format.md has the
+at several shapes; ``audit-row.schema.json``: one line of ``audit``'s JSONL) (docs/json-format.md has the
 layout, CHANGELOG.md the format versions). It is generated from the report's types (``report.core.report_schema``,
 written by tools/gen_schema.py; tests/model/test_schema.py keeps the file current). Validating needs the ``jsonschema`` package, which ortcopy-doctor itself does
 not depend on: ``pip install jsonschema`` (it is in the ``test`` extra).
@@ -21,9 +21,10 @@ from typing import Any
 SCHEMA_FILE = "report.schema.json"
 SCHEMA_ID = "urn:ortcopy-doctor:report:2"
 SWEEP_SCHEMA_FILE = "sweep.schema.json"  # the sweep document of a check at several shapes
+AUDIT_ROW_SCHEMA_FILE = "audit-row.schema.json"  # one line of the audit's JSONL (issue 37)
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=3)
 def _schema_text(name: str = SCHEMA_FILE) -> str:
     return (resources.files(__name__) / name).read_text(encoding="utf-8")
 
@@ -46,4 +47,4 @@ def validation_errors(data: Any, name: str = SCHEMA_FILE) -> list[str]:
     return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors]
 
 
-__all__ = ["SCHEMA_FILE", "SCHEMA_ID", "SWEEP_SCHEMA_FILE", "load_schema", "validation_errors"]
+__all__ = ["AUDIT_ROW_SCHEMA_FILE", "SCHEMA_FILE", "SCHEMA_ID", "SWEEP_SCHEMA_FILE", "load_schema", "validation_errors"]
