@@ -200,6 +200,9 @@ class Runner:
         stderr_path = self.out / REPORTS / f"{name}.stderr.txt"
         env = dict(os.environ)
         if gpu:
+            # NVML numbers GPUs in PCI bus order and CUDA by default fastest first: with PCI_BUS_ID an index means
+            # the same GPU to both (the GPU that other_processes checked is the one the check runs on)
+            env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
             env["CUDA_VISIBLE_DEVICES"] = gpu
         command = [sys.executable, "-m", "ortcopy_doctor", "check", entry.model, *entry.args,
                    "--json", str(report), "--html", str(page), "-q"]
