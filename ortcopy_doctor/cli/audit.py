@@ -78,8 +78,11 @@ def parse_gpus(text: str | None, visible: Sequence[str]) -> list[str]:
 
 
 def safe_name(entry_id: str) -> str:
-    """A file name for a row's report: its id with anything but letters, digits and ``._=-`` as ``_``."""
-    return "".join(c if c.isalnum() or c in "._=-" else "_" for c in entry_id)[:180] or "row"
+    """A file name for a row's report: its id with anything but letters, digits and ``._=-`` as ``_``, and where
+    that changed the id, the id's CRC-32 after it, so that two ids never share a report (``m[a,b]`` and ``m[a+b]``
+    would both be ``m_a_b_``)."""
+    name = "".join(c if c.isalnum() or c in "._=-" else "_" for c in entry_id)[:180] or "row"
+    return name if name == entry_id else f"{name}-{zlib.crc32(entry_id.encode('utf-8')):08x}"
 
 
 class Running:
