@@ -78,8 +78,11 @@ def parse_gpus(text: str | None, visible: Sequence[str]) -> list[str]:
 
 
 def safe_name(entry_id: str) -> str:
-    """A file name for a row's report: its id with anything but letters, digits and ``._=-`` as ``_``."""
-    return "".join(c if c.isalnum() or c in "._=-" else "_" for c in entry_id)[:180] or "row"
+    """A file name for a row's report: its id with anything but letters, digits and ``._=-`` as ``_``, and where
+    that changed the id, the id's CRC-32 after it, so that two ids never share a report (``m[a,b]`` and ``m[a+b]``
+    would both be ``m_a_b_``)."""
+    name = "".join(c if c.isalnum() or c in "._=-" else "_" for c in entry_id)[:180] or "row"
+    return name if name == entry_id else f"{name}-{zlib.crc32(entry_id.encode('utf-8')):08x}"
 
 
 class Running:
@@ -200,6 +203,9 @@ class Runner:
         stderr_path = self.out / REPORTS / f"{name}.stderr.txt"
         env = dict(os.environ)
         if gpu:
+            # NVML numbers GPUs in PCI bus order and CUDA by default fastest first: with PCI_BUS_ID an index means
+            # the same GPU to both (the GPU that other_processes checked is the one the check runs on)
+            env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
             env["CUDA_VISIBLE_DEVICES"] = gpu
         command = [sys.executable, "-m", "ortcopy_doctor", "check", entry.model, *entry.args,
                    "--json", str(report), "--html", str(page), "-q"]

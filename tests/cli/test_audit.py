@@ -18,6 +18,7 @@ import onnx
 import pytest
 
 import models
+from ortcopy_doctor.cli.audit import safe_name
 from render_helpers import REPO
 from schema_helpers import run_cli
 
@@ -193,3 +194,8 @@ def test_ctrl_c_stops_the_children_keeps_the_rows_done_and_resume_continues(tmp_
     left = subprocess.run(["pgrep", "-f", "libhang.so"], capture_output=True, text=True).stdout.split()
     assert left == []
     assert [r["id"] for r in _rows(tmp_path / "out")] == ["a"]
+
+
+def test_report_names_keep_plain_ids_and_never_share_a_file():
+    assert safe_name("celu") == "celu" and safe_name("det[b=1]").startswith("det_b=1_-")
+    assert safe_name("m[a,b]") != safe_name("m[a+b]")
