@@ -983,6 +983,11 @@ def _audit_merge(files: list[str], out: Path, baseline: Optional[Path], allow: l
     except ValueError as exc:
         raise UsageError(f"audit merge: {exc}") from None
     out.mkdir(parents=True, exist_ok=True)
+    for given in files:  # each shard's reports beside the merged index: the rows' links (reports/ID.html) resolve
+        folder = Path(given) if Path(given).is_dir() else Path(given).parent
+        reports = folder / _audit_cli.REPORTS
+        if reports.is_dir() and reports.resolve() != (out / _audit_cli.REPORTS).resolve():
+            shutil.copytree(reports, out / _audit_cli.REPORTS, dirs_exist_ok=True)
     target = out / _report_audit.JSONL
     partial = target.with_name(f".{target.name}.partial")
     partial.write_bytes(b"".join(_codec.to_json_bytes(r, indent=0) + b"\n" for r in rows))

@@ -71,7 +71,9 @@ class AuditRow(msgspec.Struct, frozen=True, kw_only=True):
     model: str
     config: str = ""
     status: RowStatus
-    exit_code: Optional[int] = None  # the child's exit status (negative: the signal that killed it)
+    # the child's exit status: negative where a signal killed it; check's own supervisor ends a check that native code
+    # crashed (SIGSEGV) or the OOM killer ended with 4 or 3 and its line, which the row keeps as ``crashed``
+    exit_code: Optional[int] = None
     error: str = ""  # the check's one-line error, or what ended the child
     stderr_tail: str = ""  # the last lines of the child's stderr, where it did not end ok
     gpu: str = ""  # the GPU the row ran on (its index in --gpus), "" for none

@@ -142,6 +142,7 @@ def test_two_shards_merged_hold_every_row_once(zoo):
     assert merged.returncode == 0, merged.stderr
     assert [r["id"] for r in _rows(zoo / "merged")] == [f"n{i}" for i in range(6)]
     assert (zoo / "merged" / "index.html").is_file()
+    assert all((zoo / "merged" / r["report"]).is_file() for r in _rows(zoo / "merged"))  # the links resolve
 
 
 def test_the_baseline_gate_fails_on_a_regression_unless_its_kind_is_allowed(zoo):
