@@ -116,3 +116,20 @@ def test_the_static_audit_predicts_every_measured_row_s_cpu_fallbacks():
     measured = [r for r in _measured() if r.status == "ok"]
     assert [(r.id, r.fallback_nodes, r.fallback_ops) for r in measured] == [
         (r.id, static[r.id]["fallback_nodes"], static[r.id]["fallback_ops"]) for r in measured]
+
+
+def test_an_onnxruntime_upgrade_gated_against_a_baseline_of_the_older_version():
+    """A baseline audited under onnxruntime 1.24.4 and the same manifest under 1.31.1, on the CPU provider of the
+    machine without a GPU (no older onnxruntime-gpu wheel is in this machine's package registry)."""
+    with gzip.open(FIXTURES / "upgrade_cpu_1.24.4_to_1.31.1.json.gz", "rt", encoding="utf-8") as f:
+        data = json.load(f)
+    old = [codec.convert(r, AuditRow) for r in data["old"]]
+    new = [codec.convert(r, AuditRow) for r in data["new"]]
+    assert ({r.ort_version for r in old if r.status == "ok"}, {r.ort_version for r in new if r.status == "ok"}) == (
+        {"1.24.4"}, {"1.31.1"})
+    found = compare(old, new)
+    assert [(r.id, str(r.kind)) for r in found] == [(line.split(": ")[0].strip(), line.split(": ")[1])
+                                                    for line in data["gate_stdout"].splitlines()
+                                                    if line.startswith("  ")]
+    assert {str(r.kind) for r in found} == {"slower"}  # no copy, fallback or failure changed; some runs slower
+    assert data["gate_returncode"] == 1
