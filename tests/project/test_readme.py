@@ -47,7 +47,7 @@ def _commands() -> dict[str, list[str]]:
 
 def test_the_readme_is_short_and_starts_with_the_two_commands():
     lines = _text(README).splitlines()
-    assert len(lines) < 175
+    assert len(lines) < 185  # raised from 175 for the audit's section (issue 37)
     first_heading = next(i for i, line in enumerate(lines) if line.startswith("## "))
     fence = lines.index("```")
     assert fence < 10 and fence < first_heading  # the first screen: the title, one sentence, the commands
