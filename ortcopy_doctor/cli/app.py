@@ -63,7 +63,6 @@ if TYPE_CHECKING:
     from ortcopy_doctor.collect import gpus as _gpu_info, manifest as _manifest
     from ortcopy_doctor.model import audit as _model_audit
     from ortcopy_doctor.render import audit as _render_audit
-    from ortcopy_doctor.report import audit as _report_audit
     from ortcopy_doctor.knowledge import model_file as _model_file, providers as _providers
     from ortcopy_doctor.model import pipeline as _model_pipeline
     from ortcopy_doctor.render import output as _output, text as _text
@@ -90,7 +89,6 @@ else:
     _manifest = lazy_import("ortcopy_doctor.collect.manifest")
     _model_audit = lazy_import("ortcopy_doctor.model.audit")
     _render_audit = lazy_import("ortcopy_doctor.render.audit")
-    _report_audit = lazy_import("ortcopy_doctor.report.audit")
     _model_file = lazy_import("ortcopy_doctor.knowledge.model_file")
     _providers = lazy_import("ortcopy_doctor.knowledge.providers")
     _output = lazy_import("ortcopy_doctor.render.output")
@@ -928,7 +926,7 @@ def _demo_remove(model: Optional[Path], folders: list[Path]) -> None:
             pass
 
 
-@app.command(short_help="Audit a model zoo: a check per model and configuration, a baseline gate.")
+@app.command(short_help="Check a model zoo, a row a model; gate on a baseline.")
 def audit(
     targets: list[str] = typer.Argument(..., help="A manifest (.toml, .json, .yaml) of models and their check flags, or model files, folders and globs; `audit merge SHARD.jsonl...` joins shards."),
     out: Path = typer.Option(Path("audit-out"), "--out", help="The audit's folder: audit.jsonl (a row a line), reports/, index.html."),
@@ -962,8 +960,8 @@ def audit(
         try:
             rows, _ = _audit_cli.audit_rows(entries, out, chosen, workers, resume, quiet, warn)
         except KeyboardInterrupt:
-            jsonl = out / _report_audit.JSONL
-            kept = len(_report_audit.read_rows(jsonl)) if jsonl.exists() else 0
+            jsonl = out / _audit_cli.JSONL
+            kept = _audit_cli.rows_done(jsonl)
             _fail(f"interrupted: {kept} of {len(entries)} rows done (in {jsonl}); run the same command with "
                   "--resume to continue", int(ExitCode.INTERRUPTED))
         return _audit_end(rows, out, baseline, allow_regression, sarif, index, strict, quiet, warned,
@@ -979,7 +977,7 @@ def _audit_merge(files: list[str], out: Path, baseline: Optional[Path], allow: l
         raise UsageError("audit merge: give the shards' audit.jsonl files (or their folders)")
     warned: list[str] = []
     try:
-        rows = _report_audit.merge([_report_audit.read_rows(Path(f), warned.append) for f in files])
+        rows = _audit_cli.merge_files([Path(f) for f in files], warned.append)
     except ValueError as exc:
         raise UsageError(f"audit merge: {exc}") from None
     out.mkdir(parents=True, exist_ok=True)
@@ -988,7 +986,7 @@ def _audit_merge(files: list[str], out: Path, baseline: Optional[Path], allow: l
         reports = folder / _audit_cli.REPORTS
         if reports.is_dir() and reports.resolve() != (out / _audit_cli.REPORTS).resolve():
             shutil.copytree(reports, out / _audit_cli.REPORTS, dirs_exist_ok=True)
-    target = out / _report_audit.JSONL
+    target = out / _audit_cli.JSONL
     partial = target.with_name(f".{target.name}.partial")
     partial.write_bytes(b"".join(_codec.to_json_bytes(r, indent=0) + b"\n" for r in rows))
     os.replace(partial, target)
@@ -1010,7 +1008,7 @@ def _audit_end(rows: list[Any], out: Path, baseline: Optional[Path], allow: list
         for path in written:
             _write(f"wrote {safe(str(path))}\n")
     failed = strict and any(r.status != _model_audit.RowStatus.OK for r in rows)
-    return 1 if failed or _report_audit.gate_exit(regressions or []) else 0
+    return 1 if failed or _audit_cli.gate_failed(regressions) else 0
 
 
 @app.command(short_help="Run a Python program, report its host round trips.",

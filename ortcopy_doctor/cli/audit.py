@@ -46,6 +46,22 @@ else:  # each on first use (model/lazy.py): NVML where a row measures, the analy
 STDERR_TAIL_LINES = 20
 REPORTS = "reports"
 INDEX = "index.html"
+JSONL = "audit.jsonl"  # report/audit.py's name for it: kept here so that `--help` loads no analysis
+
+
+def rows_done(jsonl: Path) -> int:
+    """How many rows ``jsonl`` holds (0 where it does not exist)."""
+    return len(_report_audit.read_rows(jsonl)) if jsonl.exists() else 0
+
+
+def merge_files(files: Sequence[Path], warn: Callable[[str], None]) -> list[AuditRow]:
+    """The rows of the shards' files (or folders) as one audit (``ValueError`` naming a file or row)."""
+    return _report_audit.merge([_report_audit.read_rows(f, warn) for f in files])
+
+
+def gate_failed(regressions: Sequence[Regression] | None) -> bool:
+    """Whether a regression that is not allowed fails the gate."""
+    return bool(regressions) and _report_audit.gate_exit(regressions or []) == 1
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:

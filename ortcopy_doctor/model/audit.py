@@ -14,32 +14,10 @@ from typing import Optional
 import msgspec
 from msgspec import field
 
-from ortcopy_doctor.model.vocabulary import Word
+from ortcopy_doctor.model.vocabulary import RegressionKind, RowStatus
 
 AUDIT_FORMAT = "ortcopy-doctor-audit-row"
 AUDIT_FORMAT_VERSION = 1
-
-
-class RowStatus(Word):
-    """How a row's child check ended."""
-
-    OK = "ok"  # the check wrote its report (exit 0, or 1 where a gate of its own failed: the report stands)
-    FAILED = "failed"  # the check refused the model or its flags (its one-line error; exit 2-5, no report)
-    CRASHED = "crashed"  # the child died of a signal (a segfaulting custom-op library) or without a report
-    TIMEOUT = "timeout"  # the child ran past the row's timeout and was killed
-    INTERRUPTED = "interrupted"  # Ctrl-C stopped the audit while the row ran (not written: --resume runs it again)
-
-
-class RegressionKind(Word):
-    """What a baseline comparison names (each can be allowed with ``--allow-regression KIND``)."""
-
-    NEW_MEMCPY = "new_memcpy"  # more Memcpy nodes than in the baseline
-    NEW_FALLBACK = "new_fallback"  # a node (op type) on the CPU that the baseline ran on the device
-    MORE_COPIES = "more_copies"  # more host<->device copies per run
-    MORE_BYTES = "more_bytes"  # more bytes copied per run
-    SLOWER = "slower"  # the median run's 95% interval above the baseline's (outside its CI band)
-    NEWLY_FAILING = "newly_failing"  # ok in the baseline, not ok now
-    MISSING = "missing"  # in the baseline, not in this audit
 
 
 class AuditEntry(msgspec.Struct, frozen=True, kw_only=True):

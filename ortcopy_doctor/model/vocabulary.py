@@ -294,8 +294,30 @@ UNEXPLAINED = CopyKind.UNEXPLAINED
 
 MEMCPY_OPS = (MemcpyOp.TO_HOST, MemcpyOp.FROM_HOST)
 
+class RowStatus(Word):
+    """How a row's child check ended."""
+
+    OK = "ok"  # the check wrote its report (exit 0, or 1 where a gate of its own failed: the report stands)
+    FAILED = "failed"  # the check refused the model or its flags (its one-line error; exit 2-5, no report)
+    CRASHED = "crashed"  # the child died of a signal (a segfaulting custom-op library) or without a report
+    TIMEOUT = "timeout"  # the child ran past the row's timeout and was killed
+    INTERRUPTED = "interrupted"  # Ctrl-C stopped the audit while the row ran (not written: --resume runs it again)
+
+
+class RegressionKind(Word):
+    """What a baseline comparison names (each can be allowed with ``--allow-regression KIND``)."""
+
+    NEW_MEMCPY = "new_memcpy"  # more Memcpy nodes than in the baseline
+    NEW_FALLBACK = "new_fallback"  # a node (op type) on the CPU that the baseline ran on the device
+    MORE_COPIES = "more_copies"  # more host<->device copies per run
+    MORE_BYTES = "more_bytes"  # more bytes copied per run
+    SLOWER = "slower"  # the median run's 95% interval above the baseline's (outside its CI band)
+    NEWLY_FAILING = "newly_failing"  # ok in the baseline, not ok now
+    MISSING = "missing"  # in the baseline, not in this audit
+
+
 __all__ = ["AdviceStatus", "BETWEEN_NODES", "BindingPlace", "CENSUS_CLASSES", "CODE_BLOCK_LABELS", "COPY_KINDS",
            "CensusCheck", "CensusClass", "CiMethod", "CodeCheckStatus", "CopyKind", "CopySource", "DEVICE_TO_DEVICE",
            "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "HOST_DEVICE", "HOST_TO_DEVICE",
            "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "MemcpyOp", "OTHER_COPY", "OUTSIDE",
-           "PlacedBy", "Role", "StateBasis", "UNEXPLAINED", "ValueKind", "Variant", "VariantVerdict", "Word", "same_name"]
+           "PlacedBy", "RegressionKind", "Role", "RowStatus", "StateBasis", "UNEXPLAINED", "ValueKind", "Variant", "VariantVerdict", "Word", "same_name"]

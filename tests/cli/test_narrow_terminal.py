@@ -73,7 +73,8 @@ def test_command_list_at_80_columns_is_not_cut(tmp_path):
     result = _cli(["--help"], tmp_path, columns="80")
     assert result.returncode == 0, result.stderr
     commands = result.stdout.split("Commands:\n", 1)[1].splitlines()
-    assert [line.split()[0] for line in commands if line.strip()] == ["check", "report", "diff", "env", "demo", "run"]
+    assert [line.split()[0] for line in commands if line.strip()] == ["check", "report", "diff", "env", "demo", "audit",
+                                                                                 "run"]
     assert not any(line.endswith(("...", "…")) for line in commands)
 
 

@@ -52,12 +52,13 @@ from ortcopy_doctor.model.vocabulary import (
 )
 from ortcopy_doctor.report.core import load_report
 from ortcopy_doctor.watch.observations import Basis, PlacementSource
+from ortcopy_doctor.model.vocabulary import RegressionKind, RowStatus
 from render_helpers import fixture_report_dict, write_report_json
 
 CLOSED_SETS = [CopyKind, Direction, CensusClass, EvidenceMode, FeedSource, MeasurementStatus, ValueKind, MemcpyOp,
                Role, Severity, DiffStatus, BindingPlace, PlacementSource, Basis, StateBasis, CodeCheckStatus,
                CopySource, AdviceStatus, Variant, VariantVerdict, CiMethod, PlacedBy, CensusCheck, LinkHow, HandedAs,
-               HandOffKind, StageKind, HandoffBlock, Ending]
+               HandOffKind, StageKind, HandoffBlock, Ending, RowStatus, RegressionKind]
 MEMBERS = [member for closed in CLOSED_SETS for member in closed]
 
 
