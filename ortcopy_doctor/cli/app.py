@@ -952,9 +952,12 @@ def audit(
         warn = warned.append
         if targets[0] == "merge":
             return _audit_merge(targets[1:], out, baseline, allow_regression, sarif, index, strict, quiet)
+
         shared = shlex.split(check_args)
-        entries = [e for e in _manifest.read_targets(targets, shared, timeout)
-                   if _audit_cli.in_shard(e.id, _audit_cli.parse_shard(shard))]
+        reads = [Path(t) for t in targets if Path(t).is_file()] + ([baseline] if baseline is not None else [])
+        outputs = _audit_cli.planned_outputs(out, index, sarif, reads)
+        slice_of = _audit_cli.parse_shard(shard)
+        entries = [e for e in _manifest.read_targets(targets, shared, timeout) if _audit_cli.in_shard(e.id, slice_of)]
         chosen = _audit_cli.parse_gpus(gpus, _gpu_info.visible_gpus())
         workers = jobs or max(1, len(chosen))
         try:
@@ -964,7 +967,7 @@ def audit(
             kept = _audit_cli.rows_done(jsonl)
             _fail(f"interrupted: {kept} of {len(entries)} rows done (in {jsonl}); run the same command with "
                   "--resume to continue", int(ExitCode.INTERRUPTED))
-        return _audit_end(rows, out, baseline, allow_regression, sarif, index, strict, quiet, warned,
+        return _audit_end(rows, outputs, baseline, allow_regression, strict, quiet, warned,
                           f"ortcopy-doctor audit: {len(rows)} rows" + (f" (shard {shard})" if shard else ""))
 
     _guard(body)
@@ -975,38 +978,36 @@ def _audit_merge(files: list[str], out: Path, baseline: Optional[Path], allow: l
     """``audit merge SHARD.jsonl...``: the shards' rows as one audit in --out (audit.jsonl, index, gate)."""
     if not files:
         raise UsageError("audit merge: give the shards' audit.jsonl files (or their folders)")
+    shards = [Path(f) for f in files]
+    outputs = _audit_cli.planned_outputs(out, index, sarif, [*shards, *([baseline] if baseline else [])],
+                                         merged=True)
     warned: list[str] = []
     try:
-        rows = _audit_cli.merge_files([Path(f) for f in files], warned.append)
+        rows = _audit_cli.merge_files(shards, warned.append)
     except ValueError as exc:
         raise UsageError(f"audit merge: {exc}") from None
-    out.mkdir(parents=True, exist_ok=True)
-    for given in files:  # each shard's reports beside the merged index: the rows' links (reports/ID.html) resolve
-        folder = Path(given) if Path(given).is_dir() else Path(given).parent
-        reports = folder / _audit_cli.REPORTS
+    for shard in shards:  # each shard's reports beside the merged index: the rows' links (reports/ID.html) resolve
+        reports = (shard if shard.is_dir() else shard.parent) / _audit_cli.REPORTS
         if reports.is_dir() and reports.resolve() != (out / _audit_cli.REPORTS).resolve():
             shutil.copytree(reports, out / _audit_cli.REPORTS, dirs_exist_ok=True)
-    target = out / _audit_cli.JSONL
-    partial = target.with_name(f".{target.name}.partial")
-    partial.write_bytes(b"".join(_codec.to_json_bytes(r, indent=0) + b"\n" for r in rows))
-    os.replace(partial, target)
-    return _audit_end(rows, out, baseline, allow, sarif, index, strict, quiet, warned,
+    return _audit_end(rows, outputs, baseline, allow, strict, quiet, warned,
                       f"ortcopy-doctor audit: {len(rows)} rows (merged from {len(files)} shards)")
 
 
-def _audit_end(rows: list[Any], out: Path, baseline: Optional[Path], allow: list[str], sarif: Optional[Path],
-               index: bool, strict: bool, quiet: bool, warned: list[str], title: str) -> int:
-    """The gate, the index and SARIF written, the summary printed; the exit code."""
+def _audit_end(rows: list[Any], outputs: OutputSet, baseline: Optional[Path], allow: list[str], strict: bool,
+               quiet: bool, warned: list[str], title: str) -> int:
+    """The gate, the files written (all or none), the summary printed (on stderr where SARIF takes stdout); the
+    exit code."""
     regressions = _audit_cli.gate(rows, baseline, allow, warned.append)
-    written = _audit_cli.write_results(rows, regressions, out, index, sarif, title)
+    written = _audit_cli.write_results(outputs, rows, regressions, title)
     for line in warned:
         _print_line(f"warning: {line}", stderr=True)
     if quiet:
-        _print_line(_render_audit.headline(rows, regressions))
+        _print_line(_render_audit.headline(rows, regressions), stderr=outputs.uses_stdout)
     else:
-        _write(_render_audit.render_summary_text(rows, regressions) + "\n")
+        _write(_render_audit.render_summary_text(rows, regressions) + "\n", stderr=outputs.uses_stdout)
         for path in written:
-            _write(f"wrote {safe(str(path))}\n")
+            _write(f"wrote {safe(str(path))}\n", stderr=outputs.uses_stdout)
     failed = strict and any(r.status != _model_audit.RowStatus.OK for r in rows)
     return 1 if failed or _audit_cli.gate_failed(regressions) else 0
 

@@ -32,6 +32,7 @@ from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.audit import AuditEntry, AuditRow, Regression, RegressionKind, RowStatus
 from ortcopy_doctor.model.errors import DoctorError, UsageError
 from ortcopy_doctor.model.lazy import lazy_import
+from ortcopy_doctor.render.output import OutputSet
 
 if TYPE_CHECKING:
     from ortcopy_doctor.collect import gpus as _gpus
@@ -254,11 +255,10 @@ def _finished(entry: AuditEntry, code: int | None, tail: str, report: Path, page
     if code is None:
         return AuditRow(**base, status=RowStatus.TIMEOUT, exit_code=None, stderr_tail=tail,
                         error=f"timed out after {entry.timeout_s:g} s: killed")
-    if code < 0 or code in (134, 137, 139):  # a signal: the child itself, or a shell's 128 + n
-        signum = -code if code < 0 else code - 128
+    if code < 0:  # a signal killed the child itself (before check's supervisor took over, or the supervisor)
         return AuditRow(**base, status=RowStatus.CRASHED, exit_code=code, stderr_tail=tail,
-                        error=f"killed by {signal.Signals(signum).name}" if signum in signal.valid_signals()
-                        else f"killed by signal {signum}")
+                        error=f"killed by {signal.Signals(-code).name}" if -code in signal.valid_signals()
+                        else f"killed by signal {-code}")
     if code in (0, 1) and report.is_file():
         try:
             loaded = _report_core.load_report(report)
@@ -371,22 +371,36 @@ def gate(rows: Sequence[AuditRow], baseline: Path | None, allow: Sequence[str],
     return _report_audit.compare(old, rows, kinds)
 
 
-def write_results(rows: Sequence[AuditRow], regressions: list[Regression] | None, out: Path, index: bool,
-                  sarif: Path | None, title: str) -> list[Path]:
-    """The index page and the SARIF, each written whole (a temporary file renamed)."""
-    written = []
-    targets: list[tuple[Path, Callable[[], str]]] = []
+def planned_outputs(out: Path, index: bool, sarif: Path | None, reads: Sequence[Path],
+                    merged: bool = False) -> OutputSet:
+    """The audit's files checked before any row runs (render/output.py, as every command's): ``--out``'s index (and,
+    for ``audit merge``, its audit.jsonl), ``--sarif`` (``-``: stdout), none of them one of ``reads`` (the manifest,
+    the baseline, the shards)."""
+    out.mkdir(parents=True, exist_ok=True)
+    outputs = OutputSet()
+    for path in reads:
+        outputs.add_input("an audit's input", path / JSONL if path.is_dir() else path)
+    if merged:
+        outputs.add("--out", out / JSONL)
     if index:
-        targets.append((out / INDEX, lambda: _render_audit.render_index_html(rows, regressions, title)))
-    if sarif is not None:
-        targets.append((sarif, lambda: _render_audit.render_sarif(regressions or [], rows, Path.cwd())))
-    for path, make in targets:
-        text = make()
-        partial = path.with_name(f".{path.name}.partial")
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-        written.append(path)
-    return written
+        outputs.add("--index", out / INDEX)
+    outputs.add("--sarif", sarif, stdout_ok=True)
+    return outputs
 
 
-__all__ = ["audit_rows", "gate", "in_shard", "parse_gpus", "parse_shard", "safe_name", "write_results"]
+def write_results(outputs: OutputSet, rows: Sequence[AuditRow], regressions: list[Regression] | None,
+                  title: str) -> list[str]:
+    """The merged audit.jsonl, the index page and the SARIF that ``outputs`` plans, all written or none."""
+    try:
+        if outputs.asked("--out"):
+            outputs.stage("--out", "".join(codec.to_json(r, indent=0) + "\n" for r in rows))
+        if outputs.asked("--index"):
+            outputs.stage("--index", _render_audit.render_index_html(rows, regressions, title))
+        if outputs.asked("--sarif"):
+            outputs.stage("--sarif", _render_audit.render_sarif(regressions or [], rows, Path.cwd()))
+        return outputs.commit()
+    finally:
+        outputs.discard()
+
+
+__all__ = ["audit_rows", "gate", "in_shard", "parse_gpus", "parse_shard", "planned_outputs", "safe_name", "write_results"]

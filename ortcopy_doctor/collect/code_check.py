@@ -203,8 +203,10 @@ def _host(value: Any) -> Any:
     return value
 
 
-def same(got: Any, want: Any) -> str:
-    """"" where ``got`` equals ``want`` (floats within TOLERANCE), else what differs."""
+def same(got: Any, want: Any, floats: Callable[[np.ndarray, np.ndarray], str] | None = None) -> str:
+    """"" where ``got`` equals ``want`` (floats within TOLERANCE), else what differs. ``floats``: judges two float
+    arrays (or float scalars, as 0-d arrays) of the same shape and dtype instead of TOLERANCE, in arrays, sequences
+    and maps alike (the CPU-provider code against CUDA's outputs: collect/provider_choice.py)."""
     if isinstance(want, np.ndarray):
         got = np.asarray(got)
         if got.shape != want.shape:
@@ -212,22 +214,31 @@ def same(got: Any, want: Any) -> str:
         if got.dtype != want.dtype:
             return f"dtype {got.dtype} where plain run() gives {want.dtype}"
         if want.dtype.kind == "f":
+            if floats is not None:
+                return floats(got, want)
             rtol, atol = TOLERANCE.get(str(want.dtype), DEFAULT_TOLERANCE)
             if np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
                 return ""
-            with np.errstate(invalid="ignore"):
-                diff = np.nanmax(np.abs(got.astype(np.float64) - want.astype(np.float64))) if want.size else 0.0
-            return f"values differ (largest difference {diff:.3g})"
+            return f"values differ (largest difference {largest_difference(got, want):.3g})"
         return "" if np.array_equal(got, want) else "values differ"
     if isinstance(want, (list, tuple)):
         if not isinstance(got, (list, tuple)) or len(got) != len(want):
             return "a sequence of another length"
-        return next((f"item {i}: {d}" for i, (g, w) in enumerate(zip(got, want)) if (d := same(g, w))), "")
+        return next((f"item {i}: {d}" for i, (g, w) in enumerate(zip(got, want)) if (d := same(g, w, floats))), "")
     if isinstance(want, dict):
         if not isinstance(got, dict) or set(got) != set(want):
             return "a map with other keys"
-        return next((f"key {k!r}: {d}" for k in want if (d := same(got[k], want[k]))), "")
+        return next((f"key {k!r}: {d}" for k in want if (d := same(got[k], want[k], floats))), "")
+    if floats is not None and isinstance(want, float) and isinstance(got, float):
+        return floats(np.asarray(got), np.asarray(want))
     return "" if got == want else "values differ"
+
+
+def largest_difference(got: np.ndarray, want: np.ndarray) -> float:
+    """The largest absolute difference of two float arrays of one shape (NaNs where both are NaN left out)."""
+    with np.errstate(invalid="ignore"):
+        diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        return float(np.nanmax(diff)) if want.size and not np.all(np.isnan(diff)) else 0.0
 
 
 def _changed(a: Any, b: Any) -> bool:

@@ -23,6 +23,7 @@ Keys of a model (and of ``[defaults]``, and of a config, which overrides its mod
 
 from __future__ import annotations
 
+import glob
 import json
 import re
 import sys
@@ -202,8 +203,7 @@ def read_targets(targets: Iterable[str], shared: Sequence[str] = (), timeout_s: 
         if path.is_dir():
             models += sorted(path.rglob("*.onnx"))
         elif any(c in target for c in "*?["):
-            models += sorted(Path().glob(target)) if not path.is_absolute() else sorted(
-                Path(path.anchor).glob(str(path.relative_to(path.anchor))))
+            models += sorted(Path(found) for found in glob.glob(target, recursive=True))
         elif path.is_file():
             models.append(path)
         else:
@@ -211,9 +211,9 @@ def read_targets(targets: Iterable[str], shared: Sequence[str] = (), timeout_s: 
     if not models:
         raise UsageError(f"no .onnx model under {', '.join(targets)}: pass a manifest, model files or folders")
     static = "--static" in shared
-    return _unique([AuditEntry(id=row_id(m.stem if len(models) == len({x.stem for x in models}) else str(m)),
-                               model=str(m), args=list(shared), measure=not static, timeout_s=timeout_s)
-                    for m in models])
+    stems_unique = len({m.stem for m in models}) == len(models)  # else the paths name the rows
+    return _unique([AuditEntry(id=row_id(m.stem if stems_unique else str(m)), model=str(m), args=list(shared),
+                               measure=not static, timeout_s=timeout_s) for m in models])
 
 
 __all__ = ["DEFAULT_TIMEOUT_S", "check_args", "entries_from_document", "read_targets", "row_id"]

@@ -23,7 +23,7 @@ import numpy as np
 from ortcopy_doctor.analysis.binding import code_sha256
 from ortcopy_doctor.analysis.stats import list_median, ratio_ci
 from ortcopy_doctor.collect.ep_compare import SWITCH_ROUNDS, compare_providers, first_and_steady, shape_text
-from ortcopy_doctor.collect.code_check import same
+from ortcopy_doctor.collect.code_check import largest_difference, same
 from ortcopy_doctor.collect.feeds import build_feeds
 from ortcopy_doctor.collect.ortlog import capture_native_stderr
 from ortcopy_doctor.collect.session import CheckOptions, provider_list
@@ -66,39 +66,6 @@ CROSS_TOLERANCE_TEXT = ("outputs, shapes, dtypes, integers, booleans, strings an
                         "other orders differ from the CPU's)")
 
 
-def same_across(got: Any, want: Any) -> tuple[str, float]:
-    """What differs structurally between the CPU provider's ``got`` and CUDA's ``want`` ("" where nothing does),
-    and the largest absolute difference of their floats (arrays, sequences and maps alike)."""
-    if isinstance(want, np.ndarray) and want.dtype.kind == "f":
-        got = np.asarray(got)
-        if got.shape != want.shape or got.dtype != want.dtype:
-            return same(got, want), 0.0
-        with np.errstate(invalid="ignore"):
-            diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
-            return "", float(np.nanmax(diff)) if want.size and not np.all(np.isnan(diff)) else 0.0
-    if isinstance(want, float) and isinstance(got, float):
-        return "", abs(got - want)
-    if isinstance(want, (list, tuple)):
-        if not isinstance(got, (list, tuple)) or len(got) != len(want):
-            return "a sequence of another length", 0.0
-        return _first_and_largest([(f"item {i}", g, w) for i, (g, w) in enumerate(zip(got, want))])
-    if isinstance(want, dict):
-        if not isinstance(got, dict) or set(got) != set(want):
-            return "a map with other keys", 0.0
-        return _first_and_largest([(f"key {k!r}", got[k], want[k]) for k in want])
-    return same(got, want), 0.0
-
-
-def _first_and_largest(parts: list[tuple[str, Any, Any]]) -> tuple[str, float]:
-    largest = 0.0
-    for where, got, want in parts:
-        differs, diff = same_across(got, want)
-        if differs:
-            return f"{where}: {differs}", 0.0
-        largest = max(largest, diff)
-    return "", largest
-
-
 def check_cpu_code(code: str, cuda: Any, arrays: dict[str, np.ndarray]) -> CodeCheck:
     """The CPU-provider code (``analysis.binding.cpu_provider_code``) run as printed, its ``infer`` called with the
     check's inputs, and its outputs compared with CUDA's plain run() of them (block ``cpu_provider``)."""
@@ -114,8 +81,14 @@ def check_cpu_code(code: str, cuda: Any, arrays: dict[str, np.ndarray]) -> CodeC
                          detail=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300],
                          code_sha256=digest)
     names = [o.name for o in cuda.get_outputs()]
-    differs, largest = _first_and_largest([(f"output {n!r}", g, w) for n, g, w in zip(names, got, want)])
-    detail = differs or (f"floats differ from CUDA's by {largest:.3g} at most" if largest else "")
+    largest = [0.0]
+
+    def floats(got_floats: np.ndarray, want_floats: np.ndarray) -> str:  # stated, not judged (CROSS_TOLERANCE_TEXT)
+        largest[0] = max(largest[0], largest_difference(got_floats, want_floats))
+        return ""
+
+    differs = next((f"output {n!r}: {d}" for n, g, w in zip(names, got, want) if (d := same(g, w, floats))), "")
+    detail = differs or (f"floats differ from CUDA's by {largest[0]:.3g} at most" if largest[0] else "")
     return CodeCheck(block="cpu_provider", status=CodeCheckStatus.DIFFERS if differs else CodeCheckStatus.MATCHED,
                      device="cpu", calls=1, detail=detail, tolerance=CROSS_TOLERANCE_TEXT, code_sha256=digest)
 
@@ -125,7 +98,8 @@ def measure_provider_choice(ort: Any, model_path: Path, convolutions: bool, arra
                             cpu_code: str = "") -> tuple[ProviderChoice, CodeCheck | None]:
     """The measurement where the check's session runs on CUDA; else why not (``skipped``). ``convolutions``: the
     session runs a Conv or ConvTranspose on CUDA (where cuDNN searches algorithms). ``cpu_code``: the CPU-provider
-    code a report would offer, run as printed next to CUDA's plain run() (the returned check; None where not run)."""
+    code a report would offer, run as printed next to CUDA's plain run() where the CPU provider measured faster (the
+    returned check; None where not run)."""
     if not active or active[0] != CUDA:
         return ProviderChoice(skipped="the session does not run on CUDA: there is no device provider to weigh"), None
     threads = f"ORT's default session options (its intra-op threads: one per physical core; {os.cpu_count()} CPUs here)"
@@ -138,7 +112,9 @@ def measure_provider_choice(ort: Any, model_path: Path, convolutions: bool, arra
     except Exception as exc:  # noqa: BLE001 - an extra: the check stands without it
         return ProviderChoice(skipped=f"the CPU provider could not be compared: {type(exc).__name__}: "
                                       f"{str(exc).splitlines()[0] if str(exc) else ''}"[:300]), None
-    code_check = check_cpu_code(cpu_code, cuda, arrays) if cpu_code else None
+    # only the CPU provider measured faster is recommended (report/recommend.py), so only then is its code run: the
+    # check makes a session of its own, which a check on CUDA would otherwise make for nothing
+    code_check = check_cpu_code(cpu_code, cuda, arrays) if cpu_code and comparison.faster == CPU else None
     search: list[SearchTiming] = []
     skipped = ""
     workspace = str(cuda.get_provider_options().get(CUDA, {}).get("cudnn_conv_use_max_workspace", ""))

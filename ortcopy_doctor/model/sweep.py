@@ -76,6 +76,10 @@ class ShapeSwitch(msgspec.Struct, frozen=True, kw_only=True):
     options: list[SwitchOption] = field(default_factory=list)
     skipped: str = ""
 
+    def name(self, option: str) -> str:
+        """How the report names ``option``: ``padded to x=1x3x736x1312`` for ``padded``, else the option."""
+        return f"padded to {self.padded_to}" if option == "padded" else option
+
 
 class ShapeSweep(msgspec.Struct, frozen=True, kw_only=True):
     """The sweep document (``check --json`` with several shapes): the verdict across shapes, the break-even of the

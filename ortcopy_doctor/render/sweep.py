@@ -60,7 +60,7 @@ def switch_rows(sweep: ShapeSweep) -> list[list[str]]:
         return []
     rows = []
     for o in switch.options:
-        name = f"padded to {switch.padded_to}" if o.option == "padded" else o.option
+        name = switch.name(o.option)
         if o.option == sweep.switch_recommended:
             name += " (recommended)"
         ratio = "baseline" if o.option == "EXHAUSTIVE" else f"{o.ratio:.2f}x ({o.ratio_low:.2f}–{o.ratio_high:.2f})"

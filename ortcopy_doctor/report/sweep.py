@@ -100,7 +100,7 @@ SWITCH_CODE = {
 
 
 def _switch_label(option: str, switch: ShapeSwitch) -> str:
-    return f"padded to {switch.padded_to}" if option == "padded" else SWITCH_WORDS.get(option, option)
+    return SWITCH_WORDS.get(option, switch.name(option))
 
 
 def switch_advice(switch: ShapeSwitch | None) -> tuple[str, str]:

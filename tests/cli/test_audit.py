@@ -158,6 +158,20 @@ def test_the_baseline_gate_fails_on_a_regression_unless_its_kind_is_allowed(zoo)
     allowed = run_cli(["audit", "merge", "base", "--out", "gate2", "--baseline", "old.jsonl", "--allow-regression",
                        "more_copies"], zoo)
     assert allowed.returncode == 0
+    to_stdout = run_cli(["audit", "merge", "base", "--out", "gate3", "--baseline", "old.jsonl", "--sarif", "-"], zoo)
+    assert to_stdout.returncode == 1  # SARIF on stdout, the summary on stderr
+    assert [r["ruleId"] for r in json.loads(to_stdout.stdout)["runs"][0]["results"]] == ["more_copies"]
+    assert to_stdout.stderr.splitlines()[0].startswith("1 row: 1 ok")
+
+
+def test_merge_refuses_to_write_over_a_shard_it_reads(zoo):
+    _manifest(zoo, '[[model]]\npath = "conv.onnx"\nname = "y"\nstatic = true\n', "over.toml")
+    assert run_cli(["audit", "over.toml", "--out", "over", "--no-index", "-q"], zoo).returncode == 0
+    before = (zoo / "over" / "audit.jsonl").read_bytes()
+    result = run_cli(["audit", "merge", "over", "--out", "over"], zoo)
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith("error: --out ")
+    assert (zoo / "over" / "audit.jsonl").read_bytes() == before
 
 
 @pytest.mark.parametrize(("args", "line"), [

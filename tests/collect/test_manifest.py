@@ -107,3 +107,9 @@ def test_a_target_that_is_nothing_is_refused(tmp_path):
         read_targets([str(tmp_path / "missing.onnx")])
     assert caught.value.message == (f"{tmp_path / 'missing.onnx'} is not a manifest, a model file or a folder: pass one "
                                     "of them")
+
+
+def test_a_glob_gives_the_models_it_matches(tmp_path):
+    for name in ("a.onnx", "b.onnx", "notes.txt"):
+        (tmp_path / name).write_bytes(b"")
+    assert [r.id for r in read_targets([str(tmp_path / "*.onnx")])] == ["a", "b"]
