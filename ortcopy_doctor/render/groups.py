@@ -11,7 +11,6 @@ location, and the op type written before it (``Gather '/a/Gather'``), are taken 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -66,8 +65,40 @@ def _masked(text: str, location: str) -> str:
     return "".join(parts)
 
 
-_OP_BEFORE = re.compile(r"\b[A-Za-z_][\w.]* '" + re.escape(PLACEHOLDER) + "'")
 _QUOTED = f" '{PLACEHOLDER}'"
+_OP_MASKED = f"{PLACEHOLDER}{_QUOTED}"
+_ASCII_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+
+
+def _word(ch: str) -> bool:
+    """Whether ``ch`` is a word character as ``re``'s ``\\w`` has it for text (a letter, a digit, ``_``)."""
+    return ch.isalnum() or ch == "_"
+
+
+def _without_op_types(masked: str) -> str:
+    """``masked`` with the op type before each quoted placeholder (``Gather '…'``) written ``…``: the token that
+    ``\\b[A-Za-z_][\\w.]*`` matches right before `` '…'``, found by looking back from each placeholder rather
+    than by trying that pattern at every word of the message."""
+    parts = []
+    start = 0
+    at = masked.find(_QUOTED)
+    while at >= 0:
+        run = at  # the run of word characters and dots right before the placeholder
+        while run > start and (masked[run - 1] == "." or _word(masked[run - 1])):
+            run -= 1
+        begin = next((q for q in range(run, at) if masked[q] in _ASCII_NAME_START
+                      and (q == 0 or not _word(masked[q - 1]))), -1)
+        if begin < 0:  # no op type before this one
+            at = masked.find(_QUOTED, at + 1)
+            continue
+        parts.append(masked[start:begin])
+        parts.append(_OP_MASKED)
+        start = at + len(_QUOTED)
+        at = masked.find(_QUOTED, start)
+    if not parts:
+        return masked
+    parts.append(masked[start:])
+    return "".join(parts)
 
 
 def _shape(text: str, location: str) -> str:
@@ -75,7 +106,7 @@ def _shape(text: str, location: str) -> str:
     masked = _masked(text, location)
     if masked is text or _QUOTED not in masked:  # no quoted location: no op type before one (most messages)
         return masked
-    return _OP_BEFORE.sub(f"{PLACEHOLDER} '{PLACEHOLDER}'", masked)
+    return _without_op_types(masked)
 
 
 def group_findings(findings: Iterable[Finding]) -> list[FindingGroup]:

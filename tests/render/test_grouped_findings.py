@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ortcopy_doctor.model.findings import Finding, Severity
-from ortcopy_doctor.render.groups import compact_locations, group_findings
+from ortcopy_doctor.render.groups import PLACEHOLDER, _without_op_types, compact_locations, group_findings
 from ortcopy_doctor.render.html import render_html
 from ortcopy_doctor.render.text import render_text
 from ortcopy_doctor.report.core import Report, load_report
@@ -73,3 +76,14 @@ def test_the_html_shows_findings_alike_once_with_every_location(bert):
 
 def test_the_json_keeps_every_finding(bert):
     assert sum(f["rule"] == "OCD008" for f in json.loads(bert.to_json())["findings"]) == 22
+
+
+_OP_BEFORE = re.compile(r"\b[A-Za-z_][\w.]* '" + re.escape(PLACEHOLDER) + "'")  # the op types' definition
+
+
+@given(st.lists(st.sampled_from(["Gather", "com.ms.Fused", "3x", ".", "_a", "é", "ü1", " ", "'", PLACEHOLDER,
+                                 f" '{PLACEHOLDER}'", "x.", "9", ":", "-"]), max_size=12))
+@settings(max_examples=400, deadline=None)
+def test_op_types_before_a_placeholder_are_taken_out_as_the_pattern_defines(pieces):
+    masked = "".join(pieces)
+    assert _without_op_types(masked) == _OP_BEFORE.sub(f"{PLACEHOLDER} '{PLACEHOLDER}'", masked)
