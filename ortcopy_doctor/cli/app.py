@@ -41,9 +41,9 @@ from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ExitCode, UsageError
 from ortcopy_doctor.model.lazy import lazy_import
 from ortcopy_doctor.collect.procmaps import MAPS, mapped_files
-from ortcopy_doctor.cli.outputs import ASKED, Asked, output_options
-from ortcopy_doctor.render.registry import (CHECK, DIFF, EVIDENCE, PREDICTION, RUN, TEXT, RenderContext, Renderer, by_flag,
-                                            formats_for)
+from ortcopy_doctor.cli.outputs import ASKED, Asked, output_options, write_outputs
+from ortcopy_doctor.render.registry import (AUDIT, CHECK, DIFF, EVIDENCE, PREDICTION, RUN, SWEEP, TEXT, RenderContext,
+                                            Renderer, by_flag, formats_for)
 from ortcopy_doctor.render.terminal import json_safe, safe
 
 if TYPE_CHECKING:
@@ -58,7 +58,6 @@ if TYPE_CHECKING:
     from ortcopy_doctor.model import codec as _codec
     from ortcopy_doctor.model import sweep as _model_sweep
     from ortcopy_doctor.model.sweep import ShapeSet
-    from ortcopy_doctor.render import sarif as _sarif, sweep as _sweep_render
     from ortcopy_doctor.cli import audit as _audit_cli
     from ortcopy_doctor.collect import gpus as _gpu_info, manifest as _manifest
     from ortcopy_doctor.model import audit as _model_audit
@@ -82,8 +81,6 @@ else:
     _shape_sets = lazy_import("ortcopy_doctor.collect.shape_sets")
     _codec = lazy_import("ortcopy_doctor.model.codec")
     _model_sweep = lazy_import("ortcopy_doctor.model.sweep")
-    _sweep_render = lazy_import("ortcopy_doctor.render.sweep")
-    _sarif = lazy_import("ortcopy_doctor.render.sarif")
     _audit_cli = lazy_import("ortcopy_doctor.cli.audit")
     _gpu_info = lazy_import("ortcopy_doctor.collect.gpus")
     _manifest = lazy_import("ortcopy_doctor.collect.manifest")
@@ -361,18 +358,6 @@ def _outputs(inputs: list[tuple[str, Optional[Path]]], outputs: list[tuple[Any, 
     return result
 
 
-def _write_outputs(outputs: OutputSet, report: Any, asked: Asked, context: RenderContext) -> list[str]:
-    """Render every output asked for, each by its format in the registry's order, then write them all (or, on any
-    failure, none)."""
-    try:
-        for renderer in asked.formats:
-            if renderer.flag is not None and outputs.asked(renderer.flag):
-                outputs.stage(renderer.flag, renderer.render(report, context))
-        return outputs.commit()
-    finally:
-        outputs.discard()
-
-
 def _load(path: Path, command: str, cache: bool) -> Any:
     """The report ``path`` holds, re-analysed; ``cache`` (nothing is judged: no gate, no SARIF) reads a file sealed
     by this code as it is (report/seal.py: a cache, the file's word); ``-`` reads it from stdin (``check --json - |
@@ -436,7 +421,6 @@ def _load_any(path: Path, command: str, cache: bool, raw: Optional[bytes] = None
 
 # How `check --json` at several shapes starts its sweep (ShapeSweep: the format first), as _RUN_REPORT_START.
 _SWEEP_START = re.compile(rb'[ \t\r\n]*\{[ \t\r\n]*"format"[ \t\r\n]*:[ \t\r\n]*"ortcopy-doctor-sweep"')
-SWEEP = "sweep"  # what _load_diffable calls a sweep document (no renderer kind: diff renders a SweepDiff as DIFF)
 _KIND_WRITTEN_BY = {CHECK: "a check report (`check --json`)", RUN: "a run report (`run --json`)",
                     SWEEP: "a sweep (`check --dim batch=1,8 --json`, at several shapes)"}
 
@@ -458,13 +442,15 @@ def _load_diffable(path: Path, cache: bool, command: str = "diff") -> tuple[str,
         return _load_any(path, command, cache, raw)
     name = "stdin" if str(path) == "-" else str(path)
     try:
+        version = _codec.decode(raw, _codec.Header).format_version
+        problem = _codec.version_problem(0 if version is None else version, _model_sweep.SWEEP_FORMAT_VERSION,
+                                         "`check --dim ... --json`")
+        if problem:
+            raise UsageError(f"{name} has sweep {problem}")
         sweep = _codec.decode(raw, _model_sweep.ShapeSweep)
     except (_codec.DecodeError, _codec.ValidationError) as exc:
         raise UsageError(f"{name} does not match the sweep format ({_codec.message(exc)}): pass a file written by "
                          "`check --dim ... --json`") from None
-    if sweep.format_version > _model_sweep.SWEEP_FORMAT_VERSION:
-        raise UsageError(f"{name} has sweep format {sweep.format_version}, newer than this ortcopy-doctor reads "
-                         f"({_model_sweep.SWEEP_FORMAT_VERSION}): upgrade ortcopy-doctor")
     return SWEEP, sweep
 
 
@@ -581,7 +567,7 @@ def check(
             measure_providers=measure_providers,
         )
         if sweeping:
-            return _check_sweep(model, sets, options, outputs, ci, quiet)
+            return _check_sweep(model, sets, options, outputs, asked, ci, quiet)
         with _progress(sys.stderr.isatty() and not quiet) as progress:
             try:
                 report = _api.check(model, options, progress=progress)
@@ -594,7 +580,7 @@ def check(
                 _print_line(f"note: {lowered}", stderr=True)
         for name in report.evidence.model.external_data_files:  # known once the model is read
             outputs.add_input("the model's external data", model.parent / name)
-        written = _write_outputs(outputs, report, asked, RenderContext(CHECK, allow=ci.gate.allow))
+        written = write_outputs(outputs, report, asked, RenderContext(CHECK, allow=ci.gate.allow))
         if quiet:  # one line: no terminal renderer loaded (the gate prints nothing either)
             _print_line(report.verdict, stderr=outputs.uses_stdout)
             return ci.exit_code(report, None, quiet)
@@ -618,8 +604,8 @@ def _sweep_outputs_allowed(asked: Asked, outputs: OutputSet, inputs: Optional[Pa
                          "drop it, or check that shape alone")
 
 
-def _check_sweep(model: Path, sets: list[ShapeSet], options: _session.CheckOptions, outputs: OutputSet, ci: _ci.CiOptions,
-                 quiet: bool) -> int:
+def _check_sweep(model: Path, sets: list[ShapeSet], options: _session.CheckOptions, outputs: OutputSet, asked: Asked,
+                 ci: _ci.CiOptions, quiet: bool) -> int:
     """``check`` at several shapes: each checked in full, in turn; the sweep's JSON ("ortcopy-doctor-sweep"), HTML
     page and SARIF written, the per-shape table printed, then each shape's report; exit 1 where any shape fails the
     gate, or what serving the shapes in turn recommends fails --fail-on-gain."""
@@ -631,30 +617,23 @@ def _check_sweep(model: Path, sets: list[ShapeSet], options: _session.CheckOptio
         lowered = _budget.runs_lowered(report.evidence.notes)
         if lowered and not quiet:  # as a single check says it: before the reports, on stderr
             _print_line(f"note: {row.label}: {lowered}", stderr=True)
-    return _sweep_outputs(sweep, reports, model.name, outputs, ci, quiet)
+    return _sweep_outputs(sweep, reports, model.name, outputs, asked, ci, quiet)
 
 
-def _sweep_outputs(sweep: Any, reports: list[Any], model_name: str, outputs: OutputSet, ci: _ci.CiOptions,
-                   quiet: bool) -> int:
-    """A sweep's files written (JSON, HTML, SARIF: all or none), its table and each shape's report printed, and the
-    gate's exit code over every shape and the shapes in turn (``check`` at several shapes, ``report SWEEP.json``)."""
-    try:
-        if outputs.asked("--json"):
-            outputs.stage("--json", json_safe(_codec.to_json(sweep)))
-        if outputs.asked("--html"):
-            outputs.stage("--html", _sweep_render.render_html(sweep, model_name))
-        if outputs.asked("--sarif"):
-            outputs.stage("--sarif", _sarif.render_sweep_sarif(reports, [r.label for r in sweep.shapes],
-                                                               ci.gate.allow, Path.cwd()))
-        written = outputs.commit()
-    finally:
-        outputs.discard()
+def _sweep_outputs(sweep: Any, reports: list[Any], model_name: str, outputs: OutputSet, asked: Asked,
+                   ci: _ci.CiOptions, quiet: bool) -> int:
+    """A sweep's files written by the registry's SWEEP renderers (JSON, HTML, SARIF: all or none), its table and each
+    shape's report printed, and the gate's exit code over every shape and the shapes in turn (``check`` at several
+    shapes, ``report SWEEP.json``)."""
+    rendering = _model_sweep.SweepRendering(sweep, reports, model_name)
+    context = RenderContext(SWEEP, allow=ci.gate.allow)
+    written = write_outputs(outputs, rendering, asked, context)
     codes: list[int] = []
     if quiet:
         _print_line(sweep.verdict, stderr=outputs.uses_stdout)
         return max(ci.sweep_exit_code(sweep), *(ci.exit_code(report, None, quiet) for report in reports))
     out = _stdout(outputs.uses_stdout)
-    for line in _sweep_render.render_text(sweep).splitlines():  # one print a line: safe() escapes a newline
+    for line in TEXT.render(rendering, context).splitlines():  # one print a line: safe() escapes a newline
         out.print(_esc(safe(line)), highlight=False, soft_wrap=True)
     for row, report in zip(sweep.shapes, reports):
         out.print(f"\n[bold]── {_esc(safe(row.label))} ──[/]")
@@ -691,7 +670,7 @@ def report(
         if kind == RUN:
             return _report_run(loaded, outputs, asked, fail_on.value, max_transfer_bytes, allow, fail_on_gain)
         ci = _ci.CiOptions.parse(fail_on.value, max_transfer_bytes, allow, fail_on_gain=fail_on_gain)
-        written = _write_outputs(outputs, loaded, asked, RenderContext(CHECK, allow=ci.gate.allow))
+        written = write_outputs(outputs, loaded, asked, RenderContext(CHECK, allow=ci.gate.allow))
         out = _stdout(outputs.uses_stdout)
         _text.print_report(loaded, out)
         for path in written:
@@ -712,7 +691,7 @@ def _report_sweep(document: Any, path: Path, outputs: OutputSet, asked: Asked, f
 
     sweep, reports = reanalysed(document)
     name = Path(document.shapes[0].report.evidence.model.path).name if document.shapes else path.name
-    return _sweep_outputs(sweep, reports, name, outputs, ci, quiet=False)
+    return _sweep_outputs(sweep, reports, name, outputs, asked, ci, quiet=False)
 
 
 def _report_run(report: Any, outputs: OutputSet, asked: Asked, fail_on: str, max_transfer_bytes: Optional[str],
@@ -728,7 +707,7 @@ def _report_run(report: Any, outputs: OutputSet, asked: Asked, fail_on: str, max
             raise UsageError(f"{renderer.flag} renders no run report (the file is one written by `run --json`): "
                              "drop it")
     ci = _ci.CiOptions.parse(fail_on, max_transfer_bytes, allow, report=RUN)
-    written = _write_outputs(outputs, report, asked, RenderContext(RUN, allow=ci.gate.allow))
+    written = write_outputs(outputs, report, asked, RenderContext(RUN, allow=ci.gate.allow))
     _write(TEXT.render(report, RenderContext(RUN)) + "\n", stderr=outputs.uses_stdout)
     for shown in written:
         _write(f"wrote {safe(shown)}\n", stderr=outputs.uses_stdout)
@@ -774,7 +753,7 @@ def diff(
             result = diff_sweeps(a, b, *names)
         else:
             result = diff_reports(a, b, *names)
-        written = _write_outputs(outputs, result, asked, RenderContext(DIFF))
+        written = write_outputs(outputs, result, asked, RenderContext(DIFF))
         _write(TEXT.render(result, RenderContext(DIFF, show_unchanged=show_unchanged)))
         for path in written:
             _write(f"wrote {safe(path)}\n")
@@ -869,7 +848,7 @@ def demo(
             _demo_model.write_demo_model_once(model_path)  # never replaces a different demo.onnx
             with _progress(sys.stderr.isatty()) as progress:
                 result = _api.check(model_path, options, progress=progress)
-            _write_outputs(outputs, result, asked, RenderContext(CHECK))
+            write_outputs(outputs, result, asked, RenderContext(CHECK))
         except BaseException:  # an error or a signal (KeyboardInterrupt, Terminated)
             # Before the page is written, what this run created goes; after (a signal held back while the page was
             # renamed into place), the page and the model it names stay, as every output written stays.
@@ -927,6 +906,7 @@ def _demo_remove(model: Optional[Path], folders: list[Path]) -> None:
 
 
 @app.command(short_help="Check a model zoo, a row a model; gate on a baseline.")
+@output_options(AUDIT, by_default={"html": "OUT/index.html"})
 def audit(
     targets: list[str] = typer.Argument(..., help="A manifest (.toml, .json, .yaml) of models and their check flags, or model files, folders and globs; `audit merge SHARD.jsonl...` joins shards."),
     out: Path = typer.Option(Path("audit-out"), "--out", help="The audit's folder: audit.jsonl (a row a line), reports/, index.html."),
@@ -936,8 +916,7 @@ def audit(
     shard: Optional[str] = typer.Option(None, "--shard", help="I/N: run the I-th of N deterministic slices of the rows (merge them with `audit merge`)."),
     baseline: Optional[Path] = typer.Option(None, "--baseline", help="An earlier audit's audit.jsonl (or its folder, or a folder of check reports): exit 1 on any regression."),
     allow_regression: list[str] = typer.Option([], "--allow-regression", help="A regression kind that does not fail the gate: new_memcpy, new_fallback, more_copies, more_bytes, slower, newly_failing, missing (repeatable)."),
-    sarif: Optional[Path] = typer.Option(None, "--sarif", help="Write SARIF 2.1.0 here: one result per regression."),
-    index: bool = typer.Option(True, "--index/--no-index", help="Write --out/index.html."),
+    asked: Asked = ASKED,  # --html (the index page; --no-html), --sarif (cli/outputs.py)
     check_args: str = typer.Option("", "--check-args", help="Flags for every row's check, as typed (e.g. \"--provider cuda --runs 5\"), after a manifest's own."),
     timeout: float = typer.Option(900.0, "--timeout", min=1.0, help="Seconds a row of model files may run (a manifest sets its own)."),
     strict: bool = typer.Option(False, "--strict", help="Exit 1 also where a row failed, crashed or timed out (without --baseline only a regression does)."),
@@ -951,11 +930,11 @@ def audit(
         warned: list[str] = []
         warn = warned.append
         if targets[0] == "merge":
-            return _audit_merge(targets[1:], out, baseline, allow_regression, sarif, index, strict, quiet)
+            return _audit_merge(targets[1:], out, baseline, allow_regression, asked, strict, quiet)
 
         shared = shlex.split(check_args)
         reads = [Path(t) for t in targets if Path(t).is_file()] + ([baseline] if baseline is not None else [])
-        outputs = _audit_cli.planned_outputs(out, index, sarif, reads)
+        outputs = _audit_cli.planned_outputs(out, asked, reads)
         slice_of = _audit_cli.parse_shard(shard)
         entries = [e for e in _manifest.read_targets(targets, shared, timeout) if _audit_cli.in_shard(e.id, slice_of)]
         chosen = _audit_cli.parse_gpus(gpus, _gpu_info.visible_gpus())
@@ -967,20 +946,19 @@ def audit(
             kept = _audit_cli.rows_done(jsonl)
             _fail(f"interrupted: {kept} of {len(entries)} rows done (in {jsonl}); run the same command with "
                   "--resume to continue", int(ExitCode.INTERRUPTED))
-        return _audit_end(rows, outputs, baseline, allow_regression, strict, quiet, warned,
+        return _audit_end(rows, outputs, asked, baseline, allow_regression, strict, quiet, warned,
                           f"ortcopy-doctor audit: {len(rows)} rows" + (f" (shard {shard})" if shard else ""))
 
     _guard(body)
 
 
-def _audit_merge(files: list[str], out: Path, baseline: Optional[Path], allow: list[str], sarif: Optional[Path],
-                 index: bool, strict: bool, quiet: bool) -> int:
+def _audit_merge(files: list[str], out: Path, baseline: Optional[Path], allow: list[str], asked: Asked, strict: bool,
+                 quiet: bool) -> int:
     """``audit merge SHARD.jsonl...``: the shards' rows as one audit in --out (audit.jsonl, index, gate)."""
     if not files:
         raise UsageError("audit merge: give the shards' audit.jsonl files (or their folders)")
     shards = [Path(f) for f in files]
-    outputs = _audit_cli.planned_outputs(out, index, sarif, [*shards, *([baseline] if baseline else [])],
-                                         merged=True)
+    outputs = _audit_cli.planned_outputs(out, asked, [*shards, *([baseline] if baseline else [])], merged=True)
     warned: list[str] = []
     try:
         rows = _audit_cli.merge_files(shards, warned.append)
@@ -990,22 +968,23 @@ def _audit_merge(files: list[str], out: Path, baseline: Optional[Path], allow: l
         reports = (shard if shard.is_dir() else shard.parent) / _audit_cli.REPORTS
         if reports.is_dir() and reports.resolve() != (out / _audit_cli.REPORTS).resolve():
             shutil.copytree(reports, out / _audit_cli.REPORTS, dirs_exist_ok=True)
-    return _audit_end(rows, outputs, baseline, allow, strict, quiet, warned,
+    return _audit_end(rows, outputs, asked, baseline, allow, strict, quiet, warned,
                       f"ortcopy-doctor audit: {len(rows)} rows (merged from {len(files)} shards)")
 
 
-def _audit_end(rows: list[Any], outputs: OutputSet, baseline: Optional[Path], allow: list[str], strict: bool,
-               quiet: bool, warned: list[str], title: str) -> int:
+def _audit_end(rows: list[Any], outputs: OutputSet, asked: Asked, baseline: Optional[Path], allow: list[str],
+               strict: bool, quiet: bool, warned: list[str], title: str) -> int:
     """The gate, the files written (all or none), the summary printed (on stderr where SARIF takes stdout); the
     exit code."""
     regressions = _audit_cli.gate(rows, baseline, allow, warned.append)
-    written = _audit_cli.write_results(outputs, rows, regressions, title)
+    result = _model_audit.AuditResult(rows, regressions, title)
+    written = _audit_cli.write_results(outputs, result, asked)
     for line in warned:
         _print_line(f"warning: {line}", stderr=True)
     if quiet:
         _print_line(_render_audit.headline(rows, regressions), stderr=outputs.uses_stdout)
     else:
-        _write(_render_audit.render_summary_text(rows, regressions) + "\n", stderr=outputs.uses_stdout)
+        _write(TEXT.render(result, RenderContext(AUDIT)) + "\n", stderr=outputs.uses_stdout)
         for path in written:
             _write(f"wrote {safe(str(path))}\n", stderr=outputs.uses_stdout)
     failed = strict and any(r.status != _model_audit.RowStatus.OK for r in rows)
@@ -1068,7 +1047,7 @@ def _run_body(command: list[str], *, asked: Asked, quiet: bool, fail_on: str, ce
         outputs.add_input("the program's model", model)
         for data in _model_file.external_data_files(Path(model)):  # its weights too: written over, the model computes garbage
             outputs.add_input("the external data of the program's model", data)
-    written = _write_outputs(outputs, report, asked, RenderContext(RUN, allow=ci.gate.allow))
+    written = write_outputs(outputs, report, asked, RenderContext(RUN, allow=ci.gate.allow))
     # The report goes to stderr: the program's stdout stays the program's.
     _write("\n" + (report.verdict if quiet else TEXT.render(report, RenderContext(RUN))) + "\n", stderr=True)
     if not quiet:

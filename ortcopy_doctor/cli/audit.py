@@ -27,26 +27,26 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Optional
 
+from ortcopy_doctor.cli.outputs import Asked, write_outputs
 from ortcopy_doctor.cli.supervisor import ENDINGS
 from ortcopy_doctor.model import codec
-from ortcopy_doctor.model.audit import AuditEntry, AuditRow, Regression, RegressionKind, RowStatus
+from ortcopy_doctor.model.audit import AuditEntry, AuditResult, AuditRow, Regression, RegressionKind, RowStatus
 from ortcopy_doctor.model.errors import DoctorError, UsageError
 from ortcopy_doctor.model.lazy import lazy_import
 from ortcopy_doctor.render.output import OutputSet
+from ortcopy_doctor.render.registry import AUDIT, RenderContext
 
 if TYPE_CHECKING:
     from ortcopy_doctor.collect import gpus as _gpus
-    from ortcopy_doctor.render import audit as _render_audit
     from ortcopy_doctor.report import audit as _report_audit, core as _report_core
 else:  # each on first use (model/lazy.py): NVML where a row measures, the analysis with the first report
     _gpus = lazy_import("ortcopy_doctor.collect.gpus")
-    _render_audit = lazy_import("ortcopy_doctor.render.audit")
     _report_audit = lazy_import("ortcopy_doctor.report.audit")
     _report_core = lazy_import("ortcopy_doctor.report.core")
 
 STDERR_TAIL_LINES = 20
 REPORTS = "reports"
-INDEX = "index.html"
+INDEX_STEM = "index"  # the index page: --out/index.html (the HTML format's suffix)
 JSONL = "audit.jsonl"  # report/audit.py's name for it: kept here so that `--help` loads no analysis
 
 
@@ -371,36 +371,27 @@ def gate(rows: Sequence[AuditRow], baseline: Path | None, allow: Sequence[str],
     return _report_audit.compare(old, rows, kinds)
 
 
-def planned_outputs(out: Path, index: bool, sarif: Path | None, reads: Sequence[Path],
-                    merged: bool = False) -> OutputSet:
-    """The audit's files checked before any row runs (render/output.py, as every command's): ``--out``'s index (and,
-    for ``audit merge``, its audit.jsonl), ``--sarif`` (``-``: stdout), none of them one of ``reads`` (the manifest,
-    the baseline, the shards)."""
+def planned_outputs(out: Path, asked: Asked, reads: Sequence[Path], merged: bool = False) -> OutputSet:
+    """The audit's files checked before any row runs (render/output.py, as every command's): the formats ``asked``
+    (the index page, ``--out``/index.html unless ``--no-html``; ``--sarif``, ``-``: stdout) and, for ``audit merge``,
+    ``--out``'s audit.jsonl; none of them one of ``reads`` (the manifest, the baseline, the shards)."""
     out.mkdir(parents=True, exist_ok=True)
     outputs = OutputSet()
     for path in reads:
         outputs.add_input("an audit's input", path / JSONL if path.is_dir() else path)
     if merged:
         outputs.add("--out", out / JSONL)
-    if index:
-        outputs.add("--index", out / INDEX)
-    outputs.add("--sarif", sarif, stdout_ok=True)
+    for renderer, target in asked.targets(stem=str(out / INDEX_STEM)):
+        if renderer.flag is not None:
+            outputs.add(renderer.flag, target, stdout_ok=renderer.stdout_ok)
     return outputs
 
 
-def write_results(outputs: OutputSet, rows: Sequence[AuditRow], regressions: list[Regression] | None,
-                  title: str) -> list[str]:
-    """The merged audit.jsonl, the index page and the SARIF that ``outputs`` plans, all written or none."""
-    try:
-        if outputs.asked("--out"):
-            outputs.stage("--out", "".join(codec.to_json(r, indent=0) + "\n" for r in rows))
-        if outputs.asked("--index"):
-            outputs.stage("--index", _render_audit.render_index_html(rows, regressions, title))
-        if outputs.asked("--sarif"):
-            outputs.stage("--sarif", _render_audit.render_sarif(regressions or [], rows, Path.cwd()))
-        return outputs.commit()
-    finally:
-        outputs.discard()
+def write_results(outputs: OutputSet, result: AuditResult, asked: Asked) -> list[str]:
+    """The merged audit.jsonl and the formats asked (the index page, SARIF) that ``outputs`` plans, all written or
+    none."""
+    merged = {"--out": "".join(codec.to_json(r, indent=0) + "\n" for r in result.rows)} if outputs.asked("--out") else {}
+    return write_outputs(outputs, result, asked, RenderContext(AUDIT), merged)
 
 
 __all__ = ["audit_rows", "gate", "in_shard", "parse_gpus", "parse_shard", "planned_outputs", "safe_name", "write_results"]

@@ -15,12 +15,15 @@ import functools
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Optional, TypeVar
 
 import typer
 
 from ortcopy_doctor.model.errors import UsageError
-from ortcopy_doctor.render.registry import Renderer, formats_for
+from ortcopy_doctor.render.registry import RenderContext, Renderer, formats_for
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.render.output import OutputSet
 
 STDOUT_HELP = "; - for stdout"
 PARAMETER = "asked"  # the parameter of a command that the options take the place of
@@ -149,4 +152,19 @@ def output_options(kind: str, *, only: Optional[Iterable[str]] = None, by_defaul
     return decorate
 
 
-__all__ = ["ASKED", "Asked", "STDOUT_HELP", "output_options"]
+def write_outputs(outputs: OutputSet, report: Any, asked: Asked, context: RenderContext,
+                  staged: Optional[Mapping[str, str]] = None) -> list[str]:
+    """Render every output asked for, each by its format in the registry's order, then write them all with
+    ``staged`` (flag -> text the command made itself: an audit's merged rows), or, on any failure, none."""
+    try:
+        for flag, text in (staged or {}).items():
+            outputs.stage(flag, text)
+        for renderer in asked.formats:
+            if renderer.flag is not None and outputs.asked(renderer.flag):
+                outputs.stage(renderer.flag, renderer.render(report, context))
+        return outputs.commit()
+    finally:
+        outputs.discard()
+
+
+__all__ = ["ASKED", "Asked", "STDOUT_HELP", "output_options", "write_outputs"]

@@ -9,7 +9,7 @@ file, a merged file and a baseline read alike).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import msgspec
 from msgspec import field
@@ -89,5 +89,14 @@ class Regression(msgspec.Struct, frozen=True, kw_only=True):
     allowed: bool = False  # its kind was allowed (--allow-regression): named, not failing
 
 
-__all__ = ["AUDIT_FORMAT", "AUDIT_FORMAT_VERSION", "AuditEntry", "AuditRow", "Regression", "RegressionKind",
+class AuditResult(NamedTuple):
+    """What the renderers of an audit read (render/registry.py, kind ``AUDIT``): its rows, the regressions against
+    the baseline (None: no baseline) and the index page's title."""
+
+    rows: list[AuditRow]
+    regressions: list[Regression] | None
+    title: str
+
+
+__all__ = ["AUDIT_FORMAT", "AUDIT_FORMAT_VERSION", "AuditEntry", "AuditResult", "AuditRow", "Regression", "RegressionKind",
            "RowStatus"]

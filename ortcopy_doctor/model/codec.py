@@ -77,13 +77,35 @@ def convert(data: Any, into: Any) -> Any:
     return msgspec.convert(data, into)
 
 
-def convert_versioned(data: dict[str, Any], into: type[T], format_name: str, newest: int, what: str) -> T:
+class Header(msgspec.Struct, frozen=True):
+    """What a document says it is, read before its fields (``decode(data, Header)``): a newer version's fields would
+    be misread, so its version is judged first."""
+
+    format: Any = None
+    format_version: Any = None
+
+
+def version_problem(version: object, newest: int, written_by: str) -> str | None:
+    """What keeps a document whose ``format_version`` is ``version`` from being read by this code, which reads versions
+    up to ``newest``: the words after "NAME has WHAT " (``r.json has run report format 9, newer than this
+    ortcopy-doctor reads (1): upgrade ortcopy-doctor``); None where nothing does. ``written_by`` names what writes
+    such a document (```run --json```). The one version check of every versioned document the tool reads."""
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        return f"format_version {str(version)[:40]!r}, not a version number: pass a file written by {written_by}"
+    if version > newest:
+        return f"format {version}, newer than this ortcopy-doctor reads ({newest}): upgrade ortcopy-doctor"
+    return None
+
+
+def convert_versioned(data: dict[str, Any], into: type[T], format_name: str, newest: int, what: str,
+                      written_by: str = "ortcopy-doctor") -> T:
     """``convert`` of a recorded document that names its ``format`` and ``format_version``: ``ValueError`` where it
-    is another format (``not ortcopy-doctor <what>``) or a version newer than ``newest``."""
+    is another format (``not ortcopy-doctor <what>``) or a version this code does not read (``version_problem``)."""
     if data.get("format") != format_name:
         raise ValueError(f"not ortcopy-doctor {what}")
-    if int(data.get("format_version", 0)) > newest:
-        raise ValueError(f"{what} format {data.get('format_version')} is newer than this ortcopy-doctor reads")
+    problem = version_problem(data.get("format_version", 0), newest, written_by)
+    if problem:
+        raise ValueError(f"the document has {what} {problem}")
     return convert(data, into)
 
 
@@ -92,5 +114,5 @@ def message(exc: Exception) -> str:
     return " ".join(str(exc).split())[:200] or type(exc).__name__
 
 
-__all__ = ["DecodeError", "ValidationError", "convert", "convert_versioned", "decode", "message", "to_builtins", "to_json",
-           "to_json_bytes"]
+__all__ = ["DecodeError", "Header", "ValidationError", "convert", "convert_versioned", "decode", "message", "to_builtins", "to_json",
+           "to_json_bytes", "version_problem"]

@@ -471,13 +471,9 @@ def load_pipeline_report(raw: bytes, name: str = "stdin") -> PipelineReport:
         raise ValueError(f"{name} is not readable JSON ({codec.message(exc)})") from None
     if not isinstance(data, dict) or data.get("format") != PIPELINE_REPORT_FORMAT:
         raise ValueError(f"{name} is not a run report: pass a file written by `run --json`")
-    version = data.get("format_version", 0)
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        raise ValueError(f"{name} has run report format_version {str(version)[:40]!r}, not a version number: pass a "
-                         "file written by `run --json`")
-    if version > PIPELINE_FORMAT_VERSION:
-        raise ValueError(f"{name} has run report format {version}, newer than this ortcopy-doctor reads "
-                         f"({PIPELINE_FORMAT_VERSION}): upgrade ortcopy-doctor")
+    problem = codec.version_problem(data.get("format_version", 0), PIPELINE_FORMAT_VERSION, "`run --json`")
+    if problem:
+        raise ValueError(f"{name} has run report {problem}")
     try:
         observations = data.get("observations")
         if observations is not None:

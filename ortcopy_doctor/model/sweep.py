@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import msgspec
 from msgspec import field
-from typing import Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
+from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.report import ReportDocument
+
+if TYPE_CHECKING:
+    from ortcopy_doctor.model.report import Report
 
 SWEEP_FORMAT = "ortcopy-doctor-sweep"
 SWEEP_FORMAT_VERSION = 1
@@ -97,4 +101,18 @@ class ShapeSweep(msgspec.Struct, frozen=True, kw_only=True):
     switch_recommended: str = ""  # the SwitchOption.option recommended ("" for none)
 
 
-__all__ = ["SWEEP_FORMAT", "SWEEP_FORMAT_VERSION", "ShapeResult", "ShapeSet", "ShapeSweep", "ShapeSwitch", "SwitchOption"]
+class SweepRendering(NamedTuple):
+    """What the renderers of a sweep read (render/registry.py, kind ``SWEEP``): the sweep document, each shape's
+    report (SARIF: a run per shape) and the model's file name (the HTML page's title)."""
+
+    sweep: ShapeSweep
+    reports: list[Report]
+    model_name: str
+
+    def to_json(self) -> str:
+        """The sweep document as JSON (``--json``), as every report writes its own."""
+        return codec.to_json(self.sweep)
+
+
+__all__ = ["SWEEP_FORMAT", "SWEEP_FORMAT_VERSION", "ShapeResult", "ShapeSet", "ShapeSweep", "ShapeSwitch",
+           "SweepRendering", "SwitchOption"]

@@ -3,7 +3,9 @@
 A renderer (``Renderer``) says what it is called (``name``), the flag that asks for it (``--html``; None for the
 terminal's text, which no flag asks for), its help, whether ``-`` (stdout) may take it, the suffix of its default
 file, which kinds of report it renders (``CHECK``: the ``Report`` of check, report and demo; ``DIFF``: diff's
-``ReportDiff``, ``RunDiff`` or ``SweepDiff``; ``RUN``: run's ``PipelineReport``) and ``render(report, context) -> str``.
+``ReportDiff``, ``RunDiff`` or ``SweepDiff``; ``RUN``: run's ``PipelineReport``; ``SWEEP``: a check at several shapes,
+``model.sweep.SweepRendering``; ``AUDIT``: an audit's rows, ``model.audit.AuditResult``) and ``render(report, context) ->
+str``.
 
 ``REGISTRY`` holds the formats by name, in the order the command line adds and writes their outputs: text, JSON,
 HTML, SARIF, trace. The command line builds its output options from it (cli/outputs.py), so a format registered
@@ -24,22 +26,26 @@ from ortcopy_doctor.model.lazy import lazy_import
 from ortcopy_doctor.render.terminal import json_safe
 
 if TYPE_CHECKING:
-    from ortcopy_doctor.render import (diff as _diff, html as _html, pipeline as _pipeline, sarif as _sarif,
-                                       text as _text, trace as _trace)
+    from ortcopy_doctor.render import (audit as _audit, diff as _diff, html as _html, pipeline as _pipeline,
+                                       sarif as _sarif, sweep as _sweep, text as _text, trace as _trace)
 else:
     # Each format's renderer runs when it first renders (model/lazy.py): `--help` and `check -q` load neither rich
     # nor jinja2.
+    _audit = lazy_import("ortcopy_doctor.render.audit")
     _diff = lazy_import("ortcopy_doctor.render.diff")
     _html = lazy_import("ortcopy_doctor.render.html")
     _pipeline = lazy_import("ortcopy_doctor.render.pipeline")
     _sarif = lazy_import("ortcopy_doctor.render.sarif")
+    _sweep = lazy_import("ortcopy_doctor.render.sweep")
     _text = lazy_import("ortcopy_doctor.render.text")
     _trace = lazy_import("ortcopy_doctor.render.trace")
 
 CHECK = "check"  # a check's Report: check, report, demo
 DIFF = "diff"  # a ReportDiff: diff
 RUN = "run"  # a PipelineReport: run
-KINDS = (CHECK, DIFF, RUN)
+SWEEP = "sweep"  # a SweepRendering: check at several shapes, report of a sweep's JSON
+AUDIT = "audit"  # an AuditResult: audit, audit merge
+KINDS = (CHECK, DIFF, RUN, SWEEP, AUDIT)
 
 # What a renderer keeps of a check that ended early with partial evidence (cli/app.py, _keep_partial_evidence).
 EVIDENCE = "evidence"  # the evidence gathered so far, whatever the error
@@ -156,6 +162,14 @@ def _run_text(report: Any, context: RenderContext) -> str:
     return _pipeline.render_pipeline_text(report)
 
 
+def _sweep_text(report: Any, context: RenderContext) -> str:
+    return _sweep.render_text(report.sweep)
+
+
+def _audit_text(report: Any, context: RenderContext) -> str:
+    return _audit.render_summary_text(report.rows, report.regressions)
+
+
 def _json(report: Any, context: RenderContext) -> str:
     # the check's Report and the run's PipelineReport write their own JSON (model.codec); names from a model in it
     # (C1 controls, bidi and line separators, which JSON allows raw) are written as escapes: a terminal shows
@@ -175,12 +189,30 @@ def _run_html(report: Any, context: RenderContext) -> str:
     return _pipeline.render_pipeline_html(report)
 
 
+def _sweep_html(report: Any, context: RenderContext) -> str:
+    return _sweep.render_html(report.sweep, report.model_name)
+
+
+def _audit_html(report: Any, context: RenderContext) -> str:
+    return _audit.render_index_html(report.rows, report.regressions, report.title)
+
+
 def _check_sarif(report: Any, context: RenderContext) -> str:
     return _sarif.render_sarif(report, context.allow, context.base if context.base is not None else Path.cwd())
 
 
 def _run_sarif(report: Any, context: RenderContext) -> str:
     return _sarif.render_run_sarif(report, context.allow, context.base if context.base is not None else Path.cwd())
+
+
+def _sweep_sarif(report: Any, context: RenderContext) -> str:
+    return _sarif.render_sweep_sarif(report.reports, [row.label for row in report.sweep.shapes], context.allow,
+                                     context.base if context.base is not None else Path.cwd())
+
+
+def _audit_sarif(report: Any, context: RenderContext) -> str:
+    return _audit.render_sarif(report.regressions or [], report.rows,
+                               context.base if context.base is not None else Path.cwd())
 
 
 def _check_trace(report: Any, context: RenderContext) -> str:
@@ -195,24 +227,31 @@ REGISTRY: dict[str, Renderer] = {}
 
 TEXT = register(Format(
     "text", title="text", suffix=".txt",
-    renders={CHECK: _check_text, DIFF: _diff_text, RUN: _run_text},
-    helps={CHECK: "The report as plain text", DIFF: "The diff as plain text", RUN: "The pipeline report as plain text"},
+    renders={CHECK: _check_text, DIFF: _diff_text, RUN: _run_text, SWEEP: _sweep_text, AUDIT: _audit_text},
+    helps={CHECK: "The report as plain text", DIFF: "The diff as plain text", RUN: "The pipeline report as plain text",
+           SWEEP: "The table of the shapes and the verdict across them as plain text",
+           AUDIT: "The audit's summary as plain text"},
 ))
 JSON = register(Format(
     "json", flag="--json", title="JSON", suffix=".json", stdout_ok=True, partial=EVIDENCE,
-    renders={CHECK: _json, RUN: _json},
+    renders={CHECK: _json, RUN: _json, SWEEP: _json},
     helps={CHECK: "Write evidence and report as JSON here",
-           RUN: "Write the pipeline report (with its observations) as JSON here"},
+           RUN: "Write the pipeline report (with its observations) as JSON here",
+           SWEEP: "Write the sweep (each shape's report with its evidence) as JSON here"},
 ))
 HTML = register(Format(
     "html", flag="--html", short="-o", title="HTML", suffix=".html", partial=PREDICTION,
-    renders={CHECK: _check_html, DIFF: _diff_html, RUN: _run_html},
-    helps={CHECK: "HTML report path", DIFF: "Write the diff as an HTML page here", RUN: "HTML report path"},
+    renders={CHECK: _check_html, DIFF: _diff_html, RUN: _run_html, SWEEP: _sweep_html, AUDIT: _audit_html},
+    helps={CHECK: "HTML report path", DIFF: "Write the diff as an HTML page here", RUN: "HTML report path",
+           SWEEP: "HTML report path (the shapes' table, then each shape's report)",
+           AUDIT: "The index page's path: the regressions, then a row a model, linking each row's report"},
 ))
 SARIF = register(Format(
     "sarif", flag="--sarif", title="SARIF", suffix=".sarif", stdout_ok=True, judges=True,
-    renders={CHECK: _check_sarif, RUN: _run_sarif},
+    renders={CHECK: _check_sarif, RUN: _run_sarif, SWEEP: _sweep_sarif, AUDIT: _audit_sarif},
     helps={CHECK: "Write SARIF 2.1.0 here (one rule per finding kind) for code-scanning UIs",
+           SWEEP: "Write SARIF 2.1.0 here (a run per shape) for code-scanning UIs",
+           AUDIT: "Write SARIF 2.1.0 here: one result per regression",
            RUN: "Write SARIF 2.1.0 here (the run rules; results at the program's source lines) for code-scanning UIs"},
 ))
 TRACE = register(Format(
@@ -223,5 +262,5 @@ TRACE = register(Format(
                 "uploads, downloads and the loop's iterations, on the stage table's clock"},
 ))
 
-__all__ = ["CHECK", "DIFF", "EVIDENCE", "HTML", "JSON", "KINDS", "PREDICTION", "REGISTRY", "RUN", "SARIF", "TEXT",
-           "TRACE", "Format", "RenderContext", "Renderer", "by_flag", "formats_for", "register"]
+__all__ = ["AUDIT", "CHECK", "DIFF", "EVIDENCE", "HTML", "JSON", "KINDS", "PREDICTION", "REGISTRY", "RUN", "SARIF", "SWEEP",
+           "TEXT", "TRACE", "Format", "RenderContext", "Renderer", "by_flag", "formats_for", "register"]

@@ -62,10 +62,10 @@ def _row(line: bytes, name: str, number: int) -> AuditRow:
     kind = data.get("format") if isinstance(data, dict) else None
     if isinstance(data, dict) and isinstance(kind, str) and kind != AUDIT_FORMAT:
         raise ValueError(f"{name}: line {number} is a {kind!r} document, not an audit row")
-    version = data.get("format_version") if isinstance(data, dict) else None
-    if isinstance(version, int) and not isinstance(version, bool) and version > AUDIT_FORMAT_VERSION:
-        raise ValueError(f"{name}: line {number} has audit row format {version}, newer than this "
-                         f"ortcopy-doctor reads ({AUDIT_FORMAT_VERSION}): upgrade ortcopy-doctor")
+    problem = codec.version_problem(data.get("format_version", AUDIT_FORMAT_VERSION), AUDIT_FORMAT_VERSION,
+                                    "an audit") if isinstance(data, dict) else None
+    if problem:
+        raise ValueError(f"{name}: line {number} has audit row {problem}")
     try:
         return codec.convert(data, AuditRow)
     except codec.ValidationError as exc:

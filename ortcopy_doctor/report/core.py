@@ -212,14 +212,11 @@ def load_report_bytes(data: bytes, name: str = "stdin", *, cache: bool = False) 
 
 
 def _check_version(path: Path, what: str, version: object, newest: int) -> None:
-    """Refuse a ``format_version`` (of the report, or of the evidence inside it) that is no version number, or one
-    newer than this ortcopy-doctor reads."""
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        raise UsageError(f"{path} has {what} format_version {str(version)[:40]!r}, not a version number: "
-                         "pass a file written by `check --json`")
-    if version > newest:
-        raise UsageError(f"{path} has {what} format {version}, newer than this ortcopy-doctor reads "
-                         f"({newest}): upgrade ortcopy-doctor")
+    """Refuse a ``format_version`` (of the report, or of the evidence inside it) that this code does not read
+    (``codec.version_problem``)."""
+    problem = codec.version_problem(version, newest, "`check --json`")
+    if problem:
+        raise UsageError(f"{path} has {what} {problem}")
 
 
 class _Envelope(msgspec.Struct, frozen=True):
@@ -237,19 +234,21 @@ class _Envelope(msgspec.Struct, frozen=True):
 _AN_OBJECT = re.compile(rb"[ \t\r\n]*\{")  # JSON text that is an object (what the JSON grammar allows before it)
 
 
-class _EvidenceHeader(msgspec.Struct, frozen=True):
-    """An evidence document's version, read before the whole of it."""
-
-    format_version: Any = 0
-
-
 def _load_report(path: Path, raw: bytes | None = None, *, cache: bool = False) -> Report:
     try:
         if raw is None:
             raw = path.read_bytes()
-        envelope = codec.decode(raw, _Envelope)
     except FileNotFoundError:
         raise UsageError(f"{path} not found: pass a JSON file written by `ortcopy-doctor check --json`") from None
+    except OSError as exc:
+        raise UsageError(f"{path} is not readable JSON ({codec.message(exc)}): pass a file written by "
+                         "`check --json`") from None
+    if cache:  # a report this code keyed: read once, as it is (a file that is not one is read below, as ever)
+        stored = _stored_report(raw)
+        if stored is not None:
+            return stored
+    try:
+        envelope = codec.decode(raw, _Envelope)
     except codec.ValidationError:  # JSON, but no object
         raise UsageError(f"{path} is not an ortcopy-doctor report: pass a file written by `check --json`") from None
     except (OSError, codec.DecodeError) as exc:
@@ -266,12 +265,8 @@ def _load_report(path: Path, raw: bytes | None = None, *, cache: bool = False) -
     if evidence_raw is None or not _AN_OBJECT.match(memoryview(evidence_raw)):  # (no copy of the evidence's bytes)
         raise UsageError(f"{path} is not an ortcopy-doctor report: pass a file written by `check --json`")
     try:
-        header = codec.decode(evidence_raw, _EvidenceHeader)
-        _check_version(path, "evidence", header.format_version, EVIDENCE_FORMAT_VERSION)
-        if cache and envelope.format == REPORT_FORMAT and envelope.analysed_by:
-            stored = _stored_report(raw, envelope.analysed_by)
-            if stored is not None:
-                return stored
+        version = codec.decode(evidence_raw, codec.Header).format_version
+        _check_version(path, "evidence", 0 if version is None else version, EVIDENCE_FORMAT_VERSION)
         evidence = codec.decode(evidence_raw, Evidence)
         # the values (kinds, directions, sizes) are checked by the analysis itself
         return analyse(evidence)
@@ -280,19 +275,21 @@ def _load_report(path: Path, raw: bytes | None = None, *, cache: bool = False) -
                          "`check --json`") from None
 
 
-def _stored_report(raw: bytes, key: str) -> Report | None:
+def _stored_report(raw: bytes) -> Report | None:
     """The report ``raw`` holds, read as it is rather than re-analysed (``from_cache``), where its ``analysed_by``
     is this code's key for what it holds (seal.py), so that re-analysis would give back what it holds unless someone
-    edited it and keyed it again. None where the file does not decode to this format's types, the key differs, or
-    what it holds fails ``cache_problem`` (then ``load_report`` re-analyses it)."""
+    edited it and keyed it again. None where the file does not decode to this format's and version's types, has no
+    key or another one, or what it holds fails ``cache_problem`` (then ``load_report`` reads it as any file: its
+    format and versions checked, its evidence re-analysed)."""
     try:
         stored = codec.decode(raw, ReportDocument)
     except (codec.DecodeError, RecursionError):
         return None
     evidence = stored.evidence
-    if (stored.format_version, evidence.format_version) != (REPORT_FORMAT_VERSION, EVIDENCE_FORMAT_VERSION):
+    if (stored.format, stored.format_version, evidence.format_version) != (
+            REPORT_FORMAT, REPORT_FORMAT_VERSION, EVIDENCE_FORMAT_VERSION) or not stored.analysed_by:
         return None
-    if analysis_key(replace(stored, analysed_by="")) != key:
+    if analysis_key(replace(stored, analysed_by="")) != stored.analysed_by:
         return None
     prediction = None
     if stored.prediction is not None:

@@ -11,7 +11,8 @@ import msgspec
 from ortcopy_doctor.analysis.stats import median_ci
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.providers import short
-from ortcopy_doctor.model.report import Report
+from ortcopy_doctor.model.report import Report, ReportDocument
+from ortcopy_doctor.model.schema import SCHEMA_ID as REPORT_SCHEMA_ID
 from ortcopy_doctor.report.core import analyse
 from ortcopy_doctor.model.sweep import (SWEEP_FORMAT, SWEEP_FORMAT_VERSION, ShapeResult, ShapeSet, ShapeSweep,
                                         ShapeSwitch)
@@ -135,6 +136,10 @@ def sweep_schema() -> dict[str, Any]:
     generated = msgspec.json.schema(ShapeSweep)
     definitions = generated["$defs"]
     root = definitions.pop(ShapeSweep.__name__)
+    # each shape's report document is report.schema.json's, referred to by its $id rather than written again
+    report_ref = f"#/$defs/{ReportDocument.__name__}"
+    root, definitions = _refer(root, report_ref, REPORT_SCHEMA_ID), _refer(definitions, report_ref, REPORT_SCHEMA_ID)
+    definitions = {name: definitions[name] for name in sorted(_reached(root, definitions))}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SWEEP_SCHEMA_ID,
             "title": "ortcopy-doctor sweep",
             "description": (f"The JSON written by `ortcopy-doctor check --json` at several shapes (--dim batch=1,8, "
@@ -142,6 +147,32 @@ def sweep_schema() -> dict[str, Any]:
                             f"{SWEEP_FORMAT}, version {SWEEP_FORMAT_VERSION}); each shape's report is a report "
                             "document (report.schema.json). Readers should ignore keys they do not know."),
             **{k: v for k, v in root.items() if k not in ("title", "description")}, "$defs": definitions}
+
+
+def _refer(schema: Any, ref: str, target: str) -> Any:
+    """``schema`` with every ``{"$ref": ref}`` made ``{"$ref": target}``."""
+    if isinstance(schema, dict):
+        return {k: (target if k == "$ref" and v == ref else _refer(v, ref, target)) for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_refer(v, ref, target) for v in schema]
+    return schema
+
+
+def _reached(schema: Any, definitions: dict[str, Any]) -> set[str]:
+    """The names of ``definitions`` that ``schema`` refers to (``#/$defs/NAME``), directly or through them."""
+    found: set[str] = set()
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] not in found:
+                found.add(ref[8:])
+                pending.append(definitions[ref[8:]])
+            pending.extend(v for k, v in node.items() if k != "$ref")
+        elif isinstance(node, list):
+            pending.extend(node)
+    return found
 
 
 def reanalysed(document: ShapeSweep) -> tuple[ShapeSweep, list[Report]]:

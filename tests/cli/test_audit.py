@@ -71,7 +71,7 @@ name = "hang"
 custom_op_library = ["libhang.so"]
 timeout = 3
 """)
-    result = run_cli(["audit", "zoo.toml", "--out", "out", "--no-index"], tmp_path)
+    result = run_cli(["audit", "zoo.toml", "--out", "out", "--no-html"], tmp_path)
     assert result.returncode == 0, (result.stdout, result.stderr)
     rows = {r["id"]: r for r in _rows(tmp_path / "out")}
     assert (rows["conv"]["status"], rows["crash"]["status"], rows["hang"]["status"]) == ("ok", "crashed", "timeout")
@@ -85,7 +85,7 @@ timeout = 3
 
 def test_a_row_s_numbers_are_those_of_a_plain_check(zoo):
     _manifest(zoo, '[[model]]\npath = "celu.onnx"\nproviders = ["cuda"]\n', "one.toml")
-    audit = run_cli(["audit", "one.toml", "--out", "one", "--no-index", "-q"], zoo)
+    audit = run_cli(["audit", "one.toml", "--out", "one", "--no-html", "-q"], zoo)
     check = run_cli(["check", "celu.onnx", "-p", "cuda", "--runs", "1", "--timed-runs", "3", "--warmup", "1",
                      "--json", "plain.json", "--no-html", "-q"], zoo)
     assert audit.returncode == 0 and check.returncode in (0, 1), (audit.stderr, check.stderr)
@@ -106,7 +106,7 @@ def test_measuring_rows_hold_a_gpu_alone_and_static_rows_none(zoo):
     body = "".join(f'[[model]]\npath = "conv.onnx"\nname = "m{i}"\ndims = {{ batch = {i + 1} }}\n' for i in range(4))
     body += '[[model]]\npath = "conv.onnx"\nname = "s"\nstatic = true\n'
     _manifest(zoo, body, "gpus.toml")
-    result = run_cli(["audit", "gpus.toml", "--out", "gpus", "--gpus", "0,1", "--jobs", "4", "--no-index"], zoo)
+    result = run_cli(["audit", "gpus.toml", "--out", "gpus", "--gpus", "0,1", "--jobs", "4", "--no-html"], zoo)
     assert result.returncode == 0, (result.stdout, result.stderr)
     rows = _rows(zoo / "gpus")
     assert {r["id"]: r["gpu"] for r in rows if r["id"] == "s"} == {"s": ""}
@@ -119,12 +119,12 @@ def test_measuring_rows_hold_a_gpu_alone_and_static_rows_none(zoo):
 
 def test_resume_skips_the_rows_done_and_an_audit_without_it_is_refused(zoo):
     _manifest(zoo, '[[model]]\npath = "conv.onnx"\nname = "a"\n', "r1.toml")
-    assert run_cli(["audit", "r1.toml", "--out", "res", "--no-index", "-q"], zoo).returncode == 0
-    again = run_cli(["audit", "r1.toml", "--out", "res", "--no-index"], zoo)
+    assert run_cli(["audit", "r1.toml", "--out", "res", "--no-html", "-q"], zoo).returncode == 0
+    again = run_cli(["audit", "r1.toml", "--out", "res", "--no-html"], zoo)
     assert (again.returncode, again.stderr.splitlines()) == (2, [
         "error: res/audit.jsonl holds an earlier audit: pass --resume to continue it, or another --out"])
     _manifest(zoo, '[[model]]\npath = "conv.onnx"\nname = "a"\n[[model]]\npath = "conv.onnx"\nname = "b"\n', "r2.toml")
-    resumed = run_cli(["audit", "r2.toml", "--out", "res", "--no-index", "--resume"], zoo)
+    resumed = run_cli(["audit", "r2.toml", "--out", "res", "--no-html", "--resume"], zoo)
     assert resumed.returncode == 0, resumed.stderr
     assert [line.split(":")[0] for line in resumed.stderr.splitlines() if line.startswith("[")] == ["[2/2] b"]
     assert [r["id"] for r in _rows(zoo / "res")] == ["a", "b"]
@@ -134,7 +134,7 @@ def test_two_shards_merged_hold_every_row_once(zoo):
     body = "".join(f'[[model]]\npath = "conv.onnx"\nname = "n{i}"\nstatic = true\n' for i in range(6))
     _manifest(zoo, body, "shards.toml")
     for index in (1, 2):
-        assert run_cli(["audit", "shards.toml", "--out", f"shard{index}", "--shard", f"{index}/2", "--no-index", "-q"],
+        assert run_cli(["audit", "shards.toml", "--out", f"shard{index}", "--shard", f"{index}/2", "--no-html", "-q"],
                        zoo).returncode == 0
     ids = [[r["id"] for r in _rows(zoo / f"shard{i}")] for i in (1, 2)]
     assert sorted(ids[0] + ids[1]) == [f"n{i}" for i in range(6)] and not set(ids[0]) & set(ids[1])
@@ -147,7 +147,7 @@ def test_two_shards_merged_hold_every_row_once(zoo):
 
 def test_the_baseline_gate_fails_on_a_regression_unless_its_kind_is_allowed(zoo):
     _manifest(zoo, '[[model]]\npath = "conv.onnx"\nname = "x"\nstatic = true\n', "base.toml")
-    assert run_cli(["audit", "base.toml", "--out", "base", "--no-index", "-q"], zoo).returncode == 0
+    assert run_cli(["audit", "base.toml", "--out", "base", "--no-html", "-q"], zoo).returncode == 0
     rows = _rows(zoo / "base")
     rows[0]["copies_per_run"] = -1  # the baseline had fewer copies than now
     (zoo / "old.jsonl").write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")
@@ -166,7 +166,7 @@ def test_the_baseline_gate_fails_on_a_regression_unless_its_kind_is_allowed(zoo)
 
 def test_merge_refuses_to_write_over_a_shard_it_reads(zoo):
     _manifest(zoo, '[[model]]\npath = "conv.onnx"\nname = "y"\nstatic = true\n', "over.toml")
-    assert run_cli(["audit", "over.toml", "--out", "over", "--no-index", "-q"], zoo).returncode == 0
+    assert run_cli(["audit", "over.toml", "--out", "over", "--no-html", "-q"], zoo).returncode == 0
     before = (zoo / "over" / "audit.jsonl").read_bytes()
     result = run_cli(["audit", "merge", "over", "--out", "over"], zoo)
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
@@ -194,7 +194,7 @@ def test_ctrl_c_stops_the_children_keeps_the_rows_done_and_resume_continues(tmp_
                         'custom_op_library = ["libhang.so"]\ntimeout = 600\n')
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
     audit = subprocess.Popen([sys.executable, "-m", "ortcopy_doctor", "audit", "zoo.toml", "--out", "out", "--jobs",
-                              "1", "--no-index"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                              "1", "--no-html"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not ((tmp_path / "out" / "audit.jsonl").exists() and _rows(tmp_path / "out")):

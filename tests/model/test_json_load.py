@@ -86,6 +86,6 @@ def test_a_recorded_document_of_a_newer_version_is_refused():
     from ortcopy_doctor.model.pipeline import PIPELINE_FORMAT, PIPELINE_FORMAT_VERSION, load_pipeline_observations
 
     newer = PIPELINE_FORMAT_VERSION + 1
-    with pytest.raises(ValueError, match=f"^pipeline observations format {newer} is newer than this ortcopy-doctor "
-                                         "reads$"):
+    with pytest.raises(ValueError, match=f"^the document has pipeline observations format {newer}, newer than this "
+                                         rf"ortcopy-doctor reads \({PIPELINE_FORMAT_VERSION}\): upgrade ortcopy-doctor$"):
         load_pipeline_observations({"format": PIPELINE_FORMAT, "format_version": newer})

@@ -39,3 +39,14 @@ def test_a_wrong_type_is_caught():
     document["switch"]["options"][0]["median_ms"] = "fast"
     (error,) = validation_errors(document, SWEEP_SCHEMA_FILE)  # an optional field: anyOf [ShapeSwitch, null]
     assert error.startswith("switch: {'shapes': ") and error.endswith("is not valid under any of the given schemas")
+
+
+def test_each_shape_s_report_is_checked_against_the_report_schema_it_refers_to():
+    # sweep.schema.json refers to report.schema.json (by its $id) rather than writing the report's types again
+    schema = load_schema(SWEEP_SCHEMA_FILE)
+    assert "ReportDocument" not in schema["$defs"]
+    with gzip.open(TESTS / "fixtures" / "sweeps" / "silero_vad_batches.json.gz", "rt", encoding="utf-8") as f:
+        document = json.load(f)["sweep"]
+    document["shapes"][1]["report"]["summary"]["copies_per_run"] = "many"
+    assert validation_errors(document, SWEEP_SCHEMA_FILE) == ["shapes/1/report/summary/copies_per_run: 'many' is not "
+                                                              "of type 'integer'"]

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from ortcopy_doctor.cli.outputs import ASKED, Asked, output_options
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.render.registry import (
+    AUDIT,
     CHECK,
     DIFF,
     HTML,
@@ -25,6 +26,7 @@ from ortcopy_doctor.render.registry import (
     REGISTRY,
     RUN,
     SARIF,
+    SWEEP,
     Format,
     RenderContext,
     Renderer,
@@ -43,8 +45,36 @@ def _pipeline() -> Any:
     return analyse_pipeline(load_pipeline_observations(data["report"]["observations"]))
 
 
+def _sweep() -> Any:
+    """The recorded silero-vad sweep (H200), each shape's report re-analysed, as the command renders it."""
+    from ortcopy_doctor.model import codec
+    from ortcopy_doctor.model.sweep import ShapeSweep, SweepRendering
+    from ortcopy_doctor.report.sweep import reanalysed
+
+    with gzip.open(TESTS / "fixtures" / "sweeps" / "silero_vad_batches.json.gz", "rt", encoding="utf-8") as f:
+        data = json.load(f)
+    sweep, reports = reanalysed(codec.convert(data["sweep"], ShapeSweep))
+    return SweepRendering(sweep, reports, "silero_vad.onnx")
+
+
+def _audit() -> Any:
+    """Two audit rows and the regression of the second against a baseline where it had no Memcpy node."""
+    from ortcopy_doctor.model.audit import AuditResult, AuditRow, RowStatus
+    from ortcopy_doctor.report.audit import compare
+
+    rows = [AuditRow(id="a", model="zoo/a.onnx", status=RowStatus.OK, copies_per_run=2, memcpy_nodes=0),
+            AuditRow(id="b", model="zoo/b.onnx", status=RowStatus.OK, copies_per_run=4, memcpy_nodes=2)]
+    baseline = [rows[0], AuditRow(id="b", model="zoo/b.onnx", status=RowStatus.OK, copies_per_run=2, memcpy_nodes=0)]
+    return AuditResult(rows, compare(baseline, rows), "an audit")
+
+
 def _report(kind: str, tmp_path: Path) -> Any:
-    """A recorded report of ``kind``: cpu_op_between's check; its diff with demo's; a recorded pipeline's run."""
+    """A recorded report of ``kind``: cpu_op_between's check; its diff with demo's; a recorded pipeline's run; a
+    recorded sweep."""
+    if kind == SWEEP:
+        return _sweep()
+    if kind == AUDIT:
+        return _audit()
     if kind == CHECK:
         return load_fixture("cpu_op_between", tmp_path)
     if kind == DIFF:
@@ -56,12 +86,16 @@ def _report(kind: str, tmp_path: Path) -> Any:
 
 def _expected(name: str, kind: str) -> Callable[[Any], str]:
     """What the renderer a format wraps writes of a report of ``kind``."""
+    from ortcopy_doctor.render.audit import render_index_html, render_sarif as render_audit_sarif, render_summary_text
     from ortcopy_doctor.render.diff import render_diff_html, render_diff_text
     from ortcopy_doctor.render.html import render_html
     from ortcopy_doctor.render.pipeline import render_pipeline_html, render_pipeline_text
     from ortcopy_doctor.render.sarif import render_run_sarif, render_sarif
     from ortcopy_doctor.render.text import render_text
+    from ortcopy_doctor.render.sweep import render_html as render_sweep_html, render_text as render_sweep_text
     from ortcopy_doctor.render.trace import render_run_trace, render_trace
+    from ortcopy_doctor.render.sarif import render_sweep_sarif
+    from ortcopy_doctor.model import codec
 
     return {
         ("text", CHECK): lambda r: render_text(r, 120),
@@ -76,6 +110,13 @@ def _expected(name: str, kind: str) -> Callable[[Any], str]:
         ("sarif", RUN): lambda r: render_run_sarif(r, (), Path.cwd()),
         ("trace", CHECK): render_trace,
         ("trace", RUN): render_run_trace,
+        ("text", SWEEP): lambda r: render_sweep_text(r.sweep),
+        ("json", SWEEP): lambda r: codec.to_json(r.sweep),
+        ("html", SWEEP): lambda r: render_sweep_html(r.sweep, "silero_vad.onnx"),
+        ("sarif", SWEEP): lambda r: render_sweep_sarif(r.reports, [row.label for row in r.sweep.shapes], (), Path.cwd()),
+        ("text", AUDIT): lambda r: render_summary_text(r.rows, r.regressions),
+        ("html", AUDIT): lambda r: render_index_html(r.rows, r.regressions, r.title),
+        ("sarif", AUDIT): lambda r: render_audit_sarif(r.regressions, r.rows, Path.cwd()),
     }[(name, kind)]
 
 
@@ -88,8 +129,8 @@ def test_the_registry_holds_the_five_formats_in_the_order_outputs_are_written():
 
 def test_each_format_renders_the_kinds_of_report_it_applies_to():
     assert {name: sorted(r.kinds) for name, r in REGISTRY.items()} == {
-        "text": [CHECK, DIFF, RUN], "json": [CHECK, RUN], "html": [CHECK, DIFF, RUN], "sarif": [CHECK, RUN],
-        "trace": [CHECK, RUN]}
+        "text": [AUDIT, CHECK, DIFF, RUN, SWEEP], "json": [CHECK, RUN, SWEEP], "html": [AUDIT, CHECK, DIFF, RUN, SWEEP],
+        "sarif": [AUDIT, CHECK, RUN, SWEEP], "trace": [CHECK, RUN]}
 
 
 @pytest.mark.parametrize(("name", "kind"), FORMAT_KINDS, ids=[f"{n}-{k}" for n, k in FORMAT_KINDS])
@@ -107,7 +148,7 @@ def test_sarif_reads_the_allowed_kinds_from_the_context(tmp_path):
 
 
 def test_a_kind_the_format_does_not_render_is_refused():
-    with pytest.raises(ValueError, match=r"^the SARIF format renders no diff report \(it renders: check, run\)$"):
+    with pytest.raises(ValueError, match=r"^the SARIF format renders no diff report \(it renders: check, run, sweep, audit\)$"):
         SARIF.render(object(), RenderContext(DIFF))
 
 
@@ -150,12 +191,14 @@ def _output_options(name: str) -> list[str]:
     ("diff", ["--html"]),
     ("demo", ["--html"]),
     ("run", ["--json", "--html", "--no-html", "--sarif", "--trace"]),
+    ("audit", ["--html", "--no-html", "--sarif"]),
 ])
 def test_each_command_offers_the_output_options_of_its_formats(command, options):
     assert _output_options(command) == options
 
 
-@pytest.mark.parametrize(("command", "kind"), [("check", CHECK), ("report", CHECK), ("diff", DIFF), ("run", RUN)])
+@pytest.mark.parametrize(("command", "kind"), [("check", CHECK), ("report", CHECK), ("diff", DIFF), ("run", RUN),
+                                               ("audit", AUDIT)])
 def test_the_output_options_are_the_registry_s_formats_of_the_command_s_kind(command, kind):
     flags = [r.flag for r in formats_for(kind, with_flag=True)]
     assert [opt for opt in _output_options(command) if not opt.startswith("--no-")] == flags

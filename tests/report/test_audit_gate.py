@@ -130,6 +130,18 @@ def test_a_line_of_another_document_says_what_it_is(tmp_path):
     assert str(caught.value) == f"{path}: line 1 is a 'ortcopy-doctor-report' document, not an audit row"
 
 
+@pytest.mark.parametrize("version", [True, -1, "1"])
+def test_a_row_whose_version_is_no_number_says_so(tmp_path, version):
+    data = codec.to_builtins(row("a"))
+    data["format_version"] = version
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(codec.to_json_bytes(data, indent=0) + b"\n")
+    with pytest.raises(ValueError) as caught:
+        read_rows(path)
+    assert str(caught.value) == (f"{path}: line 1 has audit row format_version {str(version)!r}, not a version number: "
+                                 "pass a file written by an audit")
+
+
 def test_a_newer_format_is_refused_before_its_fields_are_read(tmp_path):
     # a newer version may change a field's type: the version is what to say, not the field
     data = codec.to_builtins(row("a"))

@@ -30,7 +30,7 @@ import models
 from fixture_loader import recorded
 from ortcopy_doctor.api import CheckOptions, check, load_report
 from ortcopy_doctor.model import codec
-from ortcopy_doctor.report.core import Report, _stored_report as _stored_with_key, analyse, load_report_bytes
+from ortcopy_doctor.report.core import Report, _stored_report as _stored, analyse, load_report_bytes
 from ortcopy_doctor.report.seal import ANALYSIS_PACKAGES, analysis_key, code_digest
 from render_helpers import REPO, TESTS
 from seal_helpers import sealed, unsealed, verified
@@ -38,8 +38,7 @@ from seal_helpers import sealed, unsealed, verified
 
 def _stored_report(raw: bytes | str) -> Report | None:
     """What ``load_report(cache=True)`` reads from ``raw`` as it is (None: it re-analyses)."""
-    raw = raw.encode("utf-8") if isinstance(raw, str) else raw
-    return _stored_with_key(raw, json.loads(raw).get("analysed_by", ""))
+    return _stored(raw.encode("utf-8") if isinstance(raw, str) else raw)
 
 PACKAGE = REPO / "ortcopy_doctor"
 

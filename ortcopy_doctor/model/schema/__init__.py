@@ -42,7 +42,14 @@ def validation_errors(data: Any, name: str = SCHEMA_FILE) -> list[str]:
         import jsonschema  # here: an optional dependency (the test extra), absent where only reports are written
     except ImportError as exc:  # pragma: no cover - the test extra installs it
         raise ImportError("validating a report needs the jsonschema package: pip install 'jsonschema>=4'") from exc
-    validator = jsonschema.Draft202012Validator(load_schema(name), format_checker=jsonschema.FormatChecker())
+    from referencing import Registry, Resource  # here: jsonschema's own dependency, as jsonschema above
+
+    # the shipped schemas by their $id: the sweep's refers to the report's for each shape's report document
+    shipped = Registry().with_resources(
+        (schema["$id"], Resource.from_contents(schema))
+        for schema in (load_schema(n) for n in (SCHEMA_FILE, SWEEP_SCHEMA_FILE, AUDIT_ROW_SCHEMA_FILE)))
+    validator = jsonschema.Draft202012Validator(load_schema(name), format_checker=jsonschema.FormatChecker(),
+                                                registry=shipped)
     errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors]
 
