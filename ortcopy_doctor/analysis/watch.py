@@ -143,36 +143,35 @@ def _fix(use: TensorUse, method: str, placement: Placement, direction: str) -> t
     return cause, fix
 
 
+def _copy_direction(use: TensorUse, needed: str, output: bool) -> str:
+    """Which way ORT copies ``use`` where the model needs it ``needed`` ("host", "device"): a host input needed on
+    the device goes host→device, an output there comes back device→host; "" where nothing is copied or it is not
+    known (no tensor, no device, an empty one)."""
+    if not (use.is_tensor and use.device and needed != "unknown") or use.bytes == 0:
+        return ""
+    host = is_host(use.device)
+    if host and needed == "device":
+        return DEVICE_TO_HOST if output else HOST_TO_DEVICE
+    if not host and needed == "host":
+        return HOST_TO_DEVICE if output else DEVICE_TO_HOST
+    return ""
+
+
 def _analyse_call(call: CallObservation, placement: Placement, basis: Basis, use_census: bool) -> CallReport:
     inputs: list[TensorReport] = []
     outputs: list[TensorReport] = []
     expected: list[tuple[TensorUse, Direction, str]] = []  # (use, direction, phase)
     for use in call.inputs:
         needed = _where(placement, use)
-        direction = ""
-        if use.is_tensor and use.device and needed != "unknown":
-            host = is_host(use.device)
-            if host and needed == "device":
-                direction = HOST_TO_DEVICE
-            elif not host and needed == "host":
-                direction = DEVICE_TO_HOST
-        if direction and (use.bytes == 0 or not use.fresh):
-            direction = ""  # an empty tensor, or one copied when it was bound for an earlier call
+        # an input copied when it was bound for an earlier call is not copied again
+        direction = _copy_direction(use, needed, output=False) if use.fresh else ""
         inputs.append(TensorReport(use.name, "input", use.via, use.device, needed, direction, use.bytes))
         if direction:
             phase = "bind" if call.method == "run_with_iobinding" and use.via.startswith("bind_") else "run"
             expected.append((use, Direction(direction), phase))
     for use in call.outputs:
         needed = _where(placement, use)
-        direction = ""
-        if use.is_tensor and use.device and needed != "unknown":
-            host = is_host(use.device)
-            if host and needed == "device":
-                direction = DEVICE_TO_HOST
-            elif not host and needed == "host":
-                direction = HOST_TO_DEVICE
-        if direction and use.bytes == 0:
-            direction = ""
+        direction = _copy_direction(use, needed, output=True)
         outputs.append(TensorReport(use.name, "output", use.via, use.device, needed, direction, use.bytes))
         if direction:
             expected.append((use, Direction(direction), "run"))
