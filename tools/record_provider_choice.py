@@ -3,22 +3,18 @@ machine: `python3 tools/record_provider_choice.py OUT_DIR [NAME ...]` (issue 34;
 there with skl2onnx, staged as a wheel; the models come from the staged wheels of
 docs/pipelines.md "Real programs", and torchvision's ResNet-18 is exported there with random weights).
 
-Writes OUT_DIR/<name>.json.gz: {format, ort_version, model, command, returncode, stderr_tail, report (the
-`check --json` report)}. tests/report/test_provider_choice_fixtures.py replays them with `report`.
+Writes OUT_DIR/<name>.json.gz (tools/recording.py): {format, ort_version, model, flags, returncode, stdout_head,
+stderr_tail, report (the `check --json` report)}. tests/report/test_provider_choice_fixtures.py replays them with `report`.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from recording import record_check  # tools/recording.py: the check run and the fixture written
+
 FORMAT = "ortcopy-doctor-provider-choice-fixture"
 
 
@@ -66,29 +62,16 @@ def _models(folder: Path) -> dict[str, tuple[str, list[str]]]:
 
 
 def record(name: str, model: str, flags: list[str], out: Path) -> bool:
-    report_path = out / f"{name}.tmp.json"
-    cmd = [sys.executable, "-m", "ortcopy_doctor", "check", model, *flags, "--json", str(report_path), "--no-html"]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])))
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    import onnxruntime
-
-    entry: dict[str, Any] = {"format": FORMAT, "format_version": 1, "name": name, "ort_version": onnxruntime.__version__,
-                             "model": Path(model).name, "flags": flags, "returncode": proc.returncode,
-                             "stderr_tail": proc.stderr[-4000:]}
-    if report_path.is_file():
-        entry["report"] = json.loads(report_path.read_text())
-        report_path.unlink()
-    with gzip.open(out / f"{name}.json.gz", "wt", encoding="utf-8") as f:
-        json.dump(entry, f, separators=(",", ":"))
+    entry = record_check(name, model, flags, out, fixture_format=FORMAT, key="report", timeout=300)
     findings = [f["rule"] for f in entry.get("report", {}).get("findings", [])]
     choice = (entry.get("report") or {}).get("evidence", {}).get("provider_choice") or {}
     cpu = choice.get("cpu") or {}
-    print(f"{name}: exit {proc.returncode}; findings {findings}; CUDA {cpu.get('used', {}).get('median_ms')} ms, CPU "
-          f"{cpu.get('other', {}).get('median_ms')} ms, ratio {cpu.get('ratio')} [{cpu.get('ratio_low')}, "
+    print(f"{name}: exit {entry['returncode']}; findings {findings}; CUDA {cpu.get('used', {}).get('median_ms')} ms, "
+          f"CPU {cpu.get('other', {}).get('median_ms')} ms, ratio {cpu.get('ratio')} [{cpu.get('ratio_low')}, "
           f"{cpu.get('ratio_high')}]; search {[(s['option'], s['first_ms'], s['median_ms']) for s in choice.get('search', [])]}"
           f"; {choice.get('skipped', '')}", flush=True)
     if "report" not in entry:
-        print(proc.stderr[-1500:], flush=True)
+        print(entry["stderr_tail"][-1500:], flush=True)
     return "report" in entry
 
 

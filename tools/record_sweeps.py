@@ -4,22 +4,18 @@ batch 1, 8 and 64, and torchvision's ResNet-18 (random weights, exported there w
 `python3 tools/record_sweeps.py OUT_DIR ppocr_det_sizes`: rapidocr's PP-OCRv4 detector at three page sizes, where
 the sweep also serves the shapes in turn under each convolution search option, padded and on the CPU.
 
-Writes OUT_DIR/<name>.json.gz: {format, ort_version, command, returncode, stderr_tail, sweep (the `check --json`
-sweep document)}. tests/report/test_sweep_fixtures.py replays them.
+Writes OUT_DIR/<name>.json.gz (tools/recording.py): {format, ort_version, model, flags, returncode, stdout_head,
+stderr_tail, sweep (the `check --json` sweep document)}. tests/report/test_sweep_fixtures.py replays them.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from recording import record_check  # tools/recording.py: the check run and the fixture written
+
 FORMAT = "ortcopy-doctor-sweep-fixture"
 BATCHES = (1, 8, 64)
 DET_SIZES = ("1x3x736x992", "1x3x960x544", "1x3x736x1312")
@@ -43,22 +39,9 @@ def _resnet(folder: Path) -> Path:
 
 
 def _record(name: str, model: str, flags: list[str], out: Path) -> bool:
-    report = out / f"{name}.tmp.json"
-    cmd = [sys.executable, "-m", "ortcopy_doctor", "check", model, *flags, "--json", str(report), "--no-html"]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])))
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=400)
-    import onnxruntime
-
-    entry: dict[str, Any] = {"format": FORMAT, "format_version": 1, "name": name, "ort_version": onnxruntime.__version__,
-                             "model": Path(model).name, "flags": flags, "returncode": proc.returncode,
-                             "stdout_head": proc.stdout[:3000], "stderr_tail": proc.stderr[-3000:]}
-    if report.is_file():
-        entry["sweep"] = json.loads(report.read_text())
-        report.unlink()
-    with gzip.open(out / f"{name}.json.gz", "wt", encoding="utf-8") as f:
-        json.dump(entry, f, separators=(",", ":"))
-    print(f"{name}: exit {proc.returncode}\n{proc.stdout[:1500]}\n{proc.stderr[-800:] if 'sweep' not in entry else ''}",
-          flush=True)
+    entry = record_check(name, model, flags, out, fixture_format=FORMAT, key="sweep", timeout=400)
+    print(f"{name}: exit {entry['returncode']}\n{entry['stdout_head'][:1500]}\n"
+          f"{entry['stderr_tail'][-800:] if 'sweep' not in entry else ''}", flush=True)
     return "sweep" in entry
 
 

@@ -92,3 +92,23 @@ def test_fp16_post_step_makes_a_mixed_half_model_loadable():
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     (y,) = session.run(None, {"x": np.arange(8, dtype=np.float16).reshape(2, 4)})
     assert y.dtype == np.float16 and y.shape == (2, 4)
+
+
+def test_a_recorded_check_keeps_its_json_exit_code_and_onnxruntime_version(tmp_path):
+    # tools/recording.py, shared by record_sweeps.py and record_provider_choice.py: run on CPU with a check at two shapes
+    import onnx
+    import onnxruntime
+
+    import models
+
+    recording = _tool("recording")
+    model = tmp_path / "conv_net.onnx"
+    onnx.save(models.conv_net(), str(model))
+    entry = recording.record_check("conv", str(model), ["--provider", "cpu", "--dim", "batch=1,2"], tmp_path,
+                                   fixture_format="test-fixture", key="sweep", timeout=300)
+    with gzip.open(tmp_path / "conv.json.gz", "rt", encoding="utf-8") as f:
+        assert json.load(f) == entry
+    assert (entry["format"], entry["ort_version"], entry["model"], entry["returncode"]) == (
+        "test-fixture", onnxruntime.__version__, "conv_net.onnx", 0)
+    assert [row["label"] for row in entry["sweep"]["shapes"]] == ["batch=1", "batch=2"]
+    assert not (tmp_path / "conv.tmp.json").exists()
