@@ -26,12 +26,16 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from msgspec import field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from ortcopy_doctor.model.lazy import lazy_import
 from ortcopy_doctor.model.report import CI_LEVEL
 from ortcopy_doctor.model.vocabulary import VariantVerdict
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy runs where an interval is first computed (model/lazy.py): a report read from its file computes none
+    np = lazy_import("numpy")
 
 LEVEL = CI_LEVEL
 SEED = 20240611

@@ -147,3 +147,24 @@ def test_report_of_a_json_imports_no_onnx_or_onnxruntime(tmp_path: Path):
     assert written == []
     argv = ["report", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html")]
     assert _cli_modules(argv, ["onnx", "onnxruntime", "google.protobuf"]) == []
+
+
+def test_report_of_a_file_this_code_keyed_runs_no_numpy(tmp_path: Path):
+    # a report read as its file holds it (report/seal.py) computes no interval: analysis/stats.py's numpy, a
+    # lazy_import, never runs (~35 ms of `report RUN.json`, docs/benchmarks.md)
+    import onnx
+
+    from models import conv_net
+
+    model = tmp_path / "conv.onnx"
+    onnx.save(conv_net(), str(model))
+    _cli_modules(["check", str(model), "--provider", "cpu", "--json", str(tmp_path / "r.json"), "--fail-on", "never",
+                  "-q"], [])
+    ran = _modules_after(
+        "import atexit, json, runpy, sys\n"
+        f"sys.argv = ['ortcopy-doctor', 'report', {str(tmp_path / 'r.json')!r}]\n"
+        "from ortcopy_doctor.model.lazy import loaded\n"
+        "atexit.register(lambda: print(json.dumps([m for m in ('numpy', 'onnxruntime') if loaded(m)]), "
+        "file=sys.stderr))\n"
+        "runpy.run_module('ortcopy_doctor', run_name='__main__')\n")
+    assert ran == []
