@@ -243,7 +243,7 @@ HTML = register(Format(
     "html", flag="--html", short="-o", title="HTML", suffix=".html", partial=PREDICTION,
     renders={CHECK: _check_html, DIFF: _diff_html, RUN: _run_html, SWEEP: _sweep_html, AUDIT: _audit_html},
     helps={CHECK: "HTML report path", DIFF: "Write the diff as an HTML page here", RUN: "HTML report path",
-           SWEEP: "HTML report path (the shapes' table, then each shape's report)",
+           SWEEP: "HTML report path (the shapes' table, then a section a shape)",
            AUDIT: "The index page's path: the regressions, then a row a model, linking each row's report"},
 ))
 SARIF = register(Format(
