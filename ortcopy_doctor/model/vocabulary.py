@@ -294,6 +294,19 @@ UNEXPLAINED = CopyKind.UNEXPLAINED
 
 MEMCPY_OPS = (MemcpyOp.TO_HOST, MemcpyOp.FROM_HOST)
 
+class GraphBlocker(Word):
+    """What keeps a model from running as a captured CUDA graph (report/variants.py ``cuda_graph_blockers``)."""
+
+    NO_DEVICE = "no_device"  # the session's first provider is no device
+    MEMCPY_NODE = "memcpy_node"  # ORT inserted a Memcpy node: capture is refused at session creation
+    CPU_NODE = "cpu_node"  # a node on CPU: the same
+    CONTROL_FLOW = "control_flow"  # If, Loop, Scan: their branches and trip counts cannot be replayed
+    IN_KERNEL_TRANSFER = "in_kernel_transfer"  # a kernel that synchronises with the host
+    DATA_DEPENDENT_SHAPE = "data_dependent_shape"  # an output whose size depends on the data
+    UNBOUND_INPUT = "unbound_input"  # an input that cannot sit at a fixed device address
+    UNBOUND_OUTPUT = "unbound_output"  # an output that cannot
+
+
 class RowStatus(Word):
     """How a row's child check ended."""
 
@@ -318,6 +331,6 @@ class RegressionKind(Word):
 
 __all__ = ["AdviceStatus", "BETWEEN_NODES", "BindingPlace", "CENSUS_CLASSES", "CODE_BLOCK_LABELS", "COPY_KINDS",
            "CensusCheck", "CensusClass", "CiMethod", "CodeCheckStatus", "CopyKind", "CopySource", "DEVICE_TO_DEVICE",
-           "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "HOST_DEVICE", "HOST_TO_DEVICE",
+           "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "GraphBlocker", "HOST_DEVICE", "HOST_TO_DEVICE",
            "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "MemcpyOp", "OTHER_COPY", "OUTSIDE",
            "PlacedBy", "RegressionKind", "Role", "RowStatus", "StateBasis", "UNEXPLAINED", "ValueKind", "Variant", "VariantVerdict", "Word", "same_name"]

@@ -11,7 +11,7 @@ import math
 
 from ortcopy_doctor.analysis.copies import GraphView, declared_size
 from ortcopy_doctor.model.copies import Copy
-from ortcopy_doctor.model.vocabulary import IN_KERNEL, MEMCPY_NODE, VariantVerdict
+from ortcopy_doctor.model.vocabulary import IN_KERNEL, MEMCPY_NODE, GraphBlocker, VariantVerdict
 from ortcopy_doctor.analysis.binding import DEVICE, HOST, UNBOUND
 from ortcopy_doctor.model.binding import BindingPlan
 from ortcopy_doctor.model.evidence import BindingMeasurement, Evidence, VariantTiming
@@ -49,7 +49,7 @@ Totals = dict[str, tuple[int, int]]
 class Blocker(msgspec.Struct, frozen=True):
     """One reason the model cannot run as a captured CUDA graph."""
 
-    kind: str  # no_device, memcpy_node, cpu_node, control_flow, data_dependent_shape, in_kernel_transfer, unbound_input, unbound_output
+    kind: GraphBlocker
     subject: str
     detail: str
 
@@ -67,12 +67,12 @@ def cuda_graph_blockers(evidence: Evidence, plan: BindingPlan, copies: list[Copy
     """
     active = evidence.session.active_providers
     if not active or not is_device(active[0]):
-        return [Blocker("no_device", active[0] if active else "none",
+        return [Blocker(GraphBlocker.NO_DEVICE, active[0] if active else "none",
                         "the session has no active device provider, so there is no graph to capture")]
     blockers: list[Blocker] = []
     for c in copies:
         if c.kind == MEMCPY_NODE:
-            blockers.append(Blocker("memcpy_node", c.node or c.tensor,
+            blockers.append(Blocker(GraphBlocker.MEMCPY_NODE, c.node or c.tensor,
                                     f"ORT copies '{c.tensor}' {'device→host' if c.direction == D2H else 'host→device'} "
                                     "inside the run; capture needs every node on the CUDA EP"))
     for node in evidence.nodes:
@@ -81,23 +81,23 @@ def cuda_graph_blockers(evidence: Evidence, plan: BindingPlan, copies: list[Copy
         if node.provider == CPU:
             why = ("ORT kept this small shape computation on CPU" if node.fallback_reason == "cpu_preferred"
                    else (node.fallback_detail or "placed on CPU"))
-            blockers.append(Blocker("cpu_node", node.name, f"{node.op_type} runs on CPU ({why})"))
+            blockers.append(Blocker(GraphBlocker.CPU_NODE, node.name, f"{node.op_type} runs on CPU ({why})"))
     for node in evidence.nodes:
         if node.op_type in CONTROL_FLOW:
-            blockers.append(Blocker("control_flow", node.name,
+            blockers.append(Blocker(GraphBlocker.CONTROL_FLOW, node.name,
                                     f"{node.op_type} picks its work from data at run time; a captured graph replays one path"))
     for c in copies:
         if c.kind == IN_KERNEL:
-            blockers.append(Blocker("in_kernel_transfer", c.node, c.cause or "the kernel synchronises with the host"))
+            blockers.append(Blocker(GraphBlocker.IN_KERNEL_TRANSFER, c.node, c.cause or "the kernel synchronises with the host"))
     for e in plan.outputs:
         if e.place == UNBOUND:
-            blockers.append(Blocker("unbound_output", e.name, e.reason))
+            blockers.append(Blocker(GraphBlocker.UNBOUND_OUTPUT, e.name, e.reason))
         elif not e.preallocate and e.place == DEVICE:
-            blockers.append(Blocker("data_dependent_shape", e.name,
+            blockers.append(Blocker(GraphBlocker.DATA_DEPENDENT_SHAPE, e.name,
                                     "its size is known only after the run; capture needs a pre-allocated output"))
     for e in plan.inputs:
         if e.place != DEVICE:
-            blockers.append(Blocker("unbound_input", e.name,
+            blockers.append(Blocker(GraphBlocker.UNBOUND_INPUT, e.name,
                                     f"kept in host memory ({e.reason}); capture needs it at a fixed device address"))
     return blockers
 
