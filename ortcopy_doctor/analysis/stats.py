@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ortcopy_doctor.model.lazy import lazy_import
 from ortcopy_doctor.model.report import CI_LEVEL
-from ortcopy_doctor.model.vocabulary import VariantVerdict
+from ortcopy_doctor.model.vocabulary import CiMethod, VariantVerdict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,7 +50,7 @@ class RatioCI(msgspec.Struct, frozen=True):
     ratio: float
     low: float
     high: float
-    method: str  # bootstrap_paired, bootstrap, summary
+    method: CiMethod
     n_base: int
     n_other: int
     level: float = LEVEL
@@ -72,7 +72,7 @@ class RatioCI(msgspec.Struct, frozen=True):
     def text(self) -> str:
         """'1.34x faster (95% CI 1.29–1.39)', '1.10x slower (95% CI ...)' or 'within noise (1.01x, 95% CI ...)'."""
         ci = f"{self.level:.0%} CI {self.low:.2f}–{self.high:.2f}"
-        if self.method == "summary":
+        if self.method == CiMethod.SUMMARY:
             ci += ", approximate: no raw samples recorded"
         if self.verdict == "faster":
             return f"{self.ratio:.2f}x faster ({ci})"
@@ -180,10 +180,10 @@ def _ratio_ci(b: np.ndarray, o: np.ndarray, level: float, resamples: int, seed: 
     if b.size == o.size:
         mb, mo = _boot_medians(rng, [b, o], resamples)
         boot = mb / mo
-        method = "bootstrap_paired"
+        method = CiMethod.BOOTSTRAP_PAIRED
     else:
         boot = _boot_medians(rng, [b], resamples)[0] / _boot_medians(rng, [o], resamples)[0]
-        method = "bootstrap"
+        method = CiMethod.BOOTSTRAP
     low, high = _percentiles(boot, level)
     return RatioCI(ratio, min(low, ratio), max(high, ratio), method, int(b.size), int(o.size), level)
 
@@ -218,7 +218,7 @@ def summary_ratio_ci(base_median: float, base_p25: float, base_p75: float, n_bas
     ratio = base_median / other_median
     se = math.hypot(se_log(base_median, base_p25, base_p75, n_base), se_log(other_median, other_p25, other_p75, n_other))
     log_r = math.log(ratio)
-    return RatioCI(ratio, _exp(log_r - z * se), _exp(log_r + z * se), "summary", n_base, n_other, level)
+    return RatioCI(ratio, _exp(log_r - z * se), _exp(log_r + z * se), CiMethod.SUMMARY, n_base, n_other, level)
 
 
 def _exp(x: float) -> float:

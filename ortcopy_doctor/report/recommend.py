@@ -96,7 +96,7 @@ def _short_needs(variant: str, needs: list[str]) -> str:
 
 def _fmt_ci(ci: RatioCI) -> str:
     return f"{ci.ratio:.2f}x faster ({ci.level:.0%} CI {ci.low:.2f}–{ci.high:.2f}" + (
-        ", approximate: no raw samples recorded)" if ci.method == "summary" else ")")
+        ", approximate: no raw samples recorded)" if ci.method == CiMethod.SUMMARY else ")")
 
 
 def _copies(n: int, nbytes: int) -> str:
@@ -183,7 +183,7 @@ def _advise(report: Report) -> Advice | None:
     if choice_cmp is not None and choice_cmp.ci is not None:
         ci = choice_cmp.ci
         advice = replace(advice, speedup=ci.ratio, speedup_ci_low=ci.low, speedup_ci_high=ci.high,
-                         ci_method=CiMethod(ci.method))
+                         ci_method=ci.method)
     cur_n, cur_b = _transfers(plain)
     best_n, best_b = _transfers(best)
     if cur_n is not None and best_n is not None and cur_b is not None and best_b is not None:
