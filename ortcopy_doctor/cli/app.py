@@ -31,7 +31,6 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from enum import Enum
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Callable, Optional, cast
 
@@ -40,6 +39,7 @@ import typer
 from ortcopy_doctor.model.version import __version__
 from ortcopy_doctor.model.errors import DoctorError, EnvironmentProblem, ExitCode, UsageError
 from ortcopy_doctor.model.lazy import lazy_import
+from ortcopy_doctor.model.vocabulary import FailOn
 from ortcopy_doctor.collect.procmaps import MAPS, mapped_files
 from ortcopy_doctor.cli.outputs import ASKED, Asked, output_options, write_outputs
 from ortcopy_doctor.render.registry import (AUDIT, CHECK, DIFF, EVIDENCE, PREDICTION, RUN, SWEEP, TEXT, RenderContext,
@@ -103,15 +103,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-
-class FailOn(str, Enum):
-    """The severities ``--fail-on`` accepts: exit 1 at or above this one (never: no finding fails)."""
-
-    error = "error"
-    warning = "warning"
-    info = "info"
-    never = "never"
 
 
 MAX_BYTES_HELP = "Exit 1 when the host<->device bytes per run exceed N (e.g. 500000, 500KB, 1.5MB)."
@@ -521,7 +512,7 @@ def check(
     runs: int = typer.Option(3, "--runs", min=1, max=1_000, help="Profiled runs that give the evidence."),
     timed_runs: int = typer.Option(20, "--timed-runs", min=1, max=1_000_000, help="Unprofiled runs that give the timings."),
     asked: Asked = ASKED,  # --json, --html/-o, --no-html, --sarif, --trace (cli/outputs.py)
-    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
+    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
     custom_op_library: list[Path] = typer.Option([], "--custom-op-library", help="Shared library of custom ops to register."),
     static: bool = typer.Option(False, "--static", help="Predict placement and copies from the model alone; create no session (works without a GPU)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
@@ -650,7 +641,7 @@ def _sweep_outputs(sweep: Any, reports: list[Any], model_name: str, outputs: Out
 def report(
     evidence_json: Path = typer.Argument(..., help="A JSON file written by `check --json` (or `run --json`); - for stdin."),
     asked: Asked = ASKED,  # --json, --html/-o, --sarif, --trace (cli/outputs.py)
-    fail_on: FailOn = typer.Option(FailOn.never, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
+    fail_on: FailOn = typer.Option(FailOn.NEVER, "--fail-on", help="Exit 1 when a finding is at or above this severity."),
     max_transfer_bytes: Optional[str] = typer.Option(None, "--max-transfer-bytes", help=MAX_BYTES_HELP),
     allow: list[str] = typer.Option([], "--allow", help=ALLOW_HELP),
     fail_on_gain: Optional[str] = typer.Option(None, "--fail-on-gain", help=GAIN_HELP),
@@ -805,7 +796,7 @@ def env() -> None:
 def demo(
     asked: Asked = ASKED,  # --html/-o, reports/demo.html by default (cli/outputs.py)
     provider: list[str] = typer.Option([], "--provider", "-p", help="Providers (default: cuda then cpu)."),
-    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding is at or above this severity (as check)."),
+    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on", help="Exit 1 when a finding is at or above this severity (as check)."),
 ) -> None:
     """Build the bundled example model, check it, and write reports/demo.html; exits as `check` would."""
 

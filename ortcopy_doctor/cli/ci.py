@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ortcopy_doctor.render.terminal import safe
 from ortcopy_doctor.model.errors import UsageError
+from ortcopy_doctor.model.vocabulary import FailOn
 from ortcopy_doctor.report.gate import (LEGACY_RUN_FAIL_ON, SEVERITIES, Gate, GateResult, evaluate, evaluate_run,
                                         evaluate_sweep, parse_bytes, parse_gain, resolve_allow)
 from ortcopy_doctor.rules import CHECK, RUN
@@ -44,7 +45,7 @@ class CiOptions(msgspec.Struct, frozen=True):
             raise UsageError(f"--fail-on {fail_on!r}: choose one of {', '.join(choices)}")
         limit = None if max_transfer_bytes is None else parse_bytes(max_transfer_bytes)
         gain = None if fail_on_gain is None else parse_gain(fail_on_gain)
-        return cls(Gate(fail_on=fail_on, max_transfer_bytes=limit, allow=resolve_allow(allow, report=report),
+        return cls(Gate(fail_on=FailOn(fail_on), max_transfer_bytes=limit, allow=resolve_allow(allow, report=report),
                         fail_on_gain=gain), legacy, report)
 
     @property

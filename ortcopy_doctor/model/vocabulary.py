@@ -294,6 +294,15 @@ UNEXPLAINED = CopyKind.UNEXPLAINED
 
 MEMCPY_OPS = (MemcpyOp.TO_HOST, MemcpyOp.FROM_HOST)
 
+class FailOn(Word):
+    """The severities ``--fail-on`` takes: exit 1 where a finding is at or above it; ``never``: no finding fails."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+    NEVER = "never"
+
+
 class GraphBlocker(Word):
     """What keeps a model from running as a captured CUDA graph (report/variants.py ``cuda_graph_blockers``)."""
 
@@ -331,6 +340,6 @@ class RegressionKind(Word):
 
 __all__ = ["AdviceStatus", "BETWEEN_NODES", "BindingPlace", "CENSUS_CLASSES", "CODE_BLOCK_LABELS", "COPY_KINDS",
            "CensusCheck", "CensusClass", "CiMethod", "CodeCheckStatus", "CopyKind", "CopySource", "DEVICE_TO_DEVICE",
-           "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FeedSource", "GraphBlocker", "HOST_DEVICE", "HOST_TO_DEVICE",
+           "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FailOn", "FeedSource", "GraphBlocker", "HOST_DEVICE", "HOST_TO_DEVICE",
            "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "MemcpyOp", "OTHER_COPY", "OUTSIDE",
            "PlacedBy", "RegressionKind", "Role", "RowStatus", "StateBasis", "UNEXPLAINED", "ValueKind", "Variant", "VariantVerdict", "Word", "same_name"]

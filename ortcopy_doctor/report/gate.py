@@ -38,13 +38,14 @@ from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.findings import Finding, Severity
 from ortcopy_doctor.rules import CHECK, RULES, is_allowed, rules_for
 from ortcopy_doctor.model.format import fmt_bytes
+from ortcopy_doctor.model.vocabulary import FailOn
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.pipeline import PipelineReport
     from ortcopy_doctor.model.sweep import ShapeSweep
     from ortcopy_doctor.model.report import Report
 
-SEVERITIES = ("error", "warning", "info", "never")
+SEVERITIES = tuple(level.value for level in FailOn)  # what --fail-on takes, in its order: error ... never
 # run --fail-on's older spellings, judged as before the run rules: a round trip, a user transfer.
 LEGACY_RUN_FAIL_ON = ("round-trip", "host-transfer")
 
@@ -112,7 +113,7 @@ def resolve_allow(values: Iterable[str], flag: str = "--allow", report: str = CH
 class Gate(msgspec.Struct, frozen=True):
     """The CI thresholds: --fail-on, --max-transfer-bytes, --allow and --fail-on-gain."""
 
-    fail_on: str = "error"  # error, warning, info, never
+    fail_on: FailOn = FailOn.ERROR
     max_transfer_bytes: int | None = None
     allow: frozenset[str] = field(default_factory=frozenset)  # rule ids (resolve_allow)
     fail_on_gain: float | None = None  # speed-up factor (parse_gain)
@@ -120,7 +121,7 @@ class Gate(msgspec.Struct, frozen=True):
     @property
     def judges(self) -> bool:
         """Whether any threshold is set: ``--fail-on`` other than never, ``--max-transfer-bytes``, ``--fail-on-gain``."""
-        return self.fail_on != "never" or self.max_transfer_bytes is not None or self.fail_on_gain is not None
+        return self.fail_on != FailOn.NEVER or self.max_transfer_bytes is not None or self.fail_on_gain is not None
 
 
 class GateResult(msgspec.Struct, frozen=True):
@@ -208,7 +209,7 @@ def evaluate_sweep(sweep: ShapeSweep, gate: Gate) -> GateResult:
 
 def _failing(findings: list[Finding], gate: Gate) -> list[str]:
     """The reason ``--fail-on`` fails on ``findings`` (those not allowed at or above its severity), if it does."""
-    if gate.fail_on == "never":
+    if gate.fail_on == FailOn.NEVER:
         return []
     rank = Severity(gate.fail_on).rank
     failing = [f for f in findings if not is_allowed(f, gate.allow) and Severity(f.severity).rank >= rank]

@@ -17,6 +17,7 @@ from ortcopy_doctor.model.evidence import Feed
 from ortcopy_doctor.model.findings import Severity
 from ortcopy_doctor.model.vocabulary import (
     Ending,
+    FailOn,
     GraphBlocker,
     HandOffKind,
     HandedAs,
@@ -59,7 +60,8 @@ from render_helpers import fixture_report_dict, write_report_json
 CLOSED_SETS = [CopyKind, Direction, CensusClass, EvidenceMode, FeedSource, MeasurementStatus, ValueKind, MemcpyOp,
                Role, Severity, DiffStatus, BindingPlace, PlacementSource, Basis, StateBasis, CodeCheckStatus,
                CopySource, AdviceStatus, Variant, VariantVerdict, CiMethod, PlacedBy, CensusCheck, LinkHow, HandedAs,
-               HandOffKind, StageKind, HandoffBlock, Ending, RowStatus, RegressionKind, GraphBlocker]
+               HandOffKind, StageKind, HandoffBlock, Ending, RowStatus, RegressionKind, GraphBlocker,
+               FailOn]
 MEMBERS = [member for closed in CLOSED_SETS for member in closed]
 
 
