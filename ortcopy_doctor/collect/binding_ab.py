@@ -31,7 +31,7 @@ from ortcopy_doctor.model.binding import BindingPlan
 from ortcopy_doctor.collect.census import CuptiTracer, CuptiUnavailable
 from ortcopy_doctor.collect.code_check import BLOCK_LABELS, Block, check_code, quiet
 from ortcopy_doctor.model.evidence import BindingMeasurement, CodeCheck, Evidence, PhaseTiming, PinnedTiming, VariantTiming
-from ortcopy_doctor.model.vocabulary import CodeCheckStatus, MeasurementStatus
+from ortcopy_doctor.model.vocabulary import CodeCheckStatus, MeasurementStatus, Variant
 from ortcopy_doctor.analysis.stats import Sampler, median
 from ortcopy_doctor.collect.procmaps import MAPS, first_library
 from ortcopy_doctor.collect.session import provider_list, release_traceback, session_options
@@ -481,11 +481,11 @@ def _phase(phase: str, what: str, values: list[float], nbytes: int | None) -> Ph
 
 def _phases(ort: Any, session: Any, plan: BindingPlan, namespace: dict[str, Any], arrays: dict[str, np.ndarray],
             all_binding: Any, all_inputs: dict[str, Any], runs: int, warmup: int, device_id: int
-            ) -> tuple[list[PhaseTiming], str]:
+            ) -> tuple[list[PhaseTiming], Variant]:
     if all_binding is not None:
         uploads = [(all_inputs[name], np.ascontiguousarray(arrays[name])) for name in arrays]
         infer: Callable[[], Any] = lambda: session.run_with_iobinding(all_binding)  # noqa: E731
-        binding, which = all_binding, "all_device"
+        binding, which = all_binding, Variant.ALL_DEVICE
         infer_what = "run_with_iobinding, every input and output bound on the device"
     elif "infer" in namespace:
         names = code_names(plan)
@@ -493,10 +493,10 @@ def _phases(ort: Any, session: Any, plan: BindingPlan, namespace: dict[str, Any]
                    for e in plan.inputs if e.place == DEVICE and f"{names.inputs[e.name]}_on_device" in namespace]
         infer = namespace["infer"]
         binding = namespace.get("binding") if any(e.place != UNBOUND for e in plan.outputs) else None
-        which = "plan"
+        which = Variant.PLAN
         infer_what = "the plan's infer()"
     else:
-        return [], ""
+        return [], Variant.NONE
     upload_bytes = sum(a.nbytes for _, a in uploads)
 
     def upload() -> None:

@@ -14,7 +14,8 @@ import msgspec
 from msgspec import field
 
 from ortcopy_doctor.model.census import TransferRecord
-from ortcopy_doctor.model.vocabulary import CodeCheckStatus, EvidenceMode, FeedSource, MeasurementStatus, MemcpyOp, ValueKind
+from ortcopy_doctor.model.vocabulary import (CodeCheckStatus, EvidenceMode, FeedSource, MeasurementStatus, MemcpyOp,
+                                            ValueKind, Variant)
 from ortcopy_doctor.model.replay import ProviderChoice
 
 FORMAT_VERSION = 1
@@ -385,7 +386,7 @@ class BindingMeasurement(msgspec.Struct, frozen=True):
     transfer_source: str = ""  # census (CUPTI), plan
     variants: list[VariantTiming] = field(default_factory=list)
     phases: list[PhaseTiming] = field(default_factory=list)
-    phase_binding: str = ""  # all_device, plan: the binding the phase table used
+    phase_binding: Variant = Variant.NONE  # all_device or plan: the binding the phase table used
     pinned: Optional[PinnedTiming] = None
     cuda_graph_blockers: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.report import ReportDocument
+from ortcopy_doctor.model.vocabulary import FasterSide
 
 if TYPE_CHECKING:
     from ortcopy_doctor.model.report import Report
@@ -46,7 +47,7 @@ class ShapeResult(msgspec.Struct, frozen=True, kw_only=True):
     bytes_per_run: int = 0
     cuda_ms: Optional[float] = None
     cpu_ms: Optional[float] = None
-    faster: str = ""  # "CUDA", "CPU", or "" (not measured, or within noise)
+    faster: FasterSide = FasterSide.NONE  # "CUDA", "CPU", or "" (not measured, or within noise)
     findings: int = 0
     worst_severity: str = ""  # of its findings: "error", "warning", "info", or "" without one
     report: ReportDocument

@@ -303,6 +303,15 @@ class FailOn(Word):
     NEVER = "never"
 
 
+class FasterSide(Word):
+    """Which provider a sweep's shape measured faster (``ShapeResult.faster``): CUDA or the CPU provider; ``NONE``
+    ("") where it was not measured, or the two are within noise."""
+
+    NONE = ""
+    CUDA = "CUDA"
+    CPU = "CPU"
+
+
 class GraphBlocker(Word):
     """What keeps a model from running as a captured CUDA graph (report/variants.py ``cuda_graph_blockers``)."""
 
@@ -340,6 +349,6 @@ class RegressionKind(Word):
 
 __all__ = ["AdviceStatus", "BETWEEN_NODES", "BindingPlace", "CENSUS_CLASSES", "CODE_BLOCK_LABELS", "COPY_KINDS",
            "CensusCheck", "CensusClass", "CiMethod", "CodeCheckStatus", "CopyKind", "CopySource", "DEVICE_TO_DEVICE",
-           "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FailOn", "FeedSource", "GraphBlocker", "HOST_DEVICE", "HOST_TO_DEVICE",
+           "DEVICE_TO_HOST", "Direction", "EvidenceMode", "FEED", "FETCH", "FailOn", "FasterSide", "FeedSource", "GraphBlocker", "HOST_DEVICE", "HOST_TO_DEVICE",
            "IN_KERNEL", "MEMCPY_NODE", "MEMCPY_OPS", "MeasurementStatus", "MemcpyOp", "OTHER_COPY", "OUTSIDE",
            "PlacedBy", "RegressionKind", "Role", "RowStatus", "StateBasis", "UNEXPLAINED", "ValueKind", "Variant", "VariantVerdict", "Word", "same_name"]

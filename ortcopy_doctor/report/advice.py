@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ortcopy_doctor.model.binding import BindingPlan
 from ortcopy_doctor.model.copies import Copy
-from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE
+from ortcopy_doctor.model.vocabulary import FEED, FETCH, IN_KERNEL, MEMCPY_NODE, Variant
 # The view's type lives in model/report.py; named here too, where the public API and older code import it.
 from ortcopy_doctor.model.report import BindingView as BindingView
 from ortcopy_doctor.analysis.binding import HOST, UNBOUND, code_verdict, render_code, render_cuda_graph_code
@@ -325,7 +325,7 @@ def _with_phases(view: BindingView, m: BindingMeasurement, evidence: Evidence) -
         view.phase_rows.append((f"whole call, {SHORT_LABELS[winner.variant]} (recommended)",
                                 f"{VARIANT_LABELS[winner.variant]}: one call, everything included (the A/B above)",
                                 _ms(winner.median_ms), spread))
-    view = replace(view, phase_note=(f"Phases timed apart on the {'everything-bound' if m.phase_binding == 'all_device' else 'planned'} "
+    view = replace(view, phase_note=(f"Phases timed apart on the {'everything-bound' if m.phase_binding == Variant.ALL_DEVICE else 'planned'} "
                                      "binding, same inputs and shapes, after warm-up."))
     timings = evidence.timings
     if timings is not None:

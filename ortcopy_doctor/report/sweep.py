@@ -13,6 +13,7 @@ from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.providers import short
 from ortcopy_doctor.model.report import Report, ReportDocument
 from ortcopy_doctor.model.schema import SCHEMA_ID as REPORT_SCHEMA_ID
+from ortcopy_doctor.model.vocabulary import FasterSide
 from ortcopy_doctor.report.core import analyse
 from ortcopy_doctor.model.sweep import (SWEEP_FORMAT, SWEEP_FORMAT_VERSION, ShapeResult, ShapeSet, ShapeSweep,
                                         ShapeSwitch)
@@ -27,11 +28,11 @@ def shape_result(shape: ShapeSet, report: Report) -> ShapeResult:
     if timings is not None and timings.run_ms:
         median, low, high = median_ci(timings.run_ms)
     cuda = cpu = None
-    faster = ""
+    faster = FasterSide.NONE
     choice = report.evidence.provider_choice
     if choice is not None and choice.cpu is not None:
         cuda, cpu = choice.cpu.used.median_ms, choice.cpu.other.median_ms
-        faster = short(choice.cpu.faster) if choice.cpu.faster else ""
+        faster = FasterSide(short(choice.cpu.faster)) if choice.cpu.faster else FasterSide.NONE
     return ShapeResult(label=shape.label, batch=shape.batch, first_ms=first, median_ms=median, ci_low_ms=low,
                        ci_high_ms=high, copies_per_run=report.summary.copies_per_run,
                        bytes_per_run=report.summary.bytes_per_run, cuda_ms=cuda, cpu_ms=cpu, faster=faster,
@@ -56,10 +57,10 @@ def break_even(rows: Sequence[ShapeResult]) -> str:
         return ""
     cuda_from = None
     for index, row in enumerate(measured):
-        if all(r.faster == "CUDA" for r in measured[index:]):
+        if all(r.faster == FasterSide.CUDA for r in measured[index:]):
             cuda_from = row.batch
             break
-    cpu_wins = [r.batch for r in measured if r.faster == "CPU" and r.batch is not None]
+    cpu_wins = [r.batch for r in measured if r.faster == FasterSide.CPU and r.batch is not None]
     if cuda_from is not None and cuda_from != measured[0].batch:
         return f"CUDA wins from batch {cuda_from}"
     if cpu_wins and cuda_from is None:
@@ -82,7 +83,7 @@ def verdict(rows: Sequence[ShapeResult], even: str, switch: str = "") -> str:
     errors = [r.label for r in rows if r.worst_severity == "error"]
     if errors:  # e.g. CUDA requested and not active: said before any number is trusted
         parts.append(f"error findings at {', '.join(errors)} (see each shape's report)")
-    cpu = [r.label for r in rows if r.faster == "CPU"]
+    cpu = [r.label for r in rows if r.faster == FasterSide.CPU]
     if cpu:
         parts.append(f"the CPU provider wins at {', '.join(cpu)} (launches and synchronisation outweigh the work there)")
     if even:

@@ -18,6 +18,7 @@ from ortcopy_doctor.model.findings import Severity
 from ortcopy_doctor.model.vocabulary import (
     Ending,
     FailOn,
+    FasterSide,
     GraphBlocker,
     HandOffKind,
     HandedAs,
@@ -61,7 +62,7 @@ CLOSED_SETS = [CopyKind, Direction, CensusClass, EvidenceMode, FeedSource, Measu
                Role, Severity, DiffStatus, BindingPlace, PlacementSource, Basis, StateBasis, CodeCheckStatus,
                CopySource, AdviceStatus, Variant, VariantVerdict, CiMethod, PlacedBy, CensusCheck, LinkHow, HandedAs,
                HandOffKind, StageKind, HandoffBlock, Ending, RowStatus, RegressionKind, GraphBlocker,
-               FailOn]
+               FailOn, FasterSide]
 MEMBERS = [member for closed in CLOSED_SETS for member in closed]
 
 
