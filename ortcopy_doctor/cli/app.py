@@ -44,7 +44,7 @@ from ortcopy_doctor.collect.procmaps import MAPS, mapped_files
 from ortcopy_doctor.cli.outputs import ASKED, Asked, output_options, write_outputs
 from ortcopy_doctor.render.registry import (AUDIT, CHECK, DIFF, EVIDENCE, PREDICTION, RUN, SWEEP, TEXT, RenderContext,
                                             Renderer, by_flag, formats_for)
-from ortcopy_doctor.render.terminal import json_safe, safe
+from ortcopy_doctor.render.terminal import safe
 
 if TYPE_CHECKING:
     import tempfile as _tempfile

@@ -114,5 +114,5 @@ def message(exc: Exception) -> str:
     return " ".join(str(exc).split())[:200] or type(exc).__name__
 
 
-__all__ = ["DecodeError", "Header", "ValidationError", "convert", "convert_versioned", "decode", "message", "to_builtins", "to_json",
-           "to_json_bytes", "version_problem"]
+__all__ = ["DecodeError", "Header", "ValidationError", "convert", "convert_versioned", "decode", "message",
+           "to_builtins", "to_json", "to_json_bytes", "version_problem"]

@@ -251,8 +251,8 @@ def _load_report(path: Path, raw: bytes | None = None, *, cache: bool = False) -
         envelope = codec.decode(raw, _Envelope)
     except codec.ValidationError:  # JSON, but no object
         raise UsageError(f"{path} is not an ortcopy-doctor report: pass a file written by `check --json`") from None
-    except (OSError, codec.DecodeError) as exc:
-        reason = "it is empty" if raw is not None and not raw.strip() else codec.message(exc)
+    except codec.DecodeError as exc:
+        reason = "it is empty" if not raw.strip() else codec.message(exc)
         raise UsageError(f"{path} is not readable JSON ({reason}): pass a file written by `check --json`") from None
     except RecursionError:
         raise UsageError(f"{path} is nested too deeply to be a report: pass a file written by `check --json`") from None
