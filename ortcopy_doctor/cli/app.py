@@ -933,7 +933,7 @@ def audit(
         try:
             rows, _ = _audit_cli.audit_rows(entries, out, chosen, workers, resume, quiet, warn)
         except KeyboardInterrupt:
-            jsonl = out / _audit_cli.JSONL
+            jsonl = out / _model_audit.JSONL
             kept = _audit_cli.rows_done(jsonl)
             _fail(f"interrupted: {kept} of {len(entries)} rows done (in {jsonl}); run the same command with "
                   "--resume to continue", int(ExitCode.INTERRUPTED))

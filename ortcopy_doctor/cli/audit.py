@@ -30,7 +30,8 @@ from typing import IO, TYPE_CHECKING, Any, Optional
 from ortcopy_doctor.cli.outputs import Asked, write_outputs
 from ortcopy_doctor.cli.supervisor import ENDINGS
 from ortcopy_doctor.model import codec
-from ortcopy_doctor.model.audit import AuditEntry, AuditResult, AuditRow, Regression, RegressionKind, RowStatus
+from ortcopy_doctor.model.audit import (JSONL, AuditEntry, AuditResult, AuditRow, Regression, RegressionKind,
+                                        RowStatus)
 from ortcopy_doctor.model.errors import DoctorError, UsageError
 from ortcopy_doctor.model.lazy import lazy_import
 from ortcopy_doctor.render.output import OutputSet
@@ -47,7 +48,6 @@ else:  # each on first use (model/lazy.py): NVML where a row measures, the analy
 STDERR_TAIL_LINES = 20
 REPORTS = "reports"
 INDEX_STEM = "index"  # the index page: --out/index.html (the HTML format's suffix)
-JSONL = "audit.jsonl"  # report/audit.py's name for it: kept here so that `--help` loads no analysis
 
 
 def rows_done(jsonl: Path) -> int:
@@ -329,7 +329,7 @@ def audit_rows(entries: Sequence[AuditEntry], out: Path, gpus: Sequence[str], jo
                quiet: bool, warn: Callable[[str], None]) -> tuple[list[AuditRow], int]:
     """Run every row not already in ``out/audit.jsonl`` (with ``resume``) and return every row of the audit, in
     ``entries``' order, and how many were run now. KeyboardInterrupt propagates once the children are stopped."""
-    jsonl = out / _report_audit.JSONL
+    jsonl = out / JSONL
     if jsonl.exists() and jsonl.stat().st_size and not resume:
         raise UsageError(f"{jsonl} holds an earlier audit: pass --resume to continue it, or another --out")
     (out / REPORTS).mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,7 @@ from ortcopy_doctor.model.vocabulary import RegressionKind, RowStatus
 
 AUDIT_FORMAT = "ortcopy-doctor-audit-row"
 AUDIT_FORMAT_VERSION = 1
+JSONL = "audit.jsonl"  # the rows' file in an audit's folder
 
 
 class AuditEntry(msgspec.Struct, frozen=True, kw_only=True):
@@ -98,5 +99,5 @@ class AuditResult(NamedTuple):
     title: str
 
 
-__all__ = ["AUDIT_FORMAT", "AUDIT_FORMAT_VERSION", "AuditEntry", "AuditResult", "AuditRow", "Regression", "RegressionKind",
-           "RowStatus"]
+__all__ = ["AUDIT_FORMAT", "AUDIT_FORMAT_VERSION", "JSONL", "AuditEntry", "AuditResult", "AuditRow", "Regression",
+           "RegressionKind", "RowStatus"]

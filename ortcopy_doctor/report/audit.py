@@ -11,16 +11,15 @@ from typing import Any
 import msgspec
 
 from ortcopy_doctor.analysis.stats import median_ci
-from ortcopy_doctor.knowledge.providers import is_device
+from ortcopy_doctor.knowledge.providers import CPU, is_device
 from ortcopy_doctor.model import codec
-from ortcopy_doctor.model.audit import (AUDIT_FORMAT, AUDIT_FORMAT_VERSION, AuditEntry, AuditRow, Regression,
+from ortcopy_doctor.model.audit import (AUDIT_FORMAT, AUDIT_FORMAT_VERSION, JSONL, AuditEntry, AuditRow, Regression,
                                         RegressionKind, RowStatus)
 from ortcopy_doctor.model.errors import DoctorError
 from ortcopy_doctor.model.report import Report
+from ortcopy_doctor.model.schema import generated
 from ortcopy_doctor.report.core import load_report
 
-CPU = "CPUExecutionProvider"
-JSONL = "audit.jsonl"
 KIND_ORDER = list(RegressionKind)
 
 
@@ -196,15 +195,10 @@ AUDIT_ROW_SCHEMA_ID = f"urn:ortcopy-doctor:audit-row:{AUDIT_FORMAT_VERSION}"
 def audit_row_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one line of an audit's JSONL, generated from ``AuditRow``
     (``model/schema/audit-row.schema.json`` is this, written by tools/gen_schema.py; a test keeps it current)."""
-    generated = msgspec.json.schema(AuditRow)
-    definitions = generated["$defs"]
-    root = definitions.pop(AuditRow.__name__)  # the row itself at the top, its enums under $defs
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": AUDIT_ROW_SCHEMA_ID,
-            "title": "ortcopy-doctor audit row",
-            "description": (f"One line of the JSONL written by `ortcopy-doctor audit` and `audit merge` (format "
-                            f"{AUDIT_FORMAT}, version {AUDIT_FORMAT_VERSION}): one model and configuration checked. "
-                            "Readers should ignore keys they do not know."),
-            **{k: v for k, v in root.items() if k not in ("title", "description")}, "$defs": definitions}
+    return generated(AuditRow, AUDIT_ROW_SCHEMA_ID, "ortcopy-doctor audit row",
+                     f"One line of the JSONL written by `ortcopy-doctor audit` and `audit merge` (format {AUDIT_FORMAT}, "
+                     f"version {AUDIT_FORMAT_VERSION}): one model and configuration checked. Readers should ignore "
+                     "keys they do not know.")
 
 
 __all__ = ["AUDIT_ROW_SCHEMA_ID", "JSONL", "audit_row_schema", "compare", "gate_exit", "merge", "read_rows", "row_from_report"]

@@ -343,14 +343,9 @@ def cache_problem(report: Report) -> str | None:
 def report_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the report JSON, generated from ``ReportDocument`` and the types it holds
     (``model/schema/report.schema.json`` is this, written by tools/gen_schema.py; a test keeps it current)."""
-    generated = msgspec.json.schema(ReportDocument)
-    definitions = generated["$defs"]
-    root = definitions.pop(ReportDocument.__name__)  # the document itself at the top, its parts under $defs
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": _schema.SCHEMA_ID,
-            "title": "ortcopy-doctor report",
-            "description": (f"The JSON written by `ortcopy-doctor check --json` and `report --json` (format version "
-                            f"{REPORT_FORMAT_VERSION}; evidence format version {EVIDENCE_FORMAT_VERSION}), generated "
-                            "from the types that write and read it. Readers should ignore keys they do not know: "
-                            "fields are added within a format version; a removal, rename or change of meaning bumps "
-                            "format_version. The change log is CHANGELOG.md."),
-            **{k: v for k, v in root.items() if k not in ("title", "description")}, "$defs": definitions}
+    return _schema.generated(
+        ReportDocument, _schema.SCHEMA_ID, "ortcopy-doctor report",
+        f"The JSON written by `ortcopy-doctor check --json` and `report --json` (format version "
+        f"{REPORT_FORMAT_VERSION}; evidence format version {EVIDENCE_FORMAT_VERSION}), generated from the types that "
+        "write and read it. Readers should ignore keys they do not know: fields are added within a format version; a "
+        "removal, rename or change of meaning bumps format_version. The change log is CHANGELOG.md.")

@@ -6,13 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import msgspec
-
 from ortcopy_doctor.analysis.stats import median_ci
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.providers import short
 from ortcopy_doctor.model.report import Report, ReportDocument
-from ortcopy_doctor.model.schema import SCHEMA_ID as REPORT_SCHEMA_ID
+from ortcopy_doctor.model.schema import SCHEMA_ID as REPORT_SCHEMA_ID, generated
 from ortcopy_doctor.model.vocabulary import FasterSide
 from ortcopy_doctor.report.core import analyse
 from ortcopy_doctor.model.sweep import (SWEEP_FORMAT, SWEEP_FORMAT_VERSION, ShapeResult, ShapeSet, ShapeSweep,
@@ -134,20 +132,15 @@ def sweep_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the sweep document (``check --dim batch=1,8 --json``), generated from
     ``ShapeSweep`` and the types it holds, each shape's report document included (``model/schema/sweep.schema.json``
     is this, written by tools/gen_schema.py; a test keeps it current)."""
-    generated = msgspec.json.schema(ShapeSweep)
-    definitions = generated["$defs"]
-    root = definitions.pop(ShapeSweep.__name__)
+    schema = generated(
+        ShapeSweep, SWEEP_SCHEMA_ID, "ortcopy-doctor sweep",
+        f"The JSON written by `ortcopy-doctor check --json` at several shapes (--dim batch=1,8, --shape x=A,B, --shapes "
+        f"FILE) and by `report SWEEP.json --json` (format {SWEEP_FORMAT}, version {SWEEP_FORMAT_VERSION}); each "
+        "shape's report is a report document (report.schema.json). Readers should ignore keys they do not know.")
     # each shape's report document is report.schema.json's, referred to by its $id rather than written again
-    report_ref = f"#/$defs/{ReportDocument.__name__}"
-    root, definitions = _refer(root, report_ref, REPORT_SCHEMA_ID), _refer(definitions, report_ref, REPORT_SCHEMA_ID)
-    definitions = {name: definitions[name] for name in sorted(_reached(root, definitions))}
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SWEEP_SCHEMA_ID,
-            "title": "ortcopy-doctor sweep",
-            "description": (f"The JSON written by `ortcopy-doctor check --json` at several shapes (--dim batch=1,8, "
-                            f"--shape x=A,B, --shapes FILE) and by `report SWEEP.json --json` (format "
-                            f"{SWEEP_FORMAT}, version {SWEEP_FORMAT_VERSION}); each shape's report is a report "
-                            "document (report.schema.json). Readers should ignore keys they do not know."),
-            **{k: v for k, v in root.items() if k not in ("title", "description")}, "$defs": definitions}
+    schema = _refer(schema, f"#/$defs/{ReportDocument.__name__}", REPORT_SCHEMA_ID)
+    definitions = schema.pop("$defs")
+    return {**schema, "$defs": {name: definitions[name] for name in sorted(_reached(schema, definitions))}}
 
 
 def _refer(schema: Any, ref: str, target: str) -> Any:

@@ -3,8 +3,6 @@ the profiles ORT wrote on the H200 (tests/fixtures/corpus) and here (the CPU EP)
 
 from __future__ import annotations
 
-import functools
-import gzip
 import json
 from pathlib import Path
 
@@ -14,26 +12,11 @@ from onnx import TensorProto, helper
 import models
 from ortcopy_doctor.api import check
 from ortcopy_doctor.collect.session import CheckOptions
-from ortcopy_doctor.report.core import load_report
-from render_helpers import TESTS
-
-CORPUS = TESTS / "fixtures" / "corpus"
-
-
-@functools.lru_cache(maxsize=None)
-def _corpus_report(name: str):
-    import tempfile
-
-    with gzip.open(CORPUS / f"{name}.json.gz", "rt", encoding="utf-8") as f:
-        report = json.load(f)["report"]
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "report.json"
-        path.write_text(json.dumps(report), encoding="utf-8")
-        return report, load_report(path)
+from fixture_loader import CORPUS_FIXTURES, corpus_check
 
 
 def test_an_unnamed_node_of_a_recorded_gpu_check_takes_the_name_in_its_profile():
-    raw, report = _corpus_report("ml_linear_zipmap")  # skl2onnx: every node unnamed
+    raw, report = corpus_check("ml_linear_zipmap")  # skl2onnx: every node unnamed
     assert [n["name"] for n in raw["evidence"]["nodes"]] == ["", "", ""]
     assert [n.name for n in report.evidence.nodes] == ["Scaler_0", "LinearClassifier_1", "ZipMap_2"]
     assert {n.name for n in report.evidence.nodes} == {e.name for e in report.evidence.node_events}
@@ -41,11 +24,11 @@ def test_an_unnamed_node_of_a_recorded_gpu_check_takes_the_name_in_its_profile()
 
 def test_every_name_given_in_the_recorded_corpus_is_one_its_profile_has():
     given = 0
-    for path in sorted(CORPUS.glob("*.json.gz")):
+    for path in sorted(CORPUS_FIXTURES.glob("*.json.gz")):
         name = path.name.split(".")[0]
         if name.startswith("_"):
             continue
-        raw, report = _corpus_report(name)
+        raw, report = corpus_check(name)
         events = {e.name for e in report.evidence.node_events}
         for before, after in zip(raw["evidence"]["nodes"], report.evidence.nodes):
             if not before["name"] and after.name:
@@ -55,7 +38,7 @@ def test_every_name_given_in_the_recorded_corpus_is_one_its_profile_has():
 
 
 def test_a_finding_at_an_unnamed_node_is_located_by_that_name():
-    _, report = _corpus_report("ml_linear_zipmap")
+    _, report = corpus_check("ml_linear_zipmap")
     assert [f.location for f in report.findings if f.rule == "OCD002"] == ["Scaler_0", "LinearClassifier_1",
                                                                            "ZipMap_2"]
 
@@ -155,6 +138,6 @@ def test_the_prediction_names_an_inlined_bodys_unnamed_nodes_as_the_profile_does
 def test_findings_at_once_unnamed_nodes_get_one_sarif_fingerprint_each():
     from ortcopy_doctor.render.sarif import sarif_log
 
-    _, report = _corpus_report("ml_linear_zipmap")  # three CPU-fallback findings, at nodes the model leaves unnamed
+    _, report = corpus_check("ml_linear_zipmap")  # three CPU-fallback findings, at nodes the model leaves unnamed
     results = [r for r in sarif_log(report)["runs"][0]["results"] if r["ruleId"] == "OCD002"]
     assert len({r["partialFingerprints"]["ortcopyDoctorFinding/v1"] for r in results}) == len(results) == 3

@@ -8,17 +8,15 @@ from __future__ import annotations
 import functools
 import gzip
 import json
-import tempfile
 from datetime import datetime
-from pathlib import Path
 
 from ortcopy_doctor.model import codec
 from ortcopy_doctor.model.audit import AuditRow
 from ortcopy_doctor.report.audit import compare
+from fixture_loader import CORPUS_FIXTURES, corpus_check
 from render_helpers import TESTS
 
 FIXTURES = TESTS / "fixtures" / "audit"
-CORPUS = TESTS / "fixtures" / "corpus"
 TIMING = ("started", "seconds", "gpu", "gpu_busy")
 
 
@@ -47,25 +45,12 @@ def test_the_corpus_audit_finished_with_its_crash_and_hang_as_rows():
     assert all(r.providers[0] == "CUDAExecutionProvider" for r in rows if r.status == "ok")
 
 
-@functools.lru_cache(maxsize=None)
-def _single_check(name: str):
-    """The check of the same model recorded alone on the H200 (tools/record_corpus.py), re-analysed now."""
-    from ortcopy_doctor.report.core import load_report
-
-    with gzip.open(CORPUS / f"{name}.json.gz", "rt", encoding="utf-8") as f:
-        report = json.load(f)["report"]
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "report.json"
-        path.write_text(json.dumps(report), encoding="utf-8")
-        return load_report(path)
-
-
 def test_each_row_s_copies_equal_the_single_check_of_its_model():
     compared = 0
     for row in _measured():
-        if row.status != "ok" or not (CORPUS / f"{row.id}.json.gz").exists():
+        if row.status != "ok" or not (CORPUS_FIXTURES / f"{row.id}.json.gz").exists():
             continue
-        s = _single_check(row.id).summary
+        s = corpus_check(row.id)[1].summary
         assert (row.copies_per_run, row.bytes_per_run, row.memcpy_nodes, row.fallback_nodes) == (
             s.copies_per_run, s.bytes_per_run, s.memcpy_nodes, s.fallback_nodes), row.id
         compared += 1

@@ -111,29 +111,29 @@ def test_a_sweep_of_a_newer_format_is_one_error_line(sweeps, tmp_path):
                            "ortcopy-doctor\n")
 
 
+def _report_of_changed_sweep(sweep, tmp_path, **changed):
+    """(the file, `report`'s exit code, stdout and stderr) for the sweep ``sweep`` with ``changed`` values."""
+    data = json.loads(sweep.read_text(encoding="utf-8"))
+    data.update(changed)
+    changed_file = tmp_path / "changed.json"
+    changed_file.write_text(json.dumps(data), encoding="utf-8")
+    proc = run_cli(["report", str(changed_file)], tmp_path)
+    return changed_file, proc.returncode, proc.stdout, proc.stderr
+
+
 def test_a_newer_sweep_is_refused_before_its_fields_are_read(sweeps, tmp_path):
     # a newer version may change a field's type: the version is what to say, not the field (model/codec.Header)
-    a, _ = sweeps
-    data = json.loads(a.read_text(encoding="utf-8"))
-    data.update(format_version=9, shapes="all of them")
-    newer = tmp_path / "newer.json"
-    newer.write_text(json.dumps(data), encoding="utf-8")
-    proc = run_cli(["report", str(newer)], tmp_path)
-    assert (proc.returncode, proc.stdout) == (2, "")
-    assert proc.stderr == (f"error: {newer} has sweep format 9, newer than this ortcopy-doctor reads (1): upgrade "
-                           "ortcopy-doctor\n")
+    newer, code, stdout, stderr = _report_of_changed_sweep(sweeps[0], tmp_path, format_version=9, shapes="all of them")
+    assert (code, stdout) == (2, "")
+    assert stderr == (f"error: {newer} has sweep format 9, newer than this ortcopy-doctor reads (1): upgrade "
+                      "ortcopy-doctor\n")
 
 
 def test_a_sweep_whose_version_is_no_number_is_one_error_line(sweeps, tmp_path):
-    a, _ = sweeps
-    data = json.loads(a.read_text(encoding="utf-8"))
-    data["format_version"] = "1"
-    odd = tmp_path / "odd.json"
-    odd.write_text(json.dumps(data), encoding="utf-8")
-    proc = run_cli(["report", str(odd)], tmp_path)
-    assert (proc.returncode, proc.stdout) == (2, "")
-    assert proc.stderr == (f"error: {odd} has sweep format_version '1', not a version number: pass a file written by "
-                           "`check --dim ... --json`\n")
+    odd, code, stdout, stderr = _report_of_changed_sweep(sweeps[0], tmp_path, format_version="1")
+    assert (code, stdout) == (2, "")
+    assert stderr == (f"error: {odd} has sweep format_version '1', not a version number: pass a file written by "
+                      "`check --dim ... --json`\n")
 
 
 def test_the_break_even_of_each_sweep_is_told_a_to_b(sweeps):

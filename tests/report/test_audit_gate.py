@@ -130,39 +130,35 @@ def test_a_line_of_another_document_says_what_it_is(tmp_path):
     assert str(caught.value) == f"{path}: line 1 is a 'ortcopy-doctor-report' document, not an audit row"
 
 
-@pytest.mark.parametrize("version", [True, -1, "1"])
-def test_a_row_whose_version_is_no_number_says_so(tmp_path, version):
+def _one_row_refused(tmp_path, **changed):
+    """(the file, what read_rows says of it): a JSONL of one row whose JSON has ``changed`` values."""
     data = codec.to_builtins(row("a"))
-    data["format_version"] = version
+    data.update(changed)
     path = tmp_path / "rows.jsonl"
     path.write_bytes(codec.to_json_bytes(data, indent=0) + b"\n")
     with pytest.raises(ValueError) as caught:
         read_rows(path)
-    assert str(caught.value) == (f"{path}: line 1 has audit row format_version {str(version)!r}, not a version number: "
-                                 "pass a file written by an audit")
+    return path, str(caught.value)
+
+
+@pytest.mark.parametrize("version", [True, -1, "1"])
+def test_a_row_whose_version_is_no_number_says_so(tmp_path, version):
+    path, refused = _one_row_refused(tmp_path, format_version=version)
+    assert refused == (f"{path}: line 1 has audit row format_version {str(version)!r}, not a version number: "
+                       "pass a file written by an audit")
 
 
 def test_a_newer_format_is_refused_before_its_fields_are_read(tmp_path):
     # a newer version may change a field's type: the version is what to say, not the field
-    data = codec.to_builtins(row("a"))
-    data.update(format_version=9, copies_per_run={"feed": 1, "fetch": 1})
-    path = tmp_path / "rows.jsonl"
-    path.write_bytes(codec.to_json_bytes(data, indent=0) + b"\n")
-    with pytest.raises(ValueError) as caught:
-        read_rows(path)
-    assert str(caught.value) == (f"{path}: line 1 has audit row format 9, newer than this ortcopy-doctor reads (1): "
-                                 "upgrade ortcopy-doctor")
+    path, refused = _one_row_refused(tmp_path, format_version=9, copies_per_run={"feed": 1, "fetch": 1})
+    assert refused == (f"{path}: line 1 has audit row format 9, newer than this ortcopy-doctor reads (1): "
+                       "upgrade ortcopy-doctor")
 
 
 def test_a_wrong_value_names_its_place(tmp_path):
-    data = codec.to_builtins(row("a"))
-    data["copies_per_run"] = "two"
-    path = tmp_path / "rows.jsonl"
-    path.write_bytes(codec.to_json_bytes(data, indent=0) + b"\n")
-    with pytest.raises(ValueError) as caught:
-        read_rows(path)
-    assert str(caught.value) == (f"{path}: line 1 is not an audit row (Expected `int | null`, got `str` - at "
-                                 "`$.copies_per_run`): pass the audit.jsonl an audit wrote")
+    path, refused = _one_row_refused(tmp_path, copies_per_run="two")
+    assert refused == (f"{path}: line 1 is not an audit row (Expected `int | null`, got `str` - at "
+                       "`$.copies_per_run`): pass the audit.jsonl an audit wrote")
 
 
 def test_a_file_that_cannot_be_read_is_a_value_error(tmp_path):
