@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import msgspec
 import functools
-import json
 from msgspec import field
 from importlib import resources
 from typing import Any, Optional, TypedDict
@@ -136,27 +135,25 @@ class KernelMatch(msgspec.Struct, frozen=True):
         return ""
 
 
+class TableFile(msgspec.Struct, frozen=True):
+    """``data/kernels.json`` as written: where it comes from, and per provider, domain and op the op's registrations
+    as their JSON text, decoded when the op is first asked about (a check asks about the few ops of its model:
+    decoding all ~1,000 registrations took ~10 ms, the table's outline takes ~1 ms)."""
+
+    providers: dict[str, dict[str, dict[str, msgspec.Raw]]]
+    source: dict[str, Any] = field(default_factory=dict)
+
+
+_REGISTRATIONS = msgspec.json.Decoder(list[Registration])
+
+
 class KernelTable:
     """Registered kernels per provider, domain and op, from ``ortcopy_doctor/knowledge/data/kernels.json``."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.source: dict[str, Any] = dict(data.get("source", {}))
-        self._providers: dict[str, dict[str, dict[str, list[Registration]]]] = {}
-        for provider, domains in data["providers"].items():
-            self._providers[provider] = {
-                domain: {op: [self._registration(r) for r in regs] for op, regs in ops.items()}
-                for domain, ops in domains.items()
-            }
-
-    @staticmethod
-    def _registration(r: dict[str, Any]) -> Registration:
-        return Registration(
-            since=int(r["since"]),
-            until=None if r["until"] is None else int(r["until"]),
-            types={k: tuple(v) for k, v in r["types"].items()},
-            inputs=tuple((n, t) for n, t in r.get("inputs", [])),
-            outputs=tuple((n, t) for n, t in r.get("outputs", [])),
-        )
+    def __init__(self, data: TableFile) -> None:
+        self.source: dict[str, Any] = dict(data.source)
+        self._providers = data.providers
+        self._decoded: dict[tuple[str, str, str], list[Registration]] = {}
 
     @classmethod
     def load(cls) -> "KernelTable":
@@ -170,7 +167,12 @@ class KernelTable:
 
     def registrations(self, provider: str, domain: str, op_type: str) -> list[Registration]:
         """All registrations of ``op_type`` on ``provider`` (newest first, as in the source file)."""
-        return list(self._providers.get(provider, {}).get(norm_domain(domain), {}).get(op_type, []))
+        key = (provider, norm_domain(domain), op_type)
+        found = self._decoded.get(key)
+        if found is None:
+            raw = self._providers.get(provider, {}).get(key[1], {}).get(op_type)
+            found = self._decoded[key] = [] if raw is None else _REGISTRATIONS.decode(raw)
+        return list(found)
 
     def has_op(self, provider: str, domain: str, op_type: str) -> bool:
         """Whether ``provider`` registers any kernel for ``op_type``, whatever the opset and types."""
@@ -245,5 +247,5 @@ class KernelTable:
 
 @functools.lru_cache(maxsize=1)
 def _load_packaged() -> KernelTable:
-    text = resources.files("ortcopy_doctor").joinpath("knowledge/data/kernels.json").read_text(encoding="utf-8")
-    return KernelTable(json.loads(text))
+    raw = resources.files("ortcopy_doctor").joinpath("knowledge/data/kernels.json").read_bytes()
+    return KernelTable(msgspec.json.decode(raw, type=TableFile))

@@ -21,8 +21,10 @@ from ortcopy_doctor.collect.code_check import (
     code_sha256,
     execute,
     quiet,
+    reference_options,
 )
 from ortcopy_doctor.collect.feeds import build_feeds
+from ortcopy_doctor.collect.session import CheckOptions
 
 CUDA_AND_CPU = ["CUDAExecutionProvider", "CPUExecutionProvider"]
 
@@ -48,6 +50,17 @@ def test_the_shown_code_of_a_cpu_machine_is_run_for_three_calls_and_matches(tmp_
     assert shown.code_check == ("checked on CPU OrtValues ('cpu' for 'cuda'; no GPU here): run as printed for 4 calls "
                                 "with different inputs, the same outputs as plain run()")
     assert report.findings == [f for f in report.findings if f.rule != "OCD013"]
+
+
+def test_plain_runs_session_keeps_its_threads_from_spinning():
+    """Plain run()'s session (the reference) has the check's options, and its idle intra-op threads do not spin,
+    which would take the CPUs from the block's session."""
+    import onnxruntime as ort
+
+    so = reference_options(ort, CheckOptions())
+    assert so.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert so.log_severity_level == 3
+    assert so.enable_profiling is False
 
 
 def test_the_sigmoid_in_out_code_carries_no_guessed_state(tmp_path):

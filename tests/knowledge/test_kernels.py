@@ -35,6 +35,28 @@ def test_source_records_commit(table: KernelTable) -> None:
     assert table.source["file"] == "tools/data/ort/OperatorKernels.md"
 
 
+def test_every_op_decodes_as_the_json_says(table: KernelTable) -> None:
+    """An op's registrations are decoded when first asked for: each op of the file gives what its JSON holds."""
+    data = json.loads((REPO / "ortcopy_doctor" / "knowledge" / "data" / "kernels.json").read_text(encoding="utf-8"))
+    decoded = {
+        (provider, domain, op): [[r.since, r.until, {k: list(v) for k, v in r.types.items()},
+                                  [list(p) for p in r.inputs], [list(p) for p in r.outputs]]
+                                 for r in table.registrations(provider, domain, op)]
+        for provider, domains in data["providers"].items() for domain, ops in domains.items() for op in ops
+    }
+    assert decoded == {
+        (provider, domain, op): [[r["since"], r["until"], r["types"], r["inputs"], r["outputs"]] for r in regs]
+        for provider, domains in data["providers"].items() for domain, ops in domains.items()
+        for op, regs in ops.items()
+    }
+
+
+def test_registrations_are_a_copy(table: KernelTable) -> None:
+    """What ``registrations`` returns is the caller's: emptying it leaves the table's as it was."""
+    table.registrations(CUDA, "", "MatMul").clear()
+    assert table.registrations(CUDA, "", "MatMul")
+
+
 def test_providers(table: KernelTable) -> None:
     assert table.providers == [CPU, CUDA]
 
