@@ -243,10 +243,12 @@ def _load_report(path: Path, raw: bytes | None = None, *, cache: bool = False) -
     except OSError as exc:
         raise UsageError(f"{path} is not readable JSON ({codec.message(exc)}): pass a file written by "
                          "`check --json`") from None
-    if cache:  # a report this code keyed: read once, as it is (a file that is not one is read below, as ever)
-        stored = _stored_report(raw)
-        if stored is not None:
-            return stored
+    if cache:  # a report this code keyed: read once, as it is (a file of another format or version is read below)
+        document = _current_document(raw)
+        if document is not None:
+            stored = _stored_from(document)
+            # keyed by other code, or edited: re-analysed, its evidence as decoded here (not decoded a second time)
+            return stored if stored is not None else _analysed(path, document.evidence)
     try:
         envelope = codec.decode(raw, _Envelope)
     except codec.ValidationError:  # JSON, but no object
@@ -268,28 +270,49 @@ def _load_report(path: Path, raw: bytes | None = None, *, cache: bool = False) -
         version = codec.decode(evidence_raw, codec.Header).format_version
         _check_version(path, "evidence", 0 if version is None else version, EVIDENCE_FORMAT_VERSION)
         evidence = codec.decode(evidence_raw, Evidence)
-        # the values (kinds, directions, sizes) are checked by the analysis itself
-        return analyse(evidence)
     except (codec.DecodeError, TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError) as exc:
+        raise UsageError(f"{path} does not match the evidence format ({codec.message(exc)}): pass a file written by "
+                         "`check --json`") from None
+    return _analysed(path, evidence)
+
+
+def _analysed(path: Path, evidence: Evidence) -> Report:
+    """``analyse(evidence)``, the evidence of the file at ``path``; an error of the analysis (the values, kinds,
+    directions and sizes, are checked by the analysis itself) is a ``UsageError`` saying the file does not match."""
+    try:
+        return analyse(evidence)
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError) as exc:
         raise UsageError(f"{path} does not match the evidence format ({codec.message(exc)}): pass a file written by "
                          "`check --json`") from None
 
 
-def _stored_report(raw: bytes) -> Report | None:
-    """The report ``raw`` holds, read as it is rather than re-analysed (``from_cache``), where its ``analysed_by``
-    is this code's key for what it holds (seal.py), so that re-analysis would give back what it holds unless someone
-    edited it and keyed it again. None where the file does not decode to this format's and version's types, has no
-    key or another one, or what it holds fails ``cache_problem`` (then ``load_report`` reads it as any file: its
-    format and versions checked, its evidence re-analysed)."""
+def _current_document(raw: bytes) -> ReportDocument | None:
+    """``raw`` decoded as a report of this format and version, whose evidence is of this version; None where it is
+    not one (``load_report`` then reads it as any file: its format and versions checked, its evidence decoded)."""
     try:
-        stored = codec.decode(raw, ReportDocument)
+        document = codec.decode(raw, ReportDocument)
     except (codec.DecodeError, RecursionError):
         return None
-    evidence = stored.evidence
-    if (stored.format, stored.format_version, evidence.format_version) != (
-            REPORT_FORMAT, REPORT_FORMAT_VERSION, EVIDENCE_FORMAT_VERSION) or not stored.analysed_by:
+    if (document.format, document.format_version, document.evidence.format_version) != (
+            REPORT_FORMAT, REPORT_FORMAT_VERSION, EVIDENCE_FORMAT_VERSION):
         return None
-    if analysis_key(replace(stored, analysed_by="")) != stored.analysed_by:
+    return document
+
+
+def _stored_report(raw: bytes) -> Report | None:
+    """The report ``raw`` holds, read as it is (``_stored_from``), where it is a report of this format and version
+    (``_current_document``); None where it is not one, or cannot be read as it is."""
+    document = _current_document(raw)
+    return None if document is None else _stored_from(document)
+
+
+def _stored_from(stored: ReportDocument) -> Report | None:
+    """The report ``stored`` holds, read as it is rather than re-analysed (``from_cache``), where its ``analysed_by``
+    is this code's key for what it holds (seal.py), so that re-analysis would give back what it holds unless someone
+    edited it and keyed it again. None where it has no key or another one, or what it holds fails ``cache_problem``
+    (then ``load_report`` re-analyses its evidence)."""
+    evidence = stored.evidence
+    if not stored.analysed_by or analysis_key(replace(stored, analysed_by="")) != stored.analysed_by:
         return None
     prediction = None
     if stored.prediction is not None:

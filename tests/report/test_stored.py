@@ -257,6 +257,26 @@ def test_an_edit_without_a_new_key_is_reanalysed(tmp_path):
     assert load_report(path).verdict == verdict
 
 
+def test_a_report_keyed_by_other_code_is_reanalysed_from_one_decode(tmp_path, monkeypatch):
+    """A report of this format whose key is another code's is re-analysed from the evidence decoded as its cache
+    was tried: the file is decoded once, not again for the re-analysis."""
+    path, text = _check(tmp_path, models.cpu_op_between(), static=True)
+    data = json.loads(text)
+    data["analysed_by"] = "0" * 64
+    path.write_text(json.dumps(data), encoding="utf-8")
+    decoded: list[str] = []
+    real = codec.decode
+
+    def counted(raw, into=typing.Any):
+        decoded.append(getattr(into, "__name__", str(into)))
+        return real(raw, into)
+
+    monkeypatch.setattr(codec, "decode", counted)
+    reread = load_report(path, cache=True)
+    assert decoded == ["ReportDocument"]
+    assert not reread.from_cache and reread.to_json() == text
+
+
 def test_a_reindented_report_keeps_its_key(tmp_path):
     """The key is of what the file holds, not of its bytes: the same values laid out otherwise read back as they are."""
     path, text = _check(tmp_path, models.cpu_op_between(), static=True)
