@@ -35,13 +35,13 @@ from ortcopy_doctor.model.vocabulary import CodeCheckStatus, MeasurementStatus, 
 from ortcopy_doctor.analysis.stats import Sampler, median
 from ortcopy_doctor.collect.procmaps import MAPS, first_library
 from ortcopy_doctor.collect.session import provider_list, release_traceback, session_options
+from ortcopy_doctor.knowledge.providers import CUDA
 
 if TYPE_CHECKING:
     from ortcopy_doctor.collect.session import CheckOptions
     from ortcopy_doctor.model.copies import Copy
     from ortcopy_doctor.report.variants import Blocker
 
-CUDA = "CUDAExecutionProvider"
 DEFAULT_RUNS = 50
 DEFAULT_BUDGET_S = 5.0
 

@@ -13,10 +13,9 @@ from msgspec.structs import replace
 from typing import Any
 
 from ortcopy_doctor.knowledge import providers as provider_names
+from ortcopy_doctor.knowledge.providers import CUDA
 from ortcopy_doctor.collect.census import backend_version, start_tracer
 from ortcopy_doctor.model.evidence import CensusEvidence
-
-CUDA = "CUDAExecutionProvider"
 
 
 class CensusCollector:

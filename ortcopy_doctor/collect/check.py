@@ -693,9 +693,9 @@ def _checked_and_measured(evidence: Evidence, model_path: Path, arrays: dict[str
     try:
         measured = _binding_ab.measure_binding(evidence, model_path, arrays, options, say, blocks)
         evidence = replace(evidence, binding_measurement=measured)
-        if options.measure_providers is not False and active and active[0] == "CUDAExecutionProvider":
+        if options.measure_providers is not False and active and active[0] == provider_names.CUDA:
             say("weighing CUDA against the CPU provider")
-            convolutions = any(n.op_type in ("Conv", "ConvTranspose") and n.provider == "CUDAExecutionProvider"
+            convolutions = any(n.op_type in ("Conv", "ConvTranspose") and n.provider == provider_names.CUDA
                                for n in evidence.nodes)
             choice, cpu_check = _provider_choice.measure_provider_choice(
                 ortlog.import_onnxruntime(), model_path, convolutions, arrays, options, active,

@@ -49,6 +49,7 @@ from ortcopy_doctor.analysis.node_names import with_profiler_names
 from ortcopy_doctor.collect import ortlog
 from ortcopy_doctor.collect.feeds import synthesize
 from ortcopy_doctor.collect.session import provider_list, session_options
+from ortcopy_doctor.knowledge.providers import CUDA
 from ortcopy_doctor.model.binding import BindingPlan
 from ortcopy_doctor.model.evidence import CodeCheck, Evidence
 from ortcopy_doctor.model.vocabulary import CODE_BLOCK_LABELS as BLOCK_LABELS, CodeCheckStatus
@@ -393,7 +394,7 @@ def check_code(evidence: Evidence, model_path: Path | str, arrays: dict[str, np.
     if evidence.predicted is not None:
         evidence = replace(evidence, predicted=with_profiler_names(evidence.predicted))
     active = evidence.session.active_providers
-    on_device = bool(active) and active[0] == "CUDAExecutionProvider" and not dry_run
+    on_device = bool(active) and active[0] == CUDA and not dry_run
     if on_device or dry_run:
         plan, device = make_plan(evidence), "cuda" if on_device else "cpu"
     elif evidence.predicted is not None:

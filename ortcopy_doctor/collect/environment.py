@@ -17,6 +17,7 @@ import numpy as np
 
 from ortcopy_doctor.collect.ortlog import capture_native_stderr, extract_facts, import_onnxruntime, parse_lines
 from ortcopy_doctor.knowledge.installed import distribution_version
+from ortcopy_doctor.knowledge.providers import CPU
 from ortcopy_doctor.model.evidence import Environment
 from ortcopy_doctor.model.lazy import lazy_import
 
@@ -268,7 +269,7 @@ def provider_loadable(provider: str) -> ProviderStatus:
     options.log_severity_level = 1
     try:
         with capture_native_stderr() as captured:
-            session = ort.InferenceSession(model.SerializeToString(), options, providers=[provider, "CPUExecutionProvider"])
+            session = ort.InferenceSession(model.SerializeToString(), options, providers=[provider, CPU])
     except Exception as exc:  # noqa: BLE001 - any failure means "not loadable", with its message
         return ProviderStatus(provider, False, str(exc).splitlines()[0])
     if provider in session.get_providers():
@@ -282,7 +283,7 @@ def environment_report() -> EnvironmentReport:
     """The environment, with each available provider tried on a one-node model, the CUDA libraries looked up and
     a warning where more than one onnxruntime package is installed."""
     env = collect_environment()
-    providers = [provider_loadable(p) if p != "CPUExecutionProvider" else ProviderStatus(p, True)
+    providers = [provider_loadable(p) if p != CPU else ProviderStatus(p, True)
                  for p in env.available_providers]
     conflict = ort_conflict_warning(installed_ort_distributions())
     return EnvironmentReport(environment=env, providers=providers, libraries=[find_library(s) for s in CUDA_LIBRARIES],

@@ -28,13 +28,12 @@ from ortcopy_doctor.collect.feeds import build_feeds
 from ortcopy_doctor.collect.ortlog import capture_native_stderr
 from ortcopy_doctor.collect.session import CheckOptions, provider_list
 from ortcopy_doctor.knowledge.model_file import inspect_model
+from ortcopy_doctor.knowledge.providers import CPU, CUDA
 from ortcopy_doctor.model.evidence import CodeCheck
 from ortcopy_doctor.model.replay import ProviderChoice, SearchTiming
 from ortcopy_doctor.model.vocabulary import CodeCheckStatus
 from ortcopy_doctor.model.sweep import ShapeSet, ShapeSwitch, SwitchOption
 
-CUDA = "CUDAExecutionProvider"
-CPU = "CPUExecutionProvider"
 SEARCHES = ("EXHAUSTIVE", "HEURISTIC", "DEFAULT")  # ORT's default first
 
 

@@ -48,10 +48,9 @@ from ortcopy_doctor.knowledge import kernel_memory
 from ortcopy_doctor.model.evidence import MemcpyInsertion, RuntimeNode
 from ortcopy_doctor.model.vocabulary import MemcpyOp
 from ortcopy_doctor.knowledge.kernels import KernelMatch, KernelTable, norm_domain
+from ortcopy_doctor.knowledge.providers import CPU, CUDA
 from ortcopy_doctor.knowledge.model_file import _type_string, elem_dtype, subgraphs as _subgraphs  # _type_string: ORT's spelling of non-tensor types, as kernels.json keeps it
 
-CPU = "CPUExecutionProvider"
-CUDA = "CUDAExecutionProvider"
 
 # ORT's threshold (kSmallInitializerThreshold): initializers of at most this many elements do not
 # stop a node from being CPU-preferred.

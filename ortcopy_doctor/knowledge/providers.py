@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from ortcopy_doctor.model.errors import UsageError
-from ortcopy_doctor.model.providers import DEVICE_PROVIDERS, is_device, short  # the model's: pure string functions
+from ortcopy_doctor.model.providers import CPU, CUDA, DEVICE_PROVIDERS, is_device, short  # the model's: pure string functions
 
 ALIASES = {
-    "cuda": "CUDAExecutionProvider",
-    "cpu": "CPUExecutionProvider",
+    "cuda": CUDA,
+    "cpu": CPU,
     "tensorrt": "TensorrtExecutionProvider",
     "trt": "TensorrtExecutionProvider",
     "rocm": "ROCMExecutionProvider",
@@ -22,8 +22,7 @@ ALIASES = {
 KNOWN = set(ALIASES.values()) | {"AzureExecutionProvider", "DnnlExecutionProvider", "XnnpackExecutionProvider",
                                  "ACLExecutionProvider", "ArmNNExecutionProvider", "VitisAIExecutionProvider",
                                  "CANNExecutionProvider", "JsExecutionProvider"}
-CPU = "CPUExecutionProvider"
-DEFAULT = ["CUDAExecutionProvider", CPU]
+DEFAULT = [CUDA, CPU]
 
 
 def resolve(names: list[str] | None) -> list[str]:
@@ -49,4 +48,4 @@ def resolve(names: list[str] | None) -> list[str]:
     return resolved
 
 
-__all__ = ["ALIASES", "CPU", "DEFAULT", "DEVICE_PROVIDERS", "KNOWN", "is_device", "resolve", "short"]
+__all__ = ["ALIASES", "CPU", "CUDA", "DEFAULT", "DEVICE_PROVIDERS", "KNOWN", "is_device", "resolve", "short"]

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 import onnx  # loaded already: every model this judges was read with it
 
 from ortcopy_doctor.knowledge.model_file import subgraphs, walk_nodes
+from ortcopy_doctor.knowledge.providers import CUDA
 
 _ONNX_DOMAINS = {"": "", "ai.onnx": "", "ai.onnx.ml": "ai.onnx.ml"}
 
@@ -119,7 +120,7 @@ def device_refusal(model: onnx.ModelProto, provider: str) -> str | None:
     """Why ``provider`` (CUDA) would fail to create its session for ``model``, where the model is valid: an ONNX
     RNN, GRU or LSTM with ``layout=1`` (batch first). ORT's cuDNN kernels refuse it at session creation ("Batchwise
     recurrent operations (layout == 1) are not supported"; seen on the H200, onnxruntime-gpu 1.31.1)."""
-    if provider != "CUDAExecutionProvider":
+    if provider != CUDA:
         return None
     for _, node in walk_nodes(model.graph):
         if node.op_type in _RNNS and node.domain in ("", "ai.onnx") and \

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ortcopy_doctor.model.providers import CPU
+
 if TYPE_CHECKING:
     from ortcopy_doctor.model.evidence import Evidence
 
@@ -59,7 +61,7 @@ def active_providers(evidence: Evidence) -> str:
     """The providers the session ran on, joined; for a static prediction, which created no session, what it
     predicted for (``diff`` and the HTML once called those "active")."""
     if evidence.mode == "static":
-        provider = evidence.session.active_providers[0] if evidence.session.active_providers else "CPUExecutionProvider"
+        provider = evidence.session.active_providers[0] if evidence.session.active_providers else CPU
         return f"no session: predicted for {provider}"
     return ", ".join(evidence.session.active_providers)
 

@@ -6,6 +6,8 @@ Pure string functions that the report types' own properties and messages read (`
 
 from __future__ import annotations
 
+CPU = "CPUExecutionProvider"
+CUDA = "CUDAExecutionProvider"
 # Providers whose kernels take and give tensors in device memory: a host tensor crossing into one is copied.
 DEVICE_PROVIDERS = {"CUDAExecutionProvider", "TensorrtExecutionProvider", "ROCMExecutionProvider",
                     "MIGraphXExecutionProvider", "NvTensorRTRTXExecutionProvider", "DmlExecutionProvider"}
@@ -27,4 +29,4 @@ def is_device(provider: str) -> bool:
     return provider in DEVICE_PROVIDERS
 
 
-__all__ = ["DEVICE_PROVIDERS", "is_device", "short"]
+__all__ = ["CPU", "CUDA", "DEVICE_PROVIDERS", "is_device", "short"]

@@ -30,7 +30,7 @@ from ortcopy_doctor.model.evidence import (
     describe_assumed_dims,
     describe_chosen_values,
 )
-from ortcopy_doctor.knowledge.providers import short
+from ortcopy_doctor.knowledge.providers import CPU, short
 from ortcopy_doctor.model.format import active_providers, fmt_bytes, fmt_rate, fmt_run_bytes
 from ortcopy_doctor.render import svg
 from ortcopy_doctor.render.groups import group_findings
@@ -219,7 +219,7 @@ def _node_rows(nodes: Iterable[RuntimeNode]) -> Markup:
         op = n.op_type if not n.domain else f"{n.domain}:{n.op_type}"
         provider = short(n.provider) if n.provider else "?"
         reason = n.fallback_detail if n.fallback_reason else ""
-        cpu = ' class="cpu"' if n.provider == "CPUExecutionProvider" else ""
+        cpu = ' class="cpu"' if n.provider == CPU else ""
         rows.append(
             f"<tr{cpu}><td><code>{breakable(n.name)}</code></td><td>{breakable(op)}</td><td>{_esc(provider)}</td>"
             f'<td>{breakable(n.graph or "main")}</td><td class="why">{breakable(reason)}</td></tr>\n')

@@ -45,7 +45,7 @@ from ortcopy_doctor.analysis.loops import (
 )
 from ortcopy_doctor.analysis.codelayout import fit
 from ortcopy_doctor.model.shape_switch import shape_switch_costs
-from ortcopy_doctor.knowledge.providers import is_device, short
+from ortcopy_doctor.knowledge.providers import CPU, CUDA, is_device, short
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.replay import SessionReplay
 from ortcopy_doctor.model.pipeline import (
@@ -90,7 +90,6 @@ from ortcopy_doctor.model.watch import BASIS_CENSUS, PLACEMENT_HOST_ONLY, CallRe
 from ortcopy_doctor.rules import RunContext, run_rules
 from ortcopy_doctor.analysis.watch import analyse_watch
 
-CPU = "CPUExecutionProvider"
 
 # The observation and report types, their closed sets of names and PIPELINE_FORMAT live in model/pipeline.py
 # (issue 35), the report's text and HTML in render/pipeline.py; their names stay importable from here.
@@ -128,7 +127,7 @@ def audit_providers(obs: PipelineObservations) -> list[ProviderFinding]:
             continue
         if not devices:
             continue
-        available = "CUDAExecutionProvider" if "CUDAExecutionProvider" in devices else devices[0]
+        available = CUDA if CUDA in devices else devices[0]
         requested = [p for p in o.requested_providers if is_device(p)]
         site = f" at {record.created_at}" if record.created_at else ""
         used = any(available in r.observations.active_providers for r in obs.sessions)

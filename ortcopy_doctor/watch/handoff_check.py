@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ortcopy_doctor.collect.code_check import TOLERANCE_TEXT, code_sha256, quiet, same
+from ortcopy_doctor.knowledge.providers import CPU, CUDA
 from ortcopy_doctor.model.evidence import CodeCheck
 from ortcopy_doctor.model.vocabulary import CodeCheckStatus
 from ortcopy_doctor.model.pipeline import (
@@ -96,9 +97,9 @@ def _check(block: HandoffCode, obs: PipelineObservations) -> CodeCheck:
             record = next(s for s in obs.sessions if s.label == label)
             if not Path(record.model).is_file():
                 raise _Unavailable(f"the model file {record.model} is gone")
-            providers = list(record.observations.active_providers) or ["CPUExecutionProvider"]
+            providers = list(record.observations.active_providers) or [CPU]
             sessions[label] = ort.InferenceSession(record.model, providers=providers)
-            devices.add("cuda" if providers[0] == "CUDAExecutionProvider" else "cpu")
+            devices.add("cuda" if providers[0] == CUDA else "cpu")
         inputs = {label: _input_specs(obs, label) for label in block.sessions}
     except _Unavailable as exc:
         return _record(block, CodeCheckStatus.NOT_RUN, "", 0, str(exc))

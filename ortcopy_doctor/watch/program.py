@@ -991,11 +991,11 @@ def device_status(obs: PipelineObservations) -> dict[str, str]:
     """The device providers of the program's onnxruntime that a session ran without, not asking for them, each
     tried here on a one-node model: "" where it loads, else ORT's reason (``audit_providers`` says so only of one
     that loads: a build lists providers whose libraries may be missing)."""
-    from ortcopy_doctor.knowledge.providers import is_device
+    from ortcopy_doctor.knowledge.providers import CUDA, is_device
 
     wanted = sorted({p for r in obs.sessions if not any(is_device(a) for a in r.observations.active_providers)
                      and not any(is_device(q) for q in r.observations.requested_providers)
-                     for p in r.available_providers if is_device(p) and p == "CUDAExecutionProvider"})
+                     for p in r.available_providers if is_device(p) and p == CUDA})
     if not wanted:
         return {}
     from ortcopy_doctor.collect.environment import provider_loadable

@@ -51,7 +51,7 @@ from typing import Any, Optional
 
 from ortcopy_doctor.analysis.attribution import clock_offset
 from ortcopy_doctor.collect.census import CuptiTracer
-from ortcopy_doctor.knowledge.providers import ALIASES, KNOWN, is_device
+from ortcopy_doctor.knowledge.providers import ALIASES, CUDA, KNOWN, is_device
 from ortcopy_doctor.model.errors import UsageError
 from ortcopy_doctor.model.census import TransferRecord
 from ortcopy_doctor.analysis.watch import analyse_watch
@@ -430,8 +430,8 @@ class Watch:
                     wanted = requested[0]
                     reason = info.ep_failures.get(wanted) if info else None
                     obs.notes.append(f"{wanted} was requested but is not active" + (f": {reason}" if reason else ""))
-                elif "CUDAExecutionProvider" in ort.get_available_providers():
-                    wanted = "CUDAExecutionProvider"
+                elif CUDA in ort.get_available_providers():
+                    wanted = CUDA
                     obs.notes.append("this onnxruntime build has the CUDA provider but the session runs on CPU "
                                      "(not requested, or its libraries did not load): `predicted` shows the same calls on CUDA")
                 else:

@@ -20,12 +20,10 @@ from msgspec.structs import replace
 
 from ortcopy_doctor.collect.ep_compare import compare_providers, shape_text, switch_cost
 from ortcopy_doctor.collect.ortlog import capture_native_stderr, import_onnxruntime
-from ortcopy_doctor.knowledge.providers import is_device
+from ortcopy_doctor.knowledge.providers import CPU, CUDA, is_device
 from ortcopy_doctor.model.pipeline import PipelineObservations, SessionRecord
 from ortcopy_doctor.model.replay import SessionReplay, ShapeComparison, SwitchTiming
 
-CPU = "CPUExecutionProvider"
-CUDA = "CUDAExecutionProvider"
 _NUMPY_TYPES = {"tensor(float)": "float32", "tensor(double)": "float64", "tensor(float16)": "float16",
                 "tensor(int64)": "int64", "tensor(int32)": "int32", "tensor(int16)": "int16", "tensor(int8)": "int8",
                 "tensor(uint8)": "uint8", "tensor(bool)": "bool"}
