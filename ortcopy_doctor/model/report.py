@@ -23,7 +23,7 @@ from ortcopy_doctor.model.attribution import CensusReport
 from ortcopy_doctor.model.binding import BindingPlan
 from ortcopy_doctor.model.copies import Copy
 from ortcopy_doctor.model.evidence import Evidence
-from ortcopy_doctor.model.findings import Finding, Severity
+from ortcopy_doctor.model.findings import SEVERITY_RANK, Finding, Severity
 from ortcopy_doctor.model.seal import analysis_key
 from ortcopy_doctor.model.vocabulary import AdviceStatus, CiMethod, MeasurementStatus, Variant, VariantVerdict
 
@@ -86,7 +86,7 @@ class Report(msgspec.Struct, frozen=True):
 
     def worst_severity(self) -> str | None:
         """The highest severity among the findings (error, warning, info), or None without findings."""
-        ranks = [Severity(f.severity).rank for f in self.findings]
+        ranks = [SEVERITY_RANK[f.severity] for f in self.findings]
         if not ranks:
             return None
         return {3: "error", 2: "warning", 1: "info"}[max(ranks)]
@@ -98,7 +98,7 @@ class Report(msgspec.Struct, frozen=True):
         if threshold == "never":
             return False
         rank = Severity(threshold).rank
-        return any(Severity(f.severity).rank >= rank for f in self.findings)
+        return any(SEVERITY_RANK[f.severity] >= rank for f in self.findings)
 
     def require_analysed(self, what: str) -> None:
         """Refuse to judge a report read from a file's cache (``from_cache``): a gate must read what this code makes

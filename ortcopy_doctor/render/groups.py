@@ -113,7 +113,7 @@ def group_findings(findings: Iterable[Finding]) -> list[FindingGroup]:
     """The findings in groups of alike ones (module doc), each group where its first finding was."""
     groups: dict[tuple[object, ...], FindingGroup] = {}
     for f in findings:
-        key = (f.rule, str(f.severity), f.predicted, _shape(f.message, f.location), _shape(f.fix, f.location))
+        key = (f.rule, f.severity, f.predicted, _shape(f.message, f.location), _shape(f.fix, f.location))
         group = groups.get(key)
         if group is None:
             groups[key] = FindingGroup(f, [f.location])

@@ -35,7 +35,7 @@ from msgspec import field
 from typing import TYPE_CHECKING
 
 from ortcopy_doctor.model.errors import UsageError
-from ortcopy_doctor.model.findings import Finding, Severity
+from ortcopy_doctor.model.findings import SEVERITY_RANK, Finding, Severity
 from ortcopy_doctor.rules import CHECK, RULES, is_allowed, rules_for
 from ortcopy_doctor.model.format import fmt_bytes
 from ortcopy_doctor.model.vocabulary import FailOn
@@ -212,7 +212,7 @@ def _failing(findings: list[Finding], gate: Gate) -> list[str]:
     if gate.fail_on == FailOn.NEVER:
         return []
     rank = Severity(gate.fail_on).rank
-    failing = [f for f in findings if not is_allowed(f, gate.allow) and Severity(f.severity).rank >= rank]
+    failing = [f for f in findings if not is_allowed(f, gate.allow) and SEVERITY_RANK[f.severity] >= rank]
     if not failing:
         return []
     kinds = sorted({f"{f.rule} {f.slug}" for f in failing})
