@@ -22,6 +22,7 @@ to paste, never wrong.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import textwrap
@@ -42,10 +43,12 @@ _DIRECTIVE = re.compile(r"^#[!:]|#\s*(type:|noqa\b|pylint:|fmt:|pragma\b|mypy:|p
 _CANNOT = (SyntaxError, ValueError, RecursionError, MemoryError)
 
 
+@functools.lru_cache(maxsize=32)
 def fit(source: str, width: int = WIDTH) -> str:
     """``source`` with each line longer than ``width`` laid out within it where it can be (module docstring).
 
-    Returns ``source`` itself where it does not compile, or where laying out would change what it does."""
+    Returns ``source`` itself where it does not compile, or where laying out would change what it does. Remembered:
+    a check lays out the same code as it runs it (collect/code_check.py) and again as it analyses (report/core.py)."""
     lines = source.split("\n")
     if all(len(line) <= width for line in lines):
         return source

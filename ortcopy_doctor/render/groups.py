@@ -68,6 +68,7 @@ def _masked(text: str, location: str) -> str:
 _QUOTED = f" '{PLACEHOLDER}'"
 _OP_MASKED = f"{PLACEHOLDER}{_QUOTED}"
 _ASCII_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_ASCII_WORD_DOT = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."
 
 
 def _word(ch: str) -> bool:
@@ -83,11 +84,7 @@ def _without_op_types(masked: str) -> str:
     start = 0
     at = masked.find(_QUOTED)
     while at >= 0:
-        run = at  # the run of word characters and dots right before the placeholder
-        while run > start and (masked[run - 1] == "." or _word(masked[run - 1])):
-            run -= 1
-        begin = next((q for q in range(run, at) if masked[q] in _ASCII_NAME_START
-                      and (q == 0 or not _word(masked[q - 1]))), -1)
+        begin = _name_start(masked, _run_start(masked, start, at), at)
         if begin < 0:  # no op type before this one
             at = masked.find(_QUOTED, at + 1)
             continue
@@ -99,6 +96,28 @@ def _without_op_types(masked: str) -> str:
         return masked
     parts.append(masked[start:])
     return "".join(parts)
+
+
+def _run_start(masked: str, start: int, at: int) -> int:
+    """Where the run of word characters and dots that ends at ``at`` begins (not before ``start``): ASCII ones
+    stripped at C speed, then one at a time past any other letter or digit (``é``)."""
+    run = start + len(masked[start:at].rstrip(_ASCII_WORD_DOT))
+    while run > start and (masked[run - 1] == "." or _word(masked[run - 1])):
+        run -= 1
+    return run
+
+
+def _name_start(masked: str, run: int, at: int) -> int:
+    """Where in the run ``masked[run:at]`` the op type begins: its first character where that starts an ASCII name
+    (the run's first, or one right after a dot, is at a word boundary); -1 where none does."""
+    if run < at and masked[run] in _ASCII_NAME_START:
+        return run
+    dot = masked.find(".", run, at)
+    while dot >= 0:
+        if dot + 1 < at and masked[dot + 1] in _ASCII_NAME_START:
+            return dot + 1
+        dot = masked.find(".", dot + 1, at)
+    return -1
 
 
 def _shape(text: str, location: str) -> str:
