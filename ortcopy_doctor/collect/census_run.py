@@ -13,7 +13,6 @@ from msgspec.structs import replace
 from typing import Any
 
 from ortcopy_doctor.knowledge import providers as provider_names
-from ortcopy_doctor.knowledge.providers import CUDA
 from ortcopy_doctor.collect.census import backend_version, start_tracer
 from ortcopy_doctor.model.evidence import CensusEvidence
 
@@ -33,7 +32,7 @@ class CensusCollector:
         """Start the CUPTI tracer where the session's main provider is CUDA; otherwise record in ``status`` why not."""
         self._started = True
         primary = active_providers[0] if active_providers else provider_names.CPU
-        if primary != CUDA:
+        if primary != provider_names.CUDA:
             self.status = (f"skipped: the transfer census traces CUDA sessions and this one runs on "
                            f"{', '.join(provider_names.short(p) for p in active_providers) or 'CPU'}")
             return

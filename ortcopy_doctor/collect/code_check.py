@@ -410,7 +410,8 @@ def check_code(evidence: Evidence, model_path: Path | str, arrays: dict[str, np.
     ran: dict[str, Block] = {}
     later = call_inputs(evidence, arrays, seed=options.seed)
     with quiet():
-        session = ort.InferenceSession(str(model_path), reference_options(ort, options), providers=provider_list(options))
+        session = ort.InferenceSession(str(model_path), reference_options(ort, options),
+                                       providers=provider_list(options))
         reference = Reference(session, [o.name for o in session.get_outputs()])
         if on_device:
             targets = blocks_to_check(evidence, plan)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ortcopy_doctor.model.errors import UsageError
-from ortcopy_doctor.model.providers import CPU, CUDA, DEVICE_PROVIDERS, is_device, short  # the model's: pure string functions
+# the model's: the names and pure string functions
+from ortcopy_doctor.model.providers import CPU, CUDA, DEVICE_PROVIDERS, is_device, short
 
 ALIASES = {
     "cuda": CUDA,

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 CPU = "CPUExecutionProvider"
 CUDA = "CUDAExecutionProvider"
+
 # Providers whose kernels take and give tensors in device memory: a host tensor crossing into one is copied.
-DEVICE_PROVIDERS = {"CUDAExecutionProvider", "TensorrtExecutionProvider", "ROCMExecutionProvider",
+DEVICE_PROVIDERS = {CUDA, "TensorrtExecutionProvider", "ROCMExecutionProvider",
                     "MIGraphXExecutionProvider", "NvTensorRTRTXExecutionProvider", "DmlExecutionProvider"}
 
 _SHORT: dict[str, str] = {}

@@ -271,8 +271,7 @@ def _load_report(path: Path, raw: bytes | None = None, *, cache: bool = False) -
         _check_version(path, "evidence", 0 if version is None else version, EVIDENCE_FORMAT_VERSION)
         evidence = codec.decode(evidence_raw, Evidence)
     except (codec.DecodeError, TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError) as exc:
-        raise UsageError(f"{path} does not match the evidence format ({codec.message(exc)}): pass a file written by "
-                         "`check --json`") from None
+        raise _not_evidence(path, exc) from None
     return _analysed(path, evidence)
 
 
@@ -282,8 +281,13 @@ def _analysed(path: Path, evidence: Evidence) -> Report:
     try:
         return analyse(evidence)
     except (TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError) as exc:
-        raise UsageError(f"{path} does not match the evidence format ({codec.message(exc)}): pass a file written by "
-                         "`check --json`") from None
+        raise _not_evidence(path, exc) from None
+
+
+def _not_evidence(path: Path, exc: Exception) -> UsageError:
+    """The error for a file whose evidence does not decode, or that its analysis cannot take."""
+    return UsageError(f"{path} does not match the evidence format ({codec.message(exc)}): pass a file written by "
+                      "`check --json`")
 
 
 def _current_document(raw: bytes) -> ReportDocument | None:
